@@ -1,0 +1,334 @@
+"""The ``knotwork`` command: a thin adapter over the service.
+
+Bad input exits with code 2 and one line on stderr (``error: ...``);
+nothing is written when a command fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from tqdm import tqdm
+
+from knotwork.app import open as open_store
+from knotwork.config import Settings
+from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.errors import BackendUnavailable, InvalidInput, KnotworkError
+from knotwork.render import render
+from knotwork.service import Knotwork
+
+
+def _settings(ctx: click.Context) -> Settings:
+    return ctx.ensure_object(dict).setdefault("settings", Settings())
+
+
+def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--db`` and ``--json``; pass an open Knotwork as ``mem`` and print what the command returns."""
+
+    @click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of compact text.")
+    @click.pass_context
+    @functools.wraps(fn)
+    def wrapper(ctx: click.Context, db: str | None, as_json: bool, **kwargs: Any) -> None:
+        settings = _settings(ctx)
+        with open_store(db, settings=settings) as mem:
+            out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
+        if out is not None:
+            click.echo(out)
+
+    return wrapper
+
+
+def _json_option(value: str | None, field: str) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(field, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+
+
+def _content(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value
+
+
+def _workspace(settings: Settings, workspace: str | None, all_workspaces: bool = False) -> str | None:
+    if all_workspaces:
+        return ALL_WORKSPACES
+    return workspace if workspace is not None else settings.workspace
+
+
+workspace_option = click.option(
+    "-w", "--workspace", help="Workspace name (default $KNOTWORK_WORKSPACE; none means global)."
+)
+filter_options = [
+    click.option("--agent", "agent_id", help="Only this agent partition."),
+    click.option("-c", "--category", help="Only this category."),
+    click.option("--tag", "tags", multiple=True, metavar="KEY[=VALUE]", help="Only memories with this tag (repeat)."),
+]
+
+
+def _apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    def decorate(fn: Any) -> Any:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="knotwork")
+def cli() -> None:
+    """knotwork: long-term memory for AI agents."""
+
+
+@cli.command()
+@click.argument("content")
+@workspace_option
+@click.option("--agent", "agent_id", help="Agent partition.")
+@click.option("-c", "--category", help="Category, e.g. decision, preference, fact.")
+@click.option("--tag", "tags", multiple=True, metavar="KEY[=VALUE]", help="Tag (repeat).")
+@click.option("--artifact", "artifacts", multiple=True, help="Related file path or URL (repeat).")
+@click.option("--evidence", multiple=True, help="Reference such as ADR-014 (repeat).")
+@click.option("--importance", type=float, help="0 to 1 (default 0.5).")
+@click.option("--metadata", help="JSON object.")
+@click.option("--valid-at", help="When it became true (ISO-8601).")
+@with_store
+def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
+    """Store a memory (CONTENT, or - to read it from stdin)."""
+    m = mem.add(
+        _content(content),
+        workspace=_workspace(settings, workspace),
+        agent_id=opts["agent_id"],
+        category=opts["category"],
+        tags=list(opts["tags"]),
+        artifacts=list(opts["artifacts"]),
+        evidence=list(opts["evidence"]),
+        importance=opts["importance"],
+        metadata=_json_option(opts["metadata"], "metadata"),
+        valid_at=opts["valid_at"],
+    )
+    return render("add", m, fmt)
+
+
+@cli.command()
+@click.argument("id")
+@with_store
+def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+    """Show one memory (full id or a unique 8+ character prefix/suffix)."""
+    return render("get", mem.get(id), fmt)
+
+
+@cli.command()
+@click.argument("id")
+@click.option("--content", help="New text (- reads stdin).")
+@click.option("-c", "--category", help="New category ('' clears it).")
+@click.option("--tag", "tags", multiple=True, metavar="KEY[=VALUE]", help="Replace the tags (repeat).")
+@click.option("--clear-tags", is_flag=True, help="Remove every tag.")
+@click.option("--artifact", "artifacts", multiple=True, help="Replace the artifacts (repeat).")
+@click.option("--evidence", multiple=True, help="Replace the evidence (repeat).")
+@click.option("--importance", type=float, help="0 to 1.")
+@click.option("--metadata", help="Replace the metadata (JSON object).")
+@click.option("--valid-at", help="ISO-8601.")
+@click.option("--invalid-at", help="When it stopped being true (ISO-8601; '' clears it).")
+@with_store
+def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) -> str:
+    """Change a memory; earlier versions are kept."""
+    changes: dict[str, Any] = {}
+    if opts["content"] is not None:
+        changes["content"] = _content(opts["content"])
+    if opts["category"] is not None:
+        changes["category"] = opts["category"]
+    if opts["clear_tags"]:
+        changes["tags"] = {}
+    elif opts["tags"]:
+        changes["tags"] = list(opts["tags"])
+    for name in ("artifacts", "evidence"):
+        if opts[name]:
+            changes[name] = list(opts[name])
+    if opts["importance"] is not None:
+        changes["importance"] = opts["importance"]
+    if opts["metadata"] is not None:
+        changes["metadata"] = _json_option(opts["metadata"], "metadata")
+    if opts["valid_at"] is not None:
+        changes["valid_at"] = opts["valid_at"]
+    if opts["invalid_at"] is not None:
+        changes["invalid_at"] = opts["invalid_at"] or None
+    return render("update", mem.update(id, **changes), fmt)
+
+
+@cli.command()
+@click.argument("id")
+@with_store
+def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+    """Forget a memory and its history."""
+    return render("delete", mem.delete(id), fmt)
+
+
+@cli.command("list")
+@workspace_option
+@click.option("--all-workspaces", is_flag=True, help="List every workspace.")
+@_apply(filter_options)
+@click.option("--since", help="Created at or after (ISO-8601).")
+@click.option("--until", help="Created before (ISO-8601).")
+@click.option("-n", "--limit", type=int, default=50, show_default=True)
+@click.option("--cursor", help="next cursor printed by the previous page.")
+@with_store
+def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, all_workspaces: bool, **opts: Any) -> str:
+    """List memories, newest first."""
+    page = mem.list(
+        workspace=_workspace(settings, workspace, all_workspaces),
+        agent_id=opts["agent_id"],
+        category=opts["category"],
+        tags=list(opts["tags"]),
+        since=opts["since"],
+        until=opts["until"],
+        limit=opts["limit"],
+        cursor=opts["cursor"],
+    )
+    return render("list", page, fmt)
+
+
+@cli.command()
+@click.argument("query")
+@workspace_option
+@_apply(filter_options)
+@click.option("-n", "--limit", type=int, default=10, show_default=True)
+@with_store
+def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
+    """Find memories relevant to QUERY (the workspace and global)."""
+    hits = mem.search(
+        query,
+        workspace=_workspace(settings, workspace),
+        limit=opts["limit"],
+        agent_id=opts["agent_id"],
+        category=opts["category"],
+        tags=list(opts["tags"]),
+    )
+    return render("search", hits, fmt)
+
+
+@cli.command()
+@click.argument("id")
+@with_store
+def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+    """Every version of a memory, oldest first."""
+    return render("history", mem.history(id), fmt)
+
+
+def _progress(total: int | None, desc: str, show: bool | None) -> tqdm:
+    # show=None: a bar only when stderr is a terminal, so pipes and logs stay clean.
+    return tqdm(total=total, desc=desc, unit=" memories", file=sys.stderr, disable=None if show is None else not show)
+
+
+progress_option = click.option(
+    "--progress/--no-progress", default=None, help="Show a progress bar (default: when stderr is a terminal)."
+)
+
+
+def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
+    stream = sys.stdin if path == "-" else Path(path).open(encoding="utf-8")
+    with stream:
+        for number, line in enumerate(stream, 1):
+            if line.strip():
+                yield number, line
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(allow_dash=True, dir_okay=False))
+@progress_option
+@with_store
+def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
+    """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
+    if file != "-" and not Path(file).is_file():
+        raise InvalidInput("file", f"{file} does not exist")
+    records = []
+    for number, line in _read_jsonl(file):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
+    with _progress(len(records), "import", progress) as bar:
+        report = mem.import_records(records, on_progress=bar.update)
+    return render("import", report, fmt)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(allow_dash=True, dir_okay=False), default="-")
+@progress_option
+@with_store
+def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> None:
+    """Write every memory, with its history, as JSONL (to FILE or stdout)."""
+    out = sys.stdout if file == "-" else Path(file).open("w", encoding="utf-8")
+    try:
+        with _progress(mem.store.count_memories(), "export", progress) as bar:
+            for record in mem.export():
+                out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+                bar.update(1)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+@cli.command()
+@click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
+@workspace_option
+@click.pass_context
+def mcp(ctx: click.Context, db: str | None, workspace: str | None) -> None:
+    """Serve MCP over stdio (what an agent launches)."""
+    from knotwork.adapters.mcp import build_server
+
+    settings = _settings(ctx)
+    with open_store(db, settings=settings) as mem:
+        build_server(mem, default_workspace=_workspace(settings, workspace)).run("stdio")
+
+
+@cli.command()
+@click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
+@workspace_option
+@click.option("--host", help="Address to bind (default 127.0.0.1).")
+@click.option("--port", type=int, help="Port (default 8765).")
+@click.pass_context
+def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None) -> None:
+    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp."""
+    import uvicorn
+
+    from knotwork.adapters.mcp import build_server
+
+    settings = _settings(ctx)
+    host = host or settings.host
+    port = port or settings.port
+    with open_store(db, settings=settings) as mem:
+        server = build_server(mem, default_workspace=_workspace(settings, workspace))
+        app = server.streamable_http_app(host=host)
+        click.echo(f"knotwork: MCP at http://{host}:{port}/mcp (database {mem.store.location})", err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI and turn errors into one stderr line and an exit code."""
+    try:
+        cli.main(args=argv, prog_name="knotwork", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("error: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+    except BackendUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except KnotworkError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        sys.exit(0)

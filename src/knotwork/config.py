@@ -1,0 +1,32 @@
+"""Settings: the only place that reads the environment (prefix ``KNOTWORK_``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything knotwork can be configured with.
+
+    Each field can be set by an environment variable of the same name with the
+    ``KNOTWORK_`` prefix, e.g. ``KNOTWORK_HOME=/data/knotwork``.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="KNOTWORK_", extra="ignore")
+
+    home: Path = Field(default=Path("~/.knotwork"), description="Folder that holds the default database.")
+    db: str | None = Field(default=None, description="Database path or URL; overrides home/knotwork.db.")
+    max_content_bytes: int = Field(default=64 * 1024, gt=0, description="Largest memory content, in UTF-8 bytes.")
+    busy_timeout_ms: int = Field(default=30_000, ge=0, description="How long a writer waits for another process's lock.")
+    workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
+    host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
+    port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
+
+    def database(self) -> str:
+        """The database location these settings point at."""
+        if self.db:
+            return self.db
+        return str(self.home.expanduser() / "knotwork.db")

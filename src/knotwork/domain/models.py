@@ -1,0 +1,120 @@
+"""The records of the store, as immutable values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from typing import Any
+
+from knotwork.domain.temporal import parse_time, to_text
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """A piece of text worth keeping (also called an *episode*).
+
+    ``workspace`` None is the global scope; ``agent_id`` None is the shared
+    partition. ``version`` starts at 1 and grows with every update; earlier
+    versions are kept (see ``Knotwork.history``). ``duplicate`` is not stored:
+    ``add`` sets it when the same content already existed in the same
+    workspace and partition and the existing memory was returned instead.
+    """
+
+    id: str
+    content: str
+    workspace: str | None
+    agent_id: str | None
+    category: str | None
+    tags: dict[str, str]
+    artifacts: list[str]
+    evidence: list[str]
+    importance: float
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    valid_at: datetime
+    invalid_at: datetime | None
+    content_hash: str
+    version: int = 1
+    duplicate: bool = field(default=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with every stored field (times as ISO-8601 UTC)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "duplicate":
+                continue
+            value = getattr(self, f.name)
+            out[f.name] = to_text(value) if isinstance(value, datetime) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Memory:
+        """Rebuild a memory from :meth:`to_dict` output (as read from an export)."""
+        return cls(
+            id=d["id"],
+            content=d["content"],
+            workspace=d.get("workspace"),
+            agent_id=d.get("agent_id"),
+            category=d.get("category"),
+            tags=dict(d.get("tags") or {}),
+            artifacts=list(d.get("artifacts") or []),
+            evidence=list(d.get("evidence") or []),
+            importance=float(d.get("importance", 0.5)),
+            metadata=dict(d.get("metadata") or {}),
+            created_at=parse_time(d["created_at"], "created_at"),
+            updated_at=parse_time(d["updated_at"], "updated_at"),
+            valid_at=parse_time(d["valid_at"], "valid_at"),
+            invalid_at=parse_time(d["invalid_at"], "invalid_at") if d.get("invalid_at") else None,
+            content_hash=d["content_hash"],
+            version=int(d.get("version", 1)),
+        )
+
+    def with_duplicate(self) -> Memory:
+        return replace(self, duplicate=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: the memory and how well it matched (higher is better)."""
+
+    memory: Memory
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "memory": self.memory.to_dict()}
+
+
+class Page(list):
+    """A list of memories plus the cursor that fetches the next page (None at the end)."""
+
+    def __init__(self, items: list[Memory], next_cursor: str | None) -> None:
+        super().__init__(items)
+        self.next_cursor = next_cursor
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"memories": [m.to_dict() for m in self], "next_cursor": self.next_cursor}
+
+
+ALL_WORKSPACES = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    """Which memories a list or search may see.
+
+    ``workspace`` None sees the global scope only; a name sees that workspace
+    and the global scope; ``ALL_WORKSPACES`` sees every workspace.
+    ``agent_id`` None sees every partition; a name sees that partition only.
+    ``tags``: every key must be present, with the given value unless it is None.
+    ``since`` / ``until`` bound ``created_at`` (inclusive / exclusive).
+    ``include_invalid``: also show memories whose ``invalid_at`` has passed.
+    """
+
+    workspace: str | None = None
+    agent_id: str | None = None
+    category: str | None = None
+    tags: dict[str, str | None] = field(default_factory=dict)
+    since: datetime | None = None
+    until: datetime | None = None
+    include_invalid: bool = False

@@ -1,0 +1,1 @@
+"""Retrieval: turning a question into ranked memories."""

@@ -1,0 +1,345 @@
+"""Knotwork: the one public API every adapter calls.
+
+The service validates input (``domain.rules``), decides, and asks the store to
+persist. It returns typed values and raises ``knotwork.errors``; it never
+formats text for a person (that is ``render``'s job).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from knotwork.config import Settings
+from knotwork.domain import ids, rules
+from knotwork.domain.models import ALL_WORKSPACES, Hit, Memory, MemoryFilter, Page
+from knotwork.domain.temporal import now, parse_time
+from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
+from knotwork.search.lexical import query_terms
+from knotwork.store.protocol import Store
+
+ADD_FIELDS = frozenset(
+    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
+)
+UPDATE_FIELDS = frozenset(
+    {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import did: memories added, and those already present (same id or same content)."""
+
+    added: int
+    skipped: int
+
+
+def _scope(workspace: Any) -> str | None:
+    return ALL_WORKSPACES if workspace == ALL_WORKSPACES else rules.workspace(workspace)
+
+
+def _optional_time(value: Any, field: str) -> datetime | None:
+    return None if value is None else parse_time(value, field)
+
+
+class Knotwork:
+    """Long-term memory over one store. Open one with :func:`knotwork.open`.
+
+    >>> import knotwork
+    >>> with knotwork.open(":memory:") as mem:
+    ...     m = mem.add("We deploy with blue-green releases", workspace="shop", category="decision")
+    ...     [h.memory.id == m.id for h in mem.search("deploy releases", workspace="shop")]
+    [True]
+    """
+
+    def __init__(self, store: Store, settings: Settings | None = None) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+
+    # -- lifecycle --------------------------------------------------------
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Knotwork:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ids --------------------------------------------------------------
+    def resolve(self, ref: str) -> str:
+        """The full id of the memory a full or short id (unique prefix or suffix, 8+ chars) names."""
+        text = ids.normalize_ref(ref)
+        found = self.store.resolve_memory_ref(text)
+        if not found:
+            raise NotFound("memory", ref)
+        if len(found) > 1:
+            raise AmbiguousId("memory", ref, found)
+        return found[0]
+
+    # -- writing ----------------------------------------------------------
+    def _draft(self, content: Any, **fields: Any) -> Memory:
+        text = rules.content(content, self.settings.max_content_bytes)
+        workspace = rules.workspace(fields.get("workspace"))
+        agent_id = rules.agent_id(fields.get("agent_id"))
+        stamp = now()
+        valid_at = fields.get("valid_at")
+        return Memory(
+            id=ids.new_id(),
+            content=text,
+            workspace=workspace,
+            agent_id=agent_id,
+            category=rules.category(fields.get("category")),
+            tags=rules.tags(fields.get("tags")),
+            artifacts=rules.str_list(fields.get("artifacts"), "artifacts"),
+            evidence=rules.str_list(fields.get("evidence"), "evidence"),
+            importance=rules.importance(fields.get("importance")),
+            metadata=rules.metadata(fields.get("metadata")),
+            created_at=stamp,
+            updated_at=stamp,
+            valid_at=stamp if valid_at is None else parse_time(valid_at, "valid_at"),
+            invalid_at=None,
+            content_hash=rules.content_hash(text),
+        )
+
+    def add(
+        self,
+        content: str,
+        *,
+        workspace: str | None = None,
+        agent_id: str | None = None,
+        category: str | None = None,
+        tags: Mapping[str, Any] | list[str] | None = None,
+        artifacts: list[str] | None = None,
+        evidence: list[str] | None = None,
+        importance: float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        valid_at: str | datetime | None = None,
+    ) -> Memory:
+        """Store a memory and return it.
+
+        The same content in the same workspace and partition is stored once:
+        the existing memory comes back with ``duplicate=True``.
+        """
+        draft = self._draft(
+            content,
+            workspace=workspace,
+            agent_id=agent_id,
+            category=category,
+            tags=tags,
+            artifacts=artifacts,
+            evidence=evidence,
+            importance=importance,
+            metadata=metadata,
+            valid_at=valid_at,
+        )
+        return self.store.insert_memories([draft])[0]
+
+    def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
+        """Store many memories in one transaction: all are validated first, then all land or none."""
+        drafts: list[Memory] = []
+        for index, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise InvalidInput(f"items[{index}]", f"expected a mapping, got {type(item).__name__}")
+            unknown = set(item) - ADD_FIELDS
+            if unknown:
+                raise InvalidInput(f"items[{index}]", f"unknown field(s) {', '.join(sorted(unknown))}")
+            if "content" not in item:
+                raise InvalidInput(f"items[{index}].content", "is missing")
+            try:
+                drafts.append(self._draft(**item))
+            except InvalidInput as exc:
+                raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
+        return self.store.insert_memories(drafts)
+
+    def update(self, id: str, **changes: Any) -> Memory:
+        """Change fields of a memory; the earlier version is kept (see :meth:`history`).
+
+        Fields: content, category, tags (replaced whole), artifacts, evidence,
+        importance, metadata, valid_at, invalid_at. A change that changes
+        nothing creates no version.
+        """
+        unknown = set(changes) - UPDATE_FIELDS
+        if unknown:
+            raise InvalidInput(
+                "update", f"cannot change {', '.join(sorted(unknown))}; changeable: {', '.join(sorted(UPDATE_FIELDS))}"
+            )
+        if not changes:
+            raise InvalidInput("update", "nothing to change")
+        old = self.get(id)
+        values: dict[str, Any] = {}
+        if "content" in changes:
+            values["content"] = rules.content(changes["content"], self.settings.max_content_bytes)
+            values["content_hash"] = rules.content_hash(values["content"])
+        if "category" in changes:
+            values["category"] = rules.category(changes["category"])
+        if "tags" in changes:
+            values["tags"] = rules.tags(changes["tags"])
+        for name in ("artifacts", "evidence"):
+            if name in changes:
+                values[name] = rules.str_list(changes[name], name)
+        if "importance" in changes:
+            values["importance"] = rules.importance(changes["importance"])
+        if "metadata" in changes:
+            values["metadata"] = rules.metadata(changes["metadata"])
+        if "valid_at" in changes:
+            if changes["valid_at"] is None:
+                raise InvalidInput("valid_at", "cannot be cleared")
+            values["valid_at"] = parse_time(changes["valid_at"], "valid_at")
+        if "invalid_at" in changes:
+            values["invalid_at"] = _optional_time(changes["invalid_at"], "invalid_at")
+        if all(getattr(old, k) == v for k, v in values.items()):
+            return old
+        new = replace(old, **values, version=old.version + 1, updated_at=now())
+        return self.store.replace_memory(old, new)
+
+    def delete(self, id: str) -> Memory:
+        """Forget a memory and its past versions; returns what was deleted."""
+        memory = self.get(id)
+        if not self.store.delete_memory(memory.id):
+            raise NotFound("memory", id)
+        return memory
+
+    # -- reading ----------------------------------------------------------
+    def get(self, id: str) -> Memory:
+        """The memory a full or short id names."""
+        memory = self.store.get_memory(self.resolve(id))
+        if memory is None:  # deleted between resolve and read
+            raise NotFound("memory", id)
+        return memory
+
+    def history(self, id: str) -> list[Memory]:
+        """Every version of a memory, oldest first, the current one last."""
+        memory = self.get(id)
+        return [*self.store.memory_versions(memory.id), memory]
+
+    def _filter(self, workspace: Any, agent_id: Any, category: Any, tags: Any, since: Any, until: Any, include_invalid: bool) -> MemoryFilter:
+        return MemoryFilter(
+            workspace=_scope(workspace),
+            agent_id=rules.agent_id(agent_id),
+            category=rules.category(category),
+            tags=rules.tag_filter(tags),
+            since=_optional_time(since, "since"),
+            until=_optional_time(until, "until"),
+            include_invalid=bool(include_invalid),
+        )
+
+    def list(
+        self,
+        *,
+        workspace: str | None = None,
+        agent_id: str | None = None,
+        category: str | None = None,
+        tags: Mapping[str, Any] | list[str] | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        include_invalid: bool = True,
+    ) -> Page:
+        """Memories newest first. ``workspace`` W lists W and global; ``"*"`` lists all.
+
+        Pass the returned page's ``next_cursor`` as ``cursor`` for the next page.
+        """
+        flt = self._filter(workspace, agent_id, category, tags, since, until, include_invalid)
+        size = rules.limit(limit)
+        before = ids.normalize_ref(cursor, "cursor") if cursor else None
+        if before is not None and len(before) != ids.ID_LENGTH:
+            raise InvalidInput("cursor", "must be the next_cursor value of an earlier page")
+        rows = self.store.list_memories(flt, size + 1, before, at=now())
+        more = len(rows) > size
+        rows = rows[:size]
+        return Page(rows, rows[-1].id if more else None)
+
+    def search(
+        self,
+        query: str,
+        *,
+        workspace: str | None = None,
+        limit: int = 10,
+        agent_id: str | None = None,
+        category: str | None = None,
+        tags: Mapping[str, Any] | list[str] | None = None,
+        include_invalid: bool = False,
+    ) -> list[Hit]:
+        """Memories that answer ``query``, best first. ``workspace`` W searches W and global."""
+        text = rules.query(query)
+        flt = self._filter(workspace, agent_id, category, tags, None, None, include_invalid)
+        scored = self.store.fts_candidates(query_terms(text), flt, rules.limit(limit), now())
+        found = self.store.get_memories([mid for mid, _ in scored])
+        return [Hit(found[mid], score) for mid, score in scored if mid in found]
+
+    # -- moving data ------------------------------------------------------
+    def export(self) -> Iterator[dict[str, Any]]:
+        """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history``."""
+        for memory in self.store.iter_memories():
+            record = memory.to_dict()
+            record["history"] = [old.to_dict() for old in self.store.memory_versions(memory.id)]
+            yield record
+
+    def import_records(
+        self, records: Iterable[Mapping[str, Any]], on_progress: Callable[[int], object] | None = None
+    ) -> ImportReport:
+        """Load :meth:`export` records, keeping ids, times and versions.
+
+        Every record is checked before anything is written; then all land in
+        one transaction. A record whose id or content is already stored is
+        skipped.
+        """
+        parsed: list[tuple[Memory, list[Memory]]] = []
+        for index, record in enumerate(records):
+            try:
+                parsed.append(self._imported(record))
+            except InvalidInput as exc:
+                raise InvalidInput(f"record {index + 1}: {exc.field}", exc.problem) from None
+        added = skipped = 0
+        with self.store.transaction():
+            for memory, past in parsed:
+                try:
+                    stored = self.store.import_memory(memory, past)
+                except Conflict:
+                    stored = False
+                added += stored
+                skipped += not stored
+                if on_progress:
+                    on_progress(1)
+        return ImportReport(added, skipped)
+
+    def _imported(self, record: Mapping[str, Any]) -> tuple[Memory, list[Memory]]:
+        if not isinstance(record, Mapping):
+            raise InvalidInput("record", f"expected a JSON object, got {type(record).__name__}")
+        def one(d: Mapping[str, Any]) -> Memory:
+            missing = {"id", "content", "created_at", "updated_at", "valid_at"} - set(d)
+            if missing:
+                raise InvalidInput("record", f"missing field(s) {', '.join(sorted(missing))}")
+            memory_id = ids.normalize_ref(d["id"])
+            if len(memory_id) != ids.ID_LENGTH:
+                raise InvalidInput("id", f"{d['id']!r} is not a full id")
+            text = rules.content(d["content"], self.settings.max_content_bytes)
+            version = d.get("version", 1)
+            if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+                raise InvalidInput("version", f"must be a whole number from 1, got {version!r}")
+            return Memory.from_dict(
+                {
+                    **d,
+                    "id": memory_id,
+                    "content": text,
+                    "workspace": rules.workspace(d.get("workspace")),
+                    "agent_id": rules.agent_id(d.get("agent_id")),
+                    "category": rules.category(d.get("category")),
+                    "tags": rules.tags(d.get("tags")),
+                    "artifacts": rules.str_list(d.get("artifacts"), "artifacts"),
+                    "evidence": rules.str_list(d.get("evidence"), "evidence"),
+                    "importance": rules.importance(d.get("importance")),
+                    "metadata": rules.metadata(d.get("metadata")),
+                    "content_hash": rules.content_hash(text),
+                }
+            )
+        history = record.get("history") or []
+        if not isinstance(history, list):
+            raise InvalidInput("history", "must be a list of earlier versions")
+        memory = one(record)
+        past = [one({**old, "id": memory.id}) for old in history]
+        return memory, past

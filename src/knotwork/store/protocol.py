@@ -1,0 +1,81 @@
+"""The storage protocol every backend implements.
+
+Methods are named after capabilities, not tables. Every method that writes is
+atomic on its own; ``transaction()`` groups several into one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from knotwork.domain.models import Memory, MemoryFilter
+
+Tracer = Callable[[str, Sequence[Any]], None]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A place to keep memories."""
+
+    location: str
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Group writes: all of them land, or none (nests)."""
+        ...
+
+    def schema_version(self) -> int: ...
+
+    # -- memories ---------------------------------------------------------
+    def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
+        """Insert new memories, in order, in one transaction.
+
+        A memory whose (workspace, agent_id, content_hash) already exists is
+        not inserted: the stored one comes back with ``duplicate=True``.
+        """
+        ...
+
+    def get_memory(self, memory_id: str) -> Memory | None: ...
+
+    def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+
+    def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
+        """Full ids of memories whose id starts or ends with ``ref`` (upper-case)."""
+        ...
+
+    def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None: ...
+
+    def replace_memory(self, old: Memory, new: Memory) -> Memory:
+        """Store ``new`` over ``old`` (same id) and keep ``old`` as a past version."""
+        ...
+
+    def delete_memory(self, memory_id: str) -> bool: ...
+
+    def list_memories(
+        self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None
+    ) -> list[Memory]:
+        """Newest first (by id); ``before_id`` continues after a cursor; ``at`` is "now" for validity."""
+        ...
+
+    def memory_versions(self, memory_id: str) -> list[Memory]:
+        """Earlier versions of a memory, oldest first (the current one excluded)."""
+        ...
+
+    def import_memory(self, memory: Memory, past_versions: Sequence[Memory]) -> bool:
+        """Insert a memory exactly as given (id, times, versions); False if its id exists."""
+        ...
+
+    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
+        """Every memory, oldest first."""
+        ...
+
+    def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int: ...
+
+    # -- retrieval --------------------------------------------------------
+    def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
+        """(memory id, BM25 score; higher is better) for memories matching any term."""
+        ...

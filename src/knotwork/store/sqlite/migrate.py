@@ -1,0 +1,71 @@
+"""Numbered migrations, recorded in the database they were applied to.
+
+Migrations live in ``migrations/NNNN_name.sql``. Opening a database applies
+the ones it has not seen, in order, each in its own transaction, under
+``BEGIN IMMEDIATE`` so that two processes opening a new file at once do not
+both apply the same migration.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def available() -> list[Migration]:
+    folder = resources.files("knotwork.store.sqlite") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            number, _, rest = entry.name.partition("_")
+            found.append(Migration(int(number), rest.removesuffix(".sql"), entry.read_text("utf-8")))
+    return sorted(found, key=lambda m: m.version)
+
+
+def statements(sql: str) -> list[str]:
+    """Split a script into statements (trigger bodies keep their inner ``;``)."""
+    out, buf = [], ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip() and not all(l.strip().startswith("--") or not l.strip() for l in buf.splitlines()):
+        raise ValueError(f"incomplete SQL statement in migration: {buf.strip()[:80]}")
+    return out
+
+
+def apply(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date; return the schema version."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    current = 0
+    for migration in available():
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)).fetchone()
+            if not done:
+                for statement in statements(migration.sql):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at)"
+                    " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                    (migration.version, migration.name),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        current = migration.version
+    return current

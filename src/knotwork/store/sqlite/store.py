@@ -1,0 +1,329 @@
+"""SQLite store: one file, WAL, a busy timeout, FTS5 for BM25.
+
+Many processes may open the same file (each agent session can start its own
+server). Reads run concurrently under WAL; writes take the write lock up front
+with ``BEGIN IMMEDIATE`` and wait up to the busy timeout for it, so two
+writers queue instead of failing with "database is locked".
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
+from knotwork.domain.temporal import from_text, to_text
+from knotwork.errors import BackendUnavailable, Conflict
+from knotwork.store.protocol import Tracer
+from knotwork.store.sqlite import migrate
+
+_COLUMNS = (
+    "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
+    " created_at, updated_at, valid_at, invalid_at, content_hash, version"
+)
+
+
+def _memory(row: Sequence[Any]) -> Memory:
+    return Memory(
+        id=row[0],
+        content=row[1],
+        workspace=row[2] or None,
+        agent_id=row[3] or None,
+        category=row[4],
+        tags=json.loads(row[5]),
+        artifacts=json.loads(row[6]),
+        evidence=json.loads(row[7]),
+        importance=row[8],
+        metadata=json.loads(row[9]),
+        created_at=from_text(row[10]),
+        updated_at=from_text(row[11]),
+        valid_at=from_text(row[12]),
+        invalid_at=from_text(row[13]) if row[13] else None,
+        content_hash=row[14],
+        version=row[15],
+    )
+
+
+def _params(m: Memory) -> tuple[Any, ...]:
+    return (
+        m.id,
+        m.content,
+        m.workspace or "",
+        m.agent_id or "",
+        m.category,
+        json.dumps(m.tags, ensure_ascii=False, sort_keys=True),
+        json.dumps(m.artifacts, ensure_ascii=False),
+        json.dumps(m.evidence, ensure_ascii=False),
+        m.importance,
+        json.dumps(m.metadata, ensure_ascii=False, sort_keys=True),
+        to_text(m.created_at),
+        to_text(m.updated_at),
+        to_text(m.valid_at),
+        to_text(m.invalid_at) if m.invalid_at else None,
+        m.content_hash,
+        m.version,
+    )
+
+
+def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> tuple[str, list[Any]]:
+    """SQL conditions (joined with AND) and their parameters for a filter."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if flt.workspace != ALL_WORKSPACES:
+        if flt.workspace:
+            clauses.append(f"{alias}.workspace IN ('', ?)")
+            params.append(flt.workspace)
+        else:
+            clauses.append(f"{alias}.workspace = ''")
+    if flt.agent_id:
+        clauses.append(f"{alias}.agent_id = ?")
+        params.append(flt.agent_id)
+    if flt.category:
+        clauses.append(f"{alias}.category = ?")
+        params.append(flt.category)
+    for key, value in flt.tags.items():
+        if value is None:
+            clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ?)")
+            params.append(key)
+        else:
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ? AND t.value = ?)"
+            )
+            params.extend((key, value))
+    if flt.since:
+        clauses.append(f"{alias}.created_at >= ?")
+        params.append(to_text(flt.since))
+    if flt.until:
+        clauses.append(f"{alias}.created_at < ?")
+        params.append(to_text(flt.until))
+    if not flt.include_invalid and at is not None:
+        clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)")
+        params.append(to_text(at))
+    return (" AND ".join(clauses) or "1"), params
+
+
+class SQLiteStore:
+    """The Store protocol on one SQLite file."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None) -> None:
+        self.location = str(path)
+        self.tracer = tracer
+        if self.location != ":memory:":
+            Path(self.location).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(
+                Path(self.location).expanduser() if self.location != ":memory:" else ":memory:",
+                timeout=busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal" and self.location != ":memory:":
+                raise BackendUnavailable(f"{self.location}: could not switch the database to WAL mode")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._version = migrate.apply(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise BackendUnavailable(f"{self.location}: cannot open as a knotwork database ({exc})") from None
+        newest = self._conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        if newest > self._version:
+            raise BackendUnavailable(
+                f"{self.location}: schema version {newest} was written by a newer knotwork (this one knows {self._version})"
+            )
+        self._lock = threading.RLock()
+        self._depth = 0
+
+    # -- plumbing ---------------------------------------------------------
+    def _run(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        if self.tracer:
+            self.tracer(sql, params)
+        return self._conn.execute(sql, params)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def schema_version(self) -> int:
+        return self._version
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._run("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._run("ROLLBACK")
+                raise
+            else:
+                self._run("COMMIT")
+            finally:
+                self._depth = 0
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Memory | None:
+        with self._lock:
+            row = self._run(sql, params).fetchone()
+        return _memory(row) if row else None
+
+    # -- memories ---------------------------------------------------------
+    def _insert(self, m: Memory) -> None:
+        self._run(
+            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 16)}, ?)",
+            (*_params(m), m.id[::-1]),
+        )
+        self._write_tags(m)
+
+    def _write_tags(self, m: Memory) -> None:
+        self._run("DELETE FROM memory_tags WHERE memory_id = ?", (m.id,))
+        for key, value in m.tags.items():
+            self._run("INSERT INTO memory_tags (memory_id, key, value) VALUES (?, ?, ?)", (m.id, key, value))
+
+    def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
+        return self._one(
+            f"SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ? AND content_hash = ?",
+            (workspace or "", agent_id or "", content_hash),
+        )
+
+    def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
+        out: list[Memory] = []
+        with self.transaction():
+            for m in memories:
+                existing = self.find_memory_by_hash(m.workspace, m.agent_id, m.content_hash)
+                if existing:
+                    out.append(existing.with_duplicate())
+                    continue
+                self._insert(m)
+                out.append(m)
+        return out
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        return self._one(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
+
+    def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        found: dict[str, Memory] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = self._run(
+                    f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                found.update((r[0], _memory(r)) for r in rows)
+        return found
+
+    def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
+        if len(ref) == 26:
+            return [ref] if self.get_memory(ref) else []
+        with self._lock:
+            by_prefix = self._run(
+                "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (ref, ref + "~", limit)
+            ).fetchall()
+            rev = ref[::-1]
+            by_suffix = self._run(
+                "SELECT id FROM memories WHERE rid >= ? AND rid < ? ORDER BY rid LIMIT ?", (rev, rev + "~", limit)
+            ).fetchall()
+        return list(dict.fromkeys(r[0] for r in by_prefix + by_suffix))
+
+    def replace_memory(self, old: Memory, new: Memory) -> Memory:
+        with self.transaction():
+            clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
+            if clash and clash.id != new.id:
+                raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
+            self._run(
+                "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
+                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
+            )
+            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
+            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
+            if cur.rowcount != 1:
+                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
+            self._write_tags(new)
+        return new
+
+    def delete_memory(self, memory_id: str) -> bool:
+        with self.transaction():
+            return self._run("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount > 0
+
+    def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
+        where, params = _where(flt, at)
+        if before_id:
+            where += " AND m.id < ?"
+            params.append(before_id)
+        with self._lock:
+            rows = self._run(
+                f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
+            ).fetchall()
+        return [_memory(r) for r in rows]
+
+    def memory_versions(self, memory_id: str) -> list[Memory]:
+        with self._lock:
+            rows = self._run(
+                "SELECT record FROM memory_versions WHERE memory_id = ? ORDER BY version", (memory_id,)
+            ).fetchall()
+        return [Memory.from_dict(json.loads(r[0])) for r in rows]
+
+    def import_memory(self, memory: Memory, past_versions: Sequence[Memory]) -> bool:
+        with self.transaction():
+            if self.get_memory(memory.id):
+                return False
+            clash = self.find_memory_by_hash(memory.workspace, memory.agent_id, memory.content_hash)
+            if clash:
+                raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
+            self._insert(memory)
+            for old in past_versions:
+                self._run(
+                    "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
+                    (memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
+                )
+        return True
+
+    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
+        after = ""
+        while True:
+            with self._lock:
+                rows = self._run(
+                    f"SELECT {_COLUMNS} FROM memories WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
+                ).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                yield _memory(r)
+            after = rows[-1][0]
+
+    def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
+        where, params = _where(flt or MemoryFilter(workspace=ALL_WORKSPACES, include_invalid=True), at)
+        with self._lock:
+            return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+
+    # -- retrieval --------------------------------------------------------
+    def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        # Every term is quoted, so FTS5 syntax in user text (NEAR, OR, *, -, ")
+        # is matched as words, never parsed as operators.
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where, params = _where(flt, at)
+        with self._lock:
+            rows = self._run(
+                "SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts"
+                " JOIN memories m ON m.rowid = memories_fts.rowid"
+                f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts) LIMIT ?",
+                (match, *params, limit),
+            ).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
