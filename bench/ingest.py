@@ -1,0 +1,75 @@
+"""Ingest speed: ``add_many`` throughput and single ``add`` latency on a fresh SQLite file.
+
+    python bench/ingest.py [--count 10000] [--batch 1000] [--singles 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import knotwork
+
+WORDS = (
+    "deploy cache redis postgres schema migration api endpoint token budget release rollback "
+    "test fixture lint format python rust service queue worker retry timeout config secret "
+    "review decision prefer always never because team customer invoice report dashboard"
+).split()
+
+
+def corpus(n: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    items = []
+    for i in range(n):
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(12, 40)))
+        items.append(
+            {
+                "content": f"Memory {i}: {words}.",
+                "workspace": rng.choice([None, "api", "web"]),
+                "category": rng.choice(["decision", "fact", "preference", "lesson"]),
+                "tags": {"team": rng.choice(["core", "infra"]), "n": str(i % 10)},
+                "artifacts": [f"src/module_{i % 50}.py"],
+                "evidence": [f"PR-{i % 300}"],
+            }
+        )
+    return items
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--batch", type=int, default=1_000)
+    parser.add_argument("--singles", type=int, default=1_000)
+    args = parser.parse_args()
+
+    items = corpus(args.count + args.singles)
+    bulk, singles = items[: args.count], items[args.count :]
+    with tempfile.TemporaryDirectory() as tmp:
+        with knotwork.open(Path(tmp) / "bench.db") as mem:
+            start = time.perf_counter()
+            for i in range(0, len(bulk), args.batch):
+                mem.add_many(bulk[i : i + args.batch])
+            bulk_s = time.perf_counter() - start
+
+            latencies = []
+            for item in singles:
+                t = time.perf_counter()
+                mem.add(**item)
+                latencies.append((time.perf_counter() - t) * 1000)
+            latencies.sort()
+            total = mem.store.count_memories()
+
+    p50 = statistics.median(latencies)
+    p95 = latencies[int(0.95 * (len(latencies) - 1))]
+    print(f"| measure | value |\n|---|---|")
+    print(f"| add_many: {args.count} memories, batches of {args.batch} | {bulk_s:.2f} s, {args.count / bulk_s:,.0f} memories/s |")
+    print(f"| add: {args.singles} single calls on a {args.count}-memory store | p50 {p50:.2f} ms, p95 {p95:.2f} ms |")
+    print(f"| memories stored | {total} |")
+
+
+if __name__ == "__main__":
+    main()

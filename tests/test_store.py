@@ -1,0 +1,73 @@
+"""SQLite store mechanics: WAL, busy timeout, migrations recorded in the database."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import BackendUnavailable
+from knotwork.store.sqlite import migrate
+
+
+def test_wal_and_migrations_recorded(db_path: Path) -> None:
+    with knotwork.open(db_path) as mem:
+        mem.add("x")
+        version = mem.store.schema_version()
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
+    assert [r[0] for r in rows] == [m.version for m in migrate.available()]
+    assert rows[-1][0] == version and rows[0][1] == "memories"
+    conn.close()
+
+
+def test_reopening_does_not_reapply(db_path: Path) -> None:
+    knotwork.open(db_path).close()
+    knotwork.open(db_path).close()
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(migrate.available())
+    conn.close()
+
+
+def test_newer_schema_is_refused(db_path: Path) -> None:
+    knotwork.open(db_path).close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', '2099-01-01')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(BackendUnavailable, match="newer knotwork"):
+        knotwork.open(db_path)
+
+
+def test_statement_splitter_keeps_trigger_bodies() -> None:
+    sql = "CREATE TABLE a (x);\nCREATE TRIGGER t AFTER INSERT ON a BEGIN\n  SELECT 1;\n  SELECT 2;\nEND;\n-- trailing comment\n"
+    assert migrate.statements(sql) == [
+        "CREATE TABLE a (x);",
+        "CREATE TRIGGER t AFTER INSERT ON a BEGIN\n  SELECT 1;\n  SELECT 2;\nEND;",
+    ]
+
+
+def test_tracer_sees_statements(db_path: Path) -> None:
+    seen: list[str] = []
+    with knotwork.open(db_path, tracer=lambda sql, params: seen.append(sql)) as mem:
+        mem.add("traced")
+    assert any(s.startswith("INSERT INTO memories") for s in seen)
+    assert "BEGIN IMMEDIATE" in seen and "COMMIT" in seen
+
+
+def test_failed_batch_rolls_back(db_path: Path) -> None:
+    with knotwork.open(db_path) as mem:
+        a = mem.add("keep me")
+        with pytest.raises(RuntimeError):
+            with mem.store.transaction():
+                mem.store.delete_memory(a.id)
+                raise RuntimeError("boom")
+        assert mem.get(a.id).content == "keep me"
+
+
+def test_unsupported_url(tmp_path: Path) -> None:
+    with pytest.raises(knotwork.InvalidInput, match="unsupported URL scheme"):
+        knotwork.open("mysql://x")
