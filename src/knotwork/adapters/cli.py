@@ -178,7 +178,7 @@ def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @_apply(filter_options)
 @click.option("--since", help="Created at or after (ISO-8601).")
 @click.option("--until", help="Created before (ISO-8601).")
-@click.option("-n", "--limit", type=int, default=50, show_default=True)
+@click.option("-n", "--limit", type=int, default=50, show_default=True, help="Memories per page.")
 @click.option("--cursor", help="next cursor printed by the previous page.")
 @with_store
 def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, all_workspaces: bool, **opts: Any) -> str:
@@ -200,7 +200,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 @click.argument("query")
 @workspace_option
 @_apply(filter_options)
-@click.option("-n", "--limit", type=int, default=10, show_default=True)
+@click.option("-n", "--limit", type=int, default=10, show_default=True, help="Most hits to show.")
 @with_store
 def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find memories relevant to QUERY (the workspace and global)."""

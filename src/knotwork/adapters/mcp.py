@@ -48,7 +48,7 @@ def _errors_as_tool_errors(fn: Callable[..., str]) -> Callable[..., str]:
 
 def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPServer:
     """An MCP server exposing ``mem``; ``default_workspace`` applies when a call names none."""
-    server = MCPServer(name="knotwork", instructions=INSTRUCTIONS, version=_version())
+    server = MCPServer(name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
     def ws(value: str | None) -> str | None:
         return value if value is not None else default_workspace
