@@ -14,10 +14,11 @@ from typing import Any
 
 from knotwork.config import Settings
 from knotwork.domain import ids, rules
-from knotwork.domain.models import ALL_WORKSPACES, Hit, Memory, MemoryFilter, Page
+from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
 from knotwork.search.lexical import query_terms
+from knotwork.services.links import LinkService, MetaRelation
 from knotwork.store.protocol import Store
 
 ADD_FIELDS = frozenset(
@@ -34,6 +35,20 @@ class ImportReport:
 
     added: int
     skipped: int
+
+
+def _imported_link(d: Mapping[str, Any]) -> Relationship:
+    if d["type"] not in LINK_TYPES:
+        raise InvalidInput("links", f"unknown relationship type {d['type']!r}")
+    return Relationship(
+        id=ids.normalize_ref(d["id"], "links"),
+        from_id=ids.normalize_ref(d["from"], "links"),
+        to_id=ids.normalize_ref(d["to"], "links"),
+        type=d["type"],
+        workspace=rules.workspace(d.get("workspace")),
+        created_at=parse_time(d["created_at"], "links.created_at"),
+        metadata=rules.metadata(d.get("metadata")),
+    )
 
 
 def _scope(workspace: Any) -> str | None:
@@ -57,6 +72,7 @@ class Knotwork:
     def __init__(self, store: Store, settings: Settings | None = None) -> None:
         self.store = store
         self.settings = settings or Settings()
+        self._links = LinkService(store, self.get, lambda mid, at: self.update(mid, invalid_at=at))
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
@@ -271,12 +287,44 @@ class Knotwork:
         found = self.store.get_memories([mid for mid, _ in scored])
         return [Hit(found[mid], score) for mid, score in scored if mid in found]
 
+    # -- relationships ----------------------------------------------------
+    def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
+        """Link two memories: ``from_id --type--> to_id``. Idempotent.
+
+        Types: relates_to, parent_of, child_of, references, supersedes,
+        implements, example_of, contradicts, fixes. ``A supersedes B`` retires
+        B from A's ``valid_at``. Memories of two different workspaces cannot
+        be linked; a workspace memory may link to a global one.
+        """
+        return self._links.link(from_id, to_id, type, metadata)
+
+    def unlink(self, relationship_id: str) -> Relationship:
+        """Remove a relationship (full id or unique 8+ char prefix/suffix); returns it."""
+        return self._links.unlink(relationship_id)
+
+    def relationships(self, id: str, direction: str = "both", types: list[str] | None = None) -> list[Relationship]:
+        """The links of one memory: outgoing, incoming or both."""
+        return self._links.relationships(id, direction, types)
+
+    def related(self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = "both") -> list[Related]:
+        """Memories reachable within ``depth`` (1-5) links, BFS order, each once at its shortest depth."""
+        return self._links.related(id, types, depth, direction)
+
+    def graph(self, id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
+        """Nodes (depth 1-3, at most 1-100 nodes) and edges around a memory, ready to draw."""
+        return self._links.graph(id, max_depth, max_nodes)
+
+    def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
+        """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app)."""
+        return self._links.relations(ids)
+
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:
         """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history``."""
         for memory in self.store.iter_memories():
             record = memory.to_dict()
             record["history"] = [old.to_dict() for old in self.store.memory_versions(memory.id)]
+            record["links"] = [r.to_dict() for r in self.store.links_touching([memory.id], "outgoing")]
             yield record
 
     def import_records(
@@ -289,11 +337,15 @@ class Knotwork:
         skipped.
         """
         parsed: list[tuple[Memory, list[Memory]]] = []
+        links: list[Relationship] = []
         for index, record in enumerate(records):
             try:
                 parsed.append(self._imported(record))
+                links += [_imported_link(link) for link in record.get("links") or []]
             except InvalidInput as exc:
                 raise InvalidInput(f"record {index + 1}: {exc.field}", exc.problem) from None
+            except (KeyError, TypeError, AttributeError) as exc:
+                raise InvalidInput(f"record {index + 1}", f"malformed link ({exc})") from None
         added = skipped = 0
         with self.store.transaction():
             for memory, past in parsed:
@@ -305,6 +357,9 @@ class Knotwork:
                 skipped += not stored
                 if on_progress:
                     on_progress(1)
+            for rel in links:  # a link whose ends are not both stored cannot dangle: skip it
+                if len(self.store.get_memories([rel.from_id, rel.to_id])) == 2:
+                    self.store.insert_link(rel)
         return ImportReport(added, skipped)
 
     def _imported(self, record: Mapping[str, Any]) -> tuple[Memory, list[Memory]]:

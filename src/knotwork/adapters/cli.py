@@ -18,7 +18,8 @@ from tqdm import tqdm
 
 from knotwork.app import open as open_store
 from knotwork.config import Settings
-from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
+from knotwork.graph.traverse import DIRECTIONS
 from knotwork.errors import BackendUnavailable, InvalidInput, KnotworkError
 from knotwork.render import render
 from knotwork.service import Knotwork
@@ -221,6 +222,47 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
 def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Every version of a memory, oldest first."""
     return render("history", mem.history(id), fmt)
+
+
+@cli.command()
+@click.argument("from_id")
+@click.argument("to_id")
+@click.argument("type", type=click.Choice(LINK_TYPES), metavar="TYPE")
+@click.option("--metadata", help="JSON object.")
+@with_store
+def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, type: str, metadata: str | None) -> str:
+    """Link FROM_ID --TYPE--> TO_ID (idempotent; supersedes retires TO_ID)."""
+    return render("link", mem.link(from_id, to_id, type, _json_option(metadata, "metadata")), fmt)
+
+
+@cli.command()
+@click.argument("relationship_id")
+@with_store
+def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) -> str:
+    """Remove a relationship."""
+    return render("unlink", mem.unlink(relationship_id), fmt)
+
+
+@cli.command()
+@click.argument("id")
+@click.option("--type", "types", multiple=True, type=click.Choice(LINK_TYPES), help="Only this type (repeat).")
+@click.option("--depth", type=int, default=1, show_default=True, help="Hops to follow (1-5).")
+@click.option("--direction", type=click.Choice(DIRECTIONS), default="both", show_default=True, help="Link direction.")
+@with_store
+def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[str, ...], depth: int, direction: str) -> str:
+    """Memories linked to ID, nearest first."""
+    return render("related", mem.related(id, types=list(types) or None, depth=depth, direction=direction), fmt)
+
+
+@cli.command()
+@click.argument("id")
+@click.option("--depth", type=int, default=2, show_default=True, help="Hops from ID (1-3).")
+@click.option("--max-nodes", type=int, default=50, show_default=True, help="Most nodes to draw (1-100).")
+@click.option("--format", "drawing", type=click.Choice(["compact", "dot", "mermaid"]), default="compact", show_default=True, help="Output shape.")
+@with_store
+def graph(mem: Knotwork, settings: Settings, fmt: str, id: str, depth: int, max_nodes: int, drawing: str) -> str:
+    """The graph around ID, as text, DOT or Mermaid."""
+    return render("graph", mem.graph(id, max_depth=depth, max_nodes=max_nodes), "json" if fmt == "json" else drawing)
 
 
 def _progress(total: int | None, desc: str, show: bool | None) -> tqdm:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
@@ -23,6 +23,9 @@ Format = Annotated[Literal["compact", "json"], Field(description="compact text (
 Workspace = Annotated[str | None, Field(description="workspace name; omit for the server default (global if none)")]
 MemoryId = Annotated[str, Field(description="memory id (full, or a unique 8+ char prefix/suffix)")]
 Tags = Annotated[dict[str, str] | None, Field(description="tags as {key: value}")]
+LinkType = Literal[
+    "relates_to", "parent_of", "child_of", "references", "supersedes", "implements", "example_of", "contradicts", "fixes"
+]
 StrList = Annotated[list[str] | None, Field(description="list of strings")]
 
 INSTRUCTIONS = (
@@ -167,7 +170,66 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         )
         return render("list", page, format)
 
+    @tool(WRITE)
+    def link_memories(
+        from_id: MemoryId,
+        to_id: MemoryId,
+        type: Annotated[LinkType, Field(description="from --type--> to; supersedes retires the target")],
+        metadata: Annotated[dict[str, Any] | None, Field(description="any JSON object")] = None,
+        format: Format = "compact",
+    ) -> str:
+        """Link two memories with a typed, directed relationship (idempotent)."""
+        return render("link", mem.link(from_id, to_id, type, metadata), format)
+
+    @tool(DESTROY)
+    def unlink_memories(
+        relationship_id: Annotated[str, Field(description="relationship id (full or unique 8+ char prefix/suffix)")],
+        format: Format = "compact",
+    ) -> str:
+        """Remove a relationship."""
+        return render("unlink", mem.unlink(relationship_id), format)
+
+    @tool(READ)
+    def get_related_memories(
+        id: MemoryId,
+        types: Annotated[list[LinkType] | None, Field(description="only these relationship types")] = None,
+        depth: Annotated[int, Field(ge=1, le=5)] = 1,
+        direction: Annotated[Literal["outgoing", "incoming", "both"], Field()] = "both",
+        format: Format = "compact",
+    ) -> str:
+        """Memories linked to one memory, up to depth hops, nearest first."""
+        return render("related", mem.related(id, types=types, depth=depth, direction=direction), format)
+
+    @tool(READ)
+    def get_memory_graph(
+        id: MemoryId,
+        max_depth: Annotated[int, Field(ge=1, le=3)] = 2,
+        max_nodes: Annotated[int, Field(ge=1, le=100)] = 50,
+        format: Annotated[Literal["compact", "json", "dot", "mermaid"], Field(description="compact, json, dot or mermaid")] = "compact",
+    ) -> str:
+        """Nodes and edges around a memory, ready to draw."""
+        return render("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
+
+    @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
+    def all_relationships() -> str:
+        return render("relationships", mem.store.list_links(default_workspace), "json")
+
+    @server.resource("memory://memory/{id}/related", mime_type="application/json", description="Memories linked to one")
+    def related_resource(id: str) -> str:
+        return _resource(lambda: render("related", mem.related(id), "json"))
+
+    @server.resource("memory://graph/{id}", mime_type="application/json", description="Graph around a memory")
+    def graph_resource(id: str) -> str:
+        return _resource(lambda: render("graph", mem.graph(id), "json"))
+
     return server
+
+
+def _resource(read: Callable[[], str]) -> str:
+    try:
+        return read()
+    except KnotworkError as exc:
+        raise ResourceError(str(exc)) from None
 
 
 def _version() -> str:

@@ -118,3 +118,74 @@ class MemoryFilter:
     since: datetime | None = None
     until: datetime | None = None
     include_invalid: bool = False
+
+
+LINK_TYPES = (
+    "relates_to",
+    "parent_of",
+    "child_of",
+    "references",
+    "supersedes",
+    "implements",
+    "example_of",
+    "contradicts",
+    "fixes",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship:
+    """A typed, directed link ``from_id --type--> to_id`` between two memories."""
+
+    id: str
+    from_id: str
+    to_id: str
+    type: str
+    workspace: str | None
+    created_at: datetime
+    metadata: dict[str, Any] = field(default_factory=dict)
+    existing: bool = field(default=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "from": self.from_id,
+            "to": self.to_id,
+            "type": self.type,
+            "workspace": self.workspace,
+            "created_at": to_text(self.created_at),
+            "metadata": self.metadata,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """A memory reached from a start memory: through which link, at which BFS depth."""
+
+    memory: Memory
+    relationship: Relationship
+    depth: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"depth": self.depth, "relationship": self.relationship.to_dict(), "memory": self.memory.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """Nodes and edges around a center memory, ready to draw; ``truncated`` when limits cut it."""
+
+    center: str
+    nodes: list[Memory]
+    depths: dict[str, int]
+    edges: list[Relationship]
+    truncated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "center": self.center,
+            "nodes": [
+                {"id": m.id, "depth": self.depths[m.id], "category": m.category, "content": m.content} for m in self.nodes
+            ],
+            "edges": [e.to_dict() for e in self.edges],
+            "truncated": self.truncated,
+        }

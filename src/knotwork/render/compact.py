@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from knotwork.domain.models import Hit, Memory, Page
+from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
 from knotwork.service import ImportReport
 
@@ -105,6 +105,49 @@ def imported(r: ImportReport) -> str:
     return f"✓ Imported {r.added}, skipped {r.skipped} already present"
 
 
+def _arrow(r: Relationship) -> str:
+    return f"{r.from_id} --{r.type}--> {r.to_id}"
+
+
+def linked(r: Relationship) -> str:
+    return f"{'= Already linked' if r.existing else '✓ Linked'} {_arrow(r)} (id {r.id})"
+
+
+def unlinked(r: Relationship) -> str:
+    return f"✓ Unlinked {_arrow(r)}"
+
+
+def relationships(rs: list[Relationship]) -> str:
+    if not rs:
+        return "No relationships."
+    return "\n".join(f"{r.id} {_arrow(r)}" for r in rs)
+
+
+def related(rs: list[Related]) -> str:
+    if not rs:
+        return "No related memories."
+    lines = []
+    for r in rs:
+        rel = r.relationship
+        lines.append(f"{r.depth} {r.memory.id} via {rel.type} ({rel.from_id[-8:]}->{rel.to_id[-8:]}) - {preview(r.memory.content, 100)}")
+    return "\n".join(lines)
+
+
+def graph(g: Graph) -> str:
+    lines = [f"graph of {g.center}: {len(g.nodes)} nodes, {len(g.edges)} edges{' (truncated)' if g.truncated else ''}"]
+    lines += [f"node {m.id} d{g.depths[m.id]} - {preview(m.content, 80)}" for m in g.nodes]
+    lines += [f"edge {_arrow(e)}" for e in g.edges]
+    return "\n".join(lines)
+
+
+def relations(by_memory: dict) -> str:
+    lines = []
+    for mid, rels in by_memory.items():
+        lines.append(mid)
+        lines += [f"  {r.type} {r.target_label}={r.target_value}" for r in rels]
+    return "\n".join(lines) or "No relations."
+
+
 RENDERERS: dict[str, Callable[[Any], str]] = {
     "add": added,
     "add_many": added_many,
@@ -115,4 +158,10 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
     "search": hits,
     "history": history,
     "import": imported,
+    "link": linked,
+    "unlink": unlinked,
+    "relationships": relationships,
+    "related": related,
+    "graph": graph,
+    "relations": relations,
 }

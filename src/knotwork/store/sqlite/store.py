@@ -13,11 +13,12 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
+from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, Relationship
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict
 from knotwork.store.protocol import Tracer
@@ -68,6 +69,21 @@ def _params(m: Memory) -> tuple[Any, ...]:
         to_text(m.invalid_at) if m.invalid_at else None,
         m.content_hash,
         m.version,
+    )
+
+
+_LINK_COLUMNS = "id, from_id, to_id, type, workspace, created_at, metadata"
+
+
+def _link(row: Sequence[Any]) -> Relationship:
+    return Relationship(
+        id=row[0],
+        from_id=row[1],
+        to_id=row[2],
+        type=row[3],
+        workspace=row[4] or None,
+        created_at=from_text(row[5]),
+        metadata=json.loads(row[6]),
     )
 
 
@@ -327,3 +343,81 @@ class SQLiteStore:
             ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
+
+    # -- links --------------------------------------------------------------
+    def insert_link(self, rel: Relationship) -> Relationship:
+        with self.transaction():
+            row = self._run(
+                f"SELECT {_LINK_COLUMNS} FROM links WHERE from_id = ? AND to_id = ? AND type = ?",
+                (rel.from_id, rel.to_id, rel.type),
+            ).fetchone()
+            if row:
+                return replace(_link(row), existing=True)
+            self._run(
+                f"INSERT INTO links ({_LINK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rel.id,
+                    rel.from_id,
+                    rel.to_id,
+                    rel.type,
+                    rel.workspace or "",
+                    to_text(rel.created_at),
+                    json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
+                ),
+            )
+        return rel
+
+    def get_link(self, link_id: str) -> Relationship | None:
+        with self._lock:
+            row = self._run(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,)).fetchone()
+        return _link(row) if row else None
+
+    def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
+        with self._lock:
+            rows = self._run(
+                "SELECT id FROM links WHERE id >= ? AND id < ? OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
+                (ref, ref + "~", ref, ref, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def delete_link(self, link_id: str) -> bool:
+        with self.transaction():
+            return self._run("DELETE FROM links WHERE id = ?", (link_id,)).rowcount > 0
+
+    def links_touching(
+        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
+    ) -> list[Relationship]:
+        """Links leaving (outgoing), entering (incoming) or touching (both) any of ``memory_ids``."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return []
+        type_sql = f" AND type IN ({', '.join('?' * len(types))})" if types else ""
+        out: list[Relationship] = []
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                parts, params = [], []
+                if direction in ("outgoing", "both"):
+                    parts.append(f"SELECT {_LINK_COLUMNS} FROM links WHERE from_id IN ({marks}){type_sql}")
+                    params += [*chunk, *(types or ())]
+                if direction in ("incoming", "both"):
+                    parts.append(f"SELECT {_LINK_COLUMNS} FROM links WHERE to_id IN ({marks}){type_sql}")
+                    params += [*chunk, *(types or ())]
+                rows = self._run(" UNION ".join(parts) + " ORDER BY id", params).fetchall()
+                out += [_link(r) for r in rows]
+        return out
+
+    def list_links(self, workspace: str | None, limit: int = 1000) -> list[Relationship]:
+        where, params = ("1", []) if workspace == ALL_WORKSPACES else (
+            ("workspace IN ('', ?)", [workspace]) if workspace else ("workspace = ''", [])
+        )
+        with self._lock:
+            rows = self._run(
+                f"SELECT {_LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT ?", (*params, limit)
+            ).fetchall()
+        return [_link(r) for r in rows]
+
+    def count_links(self) -> int:
+        with self._lock:
+            return self._run("SELECT count(*) FROM links").fetchone()[0]

@@ -1,0 +1,1 @@
+"""Graph engines: traversal over memory links (and, later, entities)."""

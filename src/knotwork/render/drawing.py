@@ -1,0 +1,31 @@
+"""Graphs as DOT (Graphviz) or Mermaid text."""
+
+from __future__ import annotations
+
+from knotwork.domain.models import Graph
+from knotwork.render.compact import preview
+
+
+def _label(text: str) -> str:
+    return preview(text, 40).replace("\\", "\\\\").replace('"', "'")
+
+
+def dot(g: Graph) -> str:
+    lines = ["digraph knotwork {", "  node [shape=box];"]
+    for m in g.nodes:
+        style = ", style=bold" if m.id == g.center else ""
+        lines.append(f'  "{m.id}" [label="{_label(m.content)}"{style}];')
+    for e in g.edges:
+        lines.append(f'  "{e.from_id}" -> "{e.to_id}" [label="{e.type}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def mermaid(g: Graph) -> str:
+    lines = ["graph LR"]
+    for m in g.nodes:
+        text = _label(m.content).replace("[", "(").replace("]", ")")
+        lines.append(f'  {m.id}["{text}"]')
+    for e in g.edges:
+        lines.append(f"  {e.from_id} -->|{e.type}| {e.to_id}")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Services behind the Knotwork facade, one per concept."""

@@ -1,0 +1,164 @@
+"""Typed relationships between memories, traversal, graphs and meta-relations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from knotwork.domain import ids, rules
+from knotwork.domain.models import LINK_TYPES, Graph, Memory, Related, Relationship
+from knotwork.domain.temporal import now
+from knotwork.errors import AmbiguousId, InvalidInput, NotFound
+from knotwork.graph.traverse import DIRECTIONS, bfs
+from knotwork.store.protocol import Store
+
+
+@dataclass(frozen=True, slots=True)
+class MetaRelation:
+    """A memory's own metadata seen as a graph edge (the verbose, "full" shape)."""
+
+    type: str
+    target_label: str
+    target_value: str
+    score: float | None = None
+    preview: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "target_label": self.target_label,
+            "target_value": self.target_value,
+            "score": self.score,
+            "preview": self.preview,
+        }
+
+
+def _bounded(value: Any, field: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(field, f"must be a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _direction(value: Any) -> str:
+    if value not in DIRECTIONS:
+        raise InvalidInput("direction", f"must be one of {', '.join(DIRECTIONS)}, got {value!r}")
+    return value
+
+
+def _types(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    unknown = [t for t in value if t not in LINK_TYPES]
+    if unknown:
+        raise InvalidInput("types", f"unknown type(s) {', '.join(map(str, unknown))}; known: {', '.join(LINK_TYPES)}")
+    return list(value)
+
+
+class LinkService:
+    """Links between memories. ``get`` resolves a memory id; ``retire`` marks a memory invalid from a time."""
+
+    def __init__(self, store: Store, get: Callable[[str], Memory], retire: Callable[[str, datetime], Memory]) -> None:
+        self.store = store
+        self.get = get
+        self.retire = retire
+
+    def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
+        if type not in LINK_TYPES:
+            raise InvalidInput("type", f"unknown relationship type {type!r}; known: {', '.join(LINK_TYPES)}")
+        meta = rules.metadata(metadata)
+        source, target = self.get(from_id), self.get(to_id)
+        if source.id == target.id:
+            raise InvalidInput("to_id", "a memory cannot be linked to itself")
+        if source.workspace and target.workspace and source.workspace != target.workspace:
+            raise InvalidInput(
+                "to_id",
+                f"memories of different workspaces cannot be linked ({source.workspace!r} and {target.workspace!r})",
+            )
+        rel = Relationship(
+            id=ids.new_id(),
+            from_id=source.id,
+            to_id=target.id,
+            type=type,
+            workspace=source.workspace or target.workspace,
+            created_at=now(),
+            metadata=meta,
+        )
+        with self.store.transaction():
+            stored = self.store.insert_link(rel)
+            if type == "supersedes" and not stored.existing:
+                # Trigger: A supersedes B. Why: B is no longer true once A is.
+                # Outcome: B is retired from A's valid_at; it leaves default search
+                # and recall but stays readable (include_invalid, history).
+                if target.invalid_at is None or target.invalid_at > source.valid_at:
+                    self.retire(target.id, source.valid_at)
+        return stored
+
+    def resolve(self, ref: str) -> str:
+        text = ids.normalize_ref(ref, "relationship_id")
+        found = self.store.resolve_link_ref(text)
+        if not found:
+            raise NotFound("relationship", ref)
+        if len(found) > 1:
+            raise AmbiguousId("relationship", ref, found)
+        return found[0]
+
+    def unlink(self, relationship_id: str) -> Relationship:
+        rel = self.store.get_link(self.resolve(relationship_id))
+        if rel is None or not self.store.delete_link(rel.id):
+            raise NotFound("relationship", relationship_id)
+        return rel
+
+    def relationships(self, memory_id: str, direction: str = "both", types: Sequence[str] | None = None) -> list[Relationship]:
+        memory = self.get(memory_id)
+        return self.store.links_touching([memory.id], _direction(direction), _types(types))
+
+    def related(
+        self, memory_id: str, types: Sequence[str] | None = None, depth: int = 1, direction: str = "both"
+    ) -> list[Related]:
+        start = self.get(memory_id)
+        kinds, way = _types(types), _direction(direction)
+        steps, _, _ = bfs(
+            start.id,
+            lambda frontier: self.store.links_touching(frontier, way, kinds),
+            max_depth=_bounded(depth, "depth", 1, 5),
+            direction=way,
+        )
+        found = self.store.get_memories([s.node for s in steps])
+        return [Related(found[s.node], s.via, s.depth) for s in steps if s.node in found]
+
+    def graph(self, memory_id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
+        center = self.get(memory_id)
+        steps, _, truncated = bfs(
+            center.id,
+            lambda frontier: self.store.links_touching(frontier, "both"),
+            max_depth=_bounded(max_depth, "max_depth", 1, 3),
+            max_nodes=_bounded(max_nodes, "max_nodes", 1, 100),
+        )
+        depths = {center.id: 0, **{s.node: s.depth for s in steps}}
+        found = self.store.get_memories(list(depths))
+        # Edges among every drawn node, including those between nodes of the last level.
+        edges = [e for e in self.store.links_touching(list(depths)) if e.from_id in depths and e.to_id in depths]
+        nodes = [found[n] for n in depths if n in found]
+        return Graph(center.id, nodes, depths, edges, truncated)
+
+    def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
+        memories = [self.get(m) for m in memory_ids]
+        return {m.id: meta_relations(m) for m in memories}
+
+
+def meta_relations(m: Memory) -> list[MetaRelation]:
+    """A memory's metadata as edges: artifacts, tags, evidence, category, scope, client app."""
+    out = [MetaRelation("references_artifact", "artifact", a) for a in m.artifacts]
+    out += [MetaRelation("tagged", k, v) for k, v in m.tags.items()]
+    out += [MetaRelation("has_evidence", "evidence", e) for e in m.evidence]
+    if m.category:
+        out.append(MetaRelation("in_category", "category", m.category))
+    out.append(MetaRelation("in_scope", "workspace" if m.workspace else "global", m.workspace or "global"))
+    app = m.metadata.get("written_via")
+    if isinstance(app, str) and app:
+        out.append(MetaRelation("written_via", "app", app))
+    return out

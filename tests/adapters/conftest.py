@@ -1,0 +1,160 @@
+"""Fixtures for the adapter tests: real SQLite files, real ``knotwork`` processes.
+
+Every server or CLI run here is the installed console script
+(``<venv>/bin/knotwork``) in its own process, with an environment scrubbed
+of the caller's ``KNOTWORK_*`` settings and ``KNOTWORK_HOME`` pointed into
+``tmp_path``, so no test can touch ``~/.knotwork``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+import knotwork
+from knotwork import Knotwork
+
+KNOTWORK = str(Path(sys.executable).parent / "knotwork")
+HOST = "127.0.0.1"
+STARTUP_DEADLINE_S = 30.0  # two workers on two cores: a cold start can be slow
+CALL_TIMEOUT_S = 30.0
+
+
+def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without KNOTWORK_* settings, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+    env["KNOTWORK_HOME"] = str(home)
+    env.update(extra or {})
+    return env
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Endpoint:
+    """One way to reach an MCP server on ``db``: ``client()`` gives a fresh SDK client."""
+
+    db: Path
+    transport: str
+    make_client: Callable[[], Client]
+    log: Path | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def client(self) -> Client:
+        return self.make_client()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """Path of a database file (not created yet)."""
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def api(db: Path) -> Iterator[Knotwork]:
+    """The Python API on ``db`` (opening it creates the file)."""
+    with knotwork.open(db) as mem:
+        yield mem
+
+
+@pytest.fixture
+def start_stdio(tmp_path: Path) -> Callable[..., Endpoint]:
+    """``start_stdio(db, *args, env=None)``: each ``client()`` launches ``knotwork mcp --db db *args``.
+
+    The SDK's stdio transport owns the process: leaving ``async with client``
+    closes its stdin, then terminates and kills it if it lingers.
+    """
+
+    def start(db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
+        extra = {"KNOTWORK_HOME": str(tmp_path / "home"), **(env or {})}
+        params = StdioServerParameters(command=KNOTWORK, args=["mcp", "--db", str(db), *args], env=extra)
+        return Endpoint(db, "stdio", lambda: Client(params, read_timeout_seconds=CALL_TIMEOUT_S), extra=dict(extra))
+
+    return start
+
+
+@pytest.fixture
+def start_http(tmp_path: Path) -> Iterator[Callable[..., Endpoint]]:
+    """``start_http(db, *args, env=None)``: run ``knotwork serve`` on a free port until the test ends."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
+        full_env = clean_env(tmp_path / "home", env)
+        failures: list[str] = []
+        for attempt in range(3):  # a port picked by bind(0) can be taken again before the server binds it
+            port = free_port()
+            log = tmp_path / f"serve-{port}.log"
+            with log.open("wb") as out:
+                proc = subprocess.Popen(
+                    [KNOTWORK, "serve", "--db", str(db), "--port", str(port), *args],
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=full_env,
+                )
+            procs.append(proc)
+            deadline = time.monotonic() + STARTUP_DEADLINE_S
+            while proc.poll() is None and time.monotonic() < deadline:
+                try:
+                    socket.create_connection((HOST, port), timeout=0.5).close()
+                except OSError:
+                    time.sleep(0.05)
+                    continue
+                url = f"http://{HOST}:{port}/mcp"
+                return Endpoint(db, "http", lambda: Client(url, read_timeout_seconds=CALL_TIMEOUT_S), log, dict(env or {}))
+            if proc.poll() is None:
+                _stop(proc)
+                pytest.fail(
+                    f"knotwork serve did not accept connections on port {port} within {STARTUP_DEADLINE_S:.0f} s;"
+                    f" log:\n{log.read_text(errors='replace')}"
+                )
+            failures.append(f"attempt {attempt + 1}, port {port}, exit {proc.returncode}:\n{log.read_text(errors='replace')}")
+            if "address already in use" not in log.read_text(errors="replace").lower():
+                break
+        pytest.fail("knotwork serve exited before accepting connections:\n" + "\n".join(failures))
+
+    yield start
+    for proc in procs:
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run_cli(*args, input=None, env=None)``: run the ``knotwork`` command and capture its output."""
+
+    def run(*args: str, input: str | None = None, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [KNOTWORK, *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env=clean_env(tmp_path / "home", env),
+            timeout=60,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+
+    return run

@@ -1,0 +1,19 @@
+"""The MCP contract over streamable HTTP: ``knotwork serve --db PATH --port N``, client at /mcp."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ._mcp import McpContract
+from .conftest import Endpoint
+
+
+@pytest.fixture
+def start_mcp(start_http: Callable[..., Endpoint]) -> Callable[..., Endpoint]:
+    return start_http
+
+
+class TestMcpOverHttp(McpContract):
+    transport = "http"
