@@ -43,5 +43,5 @@ def to_text(dt: datetime) -> str:
 
 
 def from_text(text: str) -> datetime:
-    """Inverse of :func:`to_text`."""
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    """Inverse of :func:`to_text` (``fromisoformat`` is C code; ``strptime`` costs 10x more on hot read paths)."""
+    return datetime.fromisoformat(text)

@@ -30,6 +30,15 @@ _COLUMNS = (
 )
 
 
+_EMPTY = {"{}": dict, "[]": list}
+
+
+def _json(text: str) -> Any:
+    """json.loads with a fast path for the empty values most rows hold."""
+    empty = _EMPTY.get(text)
+    return empty() if empty else json.loads(text)
+
+
 def _memory(row: Sequence[Any]) -> Memory:
     return Memory(
         id=row[0],
@@ -37,11 +46,11 @@ def _memory(row: Sequence[Any]) -> Memory:
         workspace=row[2] or None,
         agent_id=row[3] or None,
         category=row[4],
-        tags=json.loads(row[5]),
-        artifacts=json.loads(row[6]),
-        evidence=json.loads(row[7]),
+        tags=_json(row[5]),
+        artifacts=_json(row[6]),
+        evidence=_json(row[7]),
         importance=row[8],
-        metadata=json.loads(row[9]),
+        metadata=_json(row[9]),
         created_at=from_text(row[10]),
         updated_at=from_text(row[11]),
         valid_at=from_text(row[12]),
@@ -83,7 +92,7 @@ def _link(row: Sequence[Any]) -> Relationship:
         type=row[3],
         workspace=row[4] or None,
         created_at=from_text(row[5]),
-        metadata=json.loads(row[6]),
+        metadata=_json(row[6]),
     )
 
 

@@ -1,0 +1,80 @@
+"""Graph traversal speed on a large store.
+
+    python bench/graph.py [--memories 100000] [--links 300000] [--queries 300]
+
+Builds a store of N memories and M random typed links (fixed seed), then
+times ``related(depth=3)`` and ``graph(max_depth=3, max_nodes=100)`` from
+random start memories. Targets: related p95 <= 10 ms, graph p95 <= 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import knotwork
+from knotwork.domain import ids
+from knotwork.domain.models import LINK_TYPES, Relationship
+from knotwork.domain.temporal import now
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--links", type=int, default=300_000)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    rng = random.Random(11)
+
+    with tempfile.TemporaryDirectory() as tmp, knotwork.open(Path(tmp) / "graph.db") as mem:
+        t0 = time.perf_counter()
+        memory_ids: list[str] = []
+        for start in range(0, args.memories, 5000):
+            batch = [{"content": f"memory {i} about topic {i % 997}"} for i in range(start, min(args.memories, start + 5000))]
+            memory_ids += [m.id for m in mem.add_many(batch)]
+        build_memories = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        stamp = now()
+        made = 0
+        # Links go straight to the store: the service's per-link checks are not what is measured here.
+        with mem.store.transaction():
+            while made < args.links:
+                a, b = rng.sample(memory_ids, 2)
+                rel = Relationship(ids.new_id(), a, b, rng.choice([t for t in LINK_TYPES if t != "supersedes"]), None, stamp)
+                made += not mem.store.insert_link(rel).existing
+        build_links = time.perf_counter() - t0
+
+        starts = rng.sample(memory_ids, args.queries)
+        related_ms, graph_ms, reached, nodes = [], [], [], []
+        for s in starts:  # warm-up pass excluded from timing
+            mem.related(s, depth=3)
+            break
+        for s in starts:
+            t = time.perf_counter()
+            out = mem.related(s, depth=3)
+            related_ms.append((time.perf_counter() - t) * 1000)
+            reached.append(len(out))
+            t = time.perf_counter()
+            g = mem.graph(s, max_depth=3, max_nodes=100)
+            graph_ms.append((time.perf_counter() - t) * 1000)
+            nodes.append(len(g.nodes))
+
+    print(f"store: {args.memories} memories ({build_memories:.1f} s), {args.links} links ({build_links:.1f} s)")
+    print("| operation | p50 ms | p95 ms | mean result size | target p95 |")
+    print("|---|---|---|---|---|")
+    print(f"| related(depth=3) | {statistics.median(related_ms):.2f} | {percentile(related_ms, 0.95):.2f} | {statistics.mean(reached):.0f} memories | 10 ms |")
+    print(f"| graph(max_depth=3, max_nodes=100) | {statistics.median(graph_ms):.2f} | {percentile(graph_ms, 0.95):.2f} | {statistics.mean(nodes):.0f} nodes | 20 ms |")
+
+
+if __name__ == "__main__":
+    main()
