@@ -4,18 +4,61 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import functools
+from typing import TYPE_CHECKING
+
 from knotwork.config import Settings
-from knotwork.errors import InvalidInput
+from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.service import Knotwork
 from knotwork.store.protocol import Tracer
 
+if TYPE_CHECKING:
+    from knotwork.embed.protocol import Embedder
 
-def open(path_or_url: str | Path | None = None, *, settings: Settings | None = None, tracer: Tracer | None = None) -> Knotwork:
+MODEL_KEY = "embedding_model"
+
+
+@functools.lru_cache(maxsize=4)
+def embedder_for(spec: str) -> Embedder | None:
+    """One embedder per spec per process: many stores (and tests) share the loaded model."""
+    if spec == "none":
+        return None
+    from knotwork.embed import make_embedder
+
+    try:
+        return make_embedder(spec)
+    except ValueError as exc:
+        raise InvalidInput("embedder", str(exc)) from None
+
+
+def check_model(store, embedder: Embedder | None, *, adopt: bool = False) -> None:
+    """Refuse to mix vectors of two models: the store records which model made its vectors."""
+    if embedder is None:
+        return
+    recorded = store.get_meta(MODEL_KEY)
+    if recorded is None or adopt:
+        store.set_meta(MODEL_KEY, embedder.model_id)
+    elif recorded != embedder.model_id:
+        raise BackendUnavailable(
+            f"{store.location}: its vectors were made by {recorded!r}, not {embedder.model_id!r}; "
+            "run `knotwork reembed` to rebuild them with the configured model"
+        )
+
+
+def open(
+    path_or_url: str | Path | None = None,
+    *,
+    settings: Settings | None = None,
+    tracer: Tracer | None = None,
+    reembed: bool = False,
+) -> Knotwork:
     """Open (creating if needed) a knotwork store.
 
     ``path_or_url``: a file path, ``sqlite:///path``, or ``:memory:``; by
     default ``$KNOTWORK_DB`` or ``$KNOTWORK_HOME/knotwork.db`` (``~/.knotwork``).
     ``tracer`` is called with every SQL statement and its parameters.
+    ``reembed=True`` opens a store whose vectors came from another model, so
+    that :meth:`Knotwork.reembed` can rebuild them.
     """
     settings = settings or Settings()
     target = str(path_or_url) if path_or_url is not None else settings.database()
@@ -26,4 +69,12 @@ def open(path_or_url: str | Path | None = None, *, settings: Settings | None = N
         target = rest
     from knotwork.store.sqlite import SQLiteStore
 
-    return Knotwork(SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer), settings)
+    store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer)
+    try:
+        embedder = embedder_for(settings.embedder)
+        if not reembed:
+            check_model(store, embedder)
+    except BaseException:
+        store.close()
+        raise
+    return Knotwork(store, settings, embedder)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knotwork.config import Settings
 from knotwork.domain import ids, rules
@@ -18,8 +18,14 @@ from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Graph, Hit, Memor
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
 from knotwork.search.lexical import query_terms
+from knotwork.search.pipeline import Pipeline, Query, Trace
+from knotwork.search.recipes import Recipe, get_recipe
+from knotwork.search.vector_index import VectorIndex
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.store.protocol import Store
+
+if TYPE_CHECKING:
+    from knotwork.embed.protocol import Embedder
 
 ADD_FIELDS = frozenset(
     {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
@@ -69,9 +75,13 @@ class Knotwork:
     [True]
     """
 
-    def __init__(self, store: Store, settings: Settings | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.store = store
         self.settings = settings or Settings()
+        self.embedder = embedder
+        self.index = VectorIndex(store, embedder.dim) if embedder else None
+        self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)
+        self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self._links = LinkService(store, self.get, lambda mid, at: self.update(mid, invalid_at=at))
 
     # -- lifecycle --------------------------------------------------------
@@ -151,7 +161,7 @@ class Knotwork:
             metadata=metadata,
             valid_at=valid_at,
         )
-        return self.store.insert_memories([draft])[0]
+        return self._insert([draft])[0]
 
     def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
         """Store many memories in one transaction: all are validated first, then all land or none."""
@@ -168,7 +178,36 @@ class Knotwork:
                 drafts.append(self._draft(**item))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return self.store.insert_memories(drafts)
+        return self._insert(drafts)
+
+    def _vectors(self, texts: list[str]) -> list[list[bytes]]:
+        """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
+        assert self.embedder is not None
+        pieces = [self.embedder.chunks(t) for t in texts]
+        flat = [p for chunks in pieces for p in chunks]
+        matrix = self.embedder.embed(flat).astype("<f4", copy=False)
+        out, row = [], 0
+        for chunks in pieces:
+            out.append([matrix[row + i].tobytes() for i in range(len(chunks))])
+            row += len(chunks)
+        return out
+
+    def _insert(self, drafts: list[Memory]) -> list[Memory]:
+        if not self.embedder:
+            return self.store.insert_memories(drafts)
+        # Embed outside the write transaction (it is the slow part) and only what is new.
+        fresh: dict[tuple, Memory] = {}
+        for d in drafts:
+            key = (d.workspace, d.agent_id, d.content_hash)
+            if key not in fresh and not self.store.find_memory_by_hash(*key):
+                fresh[key] = d
+        vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
+        with self.store.transaction():
+            out = self.store.insert_memories(drafts)
+            for m in out:
+                if not m.duplicate and m.id in vectors:
+                    self.store.put_vectors(m.id, vectors[m.id])
+        return out
 
     def update(self, id: str, **changes: Any) -> Memory:
         """Change fields of a memory; the earlier version is kept (see :meth:`history`).
@@ -209,7 +248,12 @@ class Knotwork:
         if all(getattr(old, k) == v for k, v in values.items()):
             return old
         new = replace(old, **values, version=old.version + 1, updated_at=now())
-        return self.store.replace_memory(old, new)
+        blobs = self._vectors([new.content])[0] if self.embedder and new.content != old.content else None
+        with self.store.transaction():
+            stored = self.store.replace_memory(old, new)
+            if blobs is not None:
+                self.store.put_vectors(new.id, blobs)
+        return stored
 
     def delete(self, id: str) -> Memory:
         """Forget a memory and its past versions; returns what was deleted."""
@@ -278,14 +322,64 @@ class Knotwork:
         agent_id: str | None = None,
         category: str | None = None,
         tags: Mapping[str, Any] | list[str] | None = None,
+        tags_mode: str = "all",
+        artifact: str | None = None,
+        created_after: str | datetime | None = None,
+        created_before: str | datetime | None = None,
+        valid_after: str | datetime | None = None,
+        valid_before: str | datetime | None = None,
         include_invalid: bool = False,
+        recipe: str | Recipe | None = None,
+        center: str | None = None,
+        explain: bool = False,
     ) -> list[Hit]:
-        """Memories that answer ``query``, best first. ``workspace`` W searches W and global."""
+        """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
+
+        ``recipe`` names the sources, fusion and rerankers (default
+        ``memory_hybrid``: BM25 + vectors fused by RRF); ``center`` is a memory
+        the graph source and the node-distance reranker measure from;
+        ``explain=True`` fills ``hit.explain`` with every stage's score.
+        Memories whose ``invalid_at`` has passed are left out unless
+        ``include_invalid``.
+        """
         text = rules.query(query)
-        flt = self._filter(workspace, agent_id, category, tags, None, None, include_invalid)
-        scored = self.store.fts_candidates(query_terms(text), flt, rules.limit(limit), now())
-        found = self.store.get_memories([mid for mid, _ in scored])
-        return [Hit(found[mid], score) for mid, score in scored if mid in found]
+        if tags_mode not in ("all", "any"):
+            raise InvalidInput("tags_mode", f"must be 'all' or 'any', got {tags_mode!r}")
+        flt = replace(
+            self._filter(workspace, agent_id, category, tags, created_after, created_before, include_invalid),
+            tags_mode=tags_mode,
+            artifact=rules.str_list(artifact, "artifact")[0] if artifact else None,
+            valid_since=_optional_time(valid_after, "valid_after"),
+            valid_until=_optional_time(valid_before, "valid_before"),
+        )
+        chosen = get_recipe(recipe)
+        center_id = self.get(center).id if center else None
+        q = Query(text, flt, rules.limit(limit), now(), center_id)
+        cands, memories, trace = self._pipeline.run(chosen, q)
+        self.last_trace = trace
+        if "novelty" in {st.name for st in chosen.rerankers}:
+            self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)
+        return [Hit(memories[c.id], c.score, dict(c.scores) if explain else None) for c in cands]
+
+    def reembed(self, on_progress: Callable[[int], object] | None = None, batch: int = 256) -> int:
+        """Rebuild every vector with the configured embedder; returns how many memories were embedded."""
+        if not self.embedder:
+            raise InvalidInput("embedder", "no embedder is configured (KNOTWORK_EMBEDDER=none)")
+        self.store.clear_vectors()
+        done = 0
+        while True:
+            todo = self.store.memories_without_vectors(batch)
+            if not todo:
+                break
+            blobs = self._vectors([m.content for m in todo])
+            with self.store.transaction():
+                for m, vecs in zip(todo, blobs):
+                    self.store.put_vectors(m.id, vecs)
+            done += len(todo)
+            if on_progress:
+                on_progress(len(todo))
+        self.store.set_meta("embedding_model", self.embedder.model_id)
+        return done
 
     # -- relationships ----------------------------------------------------
     def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
@@ -347,12 +441,15 @@ class Knotwork:
             except (KeyError, TypeError, AttributeError) as exc:
                 raise InvalidInput(f"record {index + 1}", f"malformed link ({exc})") from None
         added = skipped = 0
+        vectors = self._vectors([m.content for m, _ in parsed]) if self.embedder else []
         with self.store.transaction():
-            for memory, past in parsed:
+            for index, (memory, past) in enumerate(parsed):
                 try:
                     stored = self.store.import_memory(memory, past)
                 except Conflict:
                     stored = False
+                if stored and vectors:
+                    self.store.put_vectors(memory.id, vectors[index])
                 added += stored
                 skipped += not stored
                 if on_progress:

@@ -70,33 +70,39 @@ def api(db: Path) -> Iterator[Knotwork]:
         yield mem
 
 
-@pytest.fixture
-def start_stdio(tmp_path: Path) -> Callable[..., Endpoint]:
-    """``start_stdio(db, *args, env=None)``: each ``client()`` launches ``knotwork mcp --db db *args``.
+class StdioLauncher:
+    """``start(db, *args, env=None)``: each ``client()`` launches ``knotwork mcp --db db *args``.
 
     The SDK's stdio transport owns the process: leaving ``async with client``
     closes its stdin, then terminates and kills it if it lingers.
     """
 
-    def start(db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
-        extra = {"KNOTWORK_HOME": str(tmp_path / "home"), **(env or {})}
-        params = StdioServerParameters(command=KNOTWORK, args=["mcp", "--db", str(db), *args], env=extra)
-        return Endpoint(db, "stdio", lambda: Client(params, read_timeout_seconds=CALL_TIMEOUT_S), extra=dict(extra))
+    def __init__(self, home: Path) -> None:
+        self.home = home
 
-    return start
+    def start(self, db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
+        # The SDK passes on only HOME, PATH and a few more; give the server the same environment as the CLI.
+        params = StdioServerParameters(command=KNOTWORK, args=["mcp", "--db", str(db), *args], env=clean_env(self.home, env))
+        return Endpoint(db, "stdio", lambda: Client(params, read_timeout_seconds=CALL_TIMEOUT_S), extra=dict(env or {}))
+
+    def stop_all(self) -> None:
+        pass
 
 
-@pytest.fixture
-def start_http(tmp_path: Path) -> Iterator[Callable[..., Endpoint]]:
-    """``start_http(db, *args, env=None)``: run ``knotwork serve`` on a free port until the test ends."""
-    procs: list[subprocess.Popen[bytes]] = []
+class HttpLauncher:
+    """``start(db, *args, env=None)``: run ``knotwork serve`` on a free port until ``stop_all()``."""
 
-    def start(db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
-        full_env = clean_env(tmp_path / "home", env)
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self, db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
+        full_env = clean_env(self.home, env)
         failures: list[str] = []
         for attempt in range(3):  # a port picked by bind(0) can be taken again before the server binds it
             port = free_port()
-            log = tmp_path / f"serve-{port}.log"
+            log = self.home / f"serve-{port}.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
             with log.open("wb") as out:
                 proc = subprocess.Popen(
                     [KNOTWORK, "serve", "--db", str(db), "--port", str(port), *args],
@@ -105,7 +111,7 @@ def start_http(tmp_path: Path) -> Iterator[Callable[..., Endpoint]]:
                     stderr=subprocess.STDOUT,
                     env=full_env,
                 )
-            procs.append(proc)
+            self.procs.append(proc)
             deadline = time.monotonic() + STARTUP_DEADLINE_S
             while proc.poll() is None and time.monotonic() < deadline:
                 try:
@@ -121,14 +127,15 @@ def start_http(tmp_path: Path) -> Iterator[Callable[..., Endpoint]]:
                     f"knotwork serve did not accept connections on port {port} within {STARTUP_DEADLINE_S:.0f} s;"
                     f" log:\n{log.read_text(errors='replace')}"
                 )
-            failures.append(f"attempt {attempt + 1}, port {port}, exit {proc.returncode}:\n{log.read_text(errors='replace')}")
-            if "address already in use" not in log.read_text(errors="replace").lower():
+            output = log.read_text(errors="replace")
+            failures.append(f"attempt {attempt + 1}, port {port}, exit {proc.returncode}:\n{output}")
+            if "address already in use" not in output.lower():
                 break
         pytest.fail("knotwork serve exited before accepting connections:\n" + "\n".join(failures))
 
-    yield start
-    for proc in procs:
-        _stop(proc)
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            _stop(proc)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -139,6 +146,30 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture
+def start_stdio(tmp_path: Path) -> Callable[..., Endpoint]:
+    return StdioLauncher(tmp_path / "home").start
+
+
+@pytest.fixture(scope="class")
+def start_stdio_shared(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Endpoint]:
+    return StdioLauncher(tmp_path_factory.mktemp("home")).start
+
+
+@pytest.fixture
+def start_http(tmp_path: Path) -> Iterator[Callable[..., Endpoint]]:
+    launcher = HttpLauncher(tmp_path / "home")
+    yield launcher.start
+    launcher.stop_all()
+
+
+@pytest.fixture(scope="class")
+def start_http_shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Endpoint]]:
+    launcher = HttpLauncher(tmp_path_factory.mktemp("home"))
+    yield launcher.start
+    launcher.stop_all()
 
 
 @pytest.fixture

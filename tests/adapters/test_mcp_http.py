@@ -15,5 +15,10 @@ def start_mcp(start_http: Callable[..., Endpoint]) -> Callable[..., Endpoint]:
     return start_http
 
 
+@pytest.fixture(scope="class")
+def start_mcp_shared(start_http_shared: Callable[..., Endpoint]) -> Callable[..., Endpoint]:
+    return start_http_shared
+
+
 class TestMcpOverHttp(McpContract):
     transport = "http"

@@ -15,5 +15,10 @@ def start_mcp(start_stdio: Callable[..., Endpoint]) -> Callable[..., Endpoint]:
     return start_stdio
 
 
+@pytest.fixture(scope="class")
+def start_mcp_shared(start_stdio_shared: Callable[..., Endpoint]) -> Callable[..., Endpoint]:
+    return start_stdio_shared
+
+
 class TestMcpOverStdio(McpContract):
     transport = "stdio"

@@ -80,9 +80,13 @@ class Hit:
 
     memory: Memory
     score: float
+    explain: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "memory": self.memory.to_dict()}
+        out: dict[str, Any] = {"score": self.score, "memory": self.memory.to_dict()}
+        if self.explain is not None:
+            out["explain"] = self.explain
+        return out
 
 
 class Page(list):
@@ -106,7 +110,9 @@ class MemoryFilter:
     ``workspace`` None sees the global scope only; a name sees that workspace
     and the global scope; ``ALL_WORKSPACES`` sees every workspace.
     ``agent_id`` None sees every partition; a name sees that partition only.
-    ``tags``: every key must be present, with the given value unless it is None.
+    ``tags``: every key (``tags_mode="all"``) or at least one (``"any"``) must be
+    present, with the given value unless it is None. ``artifact``: memories that
+    reference this artifact. ``valid_since`` / ``valid_until`` bound ``valid_at``.
     ``since`` / ``until`` bound ``created_at`` (inclusive / exclusive).
     ``include_invalid``: also show memories whose ``invalid_at`` has passed.
     """
@@ -118,6 +124,10 @@ class MemoryFilter:
     since: datetime | None = None
     until: datetime | None = None
     include_invalid: bool = False
+    tags_mode: str = "all"
+    artifact: str | None = None
+    valid_since: datetime | None = None
+    valid_until: datetime | None = None
 
 
 LINK_TYPES = (

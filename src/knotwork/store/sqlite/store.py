@@ -112,15 +112,27 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     if flt.category:
         clauses.append(f"{alias}.category = ?")
         params.append(flt.category)
+    tag_clauses: list[str] = []
     for key, value in flt.tags.items():
         if value is None:
-            clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ?)")
+            tag_clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ?)")
             params.append(key)
         else:
-            clauses.append(
+            tag_clauses.append(
                 f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ? AND t.value = ?)"
             )
             params.extend((key, value))
+    if tag_clauses:
+        clauses.append("(" + (" OR " if flt.tags_mode == "any" else " AND ").join(tag_clauses) + ")")
+    if flt.artifact:
+        clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.artifacts) a WHERE a.value = ?)")
+        params.append(flt.artifact)
+    if flt.valid_since:
+        clauses.append(f"{alias}.valid_at >= ?")
+        params.append(to_text(flt.valid_since))
+    if flt.valid_until:
+        clauses.append(f"{alias}.valid_at < ?")
+        params.append(to_text(flt.valid_until))
     if flt.since:
         clauses.append(f"{alias}.created_at >= ?")
         params.append(to_text(flt.since))
@@ -430,3 +442,110 @@ class SQLiteStore:
     def count_links(self) -> int:
         with self._lock:
             return self._run("SELECT count(*) FROM links").fetchone()[0]
+
+    # -- vectors ------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._run("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self._run("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def put_vectors(self, memory_id: str, vectors: Sequence[bytes]) -> None:
+        """Replace a memory's vectors (one per chunk)."""
+        with self.transaction():
+            self._run("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+            for chunk, blob in enumerate(vectors):
+                self._run("INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, blob))
+
+    def vector_marks(self) -> tuple[int, int]:
+        """(newest vector seq, newest tombstone seq): cheap change detection for in-memory indexes."""
+        with self._lock:
+            a = self._run("SELECT coalesce(max(seq), 0) FROM memory_vectors").fetchone()[0]
+            b = self._run("SELECT coalesce(max(seq), 0) FROM vector_tombstones").fetchone()[0]
+        return a, b
+
+    def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
+        """(seq, memory id, workspace, vector blob) of vectors newer than ``seq``."""
+        with self._lock:
+            return self._run(
+                "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
+                " JOIN memories m ON m.id = v.memory_id WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
+                (seq, limit),
+            ).fetchall()
+
+    def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
+        """(tombstone seq, deleted vector seq) newer than ``seq``."""
+        with self._lock:
+            return self._run(
+                "SELECT seq, vector_seq FROM vector_tombstones WHERE seq > ? ORDER BY seq", (seq,)
+            ).fetchall()
+
+    def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
+        with self._lock:
+            rows = self._run(
+                f"SELECT {_COLUMNS} FROM memories m WHERE NOT EXISTS"
+                " (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_memory(r) for r in rows]
+
+    def clear_vectors(self) -> None:
+        with self.transaction():
+            self._run("DELETE FROM memory_vectors")
+
+    def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
+        """The subset of ``memory_ids`` that ``flt`` lets through."""
+        ids = list(dict.fromkeys(memory_ids))
+        where, params = _where(flt, at)
+        keep: set[str] = set()
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = self._run(
+                    f"SELECT m.id FROM memories m WHERE m.id IN ({', '.join('?' * len(chunk))}) AND {where}",
+                    (*chunk, *params),
+                ).fetchall()
+                keep.update(r[0] for r in rows)
+        return keep
+
+    # -- signals for rerankers ------------------------------------------------
+    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
+        ids = list(dict.fromkeys(memory_ids))
+        out: dict[str, int] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = self._run(
+                    f"SELECT to_id, count(*) FROM links WHERE to_id IN ({', '.join('?' * len(chunk))}) GROUP BY to_id", chunk
+                ).fetchall()
+                out.update((r[0], r[1]) for r in rows)
+        return out
+
+    def surfaced_counts(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> dict[str, float]:
+        """Surfacing counts, halved every ``half_life_hours`` since the last surfacing."""
+        ids = list(dict.fromkeys(memory_ids))
+        out: dict[str, float] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = self._run(
+                    f"SELECT memory_id, count, last_at FROM surfacing WHERE workspace = ? AND memory_id IN ({', '.join('?' * len(chunk))})",
+                    (workspace or "", *chunk),
+                ).fetchall()
+                for mid, count, last in rows:
+                    hours = max(0.0, (at - from_text(last)).total_seconds() / 3600)
+                    out[mid] = count * 0.5 ** (hours / half_life_hours)
+        return out
+
+    def record_surfacing(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> None:
+        current = self.surfaced_counts(workspace, memory_ids, at, half_life_hours)
+        with self.transaction():
+            for mid in dict.fromkeys(memory_ids):
+                self._run(
+                    "INSERT INTO surfacing (workspace, memory_id, count, last_at) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (workspace, memory_id) DO UPDATE SET count = excluded.count, last_at = excluded.last_at",
+                    (workspace or "", mid, current.get(mid, 0.0) + 1.0, to_text(at)),
+                )

@@ -1,0 +1,147 @@
+"""What every embedder shares: input checks, normalisation, the query cache
+and chunking, so that each provider only has to turn texts into raw vectors.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from knotwork.embed._cache import QueryCache
+from knotwork.embed._chunking import DEFAULT_OVERLAP, Span, check_window, chunk_text, estimated_spans
+from knotwork.embed.protocol import EmbeddingError
+
+#: Default size of the query-vector LRU cache (a 384-float vector is 1.5 KiB,
+#: so the default costs about 1.5 MiB).
+DEFAULT_QUERY_CACHE_SIZE = 1024
+
+
+class BaseEmbedder(abc.ABC):
+    """Implements :class:`~knotwork.embed.protocol.Embedder` around
+    :meth:`_embed_raw`, which subclasses provide.
+
+    Args:
+        batch_size: Most texts sent to the model (or server) at once.
+        query_cache_size: Entries in the LRU cache behind :meth:`embed_query`.
+        chunk_tokens: Window of :meth:`chunks`, counted like ``max_tokens``;
+            defaults to ``max_tokens`` so each chunk fills the model's window.
+        chunk_overlap: Tokens repeated between consecutive chunks.
+    """
+
+    model_id: str
+
+    def __init__(
+        self,
+        *,
+        batch_size: int,
+        query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+        chunk_tokens: int | None = None,
+        chunk_overlap: int = DEFAULT_OVERLAP,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        self.query_cache = QueryCache(query_cache_size)
+        self._chunk_tokens = chunk_tokens
+        self.chunk_overlap = chunk_overlap
+
+    # -- what a provider supplies ---------------------------------------------
+
+    @property
+    @abc.abstractmethod
+    def dim(self) -> int:
+        """Length of every vector."""
+
+    @property
+    @abc.abstractmethod
+    def max_tokens(self) -> int:
+        """The model's window in tokens."""
+
+    @abc.abstractmethod
+    def _embed_raw(self, texts: list[str]) -> np.ndarray:
+        """Unnormalised vectors for a non-empty list, shape ``(len(texts), dim)``,
+        in input order. Batching is the provider's business."""
+
+    def _spans(self, text: str) -> Iterable[Span]:
+        """Unsplittable pieces of ``text`` with their token costs; a provider
+        with a tokenizer overrides this with exact counts."""
+        return estimated_spans(text)
+
+    #: Tokens the model adds around every text (e.g. [CLS] and [SEP]); they
+    #: count against the window but are not part of any chunk.
+    _special_tokens = 0
+
+    # -- the Embedder protocol -------------------------------------------------
+
+    @property
+    def chunk_tokens(self) -> int:
+        """Window of :meth:`chunks` in tokens, special tokens included."""
+        return self._chunk_tokens if self._chunk_tokens is not None else self.max_tokens
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors for ``texts``, one row each, in order."""
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        raw = self._embed_raw(items)
+        return self._normalise(raw, len(items))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The (read-only, cached) vector of one query."""
+        if not isinstance(text, str):
+            raise TypeError(f"embed_query() takes a str, got {type(text).__name__}")
+        return self.query_cache.get_or_compute(text, self._query_vector)
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        """The uncached vector of a query; a provider whose model embeds
+        queries differently from documents overrides this."""
+        return self.embed([text])[0]
+
+    def chunks(self, text: str) -> list[str]:
+        """``[text]`` if it fits :attr:`chunk_tokens`; else overlapping
+        windows of :attr:`chunk_tokens` tokens (``chunk_overlap`` shared
+        between neighbours), cut between words."""
+        if not isinstance(text, str):
+            raise TypeError(f"chunks() takes a str, got {type(text).__name__}")
+        budget = self.chunk_tokens - self._special_tokens
+        check_window(self.chunk_tokens, self.chunk_overlap, self._special_tokens)
+        return chunk_text(text, list(self._spans(text)), budget, self.chunk_overlap)
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _normalise(self, raw: np.ndarray, expected_rows: int) -> np.ndarray:
+        """Check what the model produced and scale each row to unit length.
+
+        A zero or non-finite row means the model or server is broken; it is
+        reported instead of being passed on as a vector that matches nothing
+        (zero) or poisons every score (NaN).
+        """
+        vectors = np.asarray(raw, dtype=np.float32)
+        if vectors.shape != (expected_rows, self.dim):
+            raise EmbeddingError(
+                f"{self.model_id}: expected vectors of shape {(expected_rows, self.dim)}, got {vectors.shape}"
+            )
+        if not np.isfinite(vectors).all():
+            raise EmbeddingError(f"{self.model_id}: the model returned non-finite values (NaN or inf)")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        if (norms == 0).any():
+            bad = int(np.flatnonzero(norms[:, 0] == 0)[0])
+            raise EmbeddingError(f"{self.model_id}: the model returned an all-zero vector for text #{bad}")
+        return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model_id={self.model_id!r})"
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    """A list of the texts, refusing a bare string (which would otherwise be
+    embedded one character at a time) and anything that is not a string."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("embed() takes a sequence of str; wrap a single text in a list or use embed_query()")
+    items = list(texts)
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(f"embed(): item {index} is {type(item).__name__}, not str")
+    return items

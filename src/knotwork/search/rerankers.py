@@ -1,0 +1,129 @@
+"""Rerankers: small pure functions over candidates.
+
+Each takes the candidates (best first) plus the facts it needs as plain
+values, and returns new candidates with updated scores, re-sorted. None of
+them does I/O; the pipeline fetches what they need before calling them.
+Each writes its resulting score under its own name in ``scores`` so that
+``explain`` can show every stage.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A memory id moving through the pipeline, with the score of every stage it passed."""
+
+    id: str
+    score: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+    def rescored(self, stage: str, score: float) -> Candidate:
+        return replace(self, score=score, scores={**self.scores, stage: score})
+
+
+def _sorted(cands: list[Candidate]) -> list[Candidate]:
+    return sorted(cands, key=lambda c: -c.score)
+
+
+def node_distance(cands: Sequence[Candidate], hops: Mapping[str, int], weight: float = 0.5) -> list[Candidate]:
+    """Blend in closeness to a center: ``(1-w)·score + w/(1+hops)``; unreachable adds nothing."""
+    return _sorted([
+        c.rescored("node_distance", (1 - weight) * c.score + (weight / (1 + hops[c.id]) if c.id in hops else 0.0))
+        for c in cands
+    ])
+
+
+def episode_mentions(cands: Sequence[Candidate], mentions: Mapping[str, int], weight: float = 0.1) -> list[Candidate]:
+    """Boost what is referred to often: ``score·(1 + w·ln(1+mentions))``."""
+    return _sorted([c.rescored("episode_mentions", c.score * (1 + weight * math.log1p(mentions.get(c.id, 0)))) for c in cands])
+
+
+def mmr(cands: Sequence[Candidate], vectors: Mapping[str, np.ndarray], lambda_: float = 0.7, k: int | None = None) -> list[Candidate]:
+    """Maximal marginal relevance: greedily pick ``λ·relevance − (1−λ)·max similarity to picked``.
+
+    Relevance is the incoming score scaled to [0, 1]. Candidates without a
+    vector count as dissimilar to everything. The result keeps selection order.
+    """
+    pool = list(cands)
+    if not pool:
+        return []
+    top = max(c.score for c in pool) or 1.0
+    rel = {c.id: c.score / top for c in pool}
+    picked: list[Candidate] = []
+    picked_vecs: list[np.ndarray] = []
+    limit = len(pool) if k is None else min(k, len(pool))
+    while pool and len(picked) < limit:
+        best, best_value = 0, -math.inf
+        for i, c in enumerate(pool):
+            v = vectors.get(c.id)
+            redundancy = max((float(v @ p) for p in picked_vecs), default=0.0) if v is not None else 0.0
+            value = lambda_ * rel[c.id] - (1 - lambda_) * redundancy
+            if value > best_value:
+                best, best_value = i, value
+        chosen = pool.pop(best)
+        picked.append(chosen.rescored("mmr", best_value))
+        if chosen.id in vectors:
+            picked_vecs.append(vectors[chosen.id])
+    return picked + [c.rescored("mmr", -math.inf) for c in pool]
+
+
+def freshness(
+    cands: Sequence[Candidate], dates: Mapping[str, datetime | None], now: datetime, half_life_days: float = 30.0, weight: float = 1.0
+) -> list[Candidate]:
+    """Decay with age: ``score·((1−w) + w·exp(−age_days/half_life))``; undated items keep their score."""
+    out = []
+    for c in cands:
+        when = dates.get(c.id)
+        if when is None:
+            out.append(c.rescored("freshness", c.score))
+            continue
+        age = max(0.0, (now - when).total_seconds() / 86400)
+        out.append(c.rescored("freshness", c.score * ((1 - weight) + weight * math.exp(-age / half_life_days))))
+    return _sorted(out)
+
+
+def diversity(cands: Sequence[Candidate], keys: Mapping[str, str | None], per_key: int = 1) -> list[Candidate]:
+    """At most ``per_key`` results per group key first (artifact, entity, subject–object pair), the rest after.
+
+    Candidates with no key are never held back. Scores are unchanged; only the order moves.
+    """
+    counts: dict[str, int] = {}
+    first, rest = [], []
+    for c in cands:
+        key = keys.get(c.id)
+        if key is None or counts.get(key, 0) < per_key:
+            first.append(c)
+            if key is not None:
+                counts[key] = counts.get(key, 0) + 1
+        else:
+            rest.append(c)
+    return [c.rescored("diversity", c.score) for c in first + rest]
+
+
+def novelty(cands: Sequence[Candidate], surfaced: Mapping[str, float], weight: float = 0.5) -> list[Candidate]:
+    """Penalise what was shown recently: ``score / (1 + w·recent_surfacings)``."""
+    return _sorted([c.rescored("novelty", c.score / (1 + weight * surfaced.get(c.id, 0.0))) for c in cands])
+
+
+def importance(cands: Sequence[Candidate], values: Mapping[str, float], weight: float = 0.3) -> list[Candidate]:
+    """Boost important memories: ``score·(1 + w·(importance − 0.5))`` (importance 0.5 is neutral)."""
+    return _sorted([c.rescored("importance", c.score * (1 + weight * (values.get(c.id, 0.5) - 0.5))) for c in cands])
+
+
+RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
+    "node_distance": node_distance,
+    "episode_mentions": episode_mentions,
+    "mmr": mmr,
+    "freshness": freshness,
+    "diversity": diversity,
+    "novelty": novelty,
+    "importance": importance,
+}

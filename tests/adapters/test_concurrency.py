@@ -1,0 +1,160 @@
+"""Several processes writing one database file at the same time lose nothing and fail nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+import knotwork
+
+from ._mcp import ID_RE, count, ok, run, text
+from .conftest import Endpoint, clean_env
+
+PER_WRITER = 1000
+# The 2 x 1,000-write tests are about locking, not search: they switch embeddings off (a real setting,
+# ignored by versions without embeddings) so that embedding 4,000 texts on two shared cores does not
+# dominate the suite's time. The many-calls-in-flight test keeps the default embedder.
+NO_EMBEDDINGS = {"KNOTWORK_EMBEDDER": "none"}
+
+
+def stored(db: Path) -> dict[str, str]:
+    """id -> content of every memory in ``db``."""
+    with knotwork.open(db) as mem:
+        assert mem.store.count_memories() == sum(1 for _ in mem.store.iter_memories())
+        return {m.id: m.content for m in mem.store.iter_memories()}
+
+
+def test_two_mcp_stdio_servers_on_one_file(db: Path, start_stdio: Callable[..., Endpoint]) -> None:
+    server = start_stdio(db, env=NO_EMBEDDINGS)  # the file does not exist yet: both servers create/migrate it at once
+
+    async def writer(client: Client, name: str) -> tuple[list[str], list[str], float, float]:
+        ids: list[str] = []
+        errors: list[str] = []
+        started = time.monotonic()
+        for i in range(PER_WRITER):
+            result = await client.call_tool("add_memory", {"content": f"{name} memory {i}", "tags": {"writer": name}})
+            if result.is_error:
+                errors.append(f"{name} #{i}: {text(result)}")
+            else:
+                ids += ID_RE.findall(text(result))
+        return ids, errors, started, time.monotonic()
+
+    async def scenario() -> list[tuple[list[str], list[str], float, float]]:
+        async with server.client() as one, server.client() as two:
+            return list(await asyncio.gather(writer(one, "alpha"), writer(two, "beta")))
+
+    (ids_a, errors_a, start_a, end_a), (ids_b, errors_b, start_b, end_b) = run(scenario())
+
+    assert errors_a + errors_b == []
+    assert max(start_a, start_b) < min(end_a, end_b), "the two writers did not overlap"
+    assert len(ids_a) == len(ids_b) == PER_WRITER
+    assert count(db) == 2 * PER_WRITER
+    memories = stored(db)
+    assert set(memories) == set(ids_a) | set(ids_b)
+    assert {memories[i] for i in ids_a} == {f"alpha memory {i}" for i in range(PER_WRITER)}
+    assert {memories[i] for i in ids_b} == {f"beta memory {i}" for i in range(PER_WRITER)}
+    with knotwork.open(db) as mem:
+        assert len(mem.list(tags={"writer": "beta"}, limit=1000)) == PER_WRITER
+
+
+def test_one_mcp_server_handles_many_calls_in_flight(db: Path, start_stdio: Callable[..., Endpoint]) -> None:
+    """The server runs sync tools on worker threads: concurrent calls share one SQLite connection."""
+    server = start_stdio(db)
+    n = 200
+
+    async def scenario() -> list[Any]:
+        async with server.client() as client:
+            await ok(client, "add_memory", {"content": "seed memory about concurrency"})
+            calls = []
+            for i in range(n):
+                calls.append(client.call_tool("add_memory", {"content": f"in flight {i}"}))
+                calls.append(client.call_tool("search_memory", {"query": "concurrency flight"}))
+                calls.append(client.call_tool("list_memories", {"limit": 5}))
+            return list(await asyncio.gather(*calls))
+
+    results = run(scenario())
+    errors = [text(r) for r in results if r.is_error]
+    assert errors == []
+    added = {i for r in results[0::3] for i in ID_RE.findall(text(r))}
+    assert len(added) == n
+    memories = stored(db)
+    assert len(memories) == n + 1 and added <= set(memories)
+
+
+CHILD = r"""
+import json, sys, time
+from pathlib import Path
+import knotwork
+
+db, name, n, ready, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), Path(sys.argv[5])
+mem = knotwork.open(db)
+ready.touch()
+deadline = time.monotonic() + 60
+while not go.exists():
+    if time.monotonic() > deadline:
+        sys.exit("never told to start")
+    time.sleep(0.001)
+started = time.time()
+ids = [mem.add(f"{name} memory {i}").id for i in range(n)]
+ended = time.time()
+mem.close()
+print(json.dumps({"ids": ids, "started": started, "ended": ended}))
+"""
+
+
+@pytest.fixture
+def children() -> Iterator[list[subprocess.Popen[str]]]:
+    procs: list[subprocess.Popen[str]] = []
+    yield procs
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_two_python_processes_on_one_file(db: Path, tmp_path: Path, children: list[subprocess.Popen[str]]) -> None:
+    go = tmp_path / "go"
+    env = clean_env(tmp_path / "home", NO_EMBEDDINGS)
+    for name in ("alpha", "beta"):
+        children.append(
+            subprocess.Popen(
+                [sys.executable, "-c", CHILD, str(db), name, str(PER_WRITER), str(tmp_path / f"ready-{name}"), str(go)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+        )
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"ready-{name}").exists() for name in ("alpha", "beta")):
+        for proc in children:
+            if proc.poll() is not None:
+                pytest.fail(f"a writer exited before starting (exit {proc.returncode}): {proc.stderr.read()}")
+        if time.monotonic() > deadline:
+            pytest.fail("the writers did not open the database within 60 s")
+        time.sleep(0.01)
+    go.touch()  # both start now
+
+    reports = []
+    for proc in children:
+        out, errout = proc.communicate(timeout=120)
+        assert proc.returncode == 0, errout
+        reports.append(json.loads(out))
+
+    alpha, beta = reports
+    assert max(alpha["started"], beta["started"]) < min(alpha["ended"], beta["ended"]), "the writers did not overlap"
+    assert count(db) == 2 * PER_WRITER
+    memories = stored(db)
+    assert set(memories) == set(alpha["ids"]) | set(beta["ids"])
+    assert {memories[i] for i in alpha["ids"]} == {f"alpha memory {i}" for i in range(PER_WRITER)}
+    assert {memories[i] for i in beta["ids"]} == {f"beta memory {i}" for i in range(PER_WRITER)}

@@ -1,0 +1,102 @@
+"""Rerankers and fusion on plain lists: no store, no model."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from knotwork.search import fusion, rerankers
+from knotwork.search.rerankers import Candidate
+
+
+def cands(*pairs: tuple[str, float]) -> list[Candidate]:
+    return [Candidate(i, s, {"fused": s}) for i, s in pairs]
+
+
+def ids(cs: list[Candidate]) -> list[str]:
+    return [c.id for c in cs]
+
+
+def test_rrf_rewards_agreement_and_uses_k() -> None:
+    ranked = {"bm25": [("a", 9.0), ("b", 5.0), ("c", 1.0)], "vector": [("b", 0.9), ("d", 0.8), ("a", 0.1)]}
+    out = fusion.rrf(ranked, k=60)
+    assert ids(out)[:2] == ["b", "a"]  # both appear in both lists; b ranks 2+1, a ranks 1+3
+    assert out[0].score == pytest.approx(1 / 62 + 1 / 61)
+    assert out[0].scores["bm25"] == 5.0 and out[0].scores["vector"] == 0.9
+    small_k = fusion.rrf(ranked, k=1)
+    assert small_k[0].score == pytest.approx(1 / 3 + 1 / 2)
+    vector_only = fusion.rrf(ranked, k=60, weights={"bm25": 0.0})
+    assert ids(vector_only)[:3] == ["b", "d", "a"]
+
+
+def test_weighted_fusion_scales_each_source() -> None:
+    ranked = {"bm25": [("a", 100.0), ("b", 50.0), ("c", 0.0)], "vector": [("c", 0.9), ("b", 0.5), ("a", 0.1)]}
+    out = {c.id: c.score for c in fusion.weighted(ranked, weights={"bm25": 1.0, "vector": 1.0})}
+    assert out["a"] == pytest.approx(1.0 + 0.0)
+    assert out["b"] == pytest.approx(0.5 + 0.5)
+    assert out["c"] == pytest.approx(0.0 + 1.0)
+    out2 = fusion.weighted(ranked, weights={"bm25": 0.0, "vector": 1.0})
+    assert ids(out2)[0] == "c"
+
+
+def test_node_distance_is_multi_hop() -> None:
+    cs = cands(("far", 1.0), ("two", 0.9), ("one", 0.8), ("none", 0.95))
+    out = rerankers.node_distance(cs, {"one": 1, "two": 2, "far": 4}, weight=0.5)
+    score = {c.id: c.score for c in out}
+    assert score["one"] == pytest.approx(0.5 * 0.8 + 0.5 / 2)
+    assert score["two"] == pytest.approx(0.5 * 0.9 + 0.5 / 3)
+    assert score["far"] == pytest.approx(0.5 * 1.0 + 0.5 / 5)
+    assert score["none"] == pytest.approx(0.5 * 0.95)
+    assert ids(out) == ["one", "two", "far", "none"]
+    assert all("node_distance" in c.scores for c in out)
+
+
+def test_episode_mentions() -> None:
+    out = rerankers.episode_mentions(cands(("a", 1.0), ("b", 0.9)), {"b": 10}, weight=0.1)
+    assert ids(out) == ["b", "a"]
+    assert out[0].score == pytest.approx(0.9 * (1 + 0.1 * math.log(11)))
+
+
+def test_mmr_prefers_novel_content() -> None:
+    v = {"a": np.array([1.0, 0.0]), "a2": np.array([0.999, 0.0447]), "b": np.array([0.0, 1.0])}
+    v = {k: x / np.linalg.norm(x) for k, x in v.items()}
+    cs = cands(("a", 1.0), ("a2", 0.95), ("b", 0.7))
+    assert ids(rerankers.mmr(cs, v, lambda_=1.0)) == ["a", "a2", "b"]  # pure relevance
+    assert ids(rerankers.mmr(cs, v, lambda_=0.5)) == ["a", "b", "a2"]  # the near-duplicate waits
+    assert ids(rerankers.mmr(cs, v, lambda_=0.5, k=2))[:2] == ["a", "b"]
+    assert rerankers.mmr([], v) == []
+
+
+def test_freshness_half_life_and_undated() -> None:
+    now = datetime(2026, 1, 31, tzinfo=UTC)
+    dates = {"old": now - timedelta(days=30), "new": now - timedelta(days=1), "undated": None}
+    out = rerankers.freshness(cands(("old", 1.0), ("new", 0.6), ("undated", 0.5)), dates, now, half_life_days=30)
+    score = {c.id: c.score for c in out}
+    assert score["old"] == pytest.approx(math.exp(-1))
+    assert score["new"] == pytest.approx(0.6 * math.exp(-1 / 30))
+    assert score["undated"] == 0.5
+    assert ids(out) == ["new", "undated", "old"]
+
+
+def test_diversity_backfills() -> None:
+    keys = {"a": "x.py", "b": "x.py", "c": "y.py", "d": None, "e": "x.py"}
+    out = rerankers.diversity(cands(("a", 1.0), ("b", 0.9), ("c", 0.8), ("d", 0.7), ("e", 0.6)), keys)
+    assert ids(out) == ["a", "c", "d", "b", "e"]
+    out2 = rerankers.diversity(cands(("a", 1.0), ("b", 0.9), ("c", 0.8)), keys, per_key=2)
+    assert ids(out2) == ["a", "b", "c"]
+
+
+def test_novelty_penalises_recently_surfaced() -> None:
+    out = rerankers.novelty(cands(("seen", 1.0), ("fresh", 0.7)), {"seen": 2.0}, weight=0.5)
+    assert ids(out) == ["fresh", "seen"]
+    assert out[1].score == pytest.approx(0.5)
+
+
+def test_importance_boost() -> None:
+    out = rerankers.importance(cands(("low", 1.0), ("high", 0.9)), {"low": 0.0, "high": 1.0}, weight=0.4)
+    assert ids(out) == ["high", "low"]
+    assert out[0].score == pytest.approx(0.9 * 1.2)
+    assert out[1].score == pytest.approx(1.0 * 0.8)
