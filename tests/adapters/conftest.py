@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -50,8 +50,7 @@ class Endpoint:
     db: Path
     transport: str
     make_client: Callable[[], Client]
-    log: Path | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+    log: Path | None = None  # the server's output (HTTP only; a stdio server's stderr is the test's)
 
     def client(self) -> Client:
         return self.make_client()
@@ -83,7 +82,7 @@ class StdioLauncher:
     def start(self, db: Path, *args: str, env: Mapping[str, str] | None = None) -> Endpoint:
         # The SDK passes on only HOME, PATH and a few more; give the server the same environment as the CLI.
         params = StdioServerParameters(command=KNOTWORK, args=["mcp", "--db", str(db), *args], env=clean_env(self.home, env))
-        return Endpoint(db, "stdio", lambda: Client(params, read_timeout_seconds=CALL_TIMEOUT_S), extra=dict(env or {}))
+        return Endpoint(db, "stdio", lambda: Client(params, read_timeout_seconds=CALL_TIMEOUT_S))
 
     def stop_all(self) -> None:
         pass
@@ -120,7 +119,7 @@ class HttpLauncher:
                     time.sleep(0.05)
                     continue
                 url = f"http://{HOST}:{port}/mcp"
-                return Endpoint(db, "http", lambda: Client(url, read_timeout_seconds=CALL_TIMEOUT_S), log, dict(env or {}))
+                return Endpoint(db, "http", lambda: Client(url, read_timeout_seconds=CALL_TIMEOUT_S), log)
             if proc.poll() is None:
                 _stop(proc)
                 pytest.fail(

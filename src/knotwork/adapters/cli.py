@@ -202,6 +202,9 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 @workspace_option
 @_apply(filter_options)
 @click.option("-n", "--limit", type=int, default=10, show_default=True, help="Most hits to show.")
+@click.option("--recipe", help="Search recipe (memory_hybrid, memory_bm25, memory_vector, memory_mmr, memory_node_distance, ambient).")
+@click.option("--center", help="Memory id that graph-aware recipes measure distance from.")
+@click.option("--explain", is_flag=True, help="Include every stage's score (JSON output).")
 @with_store
 def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find memories relevant to QUERY (the workspace and global)."""
@@ -212,6 +215,9 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
         agent_id=opts["agent_id"],
         category=opts["category"],
         tags=list(opts["tags"]),
+        recipe=opts["recipe"],
+        center=opts["center"],
+        explain=opts["explain"],
     )
     return render("search", hits, fmt)
 
@@ -317,6 +323,19 @@ def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: boo
     finally:
         if out is not sys.stdout:
             out.close()
+
+
+@cli.command()
+@click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
+@progress_option
+@click.pass_context
+def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
+    """Rebuild every vector with the configured embedder (KNOTWORK_EMBEDDER)."""
+    settings = _settings(ctx)
+    with open_store(db, settings=settings, reembed=True) as mem:
+        with _progress(mem.store.count_memories(), "reembed", progress) as bar:
+            done = mem.reembed(on_progress=bar.update)
+    click.echo(f"✓ Re-embedded {done} memories with {settings.embedder}")
 
 
 @cli.command()

@@ -1,0 +1,58 @@
+"""Vectors in the store: semantic matches, cross-process freshness, model bookkeeping."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import BackendUnavailable, Knotwork
+
+
+def test_semantic_match_without_shared_words(mem: Knotwork) -> None:
+    cat = mem.add("The cat sits on the mat")
+    mem.add("Stock markets fell sharply today")
+    hits = mem.search("kitten resting on a rug", recipe="memory_vector")
+    assert hits[0].memory.id == cat.id
+    assert mem.search("kitten resting on a rug", recipe="memory_bm25") == []  # no shared word
+
+
+def test_unrelated_query_finds_nothing_by_vector(mem: Knotwork) -> None:
+    mem.add("The cat sits on the mat")
+    assert mem.search("zxqv", recipe="memory_vector") == []
+
+
+def test_index_sees_writes_of_another_connection(db_path: Path) -> None:
+    with knotwork.open(db_path) as reader, knotwork.open(db_path) as writer:
+        assert reader.search("feline", recipe="memory_vector") == []
+        m = writer.add("Our office cat is called Miso")
+        assert [h.memory.id for h in reader.search("feline pet name", recipe="memory_vector")] == [m.id]
+        writer.update(m.id, content="Our office dog is called Miso")
+        writer.delete(m.id)
+        assert reader.search("feline pet name", recipe="memory_vector") == []
+        assert len(reader.index) == 0
+
+
+def test_long_memory_tail_is_searchable(mem: Knotwork) -> None:
+    filler = " ".join(f"Paragraph {i} talks about invoices, ledgers and quarterly accounting." for i in range(60))
+    long = mem.add(filler + " Finally: the backup server lives in the Frankfurt data centre.")
+    assert len(mem.embedder.chunks(long.content)) > 1
+    hits = mem.search("where is the backup server located?", recipe="memory_vector")
+    assert hits and hits[0].memory.id == long.id
+
+
+def test_other_model_is_refused_until_reembed(db_path: Path) -> None:
+    with knotwork.open(db_path) as mem:
+        m = mem.add("vectors made by the bundled model")
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE store_meta SET value = 'some-other-model' WHERE key = 'embedding_model'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(BackendUnavailable, match="reembed"):
+        knotwork.open(db_path)
+    with knotwork.open(db_path, reembed=True) as mem:
+        assert mem.reembed() == 1
+    with knotwork.open(db_path) as mem:
+        assert [h.memory.id for h in mem.search("bundled model vectors", recipe="memory_vector")] == [m.id]
