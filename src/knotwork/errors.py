@@ -35,12 +35,13 @@ class NotFound(KnotworkError, LookupError):
 class AmbiguousId(KnotworkError, LookupError):
     """A short id matches more than one record."""
 
-    def __init__(self, kind: str, ref: str, candidates: Sequence[str]) -> None:
+    def __init__(self, kind: str, ref: str, candidates: Sequence[str], total: int | None = None) -> None:
         self.kind = kind
         self.ref = ref
         self.candidates = list(candidates)
+        self.total = max(total or 0, len(self.candidates))
         shown = ", ".join(self.candidates[:10])
-        more = f" and {len(self.candidates) - 10} more" if len(self.candidates) > 10 else ""
+        more = f" and {self.total - 10} more" if self.total > 10 else ""
         super().__init__(
             f"id {ref!r} is ambiguous: it matches {kind}s {shown}{more}; give more characters"
         )

@@ -102,7 +102,8 @@ class Knotwork:
         if not found:
             raise NotFound("memory", ref)
         if len(found) > 1:
-            raise AmbiguousId("memory", ref, found)
+            total = self.store.count_memory_refs(text) if len(found) > 10 else len(found)
+            raise AmbiguousId("memory", ref, found, total)
         return found[0]
 
     # -- writing ----------------------------------------------------------

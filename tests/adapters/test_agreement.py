@@ -169,11 +169,6 @@ def test_cli_usage_errors_are_exit_2_and_one_line(db: Path, run_cli: Cli) -> Non
         assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.stderr)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="AmbiguousId under-counts: SQLiteStore.resolve_memory_ref fetches at most 11 matches (limit=11), "
-    "so AmbiguousId always says 'and 1 more' past 10, however many memories share the prefix",
-)
 def test_ambiguous_id_error_counts_every_match(api: Knotwork, db: Path, run_cli: Cli) -> None:
     for attempt in range(5):
         ids = [api.add(f"crowd {attempt} {i}").id for i in range(15)]

@@ -276,6 +276,15 @@ class SQLiteStore:
             ).fetchall()
         return list(dict.fromkeys(r[0] for r in by_prefix + by_suffix))
 
+    def count_memory_refs(self, ref: str) -> int:
+        """How many memories a short id matches by prefix or suffix (for error messages)."""
+        rev = ref[::-1]
+        with self._lock:
+            return self._run(
+                "SELECT count(*) FROM memories WHERE (id >= ? AND id < ?) OR (rid >= ? AND rid < ?)",
+                (ref, ref + "~", rev, rev + "~"),
+            ).fetchone()[0]
+
     def replace_memory(self, old: Memory, new: Memory) -> Memory:
         with self.transaction():
             clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
