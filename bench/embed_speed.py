@@ -6,11 +6,13 @@ counts, the graph optimisation level, the cost of a 512-token window, and
 single-query latency (p50/p95) for cold queries and cache hits. Prints
 markdown tables.
 
-    PYTHONPATH=src python bench/embed_speed.py           # about 3 minutes on 2 cores
+    PYTHONPATH=src python bench/embed_speed.py           # about 4 minutes on an idle 2-core machine
     PYTHONPATH=src python bench/embed_speed.py --quick   # a rough pass in well under a minute
 
-Numbers are best-of-N wall-clock runs; on a shared machine other processes
-show up as noise, so compare settings within one run, not across runs.
+Numbers are best-of-N wall-clock runs (N=5), which filters out most of the
+noise from other processes on a shared machine; the load average printed
+at the start and end says how busy the machine was. Compare settings
+within one run, not across runs.
 """
 
 from __future__ import annotations
@@ -168,12 +170,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer texts, runs and settings")
     args = parser.parse_args(argv)
     quick = args.quick
-    runs = 1 if quick else 3
-    short = make_texts(64 if quick else 256, 20, seed=1)
-    long = make_texts(16 if quick else 48, 200, seed=2)
-    very_long = make_texts(8 if quick else 24, 500, seed=3)
+    runs = 1 if quick else 5
+    short = make_texts(64 if quick else 128, 20, seed=1)
+    long = make_texts(16 if quick else 24, 200, seed=2)
+    very_long = make_texts(8 if quick else 12, 500, seed=3)
     probe = MiniLMEmbedder()
     print(f"# knotwork embedder speed ({probe.model_id}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]})\n")
+    print(f"load average at start: {_load_average()}\n")
     print(f"short texts: {len(short)} x {mean_tokens(probe, short):.0f} tokens; "
           f"long texts: {len(long)} x {mean_tokens(probe, long):.0f} tokens\n")
     print("## Load\n")
@@ -186,7 +189,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("## Window: 256 (trained) vs 512 on ~500-token texts\n")
     print(bench_window(very_long, runs), "\n")
     print("## Single-query latency\n")
-    print(bench_queries(100 if quick else 300))
+    print(bench_queries(100 if quick else 300), "\n")
+    print(f"load average at end: {_load_average()}")
+
+
+def _load_average() -> str:
+    """Other processes' load, printed because it skews every figure here."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(11)
 
-    with tempfile.TemporaryDirectory() as tmp, knotwork.open(Path(tmp) / "graph.db") as mem:
+    # Traversal touches no vectors: embeddings are off so building 100k memories takes seconds.
+    settings = knotwork.Settings(embedder="none")
+    with tempfile.TemporaryDirectory() as tmp, knotwork.open(Path(tmp) / "graph.db", settings=settings) as mem:
         t0 = time.perf_counter()
         memory_ids: list[str] = []
         for start in range(0, args.memories, 5000):

@@ -68,6 +68,8 @@ def test_api_mcp_and_cli_agree_on_one_file(db: Path, start_stdio: Callable[..., 
             # every adapter now agrees it is gone
             missing = await err(client, "get_memory", {"id": first.id})
             assert first.id in missing
+            after = await ok_json(client, "search_memory", {"query": "how long are invoices archived", "workspace": "shop"})
+            assert first.id not in [h["memory"]["id"] for h in after["hits"]]  # the server's search saw the CLI's delete
             again = await asyncio.to_thread(run_cli, "get", first.id, "--db", str(db))
             assert again.returncode == 2 and first.id in again.stderr
 
@@ -121,23 +123,17 @@ def fill(template: str, names: dict[str, str]) -> str:
 
 BAD_INPUT = [
     pytest.param(["add", ""], ["content", "empty"], id="empty-content"),
-    pytest.param(["add", " \t "], ["content", "empty"], id="whitespace-content"),
     pytest.param(["add", "x", "--tag", "bad key=v"], ["tags", "bad key"], id="tag-key-with-space"),
     pytest.param(["add", "x", "--valid-at", "yesterday-ish"], ["valid_at", "yesterday-ish"], id="bad-date"),
     pytest.param(["add", "x", "-w", "bad workspace!"], ["workspace", "bad workspace!"], id="bad-workspace"),
     pytest.param(["add", "x", "--metadata", "{not json"], ["metadata", "JSON"], id="bad-metadata-json"),
-    pytest.param(["add", "x", "--importance", "2"], ["importance"], id="importance-above-1"),
     pytest.param(["get", ABSENT_ID], ["no memory", ABSENT_ID], id="unknown-id-get"),
-    pytest.param(["update", ABSENT_ID, "--content", "x"], ["no memory", ABSENT_ID], id="unknown-id-update"),
     pytest.param(["delete", ABSENT_ID[:8]], ["no memory", ABSENT_ID[:8]], id="unknown-id-delete"),
     pytest.param(["get", "abc"], ["'abc'", "not an id"], id="malformed-id"),
     pytest.param(["get", "{prefix}"], ["ambiguous", "{a}", "{b}"], id="ambiguous-id-get"),
-    pytest.param(["update", "{prefix}", "--content", "x"], ["ambiguous", "{a}", "{b}"], id="ambiguous-id-update"),
     pytest.param(["delete", "{prefix}"], ["ambiguous", "{a}", "{b}"], id="ambiguous-id-delete"),
     pytest.param(["update", "{a}"], ["nothing to change"], id="update-without-changes"),
     pytest.param(["list", "--tag", "bad key"], ["tags", "bad key"], id="list-bad-tag-filter"),
-    pytest.param(["list", "--cursor", "{prefix}"], ["cursor"], id="list-short-cursor"),
-    pytest.param(["search", "   "], ["query", "empty"], id="search-empty-query"),
 ]
 
 
@@ -162,7 +158,7 @@ def test_cli_bad_input_exits_2_with_one_error_line(
 
 
 def test_cli_usage_errors_are_exit_2_and_one_line(db: Path, run_cli: Cli) -> None:
-    for args in (["add"], ["get"], ["no-such-command"], ["list", "--limit", "many"]):
+    for args in (["add"], ["list", "--limit", "many"]):
         result = run_cli(*args, "--db", str(db))
         assert result.returncode == 2, (args, result.stderr)
         lines = result.stderr.splitlines()

@@ -69,7 +69,7 @@ def test_two_mcp_stdio_servers_on_one_file(db: Path, start_stdio: Callable[..., 
 def test_one_mcp_server_handles_many_calls_in_flight(db: Path, start_stdio: Callable[..., Endpoint]) -> None:
     """The server runs sync tools on worker threads: concurrent calls share one SQLite connection."""
     server = start_stdio(db)
-    n = 200
+    n = 60
 
     async def scenario() -> list[Any]:
         async with server.client() as client:
