@@ -43,7 +43,7 @@ class AmbiguousId(KnotworkError, LookupError):
         shown = ", ".join(self.candidates[:10])
         more = f" and {self.total - 10} more" if self.total > 10 else ""
         super().__init__(
-            f"id {ref!r} is ambiguous: it matches {kind}s {shown}{more}; give more characters"
+            f"id {ref!r} is ambiguous: it matches {shown}{more}; give more characters"
         )
 
 

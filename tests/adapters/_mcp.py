@@ -1,7 +1,9 @@
 """The MCP contract, written once and run over every transport.
 
 ``test_mcp_stdio.py`` and ``test_mcp_http.py`` subclass :class:`McpContract`
-and provide a ``start_mcp(db, *args, env=None) -> Endpoint`` fixture. Each
+and provide ``start_mcp(db, *args, env=None) -> Endpoint`` (function scope)
+and ``start_mcp_shared`` (class scope, for the one server the bad-input
+tests share, to keep process start-ups down). Each
 test drives a real ``knotwork`` server process through the SDK's real
 ``mcp.Client`` and checks the database afterwards through the Python API.
 """
@@ -127,7 +129,7 @@ def versions(db: Path, memory_id: str) -> list[str]:
 
 
 class McpContract:
-    """Behaviour every MCP transport must show. Subclasses provide ``start_mcp``."""
+    """Behaviour every MCP transport must show. Subclasses provide ``start_mcp`` and ``start_mcp_shared``."""
 
     transport: str
 

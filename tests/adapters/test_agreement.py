@@ -107,9 +107,8 @@ def test_api_mcp_and_cli_agree_on_one_file(db: Path, start_stdio: Callable[..., 
 
 # -- the CLI's bad-input contract --------------------------------------------
 def _ambiguous_pair(mem: Knotwork) -> tuple[str, str]:
-    for attempt in range(10):
-        a = mem.add(f"ambiguous {attempt} first").id
-        b = mem.add(f"ambiguous {attempt} second").id
+    for attempt in range(10):  # add_many draws the ids back to back; retry if they straddle a prefix change
+        a, b = (m.id for m in mem.add_many([{"content": f"ambiguous {attempt} first"}, {"content": f"ambiguous {attempt} second"}]))
         if a[:8] == b[:8]:
             return a, b
     pytest.fail("could not create two memories whose ids share an 8-character prefix")
@@ -166,8 +165,9 @@ def test_cli_usage_errors_are_exit_2_and_one_line(db: Path, run_cli: Cli) -> Non
 
 
 def test_ambiguous_id_error_counts_every_match(api: Knotwork, db: Path, run_cli: Cli) -> None:
-    for attempt in range(5):
-        ids = [api.add(f"crowd {attempt} {i}").id for i in range(15)]
+    """Regression: the store fetched at most 11 matches, so past ten the error always said "and 1 more"."""
+    for attempt in range(10):
+        ids = [m.id for m in api.add_many([{"content": f"crowd {attempt} {i}"} for i in range(15)])]
         prefix = ids[0][:8]
         if all(i[:8] == prefix for i in ids):
             break

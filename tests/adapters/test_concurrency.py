@@ -34,7 +34,7 @@ def stored(db: Path) -> dict[str, str]:
 
 
 def test_two_mcp_stdio_servers_on_one_file(db: Path, start_stdio: Callable[..., Endpoint]) -> None:
-    server = start_stdio(db, env=NO_EMBEDDINGS)  # the file does not exist yet: both servers create/migrate it at once
+    server = start_stdio(db, env=NO_EMBEDDINGS)  # the file does not exist yet: the first server creates it
 
     async def writer(client: Client, name: str) -> tuple[list[str], list[str], float, float]:
         ids: list[str] = []
