@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
+
+import knotwork.embed
 
 from knotwork.embed import Embedder, EmbeddingError, MissingDependencyError, make_embedder
 from knotwork.embed.fastembed_provider import FastEmbedEmbedder
@@ -64,3 +67,14 @@ def test_fastembed_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) 
     assert caught.value.name == "fastembed"
     with pytest.raises(ImportError, match="pip install fastembed"):
         FastEmbedEmbedder("BAAI/bge-small-en-v1.5")
+
+
+def test_importing_the_package_loads_no_model_runtime() -> None:
+    """Providers import onnxruntime or fastembed on first use, not on import."""
+    code = "import sys, knotwork.embed; print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+    assert knotwork.embed.MiniLMEmbedder is MiniLMEmbedder
+    assert knotwork.embed.OpenAICompatibleEmbedder is OpenAICompatibleEmbedder
+    with pytest.raises(AttributeError):
+        knotwork.embed.NoSuchEmbedder  # noqa: B018

@@ -13,6 +13,7 @@ returns wrong memories forever after; errors name the URL and HTTP status.
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import threading
 import time
@@ -58,7 +59,8 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             (otherwise ``user:password@`` in ``base_url`` is sent as Basic auth).
         dim: Expected vector size. When omitted it is learnt from the first
             answer; reading :attr:`dim` before any embedding asks the server
-            once with a one-word text.
+            once with a two-word text. (On Python 3.11, ``isinstance(x,
+            Embedder)`` reads ``dim`` too; pass ``dim`` to avoid that request.)
         timeout: Seconds to wait for one request.
         batch_size: Texts per request.
         max_tokens: The model's window, used by :meth:`chunks` (which only
@@ -179,7 +181,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                     continue
                 hint = " (is base_url the API root, e.g. http://host:port/v1?)" if exc.code in (404, 405) else ""
                 raise self._error(f"answered HTTP {exc.code}{hint}: {detail}", exc.code) from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
                 if attempt < self.retries:
                     attempt = self._pause(attempt)
                     continue
