@@ -1,7 +1,7 @@
 """LongMemEval retrieval: knotwork's search against BM25, dense and RRF baselines on one pooled store.
 
     python bench/longmemeval.py [--data PATH] [--limit-questions N] [--baselines bm25,dense,rrf|none]
-                                [--k 1,5,10] [--recipe NAME] [--json out.json] [--markdown]
+                                [--k 1,5,10] [--recipe NAME[,NAME...]] [--json out.json] [--markdown]
 
 Every distinct session of the 500 LongMemEval "oracle" questions (940 sessions,
 10,866 turns) goes into ONE store, one memory per turn, and each question is
@@ -168,8 +168,8 @@ def _dedupe(keys: Iterable[TurnKey]) -> list[TurnKey]:
     return list(dict.fromkeys(keys))
 
 
-class KnotworkRetriever:
-    """knotwork's public API: ``add_many`` into a fresh SQLite file, then ``search``.
+class KnotworkStore:
+    """knotwork through its public API: ``add_many`` into a fresh SQLite file, then ``search``.
 
     knotwork stores the same content (whitespace aside) in the same workspace
     once: ``add_many`` hands back the existing memory. The pool has 1,114 such
@@ -178,18 +178,18 @@ class KnotworkRetriever:
     several turns; a hit on it is expanded to all of them, in the order they
     were added, and the list cut at ``depth`` (bm25s scores identical texts
     the same, so it also ranks such copies side by side).
+
+    knotwork is opened with its own settings (``KNOTWORK_*`` environment
+    variables apply, e.g. ``KNOTWORK_EMBEDDER``); only the database path is
+    the bench's.
     """
 
-    def __init__(self, turns: Sequence[Turn], folder: Path, *, depth: int, batch: int = 1000, recipe: str | None = None):
+    def __init__(self, turns: Sequence[Turn], folder: Path, *, batch: int = 1000) -> None:
         import knotwork
 
-        self.depth = depth
         self.mem = knotwork.open(folder / "longmemeval.db")
-        self.search_kwargs: dict[str, Any] = {}
-        if recipe is not None:
-            if "recipe" not in inspect.signature(self.mem.search).parameters:
-                raise SystemExit(f"--recipe {recipe}: this knotwork's search() takes no recipe argument")
-            self.search_kwargs["recipe"] = recipe
+        embedder = getattr(self.mem, "embedder", None)
+        self.embedder_id = getattr(embedder, "model_id", None) if embedder is not None else None
         self.turns_of: dict[str, list[TurnKey]] = defaultdict(list)
         self.merged = 0
         start = time.perf_counter()
@@ -220,15 +220,39 @@ class KnotworkRetriever:
             "valid_at": session_time(t.session_date),
         }
 
-    def __call__(self, q: Question) -> list[TurnKey]:
-        hits = self.mem.search(q.text, workspace=WORKSPACE, limit=self.depth, **self.search_kwargs)
-        ranked: list[TurnKey] = []
-        for hit in hits:
-            ranked.extend(self.turns_of.get(hit.memory.id) or [(hit.memory.metadata["session_id"], hit.memory.metadata["turn_index"])])
-        return ranked[: self.depth]
+    def retriever(self, *, depth: int, recipe: str | None = None) -> Retriever:
+        """``search`` with this recipe (knotwork's default when None) as a :data:`Retriever`."""
+        kwargs: dict[str, Any] = {} if recipe is None else {"recipe": recipe}
+
+        def retrieve(q: Question) -> list[TurnKey]:
+            hits = self.mem.search(q.text, workspace=WORKSPACE, limit=depth, **kwargs)
+            ranked: list[TurnKey] = []
+            for hit in hits:
+                meta = hit.memory.metadata
+                ranked.extend(self.turns_of.get(hit.memory.id) or [(meta["session_id"], meta["turn_index"])])
+            return ranked[:depth]
+
+        return retrieve
 
     def close(self) -> None:
         self.mem.close()
+
+
+def check_recipes(recipes: Sequence[str]) -> None:
+    """Fail before the (slow) ingest when knotwork cannot run these recipes."""
+    if not recipes:
+        return
+    import knotwork
+
+    if "recipe" not in inspect.signature(knotwork.Knotwork.search).parameters:
+        raise SystemExit("--recipe: this knotwork's search() takes no recipe argument")
+    try:
+        from knotwork.search.recipes import RECIPES
+    except ImportError:
+        return
+    unknown = [r for r in recipes if r not in RECIPES]
+    if unknown:
+        raise SystemExit(f"--recipe: unknown {', '.join(unknown)}; knotwork knows {', '.join(RECIPES)}")
 
 
 def english_stemmer() -> tuple[Any, str]:
@@ -349,13 +373,15 @@ class DenseBaseline:
         for text in unique:
             digest.update(text.encode("utf-8") + b"\0")
         safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.model_id)
-        self.cache = CACHE_DIR / f"longmemeval-{safe_id}-{digest.hexdigest()[:16]}.npy"
+        source = "kw" if self.source == "knotwork.embed" else "fallback"
+        self.cache = CACHE_DIR / f"longmemeval-{source}-{safe_id}-{digest.hexdigest()[:16]}.npy"
         start = time.perf_counter()
         if self.cache.exists():
             vectors = np.load(self.cache)
             self.cached = True
         else:
-            vectors = np.vstack([np.asarray(self.embedder.embed(unique[i : i + 512]), dtype=np.float32) for i in range(0, len(unique), 512)])
+            parts = [self.embedder.embed(unique[i : i + 512]) for i in range(0, len(unique), 512)]
+            vectors = np.vstack([np.asarray(p, dtype=np.float32) for p in parts])
             CACHE_DIR.mkdir(parents=True, exist_ok=True)
             tmp = self.cache.with_suffix(".tmp.npy")
             np.save(tmp, vectors)
@@ -392,15 +418,17 @@ def rrf(retrievers: Sequence[Retriever], *, k: int = RRF_K, depth: int) -> Retri
 @dataclass(slots=True)
 class Run:
     name: str
+    short: str  # column label in the per-type table
     ranked: dict[str, list[TurnKey]]
     hits: dict[str, dict[str, bool | None]]
     latency_ms: list[float]
 
 
-def run(name: str, retrieve: Retriever, questions: Sequence[Question], ks: Sequence[int]) -> Run:
+def run(name: str, short: str, retrieve: Retriever, questions: Sequence[Question], ks: Sequence[int]) -> Run:
+    """Ask every question; time each call (wall clock, after one untimed warm-up call)."""
     depth = max(ks)
-    retrieve(questions[0])  # warm-up, not timed
-    result = Run(name, {}, {}, [])
+    retrieve(questions[0])
+    result = Run(name, short, {}, {}, [])
     for q in questions:
         start = time.perf_counter()
         ranked = retrieve(q)
@@ -462,10 +490,12 @@ def fmt(value: float | None, digits: int = 3) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="longmemeval_oracle.json.gz")
-    parser.add_argument("--limit-questions", type=int, default=None, metavar="N", help="ask N questions spread evenly over the 500 (the pool stays whole)")
+    parser.add_argument("--limit-questions", type=int, default=None, metavar="N",
+                        help="ask N questions spread evenly over the 500 (the pool stays whole)")
     parser.add_argument("--baselines", default="bm25,dense,rrf", help="comma list of bm25, dense, rrf; or none")
     parser.add_argument("--k", default="1,5,10", help="cut-offs, comma list")
-    parser.add_argument("--recipe", default=None, help="passed to knotwork's search(recipe=...) once it takes one")
+    parser.add_argument("--recipe", default=None, metavar="NAME[,NAME...]",
+                        help="knotwork search recipe(s), one knotwork row each over the same store (default: knotwork's default)")
     parser.add_argument("--batch", type=int, default=1000, help="add_many batch size")
     parser.add_argument("--json", type=Path, default=None, help="write every figure and each question's ranked turns here")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
@@ -476,31 +506,42 @@ def main(argv: Sequence[str] | None = None) -> None:
     unknown = set(wanted) - {"bm25", "dense", "rrf"}
     if unknown or not ks or ks[0] < 1:
         parser.error(f"bad --baselines {sorted(unknown)}" if unknown else "bad --k")
+    recipes: list[str | None] = [r.strip() for r in args.recipe.split(",") if r.strip()] if args.recipe else [None]
+    check_recipes([r for r in recipes if r])
     depth = max(ks)
     md = args.markdown
-    say = (lambda s: print(s, file=sys.stderr, flush=True))
 
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    load_before = os.getloadavg()
     t0 = time.perf_counter()
     data = load(args.data)
     questions = spread(data.questions, args.limit_questions)
     turns = data.turns
     sessions = len({t.session_id for t in turns})
     no_gold = [q.id for q in questions if not q.answer_turns]
-    say(f"loaded {len(data.questions)} questions, {sessions} distinct sessions ({data.session_occurrences} occurrences), {len(turns)} turns in {time.perf_counter() - t0:.1f} s")
+    say(f"loaded {len(data.questions)} questions, {sessions} distinct sessions "
+        f"({data.session_occurrences} occurrences), {len(turns)} turns in {time.perf_counter() - t0:.1f} s")
 
     runs: list[Run] = []
     timings: dict[str, Any] = {}
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="knotwork-lme-") as tmp:
         say(f"knotwork: add_many {len(turns)} turns in batches of {args.batch} ...")
-        kw = KnotworkRetriever(turns, Path(tmp), depth=depth, batch=args.batch, recipe=args.recipe)
-        timings["knotwork_ingest_s"] = kw.ingest_s
-        timings["knotwork_memories_per_s"] = len(turns) / kw.ingest_s
-        timings["knotwork_memories_stored"] = kw.stored
-        timings["knotwork_turns_merged_as_duplicates"] = kw.merged
+        kw = KnotworkStore(turns, Path(tmp), batch=args.batch)
+        timings.update(
+            knotwork_ingest_s=kw.ingest_s,
+            knotwork_memories_per_s=len(turns) / kw.ingest_s,
+            knotwork_memories_stored=kw.stored,
+            knotwork_turns_merged_as_duplicates=kw.merged,
+            knotwork_embedder=kw.embedder_id,
+        )
         say(f"  {kw.ingest_s:.2f} s, {len(turns) / kw.ingest_s:,.0f} memories/s; {kw.stored} stored, {kw.merged} merged as duplicates")
-        name = "knotwork" + (f" [{args.recipe}]" if args.recipe else "")
-        runs.append(run(name, kw, questions, ks))
+        for recipe in recipes:
+            name = f"knotwork [{recipe}]" if recipe else "knotwork"
+            say(f"{name}: searching ...")
+            runs.append(run(name, f"kw:{recipe}" if recipe else "knotwork", kw.retriever(depth=depth, recipe=recipe), questions, ks))
         kw.close()
 
     bm25 = dense = None
@@ -519,21 +560,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             timings["dense_embed_s"] = dense.embed_s
             timings["dense_cached"] = dense.cached
-            notes.append(f"dense: {dense.model_id} via {dense.source}; {dense.unique} distinct texts embedded"
-                         + (" (from cache)" if dense.cached else f" in {dense.embed_s:.0f} s"))
+            notes.append(f"dense: {dense.model_id} via {dense.source}, whole turn truncated to the model window; "
+                         f"{dense.unique} distinct texts embedded" + (" (from cache)" if dense.cached else f" in {dense.embed_s:.0f} s"))
             say(f"  {dense.unique} vectors in {dense.embed_s:.1f} s" + (" (cache)" if dense.cached else ""))
     if bm25 and "bm25" in wanted:
-        runs.append(run("BM25 (bm25s)", bm25, questions, ks))
+        runs.append(run("BM25 (bm25s)", "BM25", bm25, questions, ks))
     if dense and "dense" in wanted:
-        runs.append(run("dense MiniLM", dense, questions, ks))
+        runs.append(run("dense MiniLM", "dense", dense, questions, ks))
     if bm25 and dense and "rrf" in wanted:
-        runs.append(run(f"RRF(BM25, dense) k={RRF_K}", rrf([bm25, dense], depth=FUSION_DEPTH), questions, ks))
+        runs.append(run(f"RRF(BM25, dense) k={RRF_K}", "RRF", rrf([bm25, dense], depth=FUSION_DEPTH), questions, ks))
+    load_after = os.getloadavg()
 
     summaries = {r.name: summary(r, questions, ks) for r in runs}
     turn_ks = [k for k in ks if k > 1] or ks
     header = ["system"] + [f"session R@{k}" for k in ks] + [f"turn R@{k}" for k in turn_ks] + ["p50 ms", "p95 ms"]
     rows = [
-        [name] + [fmt(s[f"session@{k}"]) for k in ks] + [fmt(s[f"turn@{k}"]) for k in turn_ks] + [fmt(s["p50_ms"], 2), fmt(s["p95_ms"], 2)]
+        [name] + [fmt(s[f"session@{k}"]) for k in ks] + [fmt(s[f"turn@{k}"]) for k in turn_ks]
+        + [fmt(s["p50_ms"], 2), fmt(s["p95_ms"], 2)]
         for name, s in summaries.items()
     ]
     n_turn = sum(1 for q in questions if q.answer_turns)
@@ -547,18 +590,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print(
         f"knotwork ingest: {len(turns)} turns through add_many (batches of {args.batch}) in {kw.ingest_s:.2f} s, "
-        f"{len(turns) / kw.ingest_s:,.0f} memories/s; {kw.stored} memories stored ({kw.merged} turns identical to an earlier one)."
+        f"{len(turns) / kw.ingest_s:,.0f} memories/s; {kw.stored} memories stored "
+        f"({kw.merged} turns identical to an earlier one); embedder: {kw.embedder_id or 'none'}."
     )
     for note in notes:
         print(note + ".")
+    print(f"load average (1 min) {load_before[0]:.1f} at start, {load_after[0]:.1f} at end on {os.cpu_count()} cpus.")
 
     s_k = 5 if 5 in ks else ks[len(ks) // 2]
     t_k = max(ks)
     by_type = groups(questions)
     header2 = ["question type", "n"]
     for r in runs:
-        short = r.name.split(" ")[0]
-        header2 += [f"{short} S@{s_k}", f"{short} T@{t_k}"]
+        header2 += [f"{r.short} S@{s_k}", f"{r.short} T@{t_k}"]
     rows2 = []
     for label, qs in by_type.items():
         row = [label, str(len(qs))]
@@ -578,9 +622,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             "session_date_conflicts": data.date_conflicts,
             "turns": len(turns),
             "ks": ks,
-            "recipe": args.recipe,
+            "recipes": recipes,
             "turn_metric_excluded": no_gold,
-            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+            "machine": {
+                "python": platform.python_version(),
+                "cpus": os.cpu_count(),
+                "platform": platform.platform(),
+                "loadavg_start": load_before,
+                "loadavg_end": load_after,
+            },
             "timings": timings,
             "notes": notes,
             "systems": {
