@@ -28,6 +28,28 @@ class Settings(BaseSettings):
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
+    # -- knowledge graph --------------------------------------------------------
+    kg_extract: str = Field(
+        default="rules", description="Offline extraction of entities and facts on add: rules (deterministic) or none."
+    )
+    kg_single_valued: list[str] = Field(
+        default=[
+            "prefers", "uses_version", "lives_in", "status", "works_at", "located_in", "written_in", "reports_to",
+            "name", "role", "job_title", "age", "favorite_*",
+        ],
+        description="Predicates a subject has one value of at a time (a trailing * matches a prefix); "
+        "a new value retires the old one. JSON list in the environment.",
+    )
+    kg_embed_entities: bool = Field(
+        default=True, description="Embed entity names for resolution and node search (needs an embedder)."
+    )
+    kg_llm: str | None = Field(
+        default=None,
+        description="Optional LLM extraction: <model>@<base_url> of an OpenAI-compatible endpoint; memories are queued.",
+    )
+    kg_llm_api_key: str | None = Field(default=None, description="API key sent to the kg_llm endpoint, if it needs one.")
+    kg_llm_instructions: str = Field(default="", description="Extra instructions appended to the LLM extraction prompt.")
+    kg_llm_attempts: int = Field(default=3, ge=1, le=20, description="Tries per memory before it is marked failed.")
 
     def database(self) -> str:
         """The database location these settings point at."""

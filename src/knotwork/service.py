@@ -21,6 +21,8 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.search.vector_index import VectorIndex
+from knotwork.knowledge.models import ClearReport, Community, Entity, Episode, Fact, FactHit, NodeHit, QueueItem
+from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.store.protocol import Store
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 ADD_FIELDS = frozenset(
     {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
 )
+GRAPH_FIELDS = frozenset({"entities", "facts"})
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
@@ -82,7 +85,10 @@ class Knotwork:
         self.index = VectorIndex(store, embedder.dim) if embedder else None
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
-        self._links = LinkService(store, self.get, lambda mid, at: self.update(mid, invalid_at=at))
+        self.knowledge = KnowledgeService(store, self.settings, embedder)
+        self._links = LinkService(
+            store, self.get, lambda mid, at: self.update(mid, invalid_at=at), about=self.knowledge.about
+        )
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
@@ -144,12 +150,20 @@ class Knotwork:
         importance: float | None = None,
         metadata: Mapping[str, Any] | None = None,
         valid_at: str | datetime | None = None,
+        entities: list[Mapping[str, Any]] | None = None,
+        facts: list[Mapping[str, Any]] | None = None,
     ) -> Memory:
         """Store a memory and return it.
 
         The same content in the same workspace and partition is stored once:
         the existing memory comes back with ``duplicate=True``.
+
+        ``entities`` (``[{name, type?, summary?}]``) and ``facts``
+        (``[{subject, predicate, object, valid_at?, invalid_at?}]``) go into
+        the knowledge graph along with what the offline rules find in the
+        content; a fact's ``valid_at`` defaults to the memory's.
         """
+        graph = self.knowledge.caller_input(entities, facts)
         draft = self._draft(
             content,
             workspace=workspace,
@@ -162,24 +176,26 @@ class Knotwork:
             metadata=metadata,
             valid_at=valid_at,
         )
-        return self._insert([draft])[0]
+        return self._insert([draft], [graph])[0]
 
     def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
         """Store many memories in one transaction: all are validated first, then all land or none."""
         drafts: list[Memory] = []
+        graphs: list[GraphInput] = []
         for index, item in enumerate(items):
             if not isinstance(item, Mapping):
                 raise InvalidInput(f"items[{index}]", f"expected a mapping, got {type(item).__name__}")
-            unknown = set(item) - ADD_FIELDS
+            unknown = set(item) - ADD_FIELDS - GRAPH_FIELDS
             if unknown:
                 raise InvalidInput(f"items[{index}]", f"unknown field(s) {', '.join(sorted(unknown))}")
             if "content" not in item:
                 raise InvalidInput(f"items[{index}].content", "is missing")
             try:
-                drafts.append(self._draft(**item))
+                graphs.append(self.knowledge.caller_input(item.get("entities"), item.get("facts")))
+                drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return self._insert(drafts)
+        return self._insert(drafts, graphs)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
         """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
@@ -193,9 +209,14 @@ class Knotwork:
             row += len(chunks)
         return out
 
-    def _insert(self, drafts: list[Memory]) -> list[Memory]:
+    def _insert(self, drafts: list[Memory], graphs: list[GraphInput] | None = None) -> list[Memory]:
+        # Extraction is CPU work on the text alone: done before the write lock is taken.
+        graphs = self.knowledge.prepare(drafts, graphs or [GraphInput() for _ in drafts])
         if not self.embedder:
-            return self.store.insert_memories(drafts)
+            with self.store.transaction():
+                out = self.store.insert_memories(drafts)
+                self.knowledge.ingest(out, graphs)
+            return out
         # Embed outside the write transaction (it is the slow part) and only what is new.
         fresh: dict[tuple, Memory] = {}
         for d in drafts:
@@ -208,6 +229,7 @@ class Knotwork:
             for m in out:
                 if not m.duplicate and m.id in vectors:
                     self.store.put_vectors(m.id, vectors[m.id])
+            self.knowledge.ingest(out, graphs)
         return out
 
     def update(self, id: str, **changes: Any) -> Memory:
@@ -412,6 +434,57 @@ class Knotwork:
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
         """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app)."""
         return self._links.relations(ids)
+
+    # -- knowledge graph ----------------------------------------------------
+    def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> list[NodeHit]:
+        """Entities matching ``query`` (names, aliases, summaries), nearest to ``center`` (an entity) first."""
+        return self.knowledge.search_nodes(query, center, limit, workspace)
+
+    def search_facts(
+        self,
+        query: str,
+        center: str | None = None,
+        limit: int = 10,
+        as_of: str | datetime | None = None,
+        include_invalid: bool = False,
+        *,
+        workspace: str | None = None,
+    ) -> list[FactHit]:
+        """Facts matching ``query``, true now (or at ``as_of``) unless ``include_invalid``."""
+        return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace)
+
+    def episodes(self, *, workspace: str | None = None, limit: int = 20, query: str | None = None) -> list[Episode]:
+        """Memories seen from the graph (entities mentioned, facts given), newest first or best match for ``query``."""
+        if query is not None:
+            memories = [h.memory for h in self.search(query, workspace=workspace, limit=limit, include_invalid=True)]
+        else:
+            memories = list(self.list(workspace=workspace, limit=limit))
+        return self.knowledge.episodes(memories)
+
+    def entity(self, ref: str, *, workspace: str | None = None) -> Entity:
+        """One entity by id (full or 8+ char prefix/suffix) or by name or alias."""
+        return self.knowledge.entity(ref, workspace)
+
+    def entity_facts(
+        self, ref: str, *, workspace: str | None = None, as_of: str | datetime | None = None, include_invalid: bool = False
+    ) -> list[Fact]:
+        """Facts about one entity, as subject or object, newest first."""
+        return self.knowledge.facts_of(ref, workspace, as_of, include_invalid)
+
+    def fact(self, id: str) -> Fact:
+        return self.knowledge.fact(id)
+
+    def delete_fact(self, id: str) -> Fact:
+        """Delete a fact (full id or 8+ char prefix/suffix); facts it had retired are current again."""
+        return self.knowledge.delete_fact(id)
+
+    def clear_graph(self, workspace: str | None, confirm: bool = True) -> ClearReport:
+        """Delete the entities and facts of one workspace (``"*"``: all). Memories are kept."""
+        return self.knowledge.clear_graph(workspace, confirm)
+
+    def merge_entities(self, a: str, b: str, *, workspace: str | None = None) -> Entity:
+        """Merge two entities: the most connected stays, the other's name becomes its alias."""
+        return self.knowledge.merge_entities(a, b, workspace)
 
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:

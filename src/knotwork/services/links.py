@@ -61,10 +61,17 @@ def _types(value: Any) -> list[str] | None:
 class LinkService:
     """Links between memories. ``get`` resolves a memory id; ``retire`` marks a memory invalid from a time."""
 
-    def __init__(self, store: Store, get: Callable[[str], Memory], retire: Callable[[str, datetime], Memory]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        get: Callable[[str], Memory],
+        retire: Callable[[str, datetime], Memory],
+        about: Callable[[list[str]], dict[str, list[Any]]] | None = None,
+    ) -> None:
         self.store = store
         self.get = get
         self.retire = retire
+        self.about = about  # memory ids -> the entities each mentions (knowledge graph)
 
     def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
         if type not in LINK_TYPES:
@@ -147,7 +154,11 @@ class LinkService:
 
     def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
         memories = [self.get(m) for m in memory_ids]
-        return {m.id: meta_relations(m) for m in memories}
+        out = {m.id: meta_relations(m) for m in memories}
+        if self.about:
+            for mid, entities in self.about([m.id for m in memories]).items():
+                out[mid] += [MetaRelation("about", "entity", e.name, preview=e.summary or None) for e in entities]
+        return out
 
 
 def meta_relations(m: Memory) -> list[MetaRelation]:

@@ -23,6 +23,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import migrate
+from knotwork.store.sqlite.knowledge import KnowledgeStore
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
@@ -145,8 +146,8 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     return (" AND ".join(clauses) or "1"), params
 
 
-class SQLiteStore:
-    """The Store protocol on one SQLite file."""
+class SQLiteStore(KnowledgeStore):
+    """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``)."""
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None) -> None:
         self.location = str(path)

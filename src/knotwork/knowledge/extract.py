@@ -1,0 +1,421 @@
+"""Offline extraction: entities and facts from text by deterministic rules.
+
+No model, no network: regular expressions over each sentence. Precision
+comes first — a rule fires only on shapes that are nearly always names
+(code identifiers, paths, URLs, handles, tags, quoted terms, well-known
+technology names, capitalised names away from the start of a sentence) and
+a fact needs a relational phrase between two such names (or "I"/"we").
+
+1. Entity spans, strongest rule first; a span never overlaps a stronger one.
+2. Each span is replaced by a placeholder, so the fact patterns read
+   ``<E1> uses <E2>`` whatever the names looked like.
+3. Relational patterns turn placeholders, "I" (the ``User`` entity), "we"
+   (the ``Team`` entity) and a few noun phrases into facts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, RELATIVES, STOP_AFTER, TECH
+from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
+
+USER = "User"
+TEAM = "Team"
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9@#`])|\n+|;\s+")
+_CODE_NOUNS = (
+    "module service api app backend frontend project repo repository server client worker pipeline job database "
+    "cache library package component function class script tool cli bot website site dashboard team endpoint"
+).split()
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+    name: str
+    type: str | None
+    rank: int  # lower wins an overlap
+
+
+def _tech(word: str) -> str | None:
+    return TECH.get(word.lower().rstrip("."))
+
+
+# -- entity rules, strongest first ------------------------------------------------
+
+_URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]+")
+_TICKET = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b")
+_BACKTICK = re.compile(r"`([^`\n]{1,80})`")
+_PATH = re.compile(
+    r"(?<![\w/.@:-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*[A-Za-z][\w-]*\.[A-Za-z]\w{0,5}\b"
+    r"|(?<![\w/.@:-])(?:~|\.{1,2})/[\w.-]+(?:/[\w.-]+)*/?"
+    r"|(?<![\w/.@:-])[\w-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|ini"
+    r"|cfg|conf|sql|sh|txt|csv|html|css|scss|lock|env|proto|ipynb|xml|gradle)\b"
+)
+_FUNC = re.compile(r"(?<![\w.])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\(\)")
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")
+_MENTION = re.compile(r"(?<![\w.@])@([A-Za-z][\w-]{1,38})")
+_HASHTAG = re.compile(r"(?<![\w&#])#([A-Za-z][\w-]{1,49})")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,40})[\"”]|(?<![\w])'([^'\n]{2,40})'(?!\w)")
+_CAMEL = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[0-9]*(?:[A-Z][a-z0-9]*)+)\b")
+_SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
+_WORD = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]")
+_CAPS = re.compile(
+    r"\b[A-Z][a-zA-Z0-9'’&-]*(?:\s+(?:(?:of|de|van|von|der|da|la|du|del)\s+)?[A-Z][a-zA-Z0-9'’&-]*)*"
+)
+
+
+def _strip_possessive(text: str) -> str:
+    return re.sub(r"['’]s$", "", text)
+
+
+def _is_sentence_start(sentence: str, pos: int) -> bool:
+    return not sentence[:pos].strip(" \"'“(`[*-")
+
+
+def entity_spans(sentence: str) -> list[Span]:
+    found: list[Span] = []
+
+    def add(start: int, end: int, name: str, type_: str | None, rank: int) -> None:
+        name = name.strip()
+        if name:
+            found.append(Span(start, end, name, type_, rank))
+
+    for m in _URL.finditer(sentence):
+        url = m.group().rstrip(".,;:!?")
+        add(m.start(), m.start() + len(url), url, "url", 0)
+    for m in _TICKET.finditer(sentence):
+        add(m.start(), m.end(), m.group(), "reference", 1)
+    for m in _BACKTICK.finditer(sentence):
+        inner = m.group(1).strip().removesuffix("()")
+        if inner and len(inner.split()) <= 4:
+            add(m.start(), m.end(), inner, "identifier", 1)
+    for m in _PATH.finditer(sentence):
+        text = m.group().rstrip(".")
+        if text.count("/") or "." in text:
+            add(m.start(), m.start() + len(text), text, "file", 2)
+    for m in _FUNC.finditer(sentence):
+        add(m.start(), m.end(), m.group(1), "function", 3)
+    for m in _DOTTED.finditer(sentence):
+        parts = m.group().split(".")
+        if all(len(p) >= 2 for p in parts) and max(len(p) for p in parts) >= 3:
+            tech = _tech(m.group())
+            add(m.start(), m.end(), tech or m.group(), "technology" if tech else "identifier", 4)
+    for m in _MENTION.finditer(sentence):
+        add(m.start(), m.end(), "@" + m.group(1), "person", 4)
+    for m in _HASHTAG.finditer(sentence):
+        add(m.start(), m.end(), "#" + m.group(1), "tag", 4)
+    for m in _QUOTED.finditer(sentence):
+        inner = (m.group(1) or m.group(2) or "").strip()
+        words = inner.split()
+        if 1 <= len(words) <= 4 and not inner.endswith((".", "?", "!", ",")) and any(c.isalpha() for c in inner):
+            add(m.start(), m.end(), inner, "concept", 5)
+    for m in _CAMEL.finditer(sentence):
+        tech = _tech(m.group())
+        add(m.start(), m.end(), tech or m.group(), "technology" if tech else "identifier", 6)
+    for m in _SNAKE.finditer(sentence):
+        add(m.start(), m.end(), m.group(), "identifier", 6)
+    for m in _WORD.finditer(sentence):
+        word = m.group().rstrip(".")
+        tech = _tech(word)
+        if tech:
+            add(m.start(), m.start() + len(word), tech, "technology", 7)
+    for m in _ACRONYM.finditer(sentence):
+        if m.group() not in GENERIC_ACRONYMS and not sentence.isupper():
+            add(m.start(), m.end(), m.group(), "organization" if len(m.group()) > 2 else None, 8)
+    for m in _CAPS.finditer(sentence):
+        _caps_run(sentence, m.start(), m.group(), add)
+
+    chosen: list[Span] = []
+    for span in sorted(found, key=lambda s: (s.rank, -(s.end - s.start), s.start)):
+        if all(span.end <= c.start or span.start >= c.end for c in chosen):
+            chosen.append(span)
+    return sorted(chosen, key=lambda s: s.start)
+
+
+def _caps_run(sentence: str, start: int, run: str, add: object) -> None:
+    words = [(m.start(), m.group()) for m in re.finditer(r"\S+", run)]
+    # Leading and trailing words that are capitalised for another reason go.
+    while words and (words[0][1].lower().strip("'’") in COMMON or words[0][1].lower() in ("i'm", "i've", "i'd", "i'll")):
+        words.pop(0)
+    while words and words[-1][1].lower() in COMMON:
+        words.pop()
+    if not words:
+        return
+    first_at = start + words[0][0]
+    last_off, last_word = words[-1]
+    end = start + last_off + len(last_word)
+    name = _strip_possessive(sentence[first_at:end])
+    if len(words) == 1:
+        word = name
+        if word.isupper() or len(word) < 2:
+            return  # acronyms have their own rule
+        if _is_sentence_start(sentence, first_at):
+            return  # "Deploys go out on Fridays": capitalised because it starts the sentence
+    kind = "technology" if len(words) == 1 and _tech(name) else None
+    add(first_at, first_at + len(name), _tech(name) or name, kind, 9)  # type: ignore[operator]
+
+
+# -- fact rules -------------------------------------------------------------------
+
+_P = "\ue000"
+_Q = "\ue001"
+_ENT = rf"{_P}\d+{_Q}"
+_ADV = (
+    r"(?:\s+(?:also|now|still|currently|mostly|really|always|usually|only|just|officially|finally|actually|recently"
+    r"|primarily|mainly|already|definitely|generally|typically|personally|heavily|exclusively))*"
+)
+_DET = r"(?:(?:the|a|an|our|my|their|his|her|its|some)\s+)?"
+_CAP = r"^[A-Z][a-z]{2,}(?=\s)"
+_SUBJ = rf"(?P<s>{_ENT}|{_CAP}|\bI\b|\b[Ww]e\b|\b(?:[Oo]ur|[Tt]he|[Mm]y) team\b|\b[Mm]y (?P<rel>{'|'.join(sorted(RELATIVES))})(?:\s+(?P<relname>{_ENT}))?)"
+_SUBJ_NP = rf"(?P<snp>^(?:[Tt]he|[Oo]ur|[Mm]y)\s+(?:[a-z][\w-]*\s+){{0,2}}(?:{'|'.join(_CODE_NOUNS)}))"
+_NEG = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bstopped|\bquit|\bwon't)\s*(?:\w+\s+){0,1}$", re.IGNORECASE)
+_LIST_TAIL = re.compile(rf"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+){_DET}({_ENT})")
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    predicate: str
+    verb: str
+    obj: str = "entity"     # entity | np (a short noun phrase) | value (the matched group)
+    person: bool = False     # only for people (I, my sister, a person's name)
+    past: bool = False
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("uses", r"(?:uses|use|is using|are using|am using|'m using|'re using|relies on|rely on|is built (?:with|on)|are built (?:with|on))"),
+    Pattern("uses", r"(?:used to use|previously used|formerly used)", past=True),
+    Pattern("prefers", r"(?:prefers|prefer|would rather use|'d rather use|prefers to use|prefer to use|prefer using|prefers using)", obj="np"),
+    Pattern("likes", r"(?:likes|like|love|loves|enjoy|enjoys|am a fan of|'m a fan of|is a fan of)", obj="np", person=True),
+    Pattern("dislikes", r"(?:hates|hate|dislike|dislikes|can't stand|cannot stand)", obj="np", person=True),
+    Pattern("depends_on", r"(?:depends on|depend on|requires|require)"),
+    Pattern("imports", r"(?:imports|import)"),
+    Pattern("calls", r"(?:calls)"),
+    Pattern("extends", r"(?:extends|inherits from|subclasses)"),
+    Pattern("is_a", r"(?:is a|is an)", obj="np"),
+    Pattern("written_in", r"(?:is written in|are written in)"),
+    Pattern("runs_on", r"(?:runs on|run on|is deployed (?:on|to)|are deployed (?:on|to)|is hosted on)"),
+    Pattern("lives_in", r"(?:lives in|live in|am living in|'m living in|is living in|am based in|'m based in|is based in|moved to|relocated to)", person=True),
+    Pattern("lives_in", r"(?:used to live in|lived in|previously lived in)", person=True, past=True),
+    Pattern("works_at", r"(?:works at|work at|am working at|'m working at|is working at|works for|work for|joined|am employed at|'m employed at|is employed at|got a job at|started (?:a new job|working) at|accepted a job at)", person=True),
+    Pattern("works_at", r"(?:used to work at|used to work for|worked at|previously worked at)", person=True, past=True),
+    Pattern("allergic_to", r"(?:am allergic to|'m allergic to|is allergic to|are allergic to)", obj="np", person=True),
+    Pattern("reports_to", r"(?:reports to|report to)"),
+    Pattern("owns", r"(?:owns|own|maintains|maintain)"),
+    Pattern("located_in", r"(?:is located in|are located in|is headquartered in)"),
+    Pattern("renamed_to", r"(?:was renamed to|is renamed to|got renamed to)"),
+    Pattern(
+        "status",
+        r"(?:is|are|was)(?:\s+now)?\s+(?P<value>done|blocked|deprecated|complete|completed|finished|in progress|on hold"
+        r"|cancelled|canceled|shipped|merged|broken|fixed|released|live|paused|archived)\b",
+        obj="value",
+    ),
+)
+
+_SWITCH = re.compile(
+    rf"{_SUBJ}{_ADV}\s+(?:have\s+|has\s+)?(?:moved|switched|migrated|changed|went|transitioned|upgraded)\s+(?:\w+\s+)?from\s+{_DET}(?P<old>{_ENT})\s+to\s+{_DET}(?P<new>{_ENT})"
+)
+_REPLACE = re.compile(
+    rf"{_SUBJ}{_ADV}\s+(?:have\s+|has\s+)?(?:replaced|swapped|substituted)\s+{_DET}(?P<old>{_ENT})\s+(?:with|for)\s+{_DET}(?P<new>{_ENT})"
+)
+_SWITCH_TO = re.compile(rf"{_SUBJ}{_ADV}\s+(?:have\s+|has\s+)?(?:switched|migrated|moved)\s+to\s+{_DET}(?P<new>{_ENT})")
+_VERSION = re.compile(
+    rf"(?i:upgraded|bumped|pinned|updated|downgraded)\s+{_DET}(?P<s>{_ENT})\s+to\s+(?:version\s+|v)?(?P<value>\d+(?:\.\d+){{0,3}})\b"
+    rf"|(?P<s2>{_ENT})\s+is\s+(?:now\s+)?(?:on|at)\s+(?:version\s+|v)?(?P<value2>\d+(?:\.\d+){{0,3}})\b"
+)
+_RELATIVE_IS = re.compile(rf"(?P<name>{_ENT}|{_CAP})\s+is\s+my\s+(?P<rel>{'|'.join(sorted(RELATIVES))})\b|\b[Mm]y\s+(?P<rel2>{'|'.join(sorted(RELATIVES))})\s+(?:is\s+)?(?P<name2>{_ENT})")
+_FAVORITE = re.compile(rf"\b[Mm]y\s+(?:favou?rite|preferred)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+is\s+{_DET}(?P<o>{_ENT}|[a-z][\w'-]*(?:\s+[a-z][\w'-]*){{0,2}})")
+
+
+_CONTRACTION = re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey|[Ss]he|[Hh]e)['’](m|re|ve|d|ll)\b")
+_EXPANDED = {"m": "am", "re": "are", "ve": "have", "d": "would", "ll": "will"}
+
+
+class _Sentence:
+    """A sentence with its entity spans replaced by placeholders."""
+
+    def __init__(self, text: str) -> None:
+        text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2)]}", text)
+        self.text = text
+        self.spans = entity_spans(text)
+        parts, at = [], 0
+        for i, s in enumerate(self.spans):
+            parts.append(text[at : s.start])
+            parts.append(f"{_P}{i}{_Q}")
+            at = s.end
+        parts.append(text[at:])
+        self.masked = "".join(parts)
+
+    def span(self, token: str) -> Span | None:
+        m = re.fullmatch(rf"{_P}(\d+){_Q}", token.strip())
+        return self.spans[int(m.group(1))] if m else None
+
+
+def _person_ok(token: str, span: Span | None) -> bool:
+    if span is None:
+        return True  # I, my sister
+    return span.type in (None, "person")
+
+
+def _np(text: str) -> str | None:
+    """The short noun phrase at the start of ``text`` (1-4 words), or None."""
+    words = []
+    for word in re.findall(r"[A-Za-z0-9][\w'+#-]*|[,.;:!?]", text):
+        if not re.match(r"\w", word) or word.lower() in STOP_AFTER:
+            break
+        words.append(word)
+        if len(words) > 4:
+            return None
+    if not words or words[0].lower() in COMMON or words[0].lower() in ("to", "it", "them", "this", "that"):
+        return None
+    return " ".join(words)
+
+
+def _subject(sent: _Sentence, m: re.Match[str], out: Extraction) -> tuple[str, str | None] | None:
+    token = m.group("s")
+    span = sent.span(token)
+    if span:
+        return span.name, span.type
+    word = token.strip()
+    if re.fullmatch(r"[A-Z][a-z]{2,}", word) and word.lower() not in COMMON:
+        out.entities.append(EntityDraft(word, None))
+        return word, None
+    if word == "I":
+        return USER, "person"
+    if word.lower() in ("we", "our team", "the team", "my team"):
+        return TEAM, "team"
+    rel = m.groupdict().get("rel")
+    if rel:
+        named = m.groupdict().get("relname")
+        person = sent.span(named) if named else None
+        if person:
+            out.facts.append(FactDraft(person.name, f"{rel}_of", USER, subject_type="person", object_type="person"))
+            return person.name, "person"
+        return f"{USER}'s {rel}", "person"
+    return None
+
+
+def _objects(sent: _Sentence, rest: str, first: str) -> list[Span]:
+    spans = [sent.span(first)]
+    for tail in _LIST_TAIL.finditer(rest):
+        if tail.start() != 0:
+            break
+        spans.append(sent.span(tail.group(1)))
+        rest = rest[tail.end() :]
+    return [s for s in spans if s]
+
+
+def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
+    masked = sent.masked
+    consumed: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= x or a >= y for x, y in consumed)
+
+    for rx in (_SWITCH, _REPLACE):
+        for m in rx.finditer(masked):
+            subj = _subject(sent, m, out)
+            old, new = sent.span(m.group("old")), sent.span(m.group("new"))
+            if not subj or not old or not new or _NEG.search(masked[: m.start()]):
+                continue
+            places = subj[0] == USER and all(s.type is None for s in (old, new))
+            predicate = "lives_in" if places else "uses"
+            out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1], object_type=new.type))
+            consumed.append((m.start(), m.end()))
+    for m in _SWITCH_TO.finditer(masked):
+        subj, new = _subject(sent, m, out), sent.span(m.group("new"))
+        if subj and new and free(m.start(), m.end()) and not _NEG.search(masked[: m.start()]):
+            predicate = "lives_in" if subj[0] == USER and new.type is None else "uses"
+            out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type))
+            consumed.append((m.start(), m.end()))
+    for m in _VERSION.finditer(masked):
+        span = sent.span(m.group("s") or m.group("s2"))
+        value = m.group("value") or m.group("value2")
+        if span and value:
+            out.facts.append(FactDraft(span.name, "uses_version", value, subject_type=span.type, object_type="version"))
+            consumed.append((m.start(), m.end()))
+    for m in _RELATIVE_IS.finditer(masked):
+        token = m.group("name") or m.group("name2")
+        span = sent.span(token) or (Span(0, 0, token, None, 9) if token.lower() not in COMMON else None)
+        rel = m.group("rel") or m.group("rel2")
+        if span and span.type in (None, "person"):
+            out.entities.append(EntityDraft(span.name, "person"))
+            out.facts.append(FactDraft(span.name, f"{rel}_of", USER, subject_type="person", object_type="person"))
+    for m in _FAVORITE.finditer(masked):
+        obj = sent.span(m.group("o"))
+        name = obj.name if obj else _np(m.group("o"))
+        if name and free(m.start(), m.end()):
+            what = re.sub(r"\s+", "_", m.group("what").lower())
+            out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person", object_type=obj.type if obj else None))
+            consumed.append((m.start(), m.end()))
+
+    for pattern in PATTERNS:
+        rx = re.compile(rf"(?:{_SUBJ}|{_SUBJ_NP}){_ADV}\s+{pattern.verb}\b{_ADV}\s+{_DET}(?P<o>{_ENT}|[A-Za-z0-9])?")
+        for m in rx.finditer(masked):
+            if not free(m.start(), m.end()) or _NEG.search(masked[: m.start("o") if m.group("o") else m.end()]):
+                continue
+            if m.group("snp"):
+                subj = (m.group("snp").split(None, 1)[1], None)
+            else:
+                subj = _subject(sent, m, out)
+            if not subj:
+                continue
+            subject_span = sent.span(m.group("s") or "")
+            if pattern.person and not _person_ok(m.group("s") or "", subject_span):
+                continue
+            if pattern.person and m.group("snp"):
+                continue
+            objects: list[tuple[str, str | None]] = []
+            if pattern.obj == "value":
+                objects = [(m.group("value"), "status")]
+            elif m.group("o") and m.group("o").startswith(_P):
+                objects = [(s.name, s.type) for s in _objects(sent, masked[m.end("o") :], m.group("o"))]
+            elif pattern.obj == "np":
+                phrase = _np(masked[m.start("o") :]) if m.group("o") else None
+                if phrase and _P not in phrase:
+                    objects = [(phrase, None)]
+            if pattern.predicate == "is_a" and subj[0] in (USER, TEAM):
+                continue
+            for name, type_ in objects:
+                if name.casefold() == subj[0].casefold():
+                    continue
+                if pattern.predicate == "lives_in" and type_ not in (None, "organization"):
+                    continue
+                out.facts.append(
+                    FactDraft(subj[0], pattern.predicate, name, subject_type=subj[1], object_type=type_, past=pattern.past)
+                )
+            if objects:
+                consumed.append((m.start(), m.end()))
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def extract(text: str) -> Extraction:
+    """Entities and facts in ``text`` (deterministic; no I/O)."""
+    out = Extraction()
+    seen: dict[str, int] = {}
+    for sentence in sentences(text):
+        sent = _Sentence(sentence)
+        for span in sent.spans:
+            key = span.name.casefold()
+            if key not in seen:
+                seen[key] = len(out.entities)
+                out.entities.append(EntityDraft(span.name, span.type))
+        _sentence_facts(sent, out)
+    entities: dict[str, EntityDraft] = {}
+    for e in out.entities:
+        key = e.name.casefold()
+        if key not in entities or (entities[key].type is None and e.type):
+            entities[key] = e
+    out.entities = list(entities.values())
+    unique: dict[tuple[str, str, str], FactDraft] = {}
+    for f in out.facts:
+        unique.setdefault((f.subject.casefold(), f.predicate, f.object.casefold()), f)
+    out.facts = list(unique.values())
+    return out

@@ -1,0 +1,97 @@
+"""Facts in time: what a new fact does to the facts already stored.
+
+Pure functions: given the new fact and the stored facts with the same
+subject and predicate, :func:`plan` says whether the new fact is a repeat of
+a stored one, which stored facts it retires, and whether it arrives already
+retired. The knowledge service writes what the plan says.
+
+Rules (world time; a missing ``valid_at`` is "since always", a missing
+``invalid_at`` "still true"):
+
+- same object, overlapping time: a repeat — the stored fact gains a source;
+- single-valued predicate (``lives_in``, ``prefers``…), other object,
+  overlapping time:
+  - the stored fact started no later than the new one: it is retired at the
+    new fact's ``valid_at`` and points at the new fact;
+  - the stored fact started later (the new fact arrived late): the new fact
+    is stored already retired at the stored fact's ``valid_at`` and points
+    at it;
+- ``replaces=Y`` ("moved from Y to Z"): facts with object Y that overlap are
+  retired the same way, whatever the predicate's kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from knotwork.knowledge.models import Fact
+
+
+@dataclass(frozen=True, slots=True)
+class Retire:
+    fact_id: str
+    invalid_at: datetime | None
+    superseded_by: str
+
+
+@dataclass
+class Plan:
+    repeat_of: str | None = None           # the stored fact this one repeats (add a source, write nothing new)
+    invalid_at: datetime | None = None     # the new fact's end
+    superseded_by: str | None = None       # the fact that already replaces the new one
+    retire: list[Retire] = field(default_factory=list)
+    restated: bool = False                  # the replaced object was never stored: store it retired
+
+
+def _start(t: datetime | None) -> tuple[int, datetime | None]:
+    return (0, None) if t is None else (1, t)
+
+
+def overlaps(a_start: datetime | None, a_end: datetime | None, b_start: datetime | None, b_end: datetime | None) -> bool:
+    """Do [a_start, a_end) and [b_start, b_end) share a moment? (None = unbounded.)"""
+    a_before_b_ends = a_start is None or b_end is None or a_start < b_end
+    b_before_a_ends = b_start is None or a_end is None or b_start < a_end
+    return a_before_b_ends and b_before_a_ends
+
+
+def starts_no_later(a: datetime | None, b: datetime | None) -> bool:
+    return _start(a) <= _start(b)
+
+
+def plan(
+    new_id: str,
+    object_id: str,
+    valid_at: datetime | None,
+    invalid_at: datetime | None,
+    stored: Sequence[Fact],
+    *,
+    single_valued: bool,
+    replaces_object_id: str | None = None,
+) -> Plan:
+    """What storing ``(object_id, valid_at, invalid_at)`` does, given ``stored`` facts of the same subject and predicate."""
+    out = Plan(invalid_at=invalid_at)
+    for f in stored:
+        if f.object_id == object_id and overlaps(f.valid_at, f.invalid_at, valid_at, invalid_at):
+            out.repeat_of = f.id
+            return out
+    conflicting = [
+        f
+        for f in stored
+        if f.object_id != object_id
+        and (single_valued or f.object_id == replaces_object_id)
+        and overlaps(f.valid_at, f.invalid_at, valid_at, out.invalid_at)
+    ]
+    later = [f for f in conflicting if not starts_no_later(f.valid_at, valid_at)]
+    if later:
+        first = min(later, key=lambda f: _start(f.valid_at))
+        if out.invalid_at is None or (first.valid_at is not None and first.valid_at < out.invalid_at):
+            out.invalid_at = first.valid_at
+        out.superseded_by = first.id
+    for f in conflicting:
+        if starts_no_later(f.valid_at, valid_at) and overlaps(f.valid_at, f.invalid_at, valid_at, out.invalid_at):
+            out.retire.append(Retire(f.id, valid_at, new_id))
+    if replaces_object_id and not any(f.object_id == replaces_object_id for f in stored):
+        out.restated = True
+    return out

@@ -1,0 +1,564 @@
+"""The temporal knowledge graph: memories (episodes) in, entities and facts out.
+
+Three sources feed it, merged per memory: what the caller passes
+(``entities=``, ``facts=``), the offline rules of ``knowledge.extract``, and
+optionally an LLM through the durable queue (``knowledge.llm``). Names are
+resolved to stored entities (``knowledge.resolve``); facts are placed in
+time (``knowledge.facts``) — a new value of a single-valued predicate
+retires the old one, a late older fact is stored already retired.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from knotwork.domain import ids, rules
+from knotwork.domain.models import ALL_WORKSPACES, Memory
+from knotwork.domain.temporal import now, parse_time
+from knotwork.errors import AmbiguousId, InvalidInput, NotFound
+from knotwork.knowledge import extract as rules_extract
+from knotwork.knowledge import validate
+from knotwork.knowledge.facts import plan
+from knotwork.knowledge.models import (
+    ClearReport,
+    Entity,
+    EntityDraft,
+    Episode,
+    Extraction,
+    Fact,
+    FactDraft,
+    FactHit,
+    NodeHit,
+)
+from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
+from knotwork.search.fusion import FUSIONS
+from knotwork.search.lexical import query_terms
+
+if TYPE_CHECKING:
+    from knotwork.config import Settings
+    from knotwork.embed.protocol import Embedder
+
+SUMMARY_CHARS = 280
+SUMMARY_FACTS = 12
+CENTER_DEPTH = 3
+
+
+def _scope(workspace: Any) -> str | None:
+    return ALL_WORKSPACES if workspace == ALL_WORKSPACES else rules.workspace(workspace)
+
+
+def _bounded(text: str, limit: int = SUMMARY_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;")
+    return cut + "…"
+
+
+def fact_text(subject: str, predicate: str, obj: str) -> str:
+    return f"{subject} {predicate.replace('_', ' ')} {obj}"
+
+
+@dataclass
+class GraphInput:
+    """What one memory brings to the graph before it is stored."""
+
+    entities: list[EntityDraft] = field(default_factory=list)  # from the caller
+    facts: list[FactDraft] = field(default_factory=list)       # from the caller
+    extracted: Extraction = field(default_factory=Extraction)  # from the rules
+
+
+class EntityVectors:
+    """Every entity vector of the store in one matrix, caught up incrementally (rows only grow)."""
+
+    def __init__(self, store: Any, dim: int) -> None:
+        self.store = store
+        self.dim = dim
+        self.ids: list[str] = []
+        self.workspaces: list[str] = []
+        self.rows: list[np.ndarray] = []
+        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.last = 0
+        self._lock = threading.Lock()
+
+    def sync(self) -> None:
+        with self._lock:
+            fresh = self.store.kg_entity_vectors(self.last)
+            if not fresh:
+                return
+            for rowid, eid, ws, blob in fresh:
+                self.ids.append(eid)
+                self.workspaces.append(ws)
+                self.rows.append(np.frombuffer(blob, dtype="<f4"))
+                self.last = rowid
+            self.matrix = np.vstack(self.rows).astype(np.float32, copy=False)
+
+    def of(self, workspace: str | None, exact: bool) -> tuple[list[str], np.ndarray] | None:
+        self.sync()
+        if not self.ids:
+            return None
+        ws = workspace or ""
+        if workspace == ALL_WORKSPACES:
+            keep = np.ones(len(self.ids), dtype=bool)
+        elif exact or not ws:
+            keep = np.array([w == ws for w in self.workspaces])
+        else:
+            keep = np.array([w in ("", ws) for w in self.workspaces])
+        index = np.flatnonzero(keep)
+        return [self.ids[i] for i in index], self.matrix[index]
+
+
+class KnowledgeService:
+    """The graph half of :class:`knotwork.Knotwork`; every public method there delegates here."""
+
+    def __init__(self, store: Any, settings: Settings, embedder: Embedder | None) -> None:
+        self.store = store
+        self.settings = settings
+        self.embedder = embedder if settings.kg_embed_entities else None
+        self.vectors = EntityVectors(store, embedder.dim) if self.embedder else None
+        self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
+        exact = [p for p in settings.kg_single_valued if not p.endswith("*")]
+        self._single = frozenset(exact)
+        self._single_prefixes = tuple(p[:-1] for p in settings.kg_single_valued if p.endswith("*"))
+
+    def single_valued(self, predicate: str) -> bool:
+        return predicate in self._single or predicate.startswith(self._single_prefixes or ("\0",))
+
+    # -- ingest ---------------------------------------------------------------
+    def caller_input(self, entities: Any, facts: Any, field_prefix: str = "") -> GraphInput:
+        """Validate what a caller passed with a memory (raises InvalidInput before anything is written)."""
+        return GraphInput(
+            validate.entities(entities, f"{field_prefix}entities"), validate.facts(facts, f"{field_prefix}facts")
+        )
+
+    def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
+        """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
+        for draft, gi in zip(drafts, inputs):
+            if self.settings.kg_extract == "rules":
+                gi.extracted = rules_extract.extract(draft.content)
+        return list(inputs)
+
+    def _name_vectors(self, names: dict[str, tuple[str, str | None, str | None]], workspace: str | None) -> dict[str, np.ndarray]:
+        """Vectors of the names (by norm) that no entity of the workspace has yet."""
+        if not self.embedder or not names:
+            return {}
+        known = self.store.kg_lookup_norms(workspace, list(names))
+        todo = [n for n in names if n not in known]
+        if not todo:
+            return {}
+        texts = [names[n][0] + (f": {names[n][2]}" if names[n][2] else "") for n in todo]
+        matrix = self.embedder.embed(texts)
+        return {n: matrix[i].astype("<f4", copy=False) for i, n in enumerate(todo)}
+
+    def ingest(self, memories: Sequence[Memory], inputs: Sequence[GraphInput]) -> None:
+        """Write the graph of freshly stored memories (call inside the memories' transaction)."""
+        at = now()
+        for memory, gi in zip(memories, inputs):
+            use_rules = not memory.duplicate
+            if not gi.entities and not gi.facts and not (use_rules and (gi.extracted.entities or gi.extracted.facts)):
+                continue
+            self._ingest_one(memory, gi, use_rules, at)
+        if self.settings.kg_llm:
+            self.store.kg_enqueue([m.id for m in memories if not m.duplicate], at)
+
+    def _ingest_one(self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None) -> None:
+        ws = memory.workspace
+        # name (casefolded) -> (name, type, caller summary); the caller's word wins over the rules'.
+        names: dict[str, tuple[str, str | None, str | None]] = {}
+
+        def note(name: str, type_: str | None, summary: str | None = None) -> None:
+            key = normalize(name)
+            old = names.get(key)
+            if old is None:
+                names[key] = (name, type_, summary)
+            elif (old[1] is None and type_) or (summary and not old[2]):
+                names[key] = (old[0], old[1] or type_, old[2] or summary)
+
+        for e in gi.entities:
+            note(e.name, e.type, e.summary)
+        for f in gi.facts:
+            note(f.subject, f.subject_type)
+            note(f.object, f.object_type)
+        rule_facts: list[FactDraft] = []
+        if use_rules:
+            for e in gi.extracted.entities:
+                note(e.name, e.type, e.summary)
+            for f in gi.extracted.facts:
+                note(f.subject, f.subject_type)
+                note(f.object, f.object_type)
+                if f.replaces:
+                    note(f.replaces, f.object_type)
+                rule_facts.append(f)
+        vectors = self._name_vectors(names, ws)
+        entity_of: dict[str, str] = {}
+        for key, (name, type_, summary) in names.items():
+            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at)
+        self.store.kg_add_mentions(memory.id, entity_of.values())
+        touched: set[str] = set()
+        caller_origin = origin or "caller"
+        for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
+            touched |= self._fact(memory, f, kind, entity_of, at)
+        if touched:
+            self.summarize(touched, at)
+
+    def _entity(
+        self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime
+    ) -> str:
+        norm = normalize(name)
+        found = self.store.kg_lookup_norms(ws, [norm]).get(norm)
+        matched_by_spelling = False
+        if found is None:
+            found = self.resolver.fuzzy(ws, name, type_) or self.resolver.by_vector(ws, name, type_, vector)
+            matched_by_spelling = found is not None
+        if found is not None:
+            if matched_by_spelling:
+                self.store.kg_add_alias(ws, norm, name, found)
+            row = self.store.kg_entity_rows([found]).get(found)
+            if row:
+                entity, caller_note = row
+                changes: dict[str, Any] = {}
+                if type_ and not entity.type:
+                    changes["type"] = type_
+                if summary and summary != caller_note:
+                    changes["note"] = summary
+                    changes["summary"] = self._summary_text(summary, self._current_facts(found, at), found)
+                self.store.kg_update_entity(found, at, **changes)
+            return found
+        entity = Entity(ids.new_id(), ws, name, type_, _bounded(summary or ""), at, at)
+        self.store.kg_insert_entity(entity, norm, grams(norm), summary or "")
+        if vector is not None:
+            self.store.kg_put_entity_vector(entity.id, vector.tobytes())
+        return entity.id
+
+    def _fact(self, memory: Memory, f: FactDraft, origin: str, entity_of: dict[str, str], at: datetime) -> set[str]:
+        """Store one fact with its consequences in time; returns the entities whose facts changed."""
+        subject_id = entity_of[normalize(f.subject)]
+        object_id = entity_of[normalize(f.object)]
+        if subject_id == object_id:
+            return set()
+        valid_at = f.valid_at if f.valid_at is not None else (None if f.past else memory.valid_at)
+        invalid_at = f.invalid_at if f.invalid_at is not None else (memory.valid_at if f.past else None)
+        if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
+            return set()
+        replaces_id = entity_of.get(normalize(f.replaces)) if f.replaces else None
+        stored = self.store.kg_facts_of(subject_id, f.predicate)
+        new_id = ids.new_id()
+        p = plan(new_id, object_id, valid_at, invalid_at, stored,
+                 single_valued=self.single_valued(f.predicate), replaces_object_id=replaces_id)
+        if p.repeat_of:
+            self.store.kg_add_fact_source(p.repeat_of, memory.id)
+            return set()
+        names = self.store.kg_get_entities([subject_id, object_id])
+        subject, obj = names[subject_id].name, names[object_id].name
+        ended = p.invalid_at is not None and p.invalid_at <= at
+        fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
+                    fact_text(subject, f.predicate, obj), valid_at, p.invalid_at, at, at if ended else None,
+                    p.superseded_by, origin, (memory.id,))
+        self.store.kg_insert_fact(fact)
+        touched = {subject_id, object_id}
+        by_id = {s.id: s for s in stored}
+        for r in p.retire:
+            self.store.kg_retire_fact(r.fact_id, r.invalid_at, at, r.superseded_by)
+            touched.add(by_id[r.fact_id].object_id)
+        if p.restated and replaces_id and replaces_id != subject_id:
+            old_name = self.store.kg_get_entities([replaces_id])[replaces_id].name
+            self.store.kg_insert_fact(
+                Fact(ids.new_id(), memory.workspace, subject_id, subject, f.predicate, replaces_id, old_name,
+                     fact_text(subject, f.predicate, old_name), None, valid_at, at, at, new_id, origin, (memory.id,))
+            )
+            touched.add(replaces_id)
+        return touched
+
+    # -- summaries ------------------------------------------------------------
+    def _current_facts(self, entity_id: str, at: datetime) -> list[Fact]:
+        return self.store.kg_facts_touching([entity_id], at=at, include_invalid=False, limit=SUMMARY_FACTS)
+
+    @staticmethod
+    def _summary_text(caller_note: str, facts: Sequence[Fact], entity_id: str) -> str:
+        parts = []
+        for f in facts:
+            if f.subject_id == entity_id:
+                parts.append(f"{f.predicate.replace('_', ' ')} {f.object}")
+            else:
+                parts.append(f"{f.subject} {f.predicate.replace('_', ' ')} it")
+        text = " ".join(p for p in [caller_note.rstrip("."), "; ".join(parts)] if p)
+        if caller_note and parts:
+            text = f"{caller_note.rstrip('.')}. {'; '.join(parts)}"
+        return _bounded(text)
+
+    def summarize(self, entity_ids: set[str] | Sequence[str], at: datetime | None = None) -> None:
+        """Rebuild the summaries of these entities from their current facts (bounded length)."""
+        at = at or now()
+        rows = self.store.kg_entity_rows(list(entity_ids))
+        for eid, (entity, caller_note) in rows.items():
+            text = self._summary_text(caller_note, self._current_facts(eid, at), eid)
+            if text != entity.summary:
+                self.store.kg_update_entity(eid, at, summary=text)
+
+    # -- references -------------------------------------------------------------
+    def entity_id(self, ref: str, workspace: Any = None) -> str:
+        """The entity a full or short id, or a name (exact or alias, in scope), names."""
+        if not isinstance(ref, str) or not ref.strip():
+            raise InvalidInput("entity", "is empty; give an entity id or name")
+        text = ref.strip()
+        scope = _scope(workspace)
+        by_name = self.store.kg_entities_by_norm(scope, normalize(text))
+        if len(by_name) == 1:
+            return by_name[0]
+        if len(by_name) > 1:  # the same name in the workspace and in global: the workspace's
+            rows = self.store.kg_get_entities(by_name)
+            own = [i for i in by_name if rows[i].workspace]
+            if len(own) == 1:
+                return own[0]
+            raise AmbiguousId("entity", ref, by_name)
+        if ids.MIN_REF_LENGTH <= len(text) <= ids.ID_LENGTH and text.isalnum():
+            found = self.store.kg_resolve_entity_ref(text.upper())
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise AmbiguousId("entity", ref, found)
+        raise NotFound("entity", ref)
+
+    def entity(self, ref: str, workspace: Any = None) -> Entity:
+        eid = self.entity_id(ref, workspace)
+        return self.store.kg_get_entities([eid])[eid]
+
+    def fact_id(self, ref: str) -> str:
+        text = ids.normalize_ref(ref, "fact_id")
+        found = self.store.kg_resolve_fact_ref(text)
+        if not found:
+            raise NotFound("fact", ref)
+        if len(found) > 1:
+            raise AmbiguousId("fact", ref, found)
+        return found[0]
+
+    def fact(self, ref: str) -> Fact:
+        fid = self.fact_id(ref)
+        return self.store.kg_get_facts([fid])[fid]
+
+    def facts_of(self, ref: str, workspace: Any = None, as_of: Any = None, include_invalid: bool = False) -> list[Fact]:
+        """Facts about one entity (as subject or object), newest first."""
+        eid = self.entity_id(ref, workspace)
+        at = parse_time(as_of, "as_of") if as_of is not None else now()
+        return self.store.kg_facts_touching([eid], workspace=_scope(workspace), at=at, include_invalid=include_invalid)
+
+    # -- merging ----------------------------------------------------------------
+    def merge_entities(self, a: str, b: str, workspace: Any = None) -> Entity:
+        """Make ``a`` and ``b`` one entity: the most connected stays, the other becomes its alias."""
+        ida, idb = self.entity_id(a, workspace), self.entity_id(b, workspace)
+        if ida == idb:
+            raise InvalidInput("b", "names the same entity as a")
+        rows = self.store.kg_get_entities([ida, idb])
+        if (rows[ida].workspace or "") != (rows[idb].workspace or ""):
+            raise InvalidInput("b", "entities of different workspaces cannot be merged")
+        keep = best_canonical([ida, idb], self.store.kg_degree([ida, idb]))
+        drop = idb if keep == ida else ida
+        at = now()
+        with self.store.transaction():
+            self.store.kg_merge_entities(keep, drop)
+            self._fold_repeats(keep)
+            self.summarize({keep}, at)
+        return self.store.kg_get_entities([keep])[keep]
+
+    def _fold_repeats(self, entity_id: str) -> None:
+        """After a merge two facts may say the same thing: keep the older, give it the other's sources."""
+        facts = sorted(self.store.kg_facts_touching([entity_id]), key=lambda f: f.id)
+        kept: dict[tuple[str, str, str], Fact] = {}
+        for f in facts:
+            key = (f.subject_id, f.predicate, f.object_id)
+            first = kept.get(key)
+            if first is None or first.invalid_at != f.invalid_at:
+                kept.setdefault(key, f)
+                continue
+            for mid in f.sources:
+                self.store.kg_add_fact_source(first.id, mid)
+            self.store.kg_delete_fact(f.id)
+
+    # -- search -------------------------------------------------------------------
+    def _hops(self, center: str | None, workspace: Any, at: datetime) -> dict[str, int]:
+        if not center:
+            return {}
+        start = self.entity_id(center, workspace)
+        scope = _scope(workspace)
+        hops = {start: 0}
+        frontier = [start]
+        for depth in range(1, CENTER_DEPTH + 1):
+            nxt = []
+            for f in self.store.kg_facts_touching(frontier, workspace=scope, at=at, include_invalid=False, limit=5000):
+                for end in (f.subject_id, f.object_id):
+                    if end not in hops:
+                        hops[end] = depth
+                        nxt.append(end)
+            if not nxt:
+                break
+            frontier = nxt
+        return hops
+
+    def _vector_nodes(self, query: str, workspace: str | None, n: int) -> list[tuple[str, float]]:
+        if not self.vectors or not self.embedder:
+            return []
+        known = self.vectors.of(workspace, exact=False)
+        if not known or not known[0]:
+            return []
+        ids_, matrix = known
+        sims = matrix @ self.embedder.embed_query(query)
+        order = np.argsort(-sims)[:n]
+        return [(ids_[i], float(sims[i])) for i in order if sims[i] >= 0.35]
+
+    def search_nodes(self, query: str, center: str | None = None, limit: int = 10, workspace: Any = None) -> list[NodeHit]:
+        """Entities matching ``query`` (BM25 over names and summaries, plus name vectors), near ``center`` first."""
+        text = rules.query(query)
+        size = rules.limit(limit, 100)
+        scope = _scope(workspace)
+        at = now()
+        n = max(50, size * 3)
+        ranked = {"bm25": self.store.kg_entities_fts(query_terms(text), scope, n)}
+        ranked["vector"] = self._vector_nodes(text, scope, n)
+        hops = self._hops(center, workspace, at)
+        if hops:
+            ranked["graph"] = sorted(((eid, 1.0 / (1 + h)) for eid, h in hops.items() if h > 0), key=lambda x: -x[1])[:n]
+        fused = FUSIONS["rrf"]({k: v for k, v in ranked.items() if v}, k=60)
+        top = fused[0].score if fused else 1.0
+        scored = []
+        for c in fused:
+            score = c.score / top
+            if hops:
+                score = 0.5 * score + (0.5 / (1 + hops[c.id]) if c.id in hops else 0.0)
+            scored.append((c.id, score))
+        scored.sort(key=lambda x: -x[1])
+        entities = self.store.kg_entity_rows([eid for eid, _ in scored[: size * 3]])
+        out: list[NodeHit] = []
+        seen: dict[str, int] = {}
+        for eid, score in scored:
+            row = entities.get(eid)
+            if row is None:
+                continue
+            key = normalize(row[0].name)
+            if key in seen:  # the same name in the workspace and in global: one hit, the workspace's
+                i = seen[key]
+                if row[0].workspace and not out[i].entity.workspace:
+                    out[i] = NodeHit(row[0], out[i].score, hops.get(eid))
+                continue
+            seen[key] = len(out)
+            out.append(NodeHit(row[0], score, hops.get(eid)))
+            if len(out) >= size:
+                break
+        return out
+
+    def search_facts(
+        self,
+        query: str,
+        center: str | None = None,
+        limit: int = 10,
+        as_of: Any = None,
+        include_invalid: bool = False,
+        workspace: Any = None,
+    ) -> list[FactHit]:
+        """Facts matching ``query``: BM25 over fact text and over the entities they join, near ``center`` first.
+
+        Only facts true now (or at ``as_of``) unless ``include_invalid``; when
+        retired facts are included, a current fact ranks above a retired one
+        of equal match.
+        """
+        text = rules.query(query)
+        size = rules.limit(limit, 100)
+        scope = _scope(workspace)
+        current = now()
+        at = parse_time(as_of, "as_of") if as_of is not None else current
+        n = max(50, size * 3)
+        terms = query_terms(text)
+        ranked = {"bm25": self.store.kg_facts_fts(terms, scope, at, include_invalid, n)}
+        seeds = [eid for eid, _ in self.store.kg_entities_fts(terms, scope, 10)]
+        seeds += [eid for eid, _ in self._vector_nodes(text, scope, 5)]
+        if seeds:
+            around = self.store.kg_facts_touching(seeds, workspace=scope, at=at, include_invalid=include_invalid, limit=n)
+            rank = {eid: i for i, eid in enumerate(dict.fromkeys(seeds))}
+            around.sort(key=lambda f: min(rank.get(f.subject_id, 99), rank.get(f.object_id, 99)))
+            ranked["entities"] = [(f.id, 1.0) for f in around]
+        hops = self._hops(center, workspace, at)
+        if hops:
+            near = self.store.kg_facts_touching(list(hops), workspace=scope, at=at, include_invalid=include_invalid, limit=n)
+            ranked["graph"] = sorted(
+                ((f.id, 1.0 / (1 + min(hops.get(f.subject_id, 9), hops.get(f.object_id, 9)))) for f in near),
+                key=lambda x: -x[1],
+            )
+        fused = FUSIONS["rrf"]({k: v for k, v in ranked.items() if v}, k=60)
+        top = fused[0].score if fused else 1.0
+        facts = self.store.kg_get_facts([c.id for c in fused])
+        scored = []
+        for c in fused:
+            f = facts.get(c.id)
+            if f is None:
+                continue
+            score = c.score / top
+            distance = None
+            if hops:
+                distance = min(hops.get(f.subject_id, 99), hops.get(f.object_id, 99))
+                score = 0.5 * score + (0.5 / (1 + distance) if distance < 99 else 0.0)
+                distance = distance if distance < 99 else None
+            if include_invalid and not f.current(at):
+                score *= 0.5
+            scored.append(FactHit(f, score, distance))
+        scored.sort(key=lambda h: -h.score)
+        return scored[:size]
+
+    # -- episodes ---------------------------------------------------------------------
+    def episodes(self, memories: Sequence[Memory]) -> list[Episode]:
+        mids = [m.id for m in memories]
+        mentions = self.store.kg_mentions(mids)
+        names = self.store.kg_get_entities([e for es in mentions.values() for e in es])
+        counts = self.store.kg_fact_counts(mids)
+        queue = {q.memory_id: q.status for q in self.store.kg_queue(memory_ids=mids)} if mids else {}
+        return [
+            Episode(m.id, m.workspace, m.content, m.valid_at, m.created_at,
+                    tuple(sorted(names[e].name for e in mentions.get(m.id, []) if e in names)),
+                    counts.get(m.id, 0), queue.get(m.id))
+            for m in memories
+        ]
+
+    def about(self, memory_ids: Sequence[str]) -> dict[str, list[Entity]]:
+        """The entities each memory mentions (the ``about`` meta-relation)."""
+        mentions = self.store.kg_mentions(memory_ids)
+        rows = self.store.kg_get_entities([e for es in mentions.values() for e in es])
+        return {mid: [rows[e] for e in es if e in rows] for mid, es in mentions.items()}
+
+    # -- deleting ---------------------------------------------------------------------
+    def delete_fact(self, ref: str) -> Fact:
+        """Delete a fact. Facts it had retired come back as they were before it arrived."""
+        f = self.fact(ref)
+        at = now()
+        with self.store.transaction():
+            replaced = [g for g in self.store.kg_facts_of(f.subject_id, f.predicate) if g.superseded_by == f.id]
+            self.store.kg_delete_fact(f.id)
+            for g in replaced:
+                restored_end = f.invalid_at
+                self.store.kg_retire_fact(
+                    g.id, restored_end, at if restored_end and restored_end <= at else None, f.superseded_by
+                )
+            self.summarize({f.subject_id, f.object_id, *(g.object_id for g in replaced)}, at)
+        return f
+
+    def clear_graph(self, workspace: Any, confirm: bool = True) -> ClearReport:
+        """Delete every entity and fact of one workspace (None: global; ``*``: all). Memories stay."""
+        if confirm is not True:
+            raise InvalidInput("confirm", "must be true to delete the graph")
+        scope = _scope(workspace)
+        entities, facts = self.store.kg_clear(scope)
+        return ClearReport(scope, entities, facts)
+
+    # -- re-running extraction ------------------------------------------------------
+    def ingest_memory(self, memory: Memory, extraction: Extraction, origin: str) -> None:
+        """Add what an extractor (e.g. the LLM) found in an already stored memory."""
+        gi = GraphInput(extraction.entities, extraction.facts)
+        with self.store.transaction():
+            self._ingest_one(memory, gi, False, now(), origin=origin)
+
+    def rebuild_caller_graph(self, memory: Memory, gi: GraphInput) -> None:
+        with self.store.transaction():
+            self._ingest_one(memory, gi, False, now())
+

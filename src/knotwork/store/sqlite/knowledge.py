@@ -1,0 +1,554 @@
+"""The knowledge-graph half of the SQLite store (a mixin of ``SQLiteStore``).
+
+Entities, aliases, name trigrams, entity vectors, mentions, facts with their
+source memories, communities and the LLM extraction queue. Every method is
+a capability (no business rules here: the knowledge service decides what to
+write; this only writes it). Methods are prefixed ``kg_``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.domain.temporal import from_text, to_text
+from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
+from knotwork.knowledge.resolve import search_terms
+
+_ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
+_FACT = (
+    "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
+    " f.created_at, f.expired_at, f.superseded_by, f.origin,"
+    " (SELECT group_concat(memory_id) FROM fact_sources x WHERE x.fact_id = f.id)"
+)
+_FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
+
+
+def _opt(text: str | None) -> datetime | None:
+    return from_text(text) if text else None
+
+
+def _ts(value: datetime | None) -> str | None:
+    return to_text(value) if value else None
+
+
+def _fact(row: Sequence[Any]) -> Fact:
+    return Fact(
+        id=row[0],
+        workspace=row[1] or None,
+        subject_id=row[2],
+        subject=row[3],
+        predicate=row[4],
+        object_id=row[5],
+        object=row[6],
+        fact=row[7],
+        valid_at=_opt(row[8]),
+        invalid_at=_opt(row[9]),
+        created_at=from_text(row[10]),
+        expired_at=_opt(row[11]),
+        superseded_by=row[12],
+        origin=row[13],
+        sources=tuple(sorted(row[14].split(","))) if row[14] else (),
+    )
+
+
+def scope_sql(workspace: str | None, column: str) -> tuple[str, list[Any]]:
+    """Rows a caller in ``workspace`` may see: W and global, global only, or all (``*``)."""
+    if workspace == ALL_WORKSPACES:
+        return "1", []
+    if workspace:
+        return f"{column} IN ('', ?)", [workspace]
+    return f"{column} = ''", []
+
+
+def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tuple[str, list[Any]]:
+    """Facts true at world time ``at`` (or every fact when ``include_invalid``)."""
+    if include_invalid or at is None:
+        return "1", []
+    t = to_text(at)
+    return f"({alias}.valid_at IS NULL OR {alias}.valid_at <= ?) AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)", [t, t]
+
+
+def _chunks(items: Sequence[Any], size: int = 400) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _match(terms: Sequence[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+class KnowledgeStore:
+    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_lock`` and ``transaction``."""
+
+    _run: Any
+    _lock: Any
+    transaction: Any
+
+    # -- entities -------------------------------------------------------------
+    def kg_lookup_norms(self, workspace: str | None, norms: Sequence[str]) -> dict[str, str]:
+        """Entity id for each normalised name (own name first, then aliases) in exactly this workspace."""
+        out: dict[str, str] = {}
+        ws = workspace or ""
+        keys = list(dict.fromkeys(norms))
+        with self._lock:
+            for chunk in _chunks(keys):
+                marks = ", ".join("?" * len(chunk))
+                for table in ("entity_aliases", "entities"):
+                    column = "entity_id" if table == "entity_aliases" else "id"
+                    rows = self._run(
+                        f"SELECT norm, {column} FROM {table} WHERE workspace = ? AND norm IN ({marks})", (ws, *chunk)
+                    ).fetchall()
+                    out.update((r[0], r[1]) for r in rows)
+        return out
+
+    def kg_insert_entity(self, e: Entity, norm: str, grams: Iterable[str], note: str = "") -> None:
+        with self.transaction():
+            self._run(
+                "INSERT INTO entities (id, workspace, name, norm, type, summary, note, terms, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    e.id, e.workspace or "", e.name, norm, e.type, e.summary, note, search_terms(e.name),
+                    to_text(e.created_at), to_text(e.updated_at),
+                ),
+            )
+            for g in grams:
+                self._run("INSERT OR IGNORE INTO entity_grams (gram, entity_id) VALUES (?, ?)", (g, e.id))
+
+    def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
+        """Set ``type``, ``summary`` or ``note`` of an entity."""
+        if not values:
+            return
+        sets = ", ".join(f"{k} = ?" for k in values)
+        with self.transaction():
+            self._run(f"UPDATE entities SET {sets}, updated_at = ? WHERE id = ?", (*values.values(), to_text(at), entity_id))
+
+    def kg_entity_rows(self, entity_ids: Sequence[str]) -> dict[str, tuple[Entity, str]]:
+        """(entity, note) by id, with aliases and mention counts."""
+        ids = list(dict.fromkeys(entity_ids))
+        out: dict[str, tuple[Entity, str]] = {}
+        with self._lock:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                rows = self._run(
+                    f"SELECT {_ENTITY}, e.note,"
+                    " (SELECT group_concat(alias, char(31)) FROM entity_aliases a WHERE a.entity_id = e.id),"
+                    " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
+                    f" FROM entities e WHERE e.id IN ({marks})",
+                    chunk,
+                ).fetchall()
+                for r in rows:
+                    aliases = tuple(sorted(r[8].split("\x1f"))) if r[8] else ()
+                    entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], from_text(r[5]), from_text(r[6]), aliases, r[9])
+                    out[r[0]] = (entity, r[7])
+        return out
+
+    def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
+        return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
+
+    def kg_entity_norms(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(workspace, norm) by entity id."""
+        out: dict[str, tuple[str, str]] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(entity_ids))):
+                rows = self._run(
+                    f"SELECT id, workspace, norm FROM entities WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                out.update((r[0], (r[1], r[2])) for r in rows)
+        return out
+
+    def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
+        """Ids of entities in scope whose name or alias normalises to ``norm``."""
+        where, params = scope_sql(workspace, "workspace")
+        with self._lock:
+            rows = self._run(
+                f"SELECT id FROM entities WHERE norm = ? AND {where}"
+                f" UNION SELECT entity_id FROM entity_aliases WHERE norm = ? AND {where}",
+                (norm, *params, norm, *params),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
+        with self._lock:
+            rows = self._run(
+                "SELECT id FROM entities WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
+                (ref, ref + "~", ref, ref, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def kg_gram_candidates(self, workspace: str | None, grams: Sequence[str], limit: int = 8) -> list[tuple[str, int]]:
+        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first."""
+        if not grams:
+            return []
+        marks = ", ".join("?" * len(grams))
+        with self._lock:
+            return self._run(
+                f"SELECT g.entity_id, count(*) AS n FROM entity_grams g JOIN entities e ON e.id = g.entity_id"
+                f" WHERE g.gram IN ({marks}) AND e.workspace = ? GROUP BY g.entity_id ORDER BY n DESC LIMIT ?",
+                (*grams, workspace or "", limit),
+            ).fetchall()
+
+    def kg_gram_counts(self, entity_ids: Sequence[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        with self._lock:
+            for chunk in _chunks(list(entity_ids)):
+                rows = self._run(
+                    f"SELECT entity_id, gram FROM entity_grams WHERE entity_id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                for eid, gram in rows:
+                    out.setdefault(eid, set()).add(gram)
+        return out
+
+    def kg_put_entity_vector(self, entity_id: str, blob: bytes) -> None:
+        with self.transaction():
+            self._run("INSERT OR REPLACE INTO entity_vectors (entity_id, vector) VALUES (?, ?)", (entity_id, blob))
+
+    def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
+        """(rowid, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
+        with self._lock:
+            return self._run(
+                "SELECT v.rowid, v.entity_id, e.workspace, v.vector FROM entity_vectors v"
+                " JOIN entities e ON e.id = v.entity_id WHERE v.rowid > ? ORDER BY v.rowid",
+                (after_rowid,),
+            ).fetchall()
+
+    def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str) -> None:
+        with self.transaction():
+            added = self._run(
+                "INSERT OR IGNORE INTO entity_aliases (workspace, norm, alias, entity_id) VALUES (?, ?, ?, ?)",
+                (workspace or "", norm, alias, entity_id),
+            ).rowcount
+            if added:
+                self._run("UPDATE entities SET terms = terms || ' ' || ? WHERE id = ?", (search_terms(alias), entity_id))
+
+    def kg_add_mentions(self, memory_id: str, entity_ids: Iterable[str]) -> None:
+        with self.transaction():
+            for eid in dict.fromkeys(entity_ids):
+                self._run("INSERT OR IGNORE INTO entity_mentions (memory_id, entity_id) VALUES (?, ?)", (memory_id, eid))
+
+    def kg_degree(self, entity_ids: Sequence[str]) -> dict[str, int]:
+        """Facts plus mentions per entity: how connected it is."""
+        out = dict.fromkeys(entity_ids, 0)
+        with self._lock:
+            for eid in out:
+                out[eid] = self._run(
+                    "SELECT (SELECT count(*) FROM facts WHERE subject_id = ?1 OR object_id = ?1)"
+                    " + (SELECT count(*) FROM entity_mentions WHERE entity_id = ?1)",
+                    (eid,),
+                ).fetchone()[0]
+        return out
+
+    def kg_merge_entities(self, keep: str, drop: str) -> None:
+        """Move everything of ``drop`` onto ``keep`` and delete ``drop`` (its own name becomes an alias)."""
+        with self.transaction():
+            row = self._run("SELECT workspace, norm, name, terms FROM entities WHERE id = ?", (drop,)).fetchone()
+            self._run("UPDATE facts SET subject_id = ? WHERE subject_id = ?", (keep, drop))
+            self._run("UPDATE facts SET object_id = ? WHERE object_id = ?", (keep, drop))
+            self._run("DELETE FROM facts WHERE subject_id = object_id AND subject_id = ?", (keep,))
+            self._run(
+                "INSERT OR IGNORE INTO entity_mentions (memory_id, entity_id) SELECT memory_id, ? FROM entity_mentions WHERE entity_id = ?",
+                (keep, drop),
+            )
+            self._run("UPDATE OR IGNORE entity_aliases SET entity_id = ? WHERE entity_id = ?", (keep, drop))
+            self._run("DELETE FROM entities WHERE id = ?", (drop,))
+            if row:
+                self._run(
+                    "INSERT OR REPLACE INTO entity_aliases (workspace, norm, alias, entity_id) VALUES (?, ?, ?, ?)",
+                    (row[0], row[1], row[2], keep),
+                )
+                self._run("UPDATE entities SET terms = terms || ' ' || ? WHERE id = ?", (row[3], keep))
+            self.kg_refresh_fact_text([keep])
+
+    def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
+        with self.transaction():
+            for eid in entity_ids:
+                rows = self._run(
+                    "SELECT f.id, s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name FROM facts f"
+                    " JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
+                    " WHERE f.subject_id = ?1 OR f.object_id = ?1",
+                    (eid,),
+                ).fetchall()
+                for fid, text in rows:
+                    self._run("UPDATE facts SET fact = ?, terms = ? WHERE id = ?", (text, search_terms(text), fid))
+
+    def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = scope_sql(workspace, "e.workspace")
+        with self._lock:
+            rows = self._run(
+                "SELECT e.id, -bm25(entities_fts, 3.0, 1.0) FROM entities_fts JOIN entities e ON e.rowid = entities_fts.rowid"
+                f" WHERE entities_fts MATCH ? AND {where} ORDER BY bm25(entities_fts, 3.0, 1.0) LIMIT ?",
+                (_match(terms), *params, limit),
+            ).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def kg_list_entities(self, workspace: str | None, limit: int = 1000) -> list[str]:
+        where, params = scope_sql(workspace, "workspace")
+        with self._lock:
+            rows = self._run(f"SELECT id FROM entities WHERE {where} ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
+        return [r[0] for r in rows]
+
+    # -- facts ----------------------------------------------------------------
+    def kg_insert_fact(self, f: Fact) -> None:
+        with self.transaction():
+            self._run(
+                "INSERT INTO facts (id, workspace, subject_id, predicate, object_id, fact, terms, valid_at, invalid_at,"
+                " created_at, expired_at, superseded_by, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    f.id, f.workspace or "", f.subject_id, f.predicate, f.object_id, f.fact, search_terms(f.fact), _ts(f.valid_at),
+                    _ts(f.invalid_at), to_text(f.created_at), _ts(f.expired_at), f.superseded_by, f.origin,
+                ),
+            )
+            for mid in f.sources:
+                self._run("INSERT OR IGNORE INTO fact_sources (fact_id, memory_id) VALUES (?, ?)", (f.id, mid))
+
+    def kg_retire_fact(self, fact_id: str, invalid_at: datetime | None, expired_at: datetime | None, superseded_by: str | None) -> None:
+        with self.transaction():
+            self._run(
+                "UPDATE facts SET invalid_at = ?, expired_at = ?, superseded_by = ? WHERE id = ?",
+                (_ts(invalid_at), _ts(expired_at), superseded_by, fact_id),
+            )
+
+    def kg_set_fact_valid_at(self, fact_id: str, valid_at: datetime | None) -> None:
+        with self.transaction():
+            self._run("UPDATE facts SET valid_at = ? WHERE id = ?", (_ts(valid_at), fact_id))
+
+    def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
+        with self.transaction():
+            self._run("INSERT OR IGNORE INTO fact_sources (fact_id, memory_id) VALUES (?, ?)", (fact_id, memory_id))
+
+    def kg_facts_of(self, subject_id: str, predicate: str) -> list[Fact]:
+        """Every fact (current or retired) with this subject and predicate, oldest first."""
+        with self._lock:
+            rows = self._run(
+                f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.subject_id = ? AND f.predicate = ? ORDER BY f.valid_at, f.id",
+                (subject_id, predicate),
+            ).fetchall()
+        return [_fact(r) for r in rows]
+
+    def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
+        out: dict[str, Fact] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(fact_ids))):
+                rows = self._run(
+                    f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                out.update((r[0], _fact(r)) for r in rows)
+        return out
+
+    def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
+        with self._lock:
+            rows = self._run(
+                "SELECT id FROM facts WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
+                (ref, ref + "~", ref, ref, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def kg_facts_fts(
+        self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
+    ) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = scope_sql(workspace, "f.workspace")
+        when, tparams = time_sql(at, include_invalid)
+        with self._lock:
+            rows = self._run(
+                "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid"
+                f" WHERE facts_fts MATCH ? AND {where} AND {when} ORDER BY bm25(facts_fts) LIMIT ?",
+                (_match(terms), *params, *tparams, limit),
+            ).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def kg_facts_touching(
+        self, entity_ids: Sequence[str], workspace: str | None = ALL_WORKSPACES, at: datetime | None = None,
+        include_invalid: bool = True, limit: int = 10_000,
+    ) -> list[Fact]:
+        """Facts whose subject or object is one of ``entity_ids``."""
+        ids = list(dict.fromkeys(entity_ids))
+        out: list[Fact] = []
+        where, params = scope_sql(workspace, "f.workspace")
+        when, tparams = time_sql(at, include_invalid)
+        with self._lock:
+            for chunk in _chunks(ids, 300):
+                marks = ", ".join("?" * len(chunk))
+                rows = self._run(
+                    f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({marks}) OR f.object_id IN ({marks}))"
+                    f" AND {where} AND {when} ORDER BY f.id DESC LIMIT ?",
+                    (*chunk, *chunk, *params, *tparams, limit),
+                ).fetchall()
+                out += [_fact(r) for r in rows]
+        return out
+
+    def kg_delete_fact(self, fact_id: str) -> bool:
+        with self.transaction():
+            return self._run("DELETE FROM facts WHERE id = ?", (fact_id,)).rowcount > 0
+
+    def kg_edges(self, workspace: str | None, at: datetime) -> list[tuple[str, str]]:
+        """(subject id, object id) of the facts true at ``at`` in exactly this workspace."""
+        when, tparams = time_sql(at, False)
+        with self._lock:
+            return self._run(
+                f"SELECT f.subject_id, f.object_id FROM facts f WHERE f.workspace = ? AND {when}", (workspace or "", *tparams)
+            ).fetchall()
+
+    def kg_clear(self, workspace: str | None) -> tuple[int, int]:
+        """Delete the graph of one workspace (or everything with ``*``); returns (entities, facts) deleted."""
+        where, params = ("1", []) if workspace == ALL_WORKSPACES else ("workspace = ?", [workspace or ""])
+        with self.transaction():
+            facts = self._run(f"DELETE FROM facts WHERE {where}", params).rowcount
+            self._run(f"DELETE FROM communities WHERE {where}", params)
+            entities = self._run(f"DELETE FROM entities WHERE {where}", params).rowcount
+        return entities, facts
+
+    # -- episodes -------------------------------------------------------------
+    def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Entity ids each memory mentions."""
+        out: dict[str, list[str]] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(memory_ids))):
+                rows = self._run(
+                    f"SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id IN ({', '.join('?' * len(chunk))})"
+                    " ORDER BY entity_id",
+                    chunk,
+                ).fetchall()
+                for mid, eid in rows:
+                    out.setdefault(mid, []).append(eid)
+        return out
+
+    def kg_memories_mentioning(self, entity_ids: Sequence[str], limit: int = 1000) -> list[str]:
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return []
+        with self._lock:
+            rows = self._run(
+                f"SELECT DISTINCT memory_id FROM entity_mentions WHERE entity_id IN ({', '.join('?' * len(ids))})"
+                " ORDER BY memory_id DESC LIMIT ?",
+                (*ids, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(memory_ids))):
+                rows = self._run(
+                    f"SELECT memory_id, count(*) FROM fact_sources WHERE memory_id IN ({', '.join('?' * len(chunk))})"
+                    " GROUP BY memory_id",
+                    chunk,
+                ).fetchall()
+                out.update((r[0], r[1]) for r in rows)
+        return out
+
+    def kg_facts_from(self, memory_ids: Sequence[str]) -> list[str]:
+        ids = list(dict.fromkeys(memory_ids))
+        with self._lock:
+            rows = self._run(
+                f"SELECT DISTINCT fact_id FROM fact_sources WHERE memory_id IN ({', '.join('?' * len(ids))})", ids
+            ).fetchall() if ids else []
+        return [r[0] for r in rows]
+
+    # -- communities ----------------------------------------------------------
+    def kg_replace_communities(
+        self, workspace: str | None, groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
+    ) -> None:
+        with self.transaction():
+            self._run("DELETE FROM communities WHERE workspace = ?", (workspace or "",))
+            for c, member_ids in groups:
+                self._run(
+                    "INSERT INTO communities (id, workspace, name, summary, size, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (c.id, workspace or "", c.name, c.summary, len(member_ids), to_text(at)),
+                )
+                for eid in member_ids:
+                    self._run("INSERT OR REPLACE INTO community_members (entity_id, community_id) VALUES (?, ?)", (eid, c.id))
+
+    def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
+        where, params = scope_sql(workspace, "c.workspace")
+        with self._lock:
+            rows = self._run(
+                f"SELECT c.id, c.workspace, c.name, c.summary FROM communities c WHERE {where} ORDER BY c.size DESC, c.id",
+                params,
+            ).fetchall()
+            out = []
+            for r in rows:
+                members = [m[0] for m in self._run(
+                    "SELECT entity_id FROM community_members WHERE community_id = ? ORDER BY entity_id", (r[0],)
+                ).fetchall()]
+                out.append((Community(r[0], r[1] or None, r[2], r[3], ()), members))
+        return out
+
+    def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(entity_ids))):
+                rows = self._run(
+                    f"SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+                out.update((r[0], r[1]) for r in rows)
+        return out
+
+    def kg_add_member(self, entity_id: str, community_id: str) -> None:
+        with self.transaction():
+            self._run("INSERT OR REPLACE INTO community_members (entity_id, community_id) VALUES (?, ?)", (entity_id, community_id))
+            self._run(
+                "UPDATE communities SET size = (SELECT count(*) FROM community_members WHERE community_id = ?) WHERE id = ?",
+                (community_id, community_id),
+            )
+
+    # -- the LLM extraction queue ---------------------------------------------
+    def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
+        with self.transaction():
+            for mid in memory_ids:
+                self._run(
+                    "INSERT OR IGNORE INTO extraction_queue (memory_id, status, attempts, enqueued_at, updated_at)"
+                    " VALUES (?, 'pending', 0, ?, ?)",
+                    (mid, to_text(at), to_text(at)),
+                )
+
+    def kg_claim(self, limit: int, at: datetime, max_attempts: int, stale_before: datetime) -> list[str]:
+        """Mark up to ``limit`` pending (or stale running) items as running and return their memory ids."""
+        with self.transaction():
+            rows = self._run(
+                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' OR (status = 'running' AND updated_at < ?))"
+                " AND attempts < ? ORDER BY enqueued_at, memory_id LIMIT ?",
+                (to_text(stale_before), max_attempts, limit),
+            ).fetchall()
+            ids = [r[0] for r in rows]
+            for mid in ids:
+                self._run(
+                    "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE memory_id = ?",
+                    (to_text(at), mid),
+                )
+        return ids
+
+    def kg_queue_set(self, memory_id: str, status: str, at: datetime, error: str | None = None) -> None:
+        with self.transaction():
+            self._run(
+                "UPDATE extraction_queue SET status = ?, last_error = ?, updated_at = ? WHERE memory_id = ?",
+                (status, error, to_text(at), memory_id),
+            )
+
+    def kg_queue(self, status: str | None = None, limit: int = 1000, memory_ids: Sequence[str] | None = None) -> list[QueueItem]:
+        clauses, params = [], []
+        if status:
+            clauses.append("status = ?")
+            params.append(status)
+        if memory_ids is not None:
+            ids = list(memory_ids)[:900]
+            clauses.append(f"memory_id IN ({', '.join('?' * len(ids)) or 'NULL'})")
+            params += ids
+        where = " AND ".join(clauses) or "1"
+        with self._lock:
+            rows = self._run(
+                "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at FROM extraction_queue"
+                f" WHERE {where} ORDER BY enqueued_at, memory_id LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+        return [QueueItem(r[0], r[1], r[2], r[3], from_text(r[4]), from_text(r[5])) for r in rows]
+
+    def kg_queue_counts(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._run("SELECT status, count(*) FROM extraction_queue GROUP BY status").fetchall())
