@@ -33,6 +33,8 @@ ID_RE = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 TOOLS = {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories"}
 # Added with typed relationships (commit 9e0919b, after these tests were specified); not exercised here.
 RELATIONSHIP_TOOLS = {"link_memories", "unlink_memories", "get_related_memories", "get_memory_graph"}
+# The knowledge graph's tools (tested in test_mcp_knowledge.py).
+KNOWLEDGE_TOOLS = {"search_nodes", "search_facts", "get_episodes", "delete_fact", "clear_graph"}
 ABSENT_ID = "00000000000000000000000000"  # well-formed, never generated (time 0)
 SCENARIO_TIMEOUT_S = 120
 
@@ -163,7 +165,7 @@ class McpContract:
         tools = shared.run(scenario)
         names = [t.name for t in tools]
         assert len(names) == len(set(names)), names
-        assert set(names) == TOOLS | RELATIONSHIP_TOOLS, names
+        assert set(names) == TOOLS | RELATIONSHIP_TOOLS | KNOWLEDGE_TOOLS, names
         by_name = {t.name: t for t in tools}
         for tool in tools:
             assert tool.description and tool.description.strip(), f"{tool.name} has no description"

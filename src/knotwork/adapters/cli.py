@@ -101,6 +101,8 @@ def cli() -> None:
 @click.option("--importance", type=float, help="0 to 1 (default 0.5).")
 @click.option("--metadata", help="JSON object.")
 @click.option("--valid-at", help="When it became true (ISO-8601).")
+@click.option("--entity", "entities", multiple=True, metavar="NAME[:TYPE]", help="An entity it is about (repeat).")
+@click.option("--fact", "facts", multiple=True, metavar="S|P|O[|VALID_AT]", help="A fact it states (repeat).")
 @with_store
 def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
     """Store a memory (CONTENT, or - to read it from stdin)."""
@@ -115,6 +117,8 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
         importance=opts["importance"],
         metadata=_json_option(opts["metadata"], "metadata"),
         valid_at=opts["valid_at"],
+        entities=[cli_knowledge.parse_entity(e) for e in opts["entities"]] or None,
+        facts=[cli_knowledge.parse_fact(f) for f in opts["facts"]] or None,
     )
     return render("add", m, fmt)
 
@@ -393,3 +397,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(0)
+
+
+from knotwork.adapters import cli_knowledge  # noqa: E402  (registers the knowledge-graph commands on ``cli``)

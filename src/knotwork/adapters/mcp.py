@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from knotwork.adapters import mcp_knowledge
 from knotwork.errors import KnotworkError
 from knotwork.render import render
 from knotwork.service import Knotwork
@@ -75,9 +76,14 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         importance: Annotated[float | None, Field(ge=0, le=1, description="0-1, default 0.5")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="any JSON object")] = None,
         valid_at: Annotated[str | None, Field(description="ISO-8601 time the content became true")] = None,
+        entities: Annotated[list[dict[str, Any]] | None, Field(description=mcp_knowledge.ENTITIES_DESCRIPTION)] = None,
+        facts: Annotated[list[dict[str, Any]] | None, Field(description=mcp_knowledge.FACTS_DESCRIPTION)] = None,
         format: Format = "compact",
     ) -> str:
-        """Store a memory. Identical content in the same workspace is kept once."""
+        """Store a memory. Identical content in the same workspace is kept once.
+
+        Also pass the entities and facts it states, if you know them: they build the knowledge graph.
+        """
         m = mem.add(
             content,
             workspace=ws(workspace),
@@ -89,6 +95,8 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
             importance=importance,
             metadata=metadata,
             valid_at=valid_at,
+            entities=entities,
+            facts=facts,
         )
         return render("add", m, format)
 
@@ -209,6 +217,8 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
     ) -> str:
         """Nodes and edges around a memory, ready to draw."""
         return render("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
+
+    mcp_knowledge.register(server, mem, ws, tool, READ, DESTROY)
 
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:

@@ -88,6 +88,14 @@ class Fact:
         }
 
 
+class Found(list):
+    """Search results plus the query that found them (renderers say what was searched for)."""
+
+    def __init__(self, items: list, query: str) -> None:
+        super().__init__(items)
+        self.query = query
+
+
 @dataclass(frozen=True, slots=True)
 class NodeHit:
     """An entity found by :meth:`Knotwork.search_nodes`, with its score (higher is better)."""

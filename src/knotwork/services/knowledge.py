@@ -34,6 +34,7 @@ from knotwork.knowledge.models import (
     Fact,
     FactDraft,
     FactHit,
+    Found,
     NodeHit,
 )
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
@@ -410,7 +411,7 @@ class KnowledgeService:
         order = np.argsort(-sims)[:n]
         return [(ids_[i], float(sims[i])) for i in order if sims[i] >= 0.35]
 
-    def search_nodes(self, query: str, center: str | None = None, limit: int = 10, workspace: Any = None) -> list[NodeHit]:
+    def search_nodes(self, query: str, center: str | None = None, limit: int = 10, workspace: Any = None) -> Found:
         """Entities matching ``query`` (BM25 over names and summaries, plus name vectors), near ``center`` first."""
         text = rules.query(query)
         size = rules.limit(limit, 100)
@@ -448,7 +449,7 @@ class KnowledgeService:
             out.append(NodeHit(row[0], score, hops.get(eid)))
             if len(out) >= size:
                 break
-        return out
+        return Found(out, text)
 
     def search_facts(
         self,
@@ -458,7 +459,7 @@ class KnowledgeService:
         as_of: Any = None,
         include_invalid: bool = False,
         workspace: Any = None,
-    ) -> list[FactHit]:
+    ) -> Found:
         """Facts matching ``query``: BM25 over fact text and over the entities they join, near ``center`` first.
 
         Only facts true now (or at ``as_of``) unless ``include_invalid``; when
@@ -505,7 +506,7 @@ class KnowledgeService:
                 score *= 0.5
             scored.append(FactHit(f, score, distance))
         scored.sort(key=lambda h: -h.score)
-        return scored[:size]
+        return Found(scored[:size], text)
 
     # -- episodes ---------------------------------------------------------------------
     def episodes(self, memories: Sequence[Memory]) -> list[Episode]:

@@ -1,0 +1,112 @@
+"""``knotwork`` commands of the knowledge graph (registered on the main group by ``adapters.cli``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from knotwork.adapters.cli import _workspace, cli, with_store, workspace_option
+from knotwork.config import Settings
+from knotwork.errors import InvalidInput
+from knotwork.render import render
+from knotwork.service import Knotwork
+
+
+def parse_entity(text: str) -> dict[str, str]:
+    """``NAME`` or ``NAME:TYPE``."""
+    name, sep, kind = text.rpartition(":") if ":" in text else (text, "", "")
+    return {"name": name, "type": kind} if sep and kind and " " not in kind else {"name": text}
+
+
+def parse_fact(text: str) -> dict[str, str]:
+    """``SUBJECT|PREDICATE|OBJECT`` (``|VALID_AT`` may follow)."""
+    parts = [p.strip() for p in text.split("|")]
+    if len(parts) not in (3, 4):
+        raise InvalidInput("fact", f"{text!r}: write SUBJECT|PREDICATE|OBJECT[|VALID_AT]")
+    return dict(zip(("subject", "predicate", "object", "valid_at"), parts))
+
+
+center_option = click.option("--center", help="Entity (name or id): results near it in the graph rank first.")
+limit_option = click.option("-n", "--limit", type=int, default=10, show_default=True, help="Most results to show.")
+
+
+@cli.command("nodes")
+@click.argument("query")
+@workspace_option
+@center_option
+@limit_option
+@with_store
+def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, center: str | None, limit: int) -> str:
+    """Find entities of the knowledge graph matching QUERY."""
+    return render("search_nodes", mem.search_nodes(query, center, limit, workspace=_workspace(settings, workspace)), fmt)
+
+
+@cli.command("facts")
+@click.argument("query")
+@workspace_option
+@center_option
+@limit_option
+@click.option("--as-of", help="The facts true at this time (ISO-8601).")
+@click.option("--include-invalid", is_flag=True, help="Also facts that are no longer true.")
+@with_store
+def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
+    """Find facts matching QUERY (true now unless --as-of or --include-invalid)."""
+    hits = mem.search_facts(
+        query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace)
+    )
+    return render("search_facts", hits, fmt)
+
+
+@cli.command("episodes")
+@workspace_option
+@click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most episodes to show.")
+@click.option("--query", help="Only episodes matching this.")
+@with_store
+def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, limit: int, query: str | None) -> str:
+    """Memories with the entities they mention and the facts they gave."""
+    return render("episodes", mem.episodes(workspace=_workspace(settings, workspace), limit=limit, query=query), fmt)
+
+
+@cli.command("entity")
+@click.argument("ref")
+@workspace_option
+@click.option("--as-of", help="Facts true at this time (ISO-8601).")
+@click.option("--include-invalid", is_flag=True, help="Also facts that are no longer true.")
+@with_store
+def entity(mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str | None, as_of: str | None, include_invalid: bool) -> str:
+    """Show an entity (by name, alias or id) and its facts."""
+    scope = _workspace(settings, workspace)
+    e = mem.entity(ref, workspace=scope)
+    fs = mem.entity_facts(e.id, workspace=scope, as_of=as_of, include_invalid=include_invalid)
+    if fmt == "json":
+        return json.dumps({"entity": e.to_dict(), "facts": [f.to_dict() for f in fs]}, ensure_ascii=False, separators=(",", ":"))
+    return render("entity", e, fmt) + "\n" + render("facts", fs, fmt)
+
+
+@cli.command("delete-fact")
+@click.argument("id")
+@with_store
+def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+    """Delete a fact; a fact it had retired becomes current again."""
+    return render("delete_fact", mem.delete_fact(id), fmt)
+
+
+@cli.command("clear-graph")
+@workspace_option
+@click.option("--yes", is_flag=True, help="Confirm: delete every entity and fact of the workspace.")
+@with_store
+def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, yes: bool) -> str:
+    """Delete the knowledge graph of a workspace (memories are kept)."""
+    return render("clear_graph", mem.clear_graph(_workspace(settings, workspace), confirm=yes), fmt)
+
+
+@cli.command("merge-entities")
+@click.argument("a")
+@click.argument("b")
+@workspace_option
+@with_store
+def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, workspace: str | None) -> str:
+    """Merge entities A and B (the more connected stays; the other becomes its alias)."""
+    return render("merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)

@@ -1,0 +1,81 @@
+"""MCP tools of the knowledge graph: each a thin adapter over one service method."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from knotwork.render import render
+from knotwork.service import Knotwork
+
+Format = Annotated[Literal["compact", "json"], Field(description="compact text (default) or json")]
+Workspace = Annotated[str | None, Field(description="workspace name; omit for the server default (global if none)")]
+Center = Annotated[str | None, Field(description="an entity (name or id): results near it in the graph rank first")]
+
+#: What add_memory says about its graph arguments: the calling model already
+#: understands the text, so naming its entities and facts costs it nothing.
+ENTITIES_DESCRIPTION = (
+    "optional: the entities this memory is about, as [{name, type?, summary?}] "
+    "(e.g. {name: 'Redis', type: 'library'}); pass them when you know them"
+)
+FACTS_DESCRIPTION = (
+    "optional: facts this memory states, as [{subject, predicate, object, valid_at?, invalid_at?}] "
+    "(e.g. {subject: 'user', predicate: 'lives in', object: 'Berlin'}); a new value of a single-valued "
+    "predicate (lives in, prefers, works at, status…) retires the old one"
+)
+
+
+def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None], tool: Callable, read: Any, destroy: Any) -> None:
+    @tool(read)
+    def search_nodes(
+        query: Annotated[str, Field(description="names or words to look for")],
+        center: Center = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        workspace: Workspace = None,
+        format: Format = "compact",
+    ) -> str:
+        """Find entities (people, libraries, files, places…) in the knowledge graph, with their summaries."""
+        return render("search_nodes", mem.search_nodes(query, center, limit, workspace=ws(workspace)), format)
+
+    @tool(read)
+    def search_facts(
+        query: Annotated[str, Field(description="what the facts are about")],
+        center: Center = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        as_of: Annotated[str | None, Field(description="ISO-8601 date: the facts true then")] = None,
+        include_invalid: Annotated[bool, Field(description="also facts no longer true")] = False,
+        workspace: Workspace = None,
+        format: Format = "compact",
+    ) -> str:
+        """Find facts (subject --predicate--> object) that are true now, or at as_of; retired ones on request."""
+        hits = mem.search_facts(query, center, limit, as_of, include_invalid, workspace=ws(workspace))
+        return render("search_facts", hits, format)
+
+    @tool(read)
+    def get_episodes(
+        workspace: Workspace = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        query: Annotated[str | None, Field(description="only episodes matching this")] = None,
+        format: Format = "compact",
+    ) -> str:
+        """Recent memories (episodes) with the entities they mention and the facts they gave."""
+        return render("episodes", mem.episodes(workspace=ws(workspace), limit=limit, query=query), format)
+
+    @tool(destroy)
+    def delete_fact(
+        id: Annotated[str, Field(description="fact id (full, or a unique 8+ char prefix/suffix)")],
+        format: Format = "compact",
+    ) -> str:
+        """Delete a wrong fact; a fact it had retired becomes current again."""
+        return render("delete_fact", mem.delete_fact(id), format)
+
+    @tool(destroy)
+    def clear_graph(
+        confirm: Annotated[bool, Field(description="must be true")],
+        workspace: Workspace = None,
+        format: Format = "compact",
+    ) -> str:
+        """Delete every entity and fact of a workspace (memories are kept)."""
+        return render("clear_graph", mem.clear_graph(ws(workspace), confirm=confirm), format)

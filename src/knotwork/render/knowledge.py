@@ -1,0 +1,158 @@
+"""Compact text and JSON for the knowledge graph: entities, facts, episodes.
+
+``RENDERERS`` and ``to_jsonable`` are looked up by ``render.core`` for the
+operations in ``OPERATIONS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from knotwork.domain.temporal import to_text
+from knotwork.knowledge.models import ClearReport, Entity, Episode, Fact, FactHit, NodeHit
+
+OPERATIONS = frozenset(
+    {"search_nodes", "search_facts", "episodes", "delete_fact", "clear_graph", "merge_entities", "entity", "facts",
+     "communities", "extraction_queue"}
+)
+SUMMARY_CHARS = 120
+
+
+def _day(dt: Any) -> str:
+    return to_text(dt)[:10]
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return (flat[:limit].rsplit(" ", 1)[0] or flat[:limit]) + "…"
+
+
+def entity_line(e: Entity) -> str:
+    kind = f" [{e.type}]" if e.type else ""
+    where = f" @{e.workspace}" if e.workspace else ""
+    summary = f" - {_cut(e.summary, SUMMARY_CHARS)}" if e.summary else ""
+    return f"{e.name}{kind}{where}{summary}"
+
+
+def when(f: Fact) -> str:
+    """``since 2026-01-03``, or ``2025-01-01 → 2026-01-03, retired`` for a fact no longer true."""
+    if f.invalid_at is not None:
+        start = _day(f.valid_at) if f.valid_at else "…"
+        return f"{start} → {_day(f.invalid_at)}, retired"
+    return f"since {_day(f.valid_at)}" if f.valid_at else "always"
+
+
+def fact_line(f: Fact) -> str:
+    return f"{f.subject} --{f.predicate}--> {f.object} ({when(f)}) id {f.id[-8:]}"
+
+
+def _header(count: int, one: str, many: str, query: str | None) -> str:
+    about = f' for "{query}"' if query else ""
+    return f"Found {count} {one if count == 1 else many}{about}:"
+
+
+def nodes(hits: list[NodeHit]) -> str:
+    query = getattr(hits, "query", None)
+    if not hits:
+        return f'No entities found for "{query}".' if query else "No entities found."
+    lines = [_header(len(hits), "entity", "entities", query)]
+    for i, h in enumerate(hits, 1):
+        near = f" ({h.distance} hops)" if h.distance else ""
+        lines.append(f"{i}. {entity_line(h.entity)}{near}")
+    return "\n".join(lines)
+
+
+def facts_found(hits: list[FactHit]) -> str:
+    query = getattr(hits, "query", None)
+    if not hits:
+        return f'No facts found for "{query}".' if query else "No facts found."
+    lines = [_header(len(hits), "fact", "facts", query)]
+    lines += [f"{i}. {fact_line(h.fact)}" for i, h in enumerate(hits, 1)]
+    return "\n".join(lines)
+
+
+def fact_list(fs: list[Fact]) -> str:
+    if not fs:
+        return "No facts."
+    return "\n".join(f"{i}. {fact_line(f)}" for i, f in enumerate(fs, 1))
+
+
+def episodes(eps: list[Episode]) -> str:
+    if not eps:
+        return "No episodes."
+    lines = []
+    for i, e in enumerate(eps, 1):
+        about = f" {{{', '.join(e.entities)}}}" if e.entities else ""
+        facts = f" {e.facts} fact{'s' if e.facts != 1 else ''}" if e.facts else ""
+        queued = f" llm:{e.extraction}" if e.extraction else ""
+        lines.append(f"{i}. {e.memory_id} {_day(e.valid_at)} - {_cut(e.content, 100)}{about}{facts}{queued}")
+    return "\n".join(lines)
+
+
+def deleted_fact(f: Fact) -> str:
+    return f"✓ Deleted fact {f.subject} --{f.predicate}--> {f.object} (id {f.id})"
+
+
+def cleared(r: ClearReport) -> str:
+    scope = "every workspace" if r.workspace == "*" else (f"workspace {r.workspace}" if r.workspace else "the global scope")
+    return f"✓ Cleared the graph of {scope}: {r.entities} entities, {r.facts} facts (memories kept)"
+
+
+def merged(e: Entity) -> str:
+    aliases = f" (aliases: {', '.join(e.aliases)})" if e.aliases else ""
+    return f"✓ Merged into {e.name} id {e.id}{aliases}"
+
+
+def entity(e: Entity) -> str:
+    lines = [f"{e.name} id {e.id}" + (f" [{e.type}]" if e.type else "") + (f" @{e.workspace}" if e.workspace else "")]
+    if e.aliases:
+        lines.append("aliases: " + ", ".join(e.aliases))
+    lines.append(f"mentioned in {e.mentions} memor{'y' if e.mentions == 1 else 'ies'}")
+    if e.summary:
+        lines.append(e.summary)
+    return "\n".join(lines)
+
+
+def communities(cs: list) -> str:
+    if not cs:
+        return "No communities."
+    return "\n".join(f"{i}. {c.name} ({len(c.members)} entities) - {_cut(c.summary, SUMMARY_CHARS)}" for i, c in enumerate(cs, 1))
+
+
+def queue(items: list) -> str:
+    if not items:
+        return "Extraction queue is empty."
+    return "\n".join(f"{q.memory_id} {q.status} tries {q.attempts}" + (f" - {q.last_error}" if q.last_error else "") for q in items)
+
+
+RENDERERS: dict[str, Callable[[Any], str]] = {
+    "search_nodes": nodes,
+    "search_facts": facts_found,
+    "facts": fact_list,
+    "episodes": episodes,
+    "delete_fact": deleted_fact,
+    "clear_graph": cleared,
+    "merge_entities": merged,
+    "entity": entity,
+    "communities": communities,
+    "extraction_queue": queue,
+}
+
+
+def to_jsonable(operation: str, result: Any) -> Any:
+    if operation == "search_nodes":
+        return {"query": getattr(result, "query", None), "entities": [h.to_dict() for h in result]}
+    if operation == "search_facts":
+        return {"query": getattr(result, "query", None), "facts": [h.to_dict() for h in result]}
+    if operation == "facts":
+        return {"facts": [f.to_dict() for f in result]}
+    if operation == "episodes":
+        return {"episodes": [e.to_dict() for e in result]}
+    if operation == "communities":
+        return {"communities": [c.to_dict() for c in result]}
+    if operation == "extraction_queue":
+        return {"items": [q.to_dict() for q in result]}
+    return result.to_dict()

@@ -1,0 +1,41 @@
+"""The knowledge-graph CLI commands, run as the installed ``knotwork`` script."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+NO_EMBEDDER = {"KNOTWORK_EMBEDDER": "none"}
+
+
+def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
+    run_cli: Callable[..., CompletedProcess[str]], tmp_path: Path
+) -> None:
+    db = str(tmp_path / "kg.db")
+
+    def cli(*args: str) -> CompletedProcess[str]:
+        return run_cli(*args, "--db", db, env=NO_EMBEDDER)
+
+    assert cli("add", "We moved from MySQL to PostgreSQL.", "--valid-at", "2026-01-01", "-w", "shop").returncode == 0
+    r = cli("add", "notes", "-w", "shop", "--entity", "Redis:library", "--fact", "Billing|uses|Postgres|2026-02-01")
+    assert r.returncode == 0, r.stderr
+    r = cli("facts", "mysql", "-w", "shop", "--include-invalid")
+    assert "Team --uses--> MySQL (… → 2026-01-01, retired)" in r.stdout, r.stdout
+    assert "Redis [library] @shop" in cli("nodes", "redis", "-w", "shop").stdout
+    r = cli("merge-entities", "Postgres", "PostgreSQL", "-w", "shop")
+    assert r.returncode == 0 and "✓ Merged into" in r.stdout, r.stderr
+    shown = json.loads(cli("entity", "postgres", "-w", "shop", "--json").stdout)
+    assert {f["fact"] for f in shown["facts"]} >= {"Billing uses PostgreSQL", "Team uses PostgreSQL"} or {
+        f["fact"] for f in shown["facts"]
+    } >= {"Billing uses Postgres", "Team uses Postgres"}
+    fact_id = json.loads(cli("facts", "billing", "-w", "shop", "--json").stdout)["facts"][0]["fact"]["id"]
+    assert cli("delete-fact", fact_id[-8:]).stdout.startswith("✓ Deleted fact Billing")
+    eps = cli("episodes", "-w", "shop").stdout
+    assert "We moved from MySQL to PostgreSQL." in eps
+    refused = cli("clear-graph", "-w", "shop")
+    assert refused.returncode == 2 and "confirm" in refused.stderr
+    assert "✓ Cleared the graph of workspace shop" in cli("clear-graph", "-w", "shop", "--yes").stdout
+    bad = cli("add", "x", "--fact", "only|two")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: fact:")
