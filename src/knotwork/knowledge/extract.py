@@ -24,10 +24,14 @@ from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 USER = "User"
 TEAM = "Team"
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9@#`])|\n+|;\s+")
+_SENTENCE = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9@#`])|\n+|;\s+"
+)
 _CODE_NOUNS = (
     "module service api app backend frontend project repo repository server client worker pipeline job database "
-    "cache library package component function class script tool cli bot website site dashboard team endpoint"
+    "cache library package component function class script tool cli bot website site dashboard team endpoint panel"
+    " exporter importer scheduler monorepo office view page engine generator controller handler gateway layer store"
+    " queue cluster bucket database db client worker consumer producer parser"
 ).split()
 
 
@@ -52,6 +56,7 @@ _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _PATH = re.compile(
     r"(?<![\w/.@:-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*[A-Za-z][\w-]*\.[A-Za-z]\w{0,5}\b"
     r"|(?<![\w/.@:-])(?:~|\.{1,2})/[\w.-]+(?:/[\w.-]+)*/?"
+    r"|(?<![\w/.@:-])(?!(?:and/or|read/write|either/or|on/off|yes/no|input/output|client/server)\b)[a-z][\w.-]+(?:/[\w.-]+)+/?"
     r"|(?<![\w/.@:-])[\w-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|ini"
     r"|cfg|conf|sql|sh|txt|csv|html|css|scss|lock|env|proto|ipynb|xml|gradle)\b"
 )
@@ -65,7 +70,8 @@ _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 _WORD = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]")
 _CAPS = re.compile(
-    r"\b[A-Z][a-zA-Z0-9'’&-]*(?:\s+(?:(?:of|de|van|von|der|da|la|du|del)\s+)?[A-Z][a-zA-Z0-9'’&-]*)*"
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+)?\b[A-Z][a-zA-Z0-9'’&-]*"
+    r"(?:\s+(?:(?:of|de|van|von|der|da|la|du|del)\s+)?[A-Z][a-zA-Z0-9'’&-]*)*(?:\s+\d{1,3}\b(?![.,]\d))?"
 )
 
 
@@ -134,22 +140,39 @@ def entity_spans(sentence: str) -> list[Span]:
     for span in sorted(found, key=lambda s: (s.rank, -(s.end - s.start), s.start)):
         if all(span.end <= c.start or span.start >= c.end for c in chosen):
             chosen.append(span)
-    return sorted(chosen, key=lambda s: s.start)
+    out = []
+    for span in sorted(chosen, key=lambda s: s.start):
+        number = _MODEL_NUMBER.match(sentence, span.end) if span.rank >= 6 else None
+        if number and not any(c.start < number.end() and c.end > span.end for c in chosen):
+            span = Span(span.start, number.end(), span.name + number.group(), span.type, span.rank)
+        out.append(span)
+    return out
+
+
+_MODEL_NUMBER = re.compile(r"\s\d{1,3}\b(?![.,]\d)")
 
 
 def _caps_run(sentence: str, start: int, run: str, add: object) -> None:
     words = [(m.start(), m.group()) for m in re.finditer(r"\S+", run)]
     # Leading and trailing words that are capitalised for another reason go.
-    while words and (words[0][1].lower().strip("'’") in COMMON or words[0][1].lower() in ("i'm", "i've", "i'd", "i'll")):
+    def common(word: str) -> bool:
+        w = word.lower().strip("'’")
+        return w in COMMON or (w.endswith("s") and w[:-1] in COMMON) or w in ("i'm", "i've", "i'd", "i'll")
+
+    while words and common(words[0][1]):
         words.pop(0)
-    while words and words[-1][1].lower() in COMMON:
+    if len(words) > 1 and _is_sentence_start(sentence, start + words[0][0]) and re.search(r"(?:ed|ing)$", words[0][1]):
+        words.pop(0)
+    while words and common(words[-1][1]):
         words.pop()
     if not words:
         return
     first_at = start + words[0][0]
     last_off, last_word = words[-1]
     end = start + last_off + len(last_word)
-    name = _strip_possessive(sentence[first_at:end])
+    name = sentence[first_at:end]
+    if re.match(r"\s+\w", sentence[end:]):
+        name = _strip_possessive(name)
     if len(words) == 1:
         word = name
         if word.isupper() or len(word) < 2:
@@ -157,7 +180,8 @@ def _caps_run(sentence: str, start: int, run: str, add: object) -> None:
         if _is_sentence_start(sentence, first_at):
             return  # "Deploys go out on Fridays": capitalised because it starts the sentence
     kind = "technology" if len(words) == 1 and _tech(name) else None
-    add(first_at, first_at + len(name), _tech(name) or name, kind, 9)  # type: ignore[operator]
+    # A run of several capitalised words ("React Native", "Apple Music") outranks the known name inside it.
+    add(first_at, first_at + len(name), _tech(name) or name, kind, 9 if len(words) == 1 else 6)  # type: ignore[operator]
 
 
 # -- fact rules -------------------------------------------------------------------
@@ -172,7 +196,7 @@ _ADV = (
 _DET = r"(?:(?:the|a|an|our|my|their|his|her|its|some)\s+)?"
 _CAP = r"^[A-Z][a-z]{2,}(?=\s)"
 _SUBJ = rf"(?P<s>{_ENT}|{_CAP}|\bI\b|\b[Ww]e\b|\b(?:[Oo]ur|[Tt]he|[Mm]y) team\b|\b[Mm]y (?P<rel>{'|'.join(sorted(RELATIVES))})(?:\s+(?P<relname>{_ENT}))?)"
-_SUBJ_NP = rf"(?P<snp>^(?:[Tt]he|[Oo]ur|[Mm]y)\s+(?:[a-z][\w-]*\s+){{0,2}}(?:{'|'.join(_CODE_NOUNS)}))"
+_SUBJ_NP = rf"(?P<snp>^(?:[Tt]he|[Oo]ur|[Mm]y)\s+(?:[A-Za-z][\w-]*\s+){{0,2}}(?:{'|'.join(_CODE_NOUNS)}))\b"
 _NEG = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bstopped|\bquit|\bwon't)\s*(?:\w+\s+){0,1}$", re.IGNORECASE)
 _LIST_TAIL = re.compile(rf"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+){_DET}({_ENT})")
 
@@ -184,29 +208,30 @@ class Pattern:
     obj: str = "entity"     # entity | np (a short noun phrase) | value (the matched group)
     person: bool = False     # only for people (I, my sister, a person's name)
     past: bool = False
+    code_object: bool = False  # a bare lower-case module name may be the object ("imports pdfkit")
 
 
 PATTERNS: tuple[Pattern, ...] = (
-    Pattern("uses", r"(?:uses|use|is using|are using|am using|'m using|'re using|relies on|rely on|is built (?:with|on)|are built (?:with|on))"),
+    Pattern("uses", r"(?:uses|use|using|relies on|rely on|built (?:with|on))", code_object=True),
     Pattern("uses", r"(?:used to use|previously used|formerly used)", past=True),
-    Pattern("prefers", r"(?:prefers|prefer|would rather use|'d rather use|prefers to use|prefer to use|prefer using|prefers using)", obj="np"),
-    Pattern("likes", r"(?:likes|like|love|loves|enjoy|enjoys|am a fan of|'m a fan of|is a fan of)", obj="np", person=True),
+    Pattern("prefers", r"(?:prefers to use|prefer to use|prefer using|prefers using|would rather use|prefers|prefer)", obj="np"),
+    Pattern("likes", r"(?:likes|like|love|loves|enjoy|enjoys|a (?:big |huge )?fan of)", obj="np", person=True),
     Pattern("dislikes", r"(?:hates|hate|dislike|dislikes|can't stand|cannot stand)", obj="np", person=True),
-    Pattern("depends_on", r"(?:depends on|depend on|requires|require)"),
-    Pattern("imports", r"(?:imports|import)"),
+    Pattern("depends_on", r"(?:depends on|depend on|requires|require)", code_object=True),
+    Pattern("imports", r"(?:imports|import)", code_object=True),
     Pattern("calls", r"(?:calls)"),
     Pattern("extends", r"(?:extends|inherits from|subclasses)"),
     Pattern("is_a", r"(?:is a|is an)", obj="np"),
-    Pattern("written_in", r"(?:is written in|are written in)"),
-    Pattern("runs_on", r"(?:runs on|run on|is deployed (?:on|to)|are deployed (?:on|to)|is hosted on)"),
-    Pattern("lives_in", r"(?:lives in|live in|am living in|'m living in|is living in|am based in|'m based in|is based in|moved to|relocated to)", person=True),
+    Pattern("written_in", r"(?:written in)"),
+    Pattern("runs_on", r"(?:runs on|run on|deployed (?:on|to)|hosted on)"),
+    Pattern("lives_in", r"(?:lives in|live in|living in|based in|moved to|relocated to)", person=True),
     Pattern("lives_in", r"(?:used to live in|lived in|previously lived in)", person=True, past=True),
-    Pattern("works_at", r"(?:works at|work at|am working at|'m working at|is working at|works for|work for|joined|am employed at|'m employed at|is employed at|got a job at|started (?:a new job|working) at|accepted a job at)", person=True),
+    Pattern("works_at", r"(?:works at|work at|working at|works for|work for|working for|joined|employed at|got a job at|started (?:a new job|working) at|accepted a job at)", person=True),
     Pattern("works_at", r"(?:used to work at|used to work for|worked at|previously worked at)", person=True, past=True),
-    Pattern("allergic_to", r"(?:am allergic to|'m allergic to|is allergic to|are allergic to)", obj="np", person=True),
+    Pattern("allergic_to", r"(?:allergic to)", obj="np", person=True),
     Pattern("reports_to", r"(?:reports to|report to)"),
-    Pattern("owns", r"(?:owns|own|maintains|maintain)"),
-    Pattern("located_in", r"(?:is located in|are located in|is headquartered in)"),
+    Pattern("owns", r"(?:owns|own|maintains|maintain)", obj="np"),
+    Pattern("located_in", r"(?:located in|headquartered in)"),
     Pattern("renamed_to", r"(?:was renamed to|is renamed to|got renamed to)"),
     Pattern(
         "status",
@@ -216,6 +241,15 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
 )
 
+_COMPILED = [
+    (
+        p,
+        re.compile(
+            rf"(?:{_SUBJ}|{_SUBJ_NP})(?:\s+(?:am|is|are))?{_ADV}\s+(?P<verb>{p.verb})\b(?:{_ADV}\s+{_DET}(?P<o>{_ENT}|[A-Za-z0-9]))?"
+        ),
+    )
+    for p in PATTERNS
+]
 _SWITCH = re.compile(
     rf"{_SUBJ}{_ADV}\s+(?:have\s+|has\s+)?(?:moved|switched|migrated|changed|went|transitioned|upgraded)\s+(?:\w+\s+)?from\s+{_DET}(?P<old>{_ENT})\s+to\s+{_DET}(?P<new>{_ENT})"
 )
@@ -224,7 +258,7 @@ _REPLACE = re.compile(
 )
 _SWITCH_TO = re.compile(rf"{_SUBJ}{_ADV}\s+(?:have\s+|has\s+)?(?:switched|migrated|moved)\s+to\s+{_DET}(?P<new>{_ENT})")
 _VERSION = re.compile(
-    rf"(?i:upgraded|bumped|pinned|updated|downgraded)\s+{_DET}(?P<s>{_ENT})\s+to\s+(?:version\s+|v)?(?P<value>\d+(?:\.\d+){{0,3}})\b"
+    rf"(?i:upgraded|bumped|pinned|updated|downgraded)\s+{_DET}(?P<s>{_ENT}|[a-z][\w.]*-[\w.-]+)\s+to\s+(?:version\s+|v)?(?P<value>\d+(?:\.\d+){{0,3}})\b"
     rf"|(?P<s2>{_ENT})\s+is\s+(?:now\s+)?(?:on|at)\s+(?:version\s+|v)?(?P<value2>\d+(?:\.\d+){{0,3}})\b"
 )
 _RELATIVE_IS = re.compile(rf"(?P<name>{_ENT}|{_CAP})\s+is\s+my\s+(?P<rel>{'|'.join(sorted(RELATIVES))})\b|\b[Mm]y\s+(?P<rel2>{'|'.join(sorted(RELATIVES))})\s+(?:is\s+)?(?P<name2>{_ENT})")
@@ -249,6 +283,9 @@ class _Sentence:
             at = s.end
         parts.append(text[at:])
         self.masked = "".join(parts)
+
+    def demask(self, text: str) -> str:
+        return re.sub(rf"{_P}(\d+){_Q}", lambda m: self.spans[int(m.group(1))].name, text)
 
     def span(self, token: str) -> Span | None:
         m = re.fullmatch(rf"{_P}(\d+){_Q}", token.strip())
@@ -282,7 +319,6 @@ def _subject(sent: _Sentence, m: re.Match[str], out: Extraction) -> tuple[str, s
         return span.name, span.type
     word = token.strip()
     if re.fullmatch(r"[A-Z][a-z]{2,}", word) and word.lower() not in COMMON:
-        out.entities.append(EntityDraft(word, None))
         return word, None
     if word == "I":
         return USER, "person"
@@ -333,7 +369,8 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
             out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type))
             consumed.append((m.start(), m.end()))
     for m in _VERSION.finditer(masked):
-        span = sent.span(m.group("s") or m.group("s2"))
+        token = m.group("s") or m.group("s2")
+        span = sent.span(token) or (Span(0, 0, token, "identifier", 6) if token and _P not in token else None)
         value = m.group("value") or m.group("value2")
         if span and value:
             out.facts.append(FactDraft(span.name, "uses_version", value, subject_type=span.type, object_type="version"))
@@ -353,10 +390,9 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
             out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person", object_type=obj.type if obj else None))
             consumed.append((m.start(), m.end()))
 
-    for pattern in PATTERNS:
-        rx = re.compile(rf"(?:{_SUBJ}|{_SUBJ_NP}){_ADV}\s+{pattern.verb}\b{_ADV}\s+{_DET}(?P<o>{_ENT}|[A-Za-z0-9])?")
+    for pattern, rx in _COMPILED:
         for m in rx.finditer(masked):
-            if not free(m.start(), m.end()) or _NEG.search(masked[: m.start("o") if m.group("o") else m.end()]):
+            if not free(m.start(), m.end()) or _NEG.search(masked[: m.start("verb")]):
                 continue
             if m.group("snp"):
                 subj = (m.group("snp").split(None, 1)[1], None)
@@ -372,12 +408,22 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
             objects: list[tuple[str, str | None]] = []
             if pattern.obj == "value":
                 objects = [(m.group("value"), "status")]
+            elif (
+                pattern.obj == "np" and m.group("o") and m.group("o").startswith(_P)
+                and re.match(rf"{_ENT}\s+[a-z]", masked[m.start("o") :])
+            ):
+                phrase = _np(sent.demask(masked[m.start("o") :]))
+                objects = [(phrase, None)] if phrase else []
             elif m.group("o") and m.group("o").startswith(_P):
                 objects = [(s.name, s.type) for s in _objects(sent, masked[m.end("o") :], m.group("o"))]
             elif pattern.obj == "np":
-                phrase = _np(masked[m.start("o") :]) if m.group("o") else None
-                if phrase and _P not in phrase:
+                phrase = _np(sent.demask(masked[m.start("o") :])) if m.group("o") else None
+                if phrase:
                     objects = [(phrase, None)]
+            elif pattern.code_object and m.group("o"):
+                token = re.match(r"[a-z][\w.]*(?:-[\w.]+)+|[a-z][a-z0-9_]+(?=\s*[.,;]?\s*$)", masked[m.start("o") :])
+                if token and (pattern.predicate == "imports" or "-" in token.group()):
+                    objects = [(token.group().rstrip("."), "identifier")]
             if pattern.predicate == "is_a" and subj[0] in (USER, TEAM):
                 continue
             for name, type_ in objects:

@@ -49,7 +49,7 @@ GENERIC_ACRONYMS = frozenset(
     """
     API APIS CI CD PR PRS MR URL URI ID IDS UI UX OK TODO FYI ASAP AM PM DB SDK CLI CPU GPU RAM SSD HDD OS IO
     HTTP HTTPS TCP UDP IP DNS SQL CSV TSV PDF PNG JPG GIF HTML CSS XML YAML YML TOML JSON MD TXT ENV
-    ETA EOD EOW FAQ QA PM PO CEO CTO VP HR IT TV USA UK EU US ASAP BTW IMO IMHO LOL TBD WIP RFC ADR N/A
+    ETA EOD EOW FAQ TTL ETL SLA SLO KPI OKR MVP POC PII SSO MFA CRUD ORM LLM AI ML QA PM PO CEO CTO VP HR IT TV USA UK EU US ASAP BTW IMO IMHO LOL TBD WIP RFC ADR N/A
     """.split()
 )
 
@@ -65,7 +65,7 @@ RELATIVES = frozenset(
 #: Words a noun phrase object stops at.
 STOP_AFTER = frozenset(
     """
-    to for over than because since when while and but or so if as at in on by with from about instead rather
+    to for over than because since when while and but or so if as at in on by with from about instead rather of
     which that who where after before during until unless though although,
     """.split()
 )

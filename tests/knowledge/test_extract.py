@@ -1,0 +1,106 @@
+"""The offline extraction rules: one case per rule, plus the labelled set's precision floor."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from knotwork.knowledge.extract import extract
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "extraction.py"
+
+
+def names(text: str) -> dict[str, str | None]:
+    return {e.name: e.type for e in extract(text).entities}
+
+
+def triples(text: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in extract(text).facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("The ReportsModule caches pages.", "ReportsModule", "identifier"),
+        ("Rename user_profile soon.", "user_profile", "identifier"),
+        ("Set MAX_RETRIES to 5.", "MAX_RETRIES", "identifier"),
+        ("knotwork.search.pipeline is slow.", "knotwork.search.pipeline", "identifier"),
+        ("Call parse_config() first.", "parse_config", "function"),
+        ("Edit src/billing/api.py now.", "src/billing/api.py", "file"),
+        ("See https://example.com/a?b=1.", "https://example.com/a?b=1", "url"),
+        ("Ask @alice today.", "@alice", "person"),
+        ("Label it #release-2 please.", "#release-2", "tag"),
+        ('The "blue-green" deploy went fine.', "blue-green", "concept"),
+        ("Yesterday I met John Smith in town.", "John Smith", None),
+        ("Fixed in PR-482 last week.", "PR-482", "reference"),
+        ("we cache with redis here.", "Redis", "technology"),
+        ("The app uses React Native.", "React Native", None),
+    ],
+)
+def test_entity_rules(text: str, name: str, kind: str | None) -> None:
+    assert names(text).get(name, "missing") == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Deploys go out on Fridays.", "Yesterday was long.", "The API is down.", "Remember to add tests."],
+)
+def test_words_capitalised_by_position_are_not_entities(text: str) -> None:
+    assert names(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("The ReportsModule uses Redis for caching.", ("ReportsModule", "uses", "Redis")),
+        ("I prefer dark roast coffee in the morning.", ("User", "prefers", "dark roast coffee")),
+        ("The UserStore depends on SQLAlchemy.", ("UserStore", "depends_on", "SQLAlchemy")),
+        ("Redis is an in-memory store.", ("Redis", "is_a", "in-memory store")),
+        ("We moved from MySQL to Postgres.", ("Team", "uses", "Postgres")),
+        ("We replaced Jest with Vitest.", ("Team", "uses", "Vitest")),
+        ("I live in Berlin.", ("User", "lives_in", "Berlin")),
+        ("Sarah works at Google now.", ("Sarah", "works_at", "Google")),
+        ("We switched to Vite.", ("Team", "uses", "Vite")),
+        ("Upgraded Django to 5.0 yesterday.", ("Django", "uses_version", "5.0")),
+        ("The OrderService is deprecated.", ("OrderService", "status", "deprecated")),
+        ("Emma is my sister.", ("Emma", "sister_of", "User")),
+        ("My favorite color is dark green.", ("User", "favorite_color", "dark green")),
+        ("I'm allergic to peanuts.", ("User", "allergic_to", "peanuts")),
+        ("We use Celery and RabbitMQ.", ("Team", "uses", "RabbitMQ")),
+    ],
+)
+def test_fact_rules(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in triples(text)
+
+
+def test_replacement_and_past_tense_are_marked() -> None:
+    (f,) = extract("We moved from MySQL to Postgres.").facts
+    assert f.replaces == "MySQL"
+    (g,) = extract("I used to live in Boston.").facts
+    assert g.past and (g.subject, g.predicate, g.object) == ("User", "lives_in", "Boston")
+
+
+@pytest.mark.parametrize("text", ["We don't use Redis anymore.", "I never worked at Initech.", "Tests live in tests/api/."])
+def test_negations_and_non_people_give_no_fact(text: str) -> None:
+    assert extract(text).facts == []
+
+
+def test_labelled_set_precision_floor() -> None:
+    spec = importlib.util.spec_from_file_location("extraction_bench", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    assert spec.loader
+    sys.modules[spec.name] = bench  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        sys.modules.pop(spec.name, None)
+    entities, facts = bench.Score(), bench.Score()
+    for item in bench.load(bench.LABELS):
+        e, f = bench.predict(item.text)
+        entities.add(e, item.entities)
+        facts.add(f, item.facts)
+    assert entities.precision >= 0.85 and facts.precision >= 0.85
+    assert entities.recall >= 0.6 and facts.recall >= 0.6
