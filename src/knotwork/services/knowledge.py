@@ -72,6 +72,31 @@ class GraphInput:
     entities: list[EntityDraft] = field(default_factory=list)  # from the caller
     facts: list[FactDraft] = field(default_factory=list)       # from the caller
     extracted: Extraction = field(default_factory=Extraction)  # from the rules
+    vectors: dict[str, np.ndarray] | None = None                # name vectors, by normalised name
+
+
+def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, str | None]]:
+    """Every name a memory brings, by normalised name: (name, type, caller summary); the caller's word wins."""
+    names: dict[str, tuple[str, str | None, str | None]] = {}
+
+    def note(name: str, type_: str | None, summary: str | None = None) -> None:
+        key = normalize(name)
+        old = names.get(key)
+        if old is None:
+            names[key] = (name, type_, summary)
+        elif (old[1] is None and type_) or (summary and not old[2]):
+            names[key] = (old[0], old[1] or type_, old[2] or summary)
+
+    sources = [(gi.entities, gi.facts)] + ([(gi.extracted.entities, gi.extracted.facts)] if use_rules else [])
+    for entities, facts in sources:
+        for e in entities:
+            note(e.name, e.type, e.summary)
+        for f in facts:
+            note(f.subject, f.subject_type)
+            note(f.object, f.object_type)
+            if f.replaces:
+                note(f.replaces, f.object_type)
+    return names
 
 
 class EntityVectors:
@@ -142,19 +167,35 @@ class KnowledgeService:
         for draft, gi in zip(drafts, inputs):
             if self.settings.kg_extract == "rules":
                 gi.extracted = rules_extract.extract(draft.content)
+        if self.embedder:
+            # One embedding run for every new name of the batch (many tiny runs cost more than one).
+            wanted: dict[tuple[str, str], tuple[str, str | None, str | None]] = {}
+            for draft, gi in zip(drafts, inputs):
+                for norm, value in _names(gi, True).items():
+                    wanted.setdefault((draft.workspace or "", norm), value)
+            todo = []
+            for ws in {w for w, _ in wanted}:
+                norms = [n for w, n in wanted if w == ws]
+                known = self.store.kg_lookup_norms(ws or None, norms)
+                todo += [(ws, n) for n in norms if n not in known]
+            vectors = self._embed_names([wanted[k] for k in todo])
+            by_key = dict(zip(todo, vectors))
+            for draft, gi in zip(drafts, inputs):
+                ws = draft.workspace or ""
+                gi.vectors = {n: by_key[(ws, n)] for n in _names(gi, True) if (ws, n) in by_key}
         return list(inputs)
+
+    def _embed_names(self, names: Sequence[tuple[str, str | None, str | None]]) -> list[np.ndarray]:
+        if not names or not self.embedder:
+            return []
+        matrix = self.embedder.embed([name + (f": {summary}" if summary else "") for name, _, summary in names])
+        return [matrix[i].astype("<f4", copy=False) for i in range(len(names))]
 
     def _name_vectors(self, names: dict[str, tuple[str, str | None, str | None]], workspace: str | None) -> dict[str, np.ndarray]:
         """Vectors of the names (by norm) that no entity of the workspace has yet."""
-        if not self.embedder or not names:
-            return {}
-        known = self.store.kg_lookup_norms(workspace, list(names))
+        known = self.store.kg_lookup_norms(workspace, list(names)) if self.embedder and names else {}
         todo = [n for n in names if n not in known]
-        if not todo:
-            return {}
-        texts = [names[n][0] + (f": {names[n][2]}" if names[n][2] else "") for n in todo]
-        matrix = self.embedder.embed(texts)
-        return {n: matrix[i].astype("<f4", copy=False) for i, n in enumerate(todo)}
+        return dict(zip(todo, self._embed_names([names[n] for n in todo])))
 
     def ingest(self, memories: Sequence[Memory], inputs: Sequence[GraphInput]) -> None:
         """Write the graph of freshly stored memories (call inside the memories' transaction)."""
@@ -169,33 +210,9 @@ class KnowledgeService:
 
     def _ingest_one(self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None) -> None:
         ws = memory.workspace
-        # name (casefolded) -> (name, type, caller summary); the caller's word wins over the rules'.
-        names: dict[str, tuple[str, str | None, str | None]] = {}
-
-        def note(name: str, type_: str | None, summary: str | None = None) -> None:
-            key = normalize(name)
-            old = names.get(key)
-            if old is None:
-                names[key] = (name, type_, summary)
-            elif (old[1] is None and type_) or (summary and not old[2]):
-                names[key] = (old[0], old[1] or type_, old[2] or summary)
-
-        for e in gi.entities:
-            note(e.name, e.type, e.summary)
-        for f in gi.facts:
-            note(f.subject, f.subject_type)
-            note(f.object, f.object_type)
-        rule_facts: list[FactDraft] = []
-        if use_rules:
-            for e in gi.extracted.entities:
-                note(e.name, e.type, e.summary)
-            for f in gi.extracted.facts:
-                note(f.subject, f.subject_type)
-                note(f.object, f.object_type)
-                if f.replaces:
-                    note(f.replaces, f.object_type)
-                rule_facts.append(f)
-        vectors = self._name_vectors(names, ws)
+        names = _names(gi, use_rules)
+        rule_facts = list(gi.extracted.facts) if use_rules else []
+        vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
         for key, (name, type_, summary) in names.items():
             entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at)
