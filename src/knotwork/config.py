@@ -43,13 +43,6 @@ class Settings(BaseSettings):
     kg_embed_entities: bool = Field(
         default=True, description="Embed entity names for resolution and node search (needs an embedder)."
     )
-    kg_llm: str | None = Field(
-        default=None,
-        description="Optional LLM extraction: <model>@<base_url> of an OpenAI-compatible endpoint; memories are queued.",
-    )
-    kg_llm_api_key: str | None = Field(default=None, description="API key sent to the kg_llm endpoint, if it needs one.")
-    kg_llm_instructions: str = Field(default="", description="Extra instructions appended to the LLM extraction prompt.")
-    kg_llm_attempts: int = Field(default=3, ge=1, le=20, description="Tries per memory before it is marked failed.")
 
     def database(self) -> str:
         """The database location these settings point at."""

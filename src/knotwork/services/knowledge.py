@@ -205,8 +205,6 @@ class KnowledgeService:
             if not gi.entities and not gi.facts and not (use_rules and (gi.extracted.entities or gi.extracted.facts)):
                 continue
             self._ingest_one(memory, gi, use_rules, at)
-        if self.settings.kg_llm:
-            self.store.kg_enqueue([m.id for m in memories if not m.duplicate], at)
 
     def _ingest_one(self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None) -> None:
         ws = memory.workspace

@@ -170,13 +170,17 @@ class KnowledgeStore:
             ).fetchall()
         return [r[0] for r in rows]
 
-    def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
+    def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
+        """Ids in ``table`` that start or end with ``ref``."""
         with self._lock:
             rows = self._run(
-                "SELECT id FROM entities WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
+                f"SELECT id FROM {table} WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
                 (ref, ref + "~", ref, ref, limit),
             ).fetchall()
         return [r[0] for r in rows]
+
+    def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
+        return self._resolve_ref("entities", ref, limit)
 
     def kg_gram_candidates(self, workspace: str | None, grams: Sequence[str], limit: int = 8) -> list[tuple[str, int]]:
         """(entity id, trigrams shared) for entities of exactly this workspace, most shared first."""
@@ -340,12 +344,7 @@ class KnowledgeStore:
         return out
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
-        with self._lock:
-            rows = self._run(
-                "SELECT id FROM facts WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
-                (ref, ref + "~", ref, ref, limit),
-            ).fetchall()
-        return [r[0] for r in rows]
+        return self._resolve_ref("facts", ref, limit)
 
     def kg_facts_fts(
         self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
