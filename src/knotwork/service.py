@@ -486,6 +486,17 @@ class Knotwork:
         """Merge two entities: the most connected stays, the other's name becomes its alias."""
         return self.knowledge.merge_entities(a, b, workspace)
 
+    def communities(self, *, workspace: str | None = None, entity: str | None = None, limit: int = 20) -> list[Community]:
+        """Communities of closely linked entities, largest first (those of ``entity`` only, when given).
+
+        Components whose facts changed since the last look are recomputed first.
+        """
+        return self.knowledge.list_communities(workspace, entity, limit)
+
+    def rebuild_communities(self, workspace: str | None = None) -> list[Community]:
+        """Recompute every community of the workspace (``"*"``: all) from the current facts."""
+        return self.knowledge.rebuild_communities(workspace)
+
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:
         """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history``."""

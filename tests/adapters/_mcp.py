@@ -34,7 +34,7 @@ TOOLS = {"add_memory", "search_memory", "get_memory", "update_memory", "delete_m
 # Added with typed relationships (commit 9e0919b, after these tests were specified); not exercised here.
 RELATIONSHIP_TOOLS = {"link_memories", "unlink_memories", "get_related_memories", "get_memory_graph"}
 # The knowledge graph's tools (tested in test_mcp_knowledge.py).
-KNOWLEDGE_TOOLS = {"search_nodes", "search_facts", "get_episodes", "delete_fact", "clear_graph"}
+KNOWLEDGE_TOOLS = {"search_nodes", "search_facts", "get_episodes", "delete_fact", "clear_graph", "get_communities"}
 ABSENT_ID = "00000000000000000000000000"  # well-formed, never generated (time 0)
 SCENARIO_TIMEOUT_S = 120
 

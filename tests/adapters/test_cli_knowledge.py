@@ -32,6 +32,8 @@ def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
     } >= {"Billing uses Postgres", "Team uses Postgres"}
     fact_id = json.loads(cli("facts", "billing", "-w", "shop", "--json").stdout)["facts"][0]["fact"]["id"]
     assert cli("delete-fact", fact_id[-8:]).stdout.startswith("✓ Deleted fact Billing")
+    groups = cli("communities", "-w", "shop", "--rebuild")
+    assert groups.returncode == 0 and "entities) - " in groups.stdout and "Team" in groups.stdout, groups.stderr
     eps = cli("episodes", "-w", "shop").stdout
     assert "We moved from MySQL to PostgreSQL." in eps
     refused = cli("clear-graph", "-w", "shop")

@@ -55,10 +55,12 @@ class TestKnowledgeTools:
             everything = await ok_json(client, "search_facts", {"query": "Ana lives", "include_invalid": True})
             past = await ok(client, "search_facts", {"query": "Ana lives", "as_of": "2025-06-01"})
             episodes = await ok(client, "get_episodes", {"limit": 5})
-            return nodes, current, everything, past, episodes
+            groups = await ok_json(client, "get_communities", {"entity": "Ana"})
+            return nodes, current, everything, past, episodes, groups
 
-        nodes, current, everything, past, episodes = session.run(scenario)
-        assert nodes.startswith('Found ') and '1. Redis [library] @shop - in-memory cache' in nodes
+        nodes, current, everything, past, episodes, groups = session.run(scenario)
+        assert [set(c["members"]) for c in groups["communities"]] == [{"Ana", "Berlin"}]
+        assert nodes.startswith('Found ') and '1. Redis [library] @shop (community: Redis, ReportsModule) - in-memory cache' in nodes
         assert "Ana --lives_in--> Berlin (since 2026-02-01)" in current and "Boston" not in current
         assert "Ana --lives_in--> Boston" in past and "Berlin" not in past
         facts = [h["fact"] for h in everything["facts"]]

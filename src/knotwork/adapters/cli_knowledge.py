@@ -110,3 +110,19 @@ def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | No
 def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, workspace: str | None) -> str:
     """Merge entities A and B (the more connected stays; the other becomes its alias)."""
     return render("merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)
+
+
+@cli.command("communities")
+@workspace_option
+@click.option("--entity", help="Only the community of this entity (name or id).")
+@click.option("--rebuild", is_flag=True, help="Recompute every community of the workspace from scratch first.")
+@click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most communities to show.")
+@with_store
+def communities(
+    mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, entity: str | None, rebuild: bool, limit: int
+) -> str:
+    """Communities of closely linked entities, with names and summaries (largest first)."""
+    scope = _workspace(settings, workspace)
+    if rebuild:
+        mem.rebuild_communities(scope)
+    return render("communities", mem.communities(workspace=scope, entity=entity, limit=limit), fmt)

@@ -79,3 +79,13 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
     ) -> str:
         """Delete every entity and fact of a workspace (memories are kept)."""
         return render("clear_graph", mem.clear_graph(ws(workspace), confirm=confirm), format)
+
+    @tool(read)
+    def get_communities(
+        workspace: Workspace = None,
+        entity: Annotated[str | None, Field(description="only the community of this entity (name or id)")] = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        format: Format = "compact",
+    ) -> str:
+        """Communities of closely linked entities (named after their hubs, with a summary), largest first."""
+        return render("communities", mem.communities(workspace=ws(workspace), entity=entity, limit=limit), format)

@@ -103,9 +103,11 @@ class NodeHit:
     entity: Entity
     score: float
     distance: int | None = None  # hops from the center entity, when one was given
+    community: Community | None = None  # the community it belongs to (members not filled in)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "distance": self.distance, "entity": self.entity.to_dict()}
+        community = {"id": self.community.id, "name": self.community.name} if self.community else None
+        return {"score": self.score, "distance": self.distance, "community": community, "entity": self.entity.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,11 +30,12 @@ def _cut(text: str, limit: int) -> str:
     return (flat[:limit].rsplit(" ", 1)[0] or flat[:limit]) + "…"
 
 
-def entity_line(e: Entity) -> str:
+def entity_line(e: Entity, note: str = "") -> str:
+    """``Name [type] @workspace <note> - summary``."""
     kind = f" [{e.type}]" if e.type else ""
     where = f" @{e.workspace}" if e.workspace else ""
     summary = f" - {_cut(e.summary, SUMMARY_CHARS)}" if e.summary else ""
-    return f"{e.name}{kind}{where}{summary}"
+    return f"{e.name}{kind}{where}{note}{summary}"
 
 
 def when(f: Fact) -> str:
@@ -61,7 +62,8 @@ def nodes(hits: list[NodeHit]) -> str:
     lines = [_header(len(hits), "entity", "entities", query)]
     for i, h in enumerate(hits, 1):
         near = f" ({h.distance} hops)" if h.distance else ""
-        lines.append(f"{i}. {entity_line(h.entity)}{near}")
+        group = f" (community: {h.community.name})" if h.community else ""
+        lines.append(f"{i}. {entity_line(h.entity, near + group)}")
     return "\n".join(lines)
 
 

@@ -27,6 +27,7 @@ from knotwork.knowledge import validate
 from knotwork.knowledge.facts import plan
 from knotwork.knowledge.models import (
     ClearReport,
+    Community,
     Entity,
     EntityDraft,
     Episode,
@@ -39,6 +40,7 @@ from knotwork.knowledge.models import (
 )
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
 from knotwork.search.fusion import FUSIONS
+from knotwork.services.communities import CommunityService
 from knotwork.search.lexical import query_terms
 
 if TYPE_CHECKING:
@@ -147,6 +149,7 @@ class KnowledgeService:
         self.settings = settings
         self.embedder = embedder if settings.kg_embed_entities else None
         self.vectors = EntityVectors(store, embedder.dim) if self.embedder else None
+        self.communities = CommunityService(store)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
         exact = [p for p in settings.kg_single_valued if not p.endswith("*")]
         self._single = frozenset(exact)
@@ -221,6 +224,7 @@ class KnowledgeService:
             touched |= self._fact(memory, f, kind, entity_of, at)
         if touched:
             self.summarize(touched, at)
+            self.store.kg_mark_dirty(touched, ws)
 
     def _entity(
         self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime
@@ -379,6 +383,7 @@ class KnowledgeService:
             self.store.kg_merge_entities(keep, drop)
             self._fold_repeats(keep)
             self.summarize({keep}, at)
+            self.store.kg_mark_dirty([keep, drop], rows[keep].workspace)
         return self.store.kg_get_entities([keep])[keep]
 
     def _fold_repeats(self, entity_id: str) -> None:
@@ -448,6 +453,8 @@ class KnowledgeService:
             scored.append((c.id, score))
         scored.sort(key=lambda x: -x[1])
         entities = self.store.kg_entity_rows([eid for eid, _ in scored[: size * 3]])
+        self.communities.refresh(scope)
+        community = self.communities.of(list(entities))
         out: list[NodeHit] = []
         seen: dict[str, int] = {}
         for eid, score in scored:
@@ -458,10 +465,10 @@ class KnowledgeService:
             if key in seen:  # the same name in the workspace and in global: one hit, the workspace's
                 i = seen[key]
                 if row[0].workspace and not out[i].entity.workspace:
-                    out[i] = NodeHit(row[0], out[i].score, hops.get(eid))
+                    out[i] = NodeHit(row[0], out[i].score, hops.get(eid), community.get(eid))
                 continue
             seen[key] = len(out)
-            out.append(NodeHit(row[0], score, hops.get(eid)))
+            out.append(NodeHit(row[0], score, hops.get(eid), community.get(eid)))
             if len(out) >= size:
                 break
         return Found(out, text)
@@ -523,6 +530,17 @@ class KnowledgeService:
         scored.sort(key=lambda h: -h.score)
         return Found(scored[:size], text)
 
+    # -- communities ------------------------------------------------------------------
+    def list_communities(self, workspace: Any = None, entity: str | None = None, limit: int = 20) -> list[Community]:
+        size = rules.limit(limit, 1000)
+        members = [self.entity_id(entity, workspace)] if entity is not None else None
+        return self.communities.list(_scope(workspace), members, size)
+
+    def rebuild_communities(self, workspace: Any = None) -> list[Community]:
+        scope = _scope(workspace)
+        self.communities.rebuild(scope)
+        return self.communities.list(scope, limit=1000)
+
     # -- episodes ---------------------------------------------------------------------
     def episodes(self, memories: Sequence[Memory]) -> list[Episode]:
         mids = [m.id for m in memories]
@@ -556,7 +574,9 @@ class KnowledgeService:
                 self.store.kg_retire_fact(
                     g.id, restored_end, at if restored_end and restored_end <= at else None, f.superseded_by
                 )
-            self.summarize({f.subject_id, f.object_id, *(g.object_id for g in replaced)}, at)
+            changed = {f.subject_id, f.object_id, *(g.object_id for g in replaced)}
+            self.summarize(changed, at)
+            self.store.kg_mark_dirty(changed, f.workspace)
         return f
 
     def clear_graph(self, workspace: Any, confirm: bool = True) -> ClearReport:

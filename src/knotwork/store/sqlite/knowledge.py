@@ -399,6 +399,7 @@ class KnowledgeStore:
         with self.transaction():
             facts = self._run(f"DELETE FROM facts WHERE {where}", params).rowcount
             self._run(f"DELETE FROM communities WHERE {where}", params)
+            self._run(f"DELETE FROM community_dirty WHERE {where}", params)
             entities = self._run(f"DELETE FROM entities WHERE {where}", params).rowcount
         return entities, facts
 
@@ -463,6 +464,49 @@ class KnowledgeStore:
                 for eid in member_ids:
                     self._run("INSERT OR REPLACE INTO community_members (entity_id, community_id) VALUES (?, ?)", (eid, c.id))
 
+    def kg_swap_communities(
+        self, workspace: str | None, drop: Sequence[str], groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
+    ) -> None:
+        """Delete the communities ``drop`` and insert ``groups`` (the incremental half of a rebuild)."""
+        with self.transaction():
+            for chunk in _chunks(list(drop)):
+                self._run(f"DELETE FROM communities WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+            for c, member_ids in groups:
+                self._run(
+                    "INSERT INTO communities (id, workspace, name, summary, size, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (c.id, workspace or "", c.name, c.summary, len(member_ids), to_text(at)),
+                )
+                for eid in member_ids:
+                    self._run("INSERT OR REPLACE INTO community_members (entity_id, community_id) VALUES (?, ?)", (eid, c.id))
+
+    def kg_mark_dirty(self, entity_ids: Iterable[str], workspace: str | None) -> None:
+        """Note entities whose facts changed, so their communities are recomputed on the next refresh."""
+        with self.transaction():
+            for eid in dict.fromkeys(entity_ids):
+                self._run("INSERT OR IGNORE INTO community_dirty (entity_id, workspace) VALUES (?, ?)", (eid, workspace or ""))
+
+    def kg_dirty(self, workspace: str | None) -> list[str]:
+        with self._lock:
+            rows = self._run("SELECT entity_id FROM community_dirty WHERE workspace = ?", (workspace or "",)).fetchall()
+        return [r[0] for r in rows]
+
+    def kg_dirty_workspaces(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._run("SELECT DISTINCT workspace FROM community_dirty ORDER BY workspace").fetchall()]
+
+    def kg_clear_dirty(self, workspace: str | None, entity_ids: Sequence[str] | None = None) -> None:
+        with self.transaction():
+            if entity_ids is None:
+                self._run("DELETE FROM community_dirty WHERE workspace = ?", (workspace or "",))
+                return
+            for chunk in _chunks(list(entity_ids)):
+                self._run(f"DELETE FROM community_dirty WHERE entity_id IN ({', '.join('?' * len(chunk))})", chunk)
+
+    def kg_graph_workspaces(self) -> list[str]:
+        """Every workspace that has entities (``''`` is the global one)."""
+        with self._lock:
+            return [r[0] for r in self._run("SELECT DISTINCT workspace FROM entities ORDER BY workspace").fetchall()]
+
     def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
         where, params = scope_sql(workspace, "c.workspace")
         with self._lock:
@@ -476,6 +520,17 @@ class KnowledgeStore:
                     "SELECT entity_id FROM community_members WHERE community_id = ? ORDER BY entity_id", (r[0],)
                 ).fetchall()]
                 out.append((Community(r[0], r[1] or None, r[2], r[3], ()), members))
+        return out
+
+    def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
+        """Communities by id (members not filled in)."""
+        out: dict[str, Community] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(community_ids))):
+                rows = self._run(
+                    f"SELECT id, workspace, name, summary FROM communities WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                out.update((r[0], Community(r[0], r[1] or None, r[2], r[3], ())) for r in rows)
         return out
 
     def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:

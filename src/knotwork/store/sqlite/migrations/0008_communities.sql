@@ -15,3 +15,10 @@ CREATE TABLE community_members (
     community_id TEXT NOT NULL REFERENCES communities (id) ON DELETE CASCADE
 ) WITHOUT ROWID;
 CREATE INDEX community_members_community ON community_members (community_id);
+
+-- Entities whose facts changed since their community was last computed: the
+-- next refresh re-runs community detection on their connected components only.
+CREATE TABLE community_dirty (
+    entity_id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
