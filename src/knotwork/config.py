@@ -43,6 +43,24 @@ class Settings(BaseSettings):
     kg_embed_entities: bool = Field(
         default=True, description="Embed entity names for resolution and node search (needs an embedder)."
     )
+    kg_llm_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible API root (e.g. http://localhost:11434/v1) of an LLM that also extracts "
+        "entities and facts from each new memory, through a durable queue; off when unset.",
+    )
+    kg_llm_model: str = Field(default="", description="Model name the LLM endpoint serves (e.g. qwen2.5:7b).")
+    kg_llm_api_key: str | None = Field(default=None, description="Bearer token for the LLM endpoint, if it needs one.")
+    kg_llm_instructions: str = Field(
+        default="", description="Extra extraction instructions appended to the LLM's prompt (what to look for, naming)."
+    )
+    kg_llm_timeout: float = Field(default=60.0, gt=0, description="Seconds to wait for one LLM answer.")
+    kg_llm_max_attempts: int = Field(default=5, ge=1, description="Attempts per memory before its extraction is failed.")
+    kg_llm_backoff: float = Field(
+        default=30.0, ge=0, description="Seconds before a failed extraction is tried again (doubling per attempt)."
+    )
+    kg_llm_worker_interval: float = Field(
+        default=5.0, gt=0, description="Seconds between queue checks of the extraction worker in `knotwork serve`."
+    )
 
     def database(self) -> str:
         """The database location these settings point at."""

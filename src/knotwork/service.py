@@ -21,7 +21,10 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.search.vector_index import VectorIndex
-from knotwork.knowledge.models import ClearReport, Community, Entity, Episode, Fact, FactHit, NodeHit, QueueItem
+from knotwork.knowledge.models import (
+    ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit, QueueItem,
+)
+from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.store.protocol import Store
@@ -496,6 +499,23 @@ class Knotwork:
     def rebuild_communities(self, workspace: str | None = None) -> list[Community]:
         """Recompute every community of the workspace (``"*"``: all) from the current facts."""
         return self.knowledge.rebuild_communities(workspace)
+
+    def extraction_status(self, *, status: str | None = None, limit: int = 50) -> ExtractionStatus:
+        """The LLM extraction queue: counts by status (pending, running, done, failed) and the items not done
+        (or those of ``status``), with attempts and last error."""
+        return self.knowledge.extraction.status(status, rules.limit(limit))
+
+    def extract_pending(self, *, limit: int | None = None, retry_failed: bool = False) -> ExtractionReport:
+        """Run LLM extraction on the queued memories that are due (``retry_failed``: failed ones too)."""
+        if retry_failed:
+            self.knowledge.extraction.retry_failed()
+        return self.knowledge.extraction.drain(None if limit is None else rules.limit(limit, 100_000))
+
+    def start_extraction_worker(self) -> ExtractionWorker | None:
+        """A daemon thread draining the LLM extraction queue (None when no LLM is configured); ``.stop()`` ends it."""
+        if not self.knowledge.extraction.enabled:
+            return None
+        return ExtractionWorker(self.knowledge.extraction, self.settings.kg_llm_worker_interval).start()
 
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:

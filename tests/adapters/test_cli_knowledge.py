@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
+from tests.knowledge._llm_server import ChatServer
+
 NO_EMBEDDER = {"KNOTWORK_EMBEDDER": "none"}
 
 
@@ -41,3 +43,23 @@ def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
     assert "✓ Cleared the graph of workspace shop" in cli("clear-graph", "-w", "shop", "--yes").stdout
     bad = cli("add", "x", "--fact", "only|two")
     assert bad.returncode == 2 and bad.stderr.startswith("error: fact:")
+
+
+def test_extract_runs_the_llm_queue_and_shows_it(run_cli: Callable[..., CompletedProcess[str]], tmp_path: Path) -> None:
+    server = ChatServer().start()
+    try:
+        _extract_scenario(run_cli, tmp_path, server)
+    finally:
+        server.stop()
+
+
+def _extract_scenario(run_cli: Callable[..., CompletedProcess[str]], tmp_path: Path, server: ChatServer) -> None:
+    env = {"KNOTWORK_EMBEDDER": "none", "KNOTWORK_KG_LLM_URL": server.base_url, "KNOTWORK_KG_LLM_MODEL": "toy"}
+    db = str(tmp_path / "kg.db")
+    assert run_cli("add", "BillingService uses Stripe.", "--db", db, env=env).returncode == 0
+    shown = run_cli("extract", "--status", "--db", db, env=env)
+    assert shown.stdout.startswith("LLM extraction: on · pending 1 · running 0 · done 0 · failed 0"), shown.stdout
+    ran = run_cli("extract", "--db", db, env=env)
+    assert ran.returncode == 0 and ran.stdout.startswith("✓ Extracted 1 memories; 0 to retry, 0 failed"), ran.stderr
+    counts = json.loads(run_cli("extract", "--status", "--json", "--db", db, env=env).stdout)["counts"]
+    assert counts["done"] == 1

@@ -90,6 +90,7 @@ class TestKnowledgeTools:
     def test_clear_graph_needs_confirm(self, session: Session) -> None:
         async def scenario(client: Client) -> tuple[str, str, str]:
             await ok(client, "add_memory", {"content": "The Blog uses Hugo.", "workspace": "blog"})
+            await ok(client, "add_memory", {"content": "The Shop caches pages in Redis.", "workspace": "shop"})
             refused = await err(client, "clear_graph", {"confirm": False, "workspace": "blog"})
             done = await ok(client, "clear_graph", {"confirm": True, "workspace": "blog"})
             after = await ok(client, "search_nodes", {"query": "hugo", "workspace": "blog"})
@@ -101,3 +102,14 @@ class TestKnowledgeTools:
         assert after.startswith("No entities found")
         with knotwork.open(session.db, settings=knotwork.Settings(embedder="none")) as mem:
             assert mem.search_nodes("redis", workspace="shop")  # other workspaces untouched
+
+    def test_extraction_status_tool(self, session: Session) -> None:
+        async def scenario(client: Client) -> tuple[dict, str]:
+            status = await ok_json(client, "get_extraction_status", {})
+            bad = await err(client, "get_extraction_status", {"status": "stuck"})
+            return status, bad
+
+        status, bad = session.run(scenario)
+        # this server has no LLM configured: nothing is queued, and it says so
+        assert status["enabled"] is False and status["counts"] == {"pending": 0, "running": 0, "done": 0, "failed": 0}
+        assert "status" in bad

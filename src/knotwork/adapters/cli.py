@@ -362,7 +362,7 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None) -> None:
 @click.option("--port", type=int, help="Port (default 8765).")
 @click.pass_context
 def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None) -> None:
-    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp."""
+    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp (and run queued LLM extraction, if configured)."""
     import uvicorn
 
     from knotwork.adapters.mcp import build_server
@@ -374,7 +374,12 @@ def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str |
         server = build_server(mem, default_workspace=_workspace(settings, workspace))
         app = server.streamable_http_app(host=host)
         click.echo(f"knotwork: MCP at http://{host}:{port}/mcp (database {mem.store.location})", err=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        worker = mem.start_extraction_worker()  # drains the LLM extraction queue while serving, if one is configured
+        try:
+            uvicorn.run(app, host=host, port=port, log_level="warning")
+        finally:
+            if worker is not None:
+                worker.stop()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -126,3 +126,18 @@ def communities(
     if rebuild:
         mem.rebuild_communities(scope)
     return render("communities", mem.communities(workspace=scope, entity=entity, limit=limit), fmt)
+
+
+@cli.command("extract")
+@click.option("--status", "show", is_flag=True, help="Only show the queue (counts, and the items not done).")
+@click.option("--retry-failed", is_flag=True, help="Give failed memories a fresh start before draining.")
+@click.option("-n", "--limit", type=int, help="Most extraction attempts to make.")
+@with_store
+def extract(mem: Knotwork, settings: Settings, fmt: str, show: bool, retry_failed: bool, limit: int | None) -> str:
+    """Run LLM extraction on the queued memories (KNOTWORK_KG_LLM_URL), or show the queue."""
+    if not show:
+        report = mem.extract_pending(limit=limit, retry_failed=retry_failed)
+        if fmt == "json":
+            return render("extract", report, fmt)
+        click.echo(render("extract", report, fmt))
+    return render("extraction_status", mem.extraction_status(), fmt)

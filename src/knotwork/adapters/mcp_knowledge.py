@@ -89,3 +89,14 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
     ) -> str:
         """Communities of closely linked entities (named after their hubs, with a summary), largest first."""
         return render("communities", mem.communities(workspace=ws(workspace), entity=entity, limit=limit), format)
+
+    @tool(read)
+    def get_extraction_status(
+        status: Annotated[
+            Literal["pending", "running", "done", "failed"] | None, Field(description="list only items of this status")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+        format: Format = "compact",
+    ) -> str:
+        """The LLM extraction queue: how many memories are pending, running, done or failed, with each one's last error."""
+        return render("extraction_status", mem.extraction_status(status=status, limit=limit), format)

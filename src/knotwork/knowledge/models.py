@@ -167,11 +167,37 @@ class QueueItem:
     last_error: str | None
     enqueued_at: datetime
     updated_at: datetime
+    available_at: datetime | None = None  # a retried item waits until then
 
     def to_dict(self) -> dict[str, Any]:
         return {"memory_id": self.memory_id, "status": self.status, "attempts": self.attempts,
                 "last_error": self.last_error, "enqueued_at": to_text(self.enqueued_at),
-                "updated_at": to_text(self.updated_at)}
+                "updated_at": to_text(self.updated_at), "available_at": _t(self.available_at)}
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionStatus:
+    """The LLM extraction queue at a glance: counts by status and some items."""
+
+    enabled: bool
+    counts: dict[str, int]
+    items: tuple[QueueItem, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"enabled": self.enabled, "counts": dict(self.counts), "items": [q.to_dict() for q in self.items]}
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionReport:
+    """What one drain of the queue did."""
+
+    done: int
+    retrying: int
+    failed: int
+    remaining: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"done": self.done, "retrying": self.retrying, "failed": self.failed, "remaining": dict(self.remaining)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 from knotwork.domain.temporal import to_text
-from knotwork.knowledge.models import ClearReport, Entity, Episode, Fact, FactHit, NodeHit
+from knotwork.knowledge.models import (
+    ClearReport, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
+)
 
 OPERATIONS = frozenset(
     {"search_nodes", "search_facts", "episodes", "delete_fact", "clear_graph", "merge_entities", "entity", "facts",
-     "communities", "extraction_queue"}
+     "communities", "extraction_status", "extract"}
 )
 SUMMARY_CHARS = 120
 
@@ -124,10 +126,19 @@ def communities(cs: list) -> str:
     return "\n".join(f"{i}. {c.name} ({len(c.members)} entities) - {_cut(c.summary, SUMMARY_CHARS)}" for i, c in enumerate(cs, 1))
 
 
-def queue(items: list) -> str:
-    if not items:
-        return "Extraction queue is empty."
-    return "\n".join(f"{q.memory_id} {q.status} tries {q.attempts}" + (f" - {q.last_error}" if q.last_error else "") for q in items)
+def queue_status(st: ExtractionStatus) -> str:
+    """``LLM extraction: on · pending 2 · running 0 · done 5 · failed 1`` then one line per listed item."""
+    counts = " · ".join(f"{k} {v}" for k, v in st.counts.items())
+    lines = [f"LLM extraction: {'on' if st.enabled else 'off (set KNOTWORK_KG_LLM_URL)'} · {counts}"]
+    for q in st.items:
+        error = f" - {_cut(q.last_error, 200)}" if q.last_error else ""
+        lines.append(f"{q.memory_id} {q.status} tries {q.attempts}{error}")
+    return "\n".join(lines)
+
+
+def drained(r: ExtractionReport) -> str:
+    left = ", ".join(f"{v} {k}" for k, v in r.remaining.items() if v) or "nothing"
+    return f"✓ Extracted {r.done} memories; {r.retrying} to retry, {r.failed} failed; left: {left}"
 
 
 RENDERERS: dict[str, Callable[[Any], str]] = {
@@ -140,7 +151,8 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
     "merge_entities": merged,
     "entity": entity,
     "communities": communities,
-    "extraction_queue": queue,
+    "extraction_status": queue_status,
+    "extract": drained,
 }
 
 
@@ -155,6 +167,4 @@ def to_jsonable(operation: str, result: Any) -> Any:
         return {"episodes": [e.to_dict() for e in result]}
     if operation == "communities":
         return {"communities": [c.to_dict() for c in result]}
-    if operation == "extraction_queue":
-        return {"items": [q.to_dict() for q in result]}
     return result.to_dict()

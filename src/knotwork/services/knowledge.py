@@ -41,6 +41,7 @@ from knotwork.knowledge.models import (
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
 from knotwork.search.fusion import FUSIONS
 from knotwork.services.communities import CommunityService
+from knotwork.services.extraction import ExtractionService
 from knotwork.search.lexical import query_terms
 
 if TYPE_CHECKING:
@@ -150,6 +151,7 @@ class KnowledgeService:
         self.embedder = embedder if settings.kg_embed_entities else None
         self.vectors = EntityVectors(store, embedder.dim) if self.embedder else None
         self.communities = CommunityService(store)
+        self.extraction = ExtractionService(store, settings, self.ingest_memory)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
         exact = [p for p in settings.kg_single_valued if not p.endswith("*")]
         self._single = frozenset(exact)
@@ -203,6 +205,7 @@ class KnowledgeService:
     def ingest(self, memories: Sequence[Memory], inputs: Sequence[GraphInput]) -> None:
         """Write the graph of freshly stored memories (call inside the memories' transaction)."""
         at = now()
+        self.extraction.enqueue(memories)
         for memory, gi in zip(memories, inputs):
             use_rules = not memory.duplicate
             if not gi.entities and not gi.facts and not (use_rules and (gi.extracted.entities or gi.extracted.facts)):

@@ -557,18 +557,18 @@ class KnowledgeStore:
         with self.transaction():
             for mid in memory_ids:
                 self._run(
-                    "INSERT OR IGNORE INTO extraction_queue (memory_id, status, attempts, enqueued_at, updated_at)"
-                    " VALUES (?, 'pending', 0, ?, ?)",
-                    (mid, to_text(at), to_text(at)),
+                    "INSERT OR IGNORE INTO extraction_queue (memory_id, status, attempts, enqueued_at, updated_at, available_at)"
+                    " VALUES (?, 'pending', 0, ?, ?, ?)",
+                    (mid, to_text(at), to_text(at), to_text(at)),
                 )
 
-    def kg_claim(self, limit: int, at: datetime, max_attempts: int, stale_before: datetime) -> list[str]:
-        """Mark up to ``limit`` pending (or stale running) items as running and return their memory ids."""
+    def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:
+        """Mark up to ``limit`` due pending (or stale running) items as running, counting an attempt; return them."""
         with self.transaction():
             rows = self._run(
-                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' OR (status = 'running' AND updated_at < ?))"
-                " AND attempts < ? ORDER BY enqueued_at, memory_id LIMIT ?",
-                (to_text(stale_before), max_attempts, limit),
+                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' AND available_at <= ?)"
+                " OR (status = 'running' AND updated_at < ?) ORDER BY enqueued_at, memory_id LIMIT ?",
+                (to_text(at), to_text(stale_before), limit),
             ).fetchall()
             ids = [r[0] for r in rows]
             for mid in ids:
@@ -576,20 +576,36 @@ class KnowledgeStore:
                     "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE memory_id = ?",
                     (to_text(at), mid),
                 )
-        return ids
+        return self.kg_queue(memory_ids=ids) if ids else []
 
-    def kg_queue_set(self, memory_id: str, status: str, at: datetime, error: str | None = None) -> None:
+    def kg_queue_set(
+        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None
+    ) -> None:
         with self.transaction():
             self._run(
-                "UPDATE extraction_queue SET status = ?, last_error = ?, updated_at = ? WHERE memory_id = ?",
-                (status, error, to_text(at), memory_id),
+                "UPDATE extraction_queue SET status = ?, last_error = ?, updated_at = ?, available_at = ? WHERE memory_id = ?",
+                (status, error, to_text(at), to_text(available_at or at), memory_id),
             )
 
-    def kg_queue(self, status: str | None = None, limit: int = 1000, memory_ids: Sequence[str] | None = None) -> list[QueueItem]:
+    def kg_queue_retry_failed(self, at: datetime) -> int:
+        """Give every failed item a fresh start (attempts back to 0); returns how many."""
+        with self.transaction():
+            return self._run(
+                "UPDATE extraction_queue SET status = 'pending', attempts = 0, updated_at = ?1, available_at = ?1"
+                " WHERE status = 'failed'",
+                (to_text(at),),
+            ).rowcount
+
+    def kg_queue(
+        self, status: str | None = None, limit: int = 1000, memory_ids: Sequence[str] | None = None, exclude: str | None = None
+    ) -> list[QueueItem]:
         clauses, params = [], []
         if status:
             clauses.append("status = ?")
             params.append(status)
+        if exclude:
+            clauses.append("status != ?")
+            params.append(exclude)
         if memory_ids is not None:
             ids = list(memory_ids)[:900]
             clauses.append(f"memory_id IN ({', '.join('?' * len(ids)) or 'NULL'})")
@@ -597,11 +613,11 @@ class KnowledgeStore:
         where = " AND ".join(clauses) or "1"
         with self._lock:
             rows = self._run(
-                "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at FROM extraction_queue"
+                "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at, available_at FROM extraction_queue"
                 f" WHERE {where} ORDER BY enqueued_at, memory_id LIMIT ?",
                 (*params, limit),
             ).fetchall()
-        return [QueueItem(r[0], r[1], r[2], r[3], from_text(r[4]), from_text(r[5])) for r in rows]
+        return [QueueItem(r[0], r[1], r[2], r[3], from_text(r[4]), from_text(r[5]), from_text(r[6])) for r in rows]
 
     def kg_queue_counts(self) -> dict[str, int]:
         with self._lock:
