@@ -500,6 +500,11 @@ class Knotwork:
         """Recompute every community of the workspace (``"*"``: all) from the current facts."""
         return self.knowledge.rebuild_communities(workspace)
 
+    def prefer_current(self, hits: list[Hit]) -> list[Hit]:
+        """``hits`` re-ranked so that, of memories about the same things (a common entity, or mostly the same
+        words) that match about equally well, the later one comes first: a tie-break for changed facts."""
+        return self.knowledge.prefer_current(hits)
+
     def extraction_status(self, *, status: str | None = None, limit: int = 50) -> ExtractionStatus:
         """The LLM extraction queue: counts by status (pending, running, done, failed) and the items not done
         (or those of ``status``), with attempts and last error."""

@@ -11,6 +11,7 @@ retires the old one, a late older fact is stored already retired.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +24,7 @@ from knotwork.domain.models import ALL_WORKSPACES, Memory
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
-from knotwork.knowledge import validate
+from knotwork.knowledge import freshness, validate
 from knotwork.knowledge.facts import plan
 from knotwork.knowledge.models import (
     ClearReport,
@@ -51,6 +52,11 @@ if TYPE_CHECKING:
 SUMMARY_CHARS = 280
 SUMMARY_FACTS = 12
 CENTER_DEPTH = 3
+NAME_CACHE = 4096  # name vectors kept for names seen again soon (e.g. in another workspace)
+#: Kinds of names that are spelled exactly (code, paths, URLs, tickets, tags, versions, known
+#: technologies): the normalised spelling resolves them, and a vector of ``src/a/b.py`` or
+#: ``PR-12`` says nothing a spelling does not, so they are not embedded.
+SPELLED_TYPES = frozenset({"identifier", "function", "file", "url", "reference", "tag", "version", "technology"})
 
 
 def _scope(workspace: Any) -> str | None:
@@ -150,6 +156,7 @@ class KnowledgeService:
         self.settings = settings
         self.embedder = embedder if settings.kg_embed_entities else None
         self.vectors = EntityVectors(store, embedder.dim) if self.embedder else None
+        self._name_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self.communities = CommunityService(store)
         self.extraction = ExtractionService(store, settings, self.ingest_memory)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
@@ -173,16 +180,21 @@ class KnowledgeService:
             if self.settings.kg_extract == "rules":
                 gi.extracted = rules_extract.extract(draft.content)
         if self.embedder:
-            # One embedding run for every new name of the batch (many tiny runs cost more than one).
+            # One embedding run for the batch (many tiny runs cost more than one), and only for names
+            # that need a vector: new to the workspace, not matched by spelling, not spelled-exact kinds.
             wanted: dict[tuple[str, str], tuple[str, str | None, str | None]] = {}
             for draft, gi in zip(drafts, inputs):
                 for norm, value in _names(gi, True).items():
-                    wanted.setdefault((draft.workspace or "", norm), value)
+                    if value[1] not in SPELLED_TYPES:
+                        wanted.setdefault((draft.workspace or "", norm), value)
             todo = []
             for ws in {w for w, _ in wanted}:
                 norms = [n for w, n in wanted if w == ws]
                 known = self.store.kg_lookup_norms(ws or None, norms)
-                todo += [(ws, n) for n in norms if n not in known]
+                todo += [
+                    (ws, n) for n in norms
+                    if n not in known and not self.resolver.fuzzy(ws or None, wanted[(ws, n)][0], wanted[(ws, n)][1])
+                ]
             vectors = self._embed_names([wanted[k] for k in todo])
             by_key = dict(zip(todo, vectors))
             for draft, gi in zip(drafts, inputs):
@@ -191,15 +203,26 @@ class KnowledgeService:
         return list(inputs)
 
     def _embed_names(self, names: Sequence[tuple[str, str | None, str | None]]) -> list[np.ndarray]:
+        """A vector per name (+ summary); each distinct text is embedded once, recent ones come from a cache."""
         if not names or not self.embedder:
             return []
-        matrix = self.embedder.embed([name + (f": {summary}" if summary else "") for name, _, summary in names])
-        return [matrix[i].astype("<f4", copy=False) for i in range(len(names))]
+        texts = [name + (f": {summary}" if summary else "") for name, _, summary in names]
+        missing = list(dict.fromkeys(t for t in texts if t not in self._name_cache))
+        if missing:
+            matrix = self.embedder.embed(missing)
+            for i, text in enumerate(missing):
+                self._name_cache[text] = matrix[i].astype("<f4", copy=False)
+        out = [self._name_cache[t] for t in texts]
+        for t in texts:
+            self._name_cache.move_to_end(t)
+        while len(self._name_cache) > NAME_CACHE:
+            self._name_cache.popitem(last=False)
+        return out
 
     def _name_vectors(self, names: dict[str, tuple[str, str | None, str | None]], workspace: str | None) -> dict[str, np.ndarray]:
         """Vectors of the names (by norm) that no entity of the workspace has yet."""
         known = self.store.kg_lookup_norms(workspace, list(names)) if self.embedder and names else {}
-        todo = [n for n in names if n not in known]
+        todo = [n for n in names if n not in known and names[n][1] not in SPELLED_TYPES]
         return dict(zip(todo, self._embed_names([names[n] for n in todo])))
 
     def ingest(self, memories: Sequence[Memory], inputs: Sequence[GraphInput]) -> None:
@@ -557,6 +580,11 @@ class KnowledgeService:
                     counts.get(m.id, 0), queue.get(m.id))
             for m in memories
         ]
+
+    def prefer_current(self, hits: Sequence[Any]) -> list[Any]:
+        """Memory hits with the latest of each group about the same entities first (``knowledge.freshness``)."""
+        mentions = {mid: set(es) for mid, es in self.store.kg_mentions([h.memory.id for h in hits]).items()}
+        return freshness.prefer_current(hits, mentions, lambda text: set(query_terms(text, 400)), lambda h: h.memory.valid_at)
 
     def about(self, memory_ids: Sequence[str]) -> dict[str, list[Entity]]:
         """The entities each memory mentions (the ``about`` meta-relation)."""

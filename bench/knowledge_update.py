@@ -1,0 +1,131 @@
+"""LongMemEval knowledge-update: does the current value rank above the retired one?
+
+    KNOTWORK_EMBEDDER=none python bench/knowledge_update.py [--data PATH] [--depth 50] [--json out.json]
+
+The pool is the one bench/longmemeval.py builds: every distinct session of
+the 500 "oracle" questions in one store, one memory per turn, each memory's
+``valid_at`` its session's date (offline rule extraction on, as by default).
+
+**Current and retired.** Each of the 78 knowledge-update questions has two
+answer sessions: an earlier one that states the old value ("my 5K personal
+best is 27:12") and a later one that states the new value ("... beat my
+personal best of 25:50"). The dataset marks the turns that carry the answer
+with ``has_answer``. The *current* turns are the has_answer turns of the
+answer session with the later ``haystack_date``; the *retired* turns are
+those of the earlier answer session. Questions where either session has no
+has_answer turn (8 of 78) are left out, as is any question whose two answer
+sessions share a date.
+
+**The check.** Each question is asked against the whole pool; the rank of
+the best current turn and of the best retired turn in the top ``depth`` are
+compared. The figure is the share of questions, among those where both are
+retrieved, in which the current one ranks higher. Two orders are measured:
+
+- ``search``: ``mem.search`` as it is (the default recipe);
+- ``search + fresher first``: the same hits passed through
+  ``mem.prefer_current`` (the knowledge engine's freshness tie-break: of two
+  hits about the same entities and close in score, the later one first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from longmemeval import DEFAULT_DATA, WORKSPACE, KnotworkStore, TurnKey, load  # noqa: E402
+
+
+def split(raw: dict[str, Any]) -> tuple[frozenset[TurnKey], frozenset[TurnKey]] | None:
+    """(current, retired) has_answer turns of one knowledge-update question, or None when undefined."""
+    sessions = [
+        (date, sid, [(sid, i) for i, t in enumerate(turns) if t.get("has_answer")])
+        for sid, date, turns in zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"], strict=True)
+        if sid in raw["answer_session_ids"]
+    ]
+    if len(sessions) != 2 or sessions[0][0] == sessions[1][0]:
+        return None
+    (_, _, old), (_, _, new) = sorted(sessions)  # dates as "2023/05/25 (Thu) 20:21" sort in time order
+    if not old or not new:
+        return None
+    return frozenset(new), frozenset(old)
+
+
+def best_rank(ranked: Sequence[TurnKey], wanted: frozenset[TurnKey]) -> int | None:
+    return next((i for i, key in enumerate(ranked) if key in wanted), None)
+
+
+def judge(ranked: Sequence[TurnKey], current: frozenset[TurnKey], retired: frozenset[TurnKey]) -> bool | None:
+    """True: current above retired; False: below; None: not both retrieved."""
+    a, b = best_rank(ranked, current), best_rank(ranked, retired)
+    return None if a is None or b is None else a < b
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--depth", type=int, default=50)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+
+    import gzip
+
+    with gzip.open(args.data, "rt", encoding="utf-8") as fh:
+        raw = {q["question_id"]: q for q in json.load(fh)}
+    data = load(args.data)
+    cases = [(q, split(raw[q.id])) for q in data.questions if q.type == "knowledge-update"]
+    usable = [(q, s) for q, s in cases if s is not None]
+    print(f"knowledge-update questions: {len(cases)}; with a current and a retired turn: {len(usable)}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        pool = KnotworkStore(data.turns, Path(tmp))
+        print(f"pool: {len(data.turns)} turns, {pool.stored} memories, ingest {time.perf_counter() - start:.0f} s"
+              f" (embedder {os.environ.get('KNOTWORK_EMBEDDER', 'default')})")
+        mem = pool.mem
+
+        def keys(hits: Sequence[Any]) -> list[TurnKey]:
+            out: list[TurnKey] = []
+            for hit in hits:
+                meta = hit.memory.metadata
+                out.extend(pool.turns_of.get(hit.memory.id) or [(meta["session_id"], meta["turn_index"])])
+            return out
+
+        orders: dict[str, Callable[[list[Any]], list[Any]]] = {
+            "search": lambda hits: hits,
+            "search + fresher first": mem.prefer_current,
+        }
+        results: dict[str, list[bool | None]] = {name: [] for name in orders}
+        rows = []
+        for q, (current, retired) in usable:
+            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth))
+            row = {"question_id": q.id}
+            for name, order in orders.items():
+                verdict = judge(keys(order(hits))[: args.depth], current, retired)
+                results[name].append(verdict)
+                row[name] = verdict
+            rows.append(row)
+        pool.close()
+
+    print(f"\n| order | both retrieved (top {args.depth}) | current above retired | share |")
+    print("|---|---|---|---|")
+    summary = {}
+    for name, verdicts in results.items():
+        both = [v for v in verdicts if v is not None]
+        share = sum(both) / len(both) if both else float("nan")
+        summary[name] = {"both": len(both), "current_first": sum(both), "share": share}
+        print(f"| {name} | {len(both)} / {len(verdicts)} | {sum(both)} | {share:.3f} |")
+    if args.json:
+        args.json.write_text(json.dumps({"depth": args.depth, "summary": summary, "questions": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
