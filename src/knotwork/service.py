@@ -284,7 +284,8 @@ class Knotwork:
     def delete(self, id: str) -> Memory:
         """Forget a memory and its past versions; returns what was deleted."""
         memory = self.get(id)
-        if not self.store.delete_memory(memory.id):
+        # the facts that came only from this memory go with it (see KnowledgeService.forget)
+        if not self.knowledge.forget(memory.id, lambda: self.store.delete_memory(memory.id)):
             raise NotFound("memory", id)
         return memory
 

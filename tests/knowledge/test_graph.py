@@ -309,8 +309,37 @@ def test_clear_graph_needs_confirmation_and_keeps_memories(kg: Knotwork) -> None
     assert kg.store.count_memories() == 2
 
 
-def test_deleting_a_memory_keeps_its_facts_but_drops_the_source(kg: Knotwork) -> None:
-    m = kg.add("The ReportsModule uses Redis.")
-    kg.delete(m.id)
-    (f,) = kg.entity_facts("ReportsModule")
-    assert f.sources == ()
+# -- deleting memories ------------------------------------------------------------------
+
+
+def test_deleting_the_only_source_deletes_the_fact_and_restores_what_it_retired(kg: Knotwork) -> None:
+    kg.add("Sarah lives in Berlin.", valid_at="2025-01-01", facts=[{"subject": "Sarah", "predicate": "lives in", "object": "Berlin"}])
+    moved = kg.add("Sarah moved.", valid_at="2026-01-01", facts=[{"subject": "Sarah", "predicate": "lives in", "object": "Lisbon"}])
+    assert [f.object for f in kg.entity_facts("Sarah")] == ["Lisbon"]
+    kg.delete(moved.id)
+    (f,) = kg.entity_facts("Sarah", include_invalid=True)
+    assert (f.object, f.invalid_at, f.superseded_by) == ("Berlin", None, None)
+    assert "Lisbon" not in kg.entity("Sarah").summary
+    with pytest.raises(NotFound):
+        kg.entity("Lisbon")  # nothing mentions it or joins it any more
+    assert kg.entity("Berlin").name == "Berlin"
+
+
+def test_a_fact_with_another_source_survives(kg: Knotwork) -> None:
+    fact = [{"subject": "BillingService", "predicate": "uses", "object": "Stripe"}]
+    first = kg.add("one", facts=fact)
+    second = kg.add("two", facts=fact)
+    kg.delete(first.id)
+    (f,) = kg.entity_facts("BillingService")
+    assert f.sources == (second.id,)
+    kg.delete(second.id)
+    assert not _exists(kg, "BillingService") and not _exists(kg, "Stripe")
+    assert kg.search_facts("BillingService Stripe", include_invalid=True) == []
+
+
+def _exists(kg: Knotwork, name: str) -> bool:
+    try:
+        kg.entity(name)
+    except NotFound:
+        return False
+    return True

@@ -89,12 +89,13 @@ class Resolver:
         self.store = store
         self.vectors = vectors
 
-    def fuzzy(self, workspace: str | None, name: str, type_: str | None) -> str | None:
+    def fuzzy(self, workspace: str | None, name: str, type_: str | None, after: str | None = None) -> str | None:
+        """The entity whose name is spelled nearly like ``name`` (only those created after id ``after``, if given)."""
         norm = normalize(name)
         if len(norm) < FUZZY_MIN_LENGTH:
             return None
         mine = grams(norm)
-        found = self.store.kg_gram_candidates(workspace, sorted(mine), limit=8)  # type: ignore[attr-defined]
+        found = self.store.kg_gram_candidates(workspace, sorted(mine), limit=8, after=after)  # type: ignore[attr-defined]
         if not found:
             return None
         # Even the best candidate cannot reach the bar without sharing this many trigrams.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -82,6 +82,10 @@ class GraphInput:
     facts: list[FactDraft] = field(default_factory=list)       # from the caller
     extracted: Extraction = field(default_factory=Extraction)  # from the rules
     vectors: dict[str, np.ndarray] | None = None                # name vectors, by normalised name
+    #: Fuzzy matches found before the transaction, by normalised name (None: none then), and the
+    #: id that bounds them: at write time only entities created after it need a fuzzy look.
+    fuzzy: dict[str, str | None] = field(default_factory=dict)
+    fuzzy_before: str | None = None
 
 
 def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, str | None]]:
@@ -179,27 +183,33 @@ class KnowledgeService:
         for draft, gi in zip(drafts, inputs):
             if self.settings.kg_extract == "rules":
                 gi.extracted = rules_extract.extract(draft.content)
-        if self.embedder:
-            # One embedding run for the batch (many tiny runs cost more than one), and only for names
-            # that need a vector: new to the workspace, not matched by spelling, not spelled-exact kinds.
-            wanted: dict[tuple[str, str], tuple[str, str | None, str | None]] = {}
-            for draft, gi in zip(drafts, inputs):
-                for norm, value in _names(gi, True).items():
-                    if value[1] not in SPELLED_TYPES:
-                        wanted.setdefault((draft.workspace or "", norm), value)
-            todo = []
-            for ws in {w for w, _ in wanted}:
-                norms = [n for w, n in wanted if w == ws]
-                known = self.store.kg_lookup_norms(ws or None, norms)
-                todo += [
-                    (ws, n) for n in norms
-                    if n not in known and not self.resolver.fuzzy(ws or None, wanted[(ws, n)][0], wanted[(ws, n)][1])
-                ]
-            vectors = self._embed_names([wanted[k] for k in todo])
-            by_key = dict(zip(todo, vectors))
-            for draft, gi in zip(drafts, inputs):
-                ws = draft.workspace or ""
-                gi.vectors = {n: by_key[(ws, n)] for n in _names(gi, True) if (ws, n) in by_key}
+        # Resolution by spelling before the write lock is taken: exact names, then trigrams. Only names
+        # still unmatched and not spelled-exact kinds are embedded, in one run for the batch.
+        marker = ids.new_id()
+        wanted: dict[tuple[str, str], tuple[str, str | None, str | None]] = {}
+        for draft, gi in zip(drafts, inputs):
+            for norm, value in _names(gi, True).items():
+                wanted.setdefault((draft.workspace or "", norm), value)
+        matched: dict[tuple[str, str], str | None] = {}
+        todo = []
+        for ws in {w for w, _ in wanted}:
+            norms = [n for w, n in wanted if w == ws]
+            known = self.store.kg_lookup_norms(ws or None, norms)
+            for n in norms:
+                if n in known:
+                    continue
+                name, type_, _ = wanted[(ws, n)]
+                matched[(ws, n)] = found = self.resolver.fuzzy(ws or None, name, type_)
+                if found is None and self.embedder and type_ not in SPELLED_TYPES:
+                    todo.append((ws, n))
+        by_key = dict(zip(todo, self._embed_names([wanted[k] for k in todo])))
+        for draft, gi in zip(drafts, inputs):
+            ws = draft.workspace or ""
+            names = _names(gi, True)
+            gi.fuzzy = {n: matched[(ws, n)] for n in names if (ws, n) in matched}
+            gi.fuzzy_before = marker
+            if self.embedder:
+                gi.vectors = {n: by_key[(ws, n)] for n in names if (ws, n) in by_key}
         return list(inputs)
 
     def _embed_names(self, names: Sequence[tuple[str, str | None, str | None]]) -> list[np.ndarray]:
@@ -242,7 +252,8 @@ class KnowledgeService:
         vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
         for key, (name, type_, summary) in names.items():
-            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at)
+            early = (gi.fuzzy[key], gi.fuzzy_before) if key in gi.fuzzy else None
+            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at, early)
         self.store.kg_add_mentions(memory.id, entity_of.values())
         touched: set[str] = set()
         caller_origin = origin or "caller"
@@ -253,13 +264,19 @@ class KnowledgeService:
             self.store.kg_mark_dirty(touched, ws)
 
     def _entity(
-        self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime
+        self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime,
+        early: tuple[str | None, str | None] | None = None,
     ) -> str:
+        """The entity ``name`` resolves to, created if none. ``early``: (fuzzy match, id bound) found in ``prepare``."""
         norm = normalize(name)
         found = self.store.kg_lookup_norms(ws, [norm]).get(norm)
         matched_by_spelling = False
         if found is None:
-            found = self.resolver.fuzzy(ws, name, type_) or self.resolver.by_vector(ws, name, type_, vector)
+            if early is not None and early[0] is not None and self.store.kg_entity_norms([early[0]]):
+                found = early[0]
+            else:  # trigrams again, over every entity or only those created since prepare looked
+                found = self.resolver.fuzzy(ws, name, type_, after=early[1] if early else None)
+            found = found or self.resolver.by_vector(ws, name, type_, vector)
             matched_by_spelling = found is not None
         if found is not None:
             if matched_by_spelling:
@@ -596,8 +613,15 @@ class KnowledgeService:
     def delete_fact(self, ref: str) -> Fact:
         """Delete a fact. Facts it had retired come back as they were before it arrived."""
         f = self.fact(ref)
-        at = now()
         with self.store.transaction():
+            self._drop_facts([f])
+        return f
+
+    def _drop_facts(self, facts: Sequence[Fact]) -> set[str]:
+        """Delete facts, bring back what each had retired, refresh summaries; returns the entities touched."""
+        at = now()
+        changed: set[str] = set()
+        for f in facts:
             replaced = [g for g in self.store.kg_facts_of(f.subject_id, f.predicate) if g.superseded_by == f.id]
             self.store.kg_delete_fact(f.id)
             for g in replaced:
@@ -605,10 +629,28 @@ class KnowledgeService:
                 self.store.kg_retire_fact(
                     g.id, restored_end, at if restored_end and restored_end <= at else None, f.superseded_by
                 )
-            changed = {f.subject_id, f.object_id, *(g.object_id for g in replaced)}
-            self.summarize(changed, at)
+            changed |= {f.subject_id, f.object_id, *(g.object_id for g in replaced)}
             self.store.kg_mark_dirty(changed, f.workspace)
-        return f
+        self.summarize(changed, at)
+        return changed
+
+    def forget(self, memory_id: str, delete: Callable[[], bool]) -> bool:
+        """Delete a memory with ``delete`` and the graph that rested on it alone (one transaction).
+
+        A fact whose every source memory is gone is deleted, not kept as
+        expired: deleting a memory forgets what it said, and a retired fact
+        it had replaced is current again (as with :meth:`delete_fact`).
+        Entities that no memory mentions and no fact joins any more go too.
+        """
+        with self.store.transaction():
+            only = self.store.kg_get_facts(self.store.kg_facts_only_from(memory_id))
+            mentioned = self.store.kg_mentions([memory_id]).get(memory_id, [])
+            if not delete():
+                return False
+            # newest first, so a fact is dropped before the one it had replaced (if both came from here)
+            changed = self._drop_facts(sorted(only.values(), key=lambda f: f.id, reverse=True))
+            self.store.kg_delete_orphans([*mentioned, *changed])
+        return True
 
     def clear_graph(self, workspace: Any, confirm: bool = True) -> ClearReport:
         """Delete every entity and fact of one workspace (None: global; ``*``: all). Memories stay."""

@@ -115,7 +115,10 @@ class KnowledgeStore:
                 ),
             )
             for g in grams:
-                self._run("INSERT OR IGNORE INTO entity_grams (gram, entity_id) VALUES (?, ?)", (g, e.id))
+                self._run(
+                    "INSERT OR IGNORE INTO entity_grams (workspace, gram, entity_id) VALUES (?, ?, ?)",
+                    (e.workspace or "", g, e.id),
+                )
 
     def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
         """Set ``type``, ``summary`` or ``note`` of an entity."""
@@ -182,16 +185,22 @@ class KnowledgeStore:
     def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("entities", ref, limit)
 
-    def kg_gram_candidates(self, workspace: str | None, grams: Sequence[str], limit: int = 8) -> list[tuple[str, int]]:
-        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first."""
+    def kg_gram_candidates(
+        self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
+    ) -> list[tuple[str, int]]:
+        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first.
+
+        ``after``: only entities whose id sorts after it (created later).
+        """
         if not grams:
             return []
         marks = ", ".join("?" * len(grams))
+        since, extra = ("AND entity_id > ?", [after]) if after else ("", [])
         with self._lock:
             return self._run(
-                f"SELECT g.entity_id, count(*) AS n FROM entity_grams g JOIN entities e ON e.id = g.entity_id"
-                f" WHERE g.gram IN ({marks}) AND e.workspace = ? GROUP BY g.entity_id ORDER BY n DESC LIMIT ?",
-                (*grams, workspace or "", limit),
+                f"SELECT entity_id, count(*) AS n FROM entity_grams WHERE workspace = ? AND gram IN ({marks}) {since}"
+                " GROUP BY entity_id ORDER BY n DESC, entity_id LIMIT ?",
+                (workspace or "", *grams, *extra, limit),
             ).fetchall()
 
     def kg_gram_counts(self, entity_ids: Sequence[str]) -> dict[str, set[str]]:
@@ -380,6 +389,29 @@ class KnowledgeStore:
                 ).fetchall()
                 out += [_fact(r) for r in rows]
         return out
+
+    def kg_facts_only_from(self, memory_id: str) -> list[str]:
+        """Facts whose only source is this memory."""
+        with self._lock:
+            rows = self._run(
+                "SELECT fact_id FROM fact_sources s WHERE memory_id = ?1 AND NOT EXISTS"
+                " (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id != ?1)",
+                (memory_id,),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def kg_delete_orphans(self, entity_ids: Sequence[str]) -> int:
+        """Delete those of these entities that no memory mentions and no fact joins; returns how many."""
+        gone = 0
+        with self.transaction():
+            for eid in dict.fromkeys(entity_ids):
+                gone += self._run(
+                    "DELETE FROM entities WHERE id = ?1"
+                    " AND NOT EXISTS (SELECT 1 FROM entity_mentions WHERE entity_id = ?1)"
+                    " AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = ?1 OR object_id = ?1)",
+                    (eid,),
+                ).rowcount
+        return gone
 
     def kg_delete_fact(self, fact_id: str) -> bool:
         with self.transaction():

@@ -25,11 +25,13 @@ CREATE TABLE entity_aliases (
 ) WITHOUT ROWID;
 CREATE INDEX entity_aliases_entity ON entity_aliases (entity_id);
 
--- Character trigrams of normalised names: candidates for fuzzy matching.
+-- Character trigrams of normalised names: candidates for fuzzy matching,
+-- looked up within one workspace (and, as ids are time-ordered, after an id).
 CREATE TABLE entity_grams (
+    workspace TEXT NOT NULL DEFAULT '',
     gram      TEXT NOT NULL,
     entity_id TEXT NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
-    PRIMARY KEY (gram, entity_id)
+    PRIMARY KEY (workspace, gram, entity_id)
 ) WITHOUT ROWID;
 CREATE INDEX entity_grams_entity ON entity_grams (entity_id);
 
