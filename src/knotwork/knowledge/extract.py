@@ -247,6 +247,8 @@ _COMPILED = [
         re.compile(
             rf"(?:{_SUBJ}|{_SUBJ_NP})(?:\s+(?:am|is|are))?{_ADV}\s+(?P<verb>{p.verb})\b(?:{_ADV}\s+{_DET}(?P<o>{_ENT}|[A-Za-z0-9]))?"
         ),
+        # the verb alone: a cheap test that lets most sentences skip the full pattern
+        re.compile(rf"\b(?:{p.verb})\b"),
     )
     for p in PATTERNS
 ]
@@ -390,7 +392,9 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
             out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person", object_type=obj.type if obj else None))
             consumed.append((m.start(), m.end()))
 
-    for pattern, rx in _COMPILED:
+    for pattern, rx, verb in _COMPILED:
+        if not verb.search(masked):
+            continue
         for m in rx.finditer(masked):
             if not free(m.start(), m.end()) or _NEG.search(masked[: m.start("verb")]):
                 continue

@@ -86,10 +86,13 @@ class GraphInput:
     #: id that bounds them: at write time only entities created after it need a fuzzy look.
     fuzzy: dict[str, str | None] = field(default_factory=dict)
     fuzzy_before: str | None = None
+    names: dict[str, tuple[str, str | None, str | None]] | None = None  # every name with the rules', once known
 
 
 def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, str | None]]:
     """Every name a memory brings, by normalised name: (name, type, caller summary); the caller's word wins."""
+    if use_rules and gi.names is not None:
+        return gi.names
     names: dict[str, tuple[str, str | None, str | None]] = {}
 
     def note(name: str, type_: str | None, summary: str | None = None) -> None:
@@ -109,6 +112,8 @@ def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, 
             note(f.object, f.object_type)
             if f.replaces:
                 note(f.replaces, f.object_type)
+    if use_rules:
+        gi.names = names
     return names
 
 
@@ -183,6 +188,7 @@ class KnowledgeService:
         for draft, gi in zip(drafts, inputs):
             if self.settings.kg_extract == "rules":
                 gi.extracted = rules_extract.extract(draft.content)
+            gi.names = None
         # Resolution by spelling before the write lock is taken: exact names, then trigrams. Only names
         # still unmatched and not spelled-exact kinds are embedded, in one run for the batch.
         marker = ids.new_id()
