@@ -49,6 +49,7 @@ class EmbeddingServer:
 
     replies: list[Reply] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
+    port: int = 0  # 0: any free port; a given one lets a test stop a server and start it again there
 
     def start(self) -> EmbeddingServer:
         owner = self
@@ -71,7 +72,8 @@ class EmbeddingServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.port = self._httpd.server_address[1]
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()

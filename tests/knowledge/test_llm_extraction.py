@@ -13,7 +13,7 @@ import knotwork
 from knotwork import InvalidInput, Knotwork, Settings
 from knotwork.knowledge.llm import ExtractionError, parse
 
-from ._llm_server import ChatServer, Reply, toy_answer
+from ._llm_server import ChatServer, Reply, said, toy_answer
 
 GOOD = toy_answer("BillingService uses Stripe")
 
@@ -87,7 +87,7 @@ def test_good_output_goes_into_the_graph(tmp_path: Path, server: ChatServer) -> 
         assert (f.fact, f.origin, f.sources) == ("BillingService uses Stripe", "llm", (m.id,))
         assert f.valid_at is not None and f.valid_at.date().isoformat() == "2026-01-05"
         assert mem.entity("Stripe").type == "software"
-    (request,) = server.requests
+    (request,) = server.chat_requests
     assert request["model"] == "toy"
     assert request["response_format"]["type"] == "json_schema"
     assert request["response_format"]["json_schema"]["schema"]["required"] == ["entities", "facts"]
@@ -96,7 +96,7 @@ def test_good_output_goes_into_the_graph(tmp_path: Path, server: ChatServer) -> 
 
 
 def test_malformed_then_good_is_retried_within_one_drain(tmp_path: Path, server: ChatServer) -> None:
-    server.replies = [Reply(content="Sure! The entities are BillingService and Stripe."), Reply(content=f"```json\n{GOOD}\n```")]
+    server.replies = [said("Sure! The entities are BillingService and Stripe."), said(f"```json\n{GOOD}\n```")]
     with open_kg(tmp_path / "kg.db", server.base_url) as mem:
         m = mem.add("BillingService uses Stripe.")
         report = mem.extract_pending()
@@ -134,11 +134,11 @@ def test_backoff_holds_a_retry_until_it_is_due(tmp_path: Path, server: ChatServe
         (item,) = mem.extraction_status().items
         assert item.status == "pending" and item.available_at > item.updated_at
         assert "HTTP 503" in (status_of(mem, m.id)[2] or "")
-        assert len(server.requests) == 1
+        assert len(server.chat_requests) == 1
 
 
 def test_permanent_failure_is_visible_and_can_be_retried(tmp_path: Path, server: ChatServer) -> None:
-    server.replies = [Reply(content="I cannot help with that.")] * 3
+    server.replies = [said("I cannot help with that.")] * 3
     with open_kg(tmp_path / "kg.db", server.base_url, kg_llm_max_attempts=3) as mem:
         m = mem.add("BillingService uses Stripe.")
         report = mem.extract_pending()

@@ -87,6 +87,14 @@ class KnowledgeStore:
     _lock: Any
     transaction: Any
 
+    def _rows_in(self, sql: str, ids: Sequence[Any]) -> list[Any]:
+        """Rows of ``sql`` run over distinct ``ids`` in chunks (``{marks}`` stands for their placeholders)."""
+        out: list[Any] = []
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                out += self._run(sql.replace("{marks}", ", ".join("?" * len(chunk))), chunk).fetchall()
+        return out
+
     # -- entities -------------------------------------------------------------
     def kg_lookup_norms(self, workspace: str | None, norms: Sequence[str]) -> dict[str, str]:
         """Entity id for each normalised name (own name first, then aliases) in exactly this workspace."""
@@ -153,14 +161,7 @@ class KnowledgeStore:
 
     def kg_entity_norms(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(workspace, norm) by entity id."""
-        out: dict[str, tuple[str, str]] = {}
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(entity_ids))):
-                rows = self._run(
-                    f"SELECT id, workspace, norm FROM entities WHERE id IN ({', '.join('?' * len(chunk))})", chunk
-                ).fetchall()
-                out.update((r[0], (r[1], r[2])) for r in rows)
-        return out
+        return {r[0]: (r[1], r[2]) for r in self._rows_in("SELECT id, workspace, norm FROM entities WHERE id IN ({marks})", entity_ids)}
 
     def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
         """Ids of entities in scope whose name or alias normalises to ``norm``."""
@@ -205,13 +206,8 @@ class KnowledgeStore:
 
     def kg_gram_counts(self, entity_ids: Sequence[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
-        with self._lock:
-            for chunk in _chunks(list(entity_ids)):
-                rows = self._run(
-                    f"SELECT entity_id, gram FROM entity_grams WHERE entity_id IN ({', '.join('?' * len(chunk))})", chunk
-                ).fetchall()
-                for eid, gram in rows:
-                    out.setdefault(eid, set()).add(gram)
+        for eid, gram in self._rows_in("SELECT entity_id, gram FROM entity_grams WHERE entity_id IN ({marks})", entity_ids):
+            out.setdefault(eid, set()).add(gram)
         return out
 
     def kg_put_entity_vector(self, entity_id: str, blob: bytes) -> None:
@@ -298,13 +294,6 @@ class KnowledgeStore:
             ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
-    def kg_list_entities(self, workspace: str | None, limit: int = 1000) -> list[str]:
-        where, params = scope_sql(workspace, "workspace")
-        with self._lock:
-            rows = self._run(f"SELECT id FROM entities WHERE {where} ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
-        return [r[0] for r in rows]
-
-    # -- facts ----------------------------------------------------------------
     def kg_insert_fact(self, f: Fact) -> None:
         with self.transaction():
             self._run(
@@ -325,10 +314,6 @@ class KnowledgeStore:
                 (_ts(invalid_at), _ts(expired_at), superseded_by, fact_id),
             )
 
-    def kg_set_fact_valid_at(self, fact_id: str, valid_at: datetime | None) -> None:
-        with self.transaction():
-            self._run("UPDATE facts SET valid_at = ? WHERE id = ?", (_ts(valid_at), fact_id))
-
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():
             self._run("INSERT OR IGNORE INTO fact_sources (fact_id, memory_id) VALUES (?, ?)", (fact_id, memory_id))
@@ -343,14 +328,7 @@ class KnowledgeStore:
         return [_fact(r) for r in rows]
 
     def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
-        out: dict[str, Fact] = {}
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(fact_ids))):
-                rows = self._run(
-                    f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({', '.join('?' * len(chunk))})", chunk
-                ).fetchall()
-                out.update((r[0], _fact(r)) for r in rows)
-        return out
+        return {r[0]: _fact(r) for r in self._rows_in(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({{marks}})", fact_ids)}
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("facts", ref, limit)
@@ -439,48 +417,14 @@ class KnowledgeStore:
     def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
         """Entity ids each memory mentions."""
         out: dict[str, list[str]] = {}
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(memory_ids))):
-                rows = self._run(
-                    f"SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id IN ({', '.join('?' * len(chunk))})"
-                    " ORDER BY entity_id",
-                    chunk,
-                ).fetchall()
-                for mid, eid in rows:
-                    out.setdefault(mid, []).append(eid)
+        rows = self._rows_in("SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id IN ({marks})", memory_ids)
+        for mid, eid in sorted(rows):
+            out.setdefault(mid, []).append(eid)
         return out
-
-    def kg_memories_mentioning(self, entity_ids: Sequence[str], limit: int = 1000) -> list[str]:
-        ids = list(dict.fromkeys(entity_ids))
-        if not ids:
-            return []
-        with self._lock:
-            rows = self._run(
-                f"SELECT DISTINCT memory_id FROM entity_mentions WHERE entity_id IN ({', '.join('?' * len(ids))})"
-                " ORDER BY memory_id DESC LIMIT ?",
-                (*ids, limit),
-            ).fetchall()
-        return [r[0] for r in rows]
 
     def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(memory_ids))):
-                rows = self._run(
-                    f"SELECT memory_id, count(*) FROM fact_sources WHERE memory_id IN ({', '.join('?' * len(chunk))})"
-                    " GROUP BY memory_id",
-                    chunk,
-                ).fetchall()
-                out.update((r[0], r[1]) for r in rows)
-        return out
-
-    def kg_facts_from(self, memory_ids: Sequence[str]) -> list[str]:
-        ids = list(dict.fromkeys(memory_ids))
-        with self._lock:
-            rows = self._run(
-                f"SELECT DISTINCT fact_id FROM fact_sources WHERE memory_id IN ({', '.join('?' * len(ids))})", ids
-            ).fetchall() if ids else []
-        return [r[0] for r in rows]
+        sql = "SELECT memory_id, count(*) FROM fact_sources WHERE memory_id IN ({marks}) GROUP BY memory_id"
+        return dict(self._rows_in(sql, memory_ids))
 
     # -- communities ----------------------------------------------------------
     def kg_replace_communities(
@@ -556,33 +500,11 @@ class KnowledgeStore:
 
     def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
         """Communities by id (members not filled in)."""
-        out: dict[str, Community] = {}
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(community_ids))):
-                rows = self._run(
-                    f"SELECT id, workspace, name, summary FROM communities WHERE id IN ({', '.join('?' * len(chunk))})", chunk
-                ).fetchall()
-                out.update((r[0], Community(r[0], r[1] or None, r[2], r[3], ())) for r in rows)
-        return out
+        rows = self._rows_in("SELECT id, workspace, name, summary FROM communities WHERE id IN ({marks})", community_ids)
+        return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
 
     def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(entity_ids))):
-                rows = self._run(
-                    f"SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({', '.join('?' * len(chunk))})",
-                    chunk,
-                ).fetchall()
-                out.update((r[0], r[1]) for r in rows)
-        return out
-
-    def kg_add_member(self, entity_id: str, community_id: str) -> None:
-        with self.transaction():
-            self._run("INSERT OR REPLACE INTO community_members (entity_id, community_id) VALUES (?, ?)", (entity_id, community_id))
-            self._run(
-                "UPDATE communities SET size = (SELECT count(*) FROM community_members WHERE community_id = ?) WHERE id = ?",
-                (community_id, community_id),
-            )
+        return dict(self._rows_in("SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({marks})", entity_ids))
 
     # -- the LLM extraction queue ---------------------------------------------
     def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
