@@ -85,6 +85,7 @@ class GraphInput:
     #: Fuzzy matches found before the transaction, by normalised name (None: none then), and the
     #: id that bounds them: at write time only entities created after it need a fuzzy look.
     fuzzy: dict[str, str | None] = field(default_factory=dict)
+    known: dict[str, str] = field(default_factory=dict)  # entity of each name known by its exact spelling then
     fuzzy_before: str | None = None
     names: dict[str, tuple[str, str | None, str | None]] | None = None  # every name with the rules', once known
 
@@ -197,12 +198,14 @@ class KnowledgeService:
             for norm, value in _names(gi, True).items():
                 wanted.setdefault((draft.workspace or "", norm), value)
         matched: dict[tuple[str, str], str | None] = {}
+        exact: dict[tuple[str, str], str] = {}
         todo = []
         for ws in {w for w, _ in wanted}:
             norms = [n for w, n in wanted if w == ws]
             known = self.store.kg_lookup_norms(ws or None, norms)
             for n in norms:
                 if n in known:
+                    exact[(ws, n)] = known[n]
                     continue
                 name, type_, _ = wanted[(ws, n)]
                 matched[(ws, n)] = found = self.resolver.fuzzy(ws or None, name, type_)
@@ -213,6 +216,7 @@ class KnowledgeService:
             ws = draft.workspace or ""
             names = _names(gi, True)
             gi.fuzzy = {n: matched[(ws, n)] for n in names if (ws, n) in matched}
+            gi.known = {n: exact[(ws, n)] for n in names if (ws, n) in exact}
             gi.fuzzy_before = marker
             if self.embedder:
                 gi.vectors = {n: by_key[(ws, n)] for n in names if (ws, n) in by_key}
@@ -259,7 +263,7 @@ class KnowledgeService:
         entity_of: dict[str, str] = {}
         for key, (name, type_, summary) in names.items():
             early = (gi.fuzzy[key], gi.fuzzy_before) if key in gi.fuzzy else None
-            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at, early)
+            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at, early, gi.known.get(key))
         self.store.kg_add_mentions(memory.id, entity_of.values())
         touched: set[str] = set()
         caller_origin = origin or "caller"
@@ -271,14 +275,17 @@ class KnowledgeService:
 
     def _entity(
         self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime,
-        early: tuple[str | None, str | None] | None = None,
+        early: tuple[str | None, str | None] | None = None, known: str | None = None,
     ) -> str:
-        """The entity ``name`` resolves to, created if none. ``early``: (fuzzy match, id bound) found in ``prepare``."""
+        """The entity ``name`` resolves to, created if none.
+
+        From ``prepare``: ``known``, the entity the exact name had then; ``early``, (fuzzy match, id bound).
+        """
         norm = normalize(name)
-        found = self.store.kg_lookup_norms(ws, [norm]).get(norm)
+        found = known if known and self.store.kg_entity_notes([known]) else self.store.kg_lookup_norms(ws, [norm]).get(norm)
         matched_by_spelling = False
         if found is None:
-            if early is not None and early[0] is not None and self.store.kg_entity_norms([early[0]]):
+            if early is not None and early[0] is not None and self.store.kg_entity_notes([early[0]]):
                 found = early[0]
             else:  # trigrams again, over every entity or only those created since prepare looked
                 found = self.resolver.fuzzy(ws, name, type_, after=early[1] if early else None)
@@ -287,11 +294,11 @@ class KnowledgeService:
         if found is not None:
             if matched_by_spelling:
                 self.store.kg_add_alias(ws, norm, name, found)
-            row = self.store.kg_entity_rows([found]).get(found)
+            row = self.store.kg_entity_notes([found]).get(found) if type_ or summary else None
             if row:
-                entity, caller_note = row
+                known_type, caller_note, _ = row
                 changes: dict[str, Any] = {}
-                if type_ and not entity.type:
+                if type_ and not known_type:
                     changes["type"] = type_
                 if summary and summary != caller_note:
                     changes["note"] = summary
@@ -363,10 +370,10 @@ class KnowledgeService:
     def summarize(self, entity_ids: set[str] | Sequence[str], at: datetime | None = None) -> None:
         """Rebuild the summaries of these entities from their current facts (bounded length)."""
         at = at or now()
-        rows = self.store.kg_entity_rows(list(entity_ids))
-        for eid, (entity, caller_note) in rows.items():
+        rows = self.store.kg_entity_notes(list(entity_ids))
+        for eid, (_, caller_note, summary) in rows.items():
             text = self._summary_text(caller_note, self._current_facts(eid, at), eid)
-            if text != entity.summary:
+            if text != summary:
                 self.store.kg_update_entity(eid, at, summary=text)
 
     # -- references -------------------------------------------------------------

@@ -159,9 +159,10 @@ class KnowledgeStore:
     def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
 
-    def kg_entity_norms(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """(workspace, norm) by entity id."""
-        return {r[0]: (r[1], r[2]) for r in self._rows_in("SELECT id, workspace, norm FROM entities WHERE id IN ({marks})", entity_ids)}
+    def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
+        """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
+        sql = "SELECT id, type, note, summary FROM entities WHERE id IN ({marks})"
+        return {r[0]: (r[1], r[2], r[3]) for r in self._rows_in(sql, entity_ids)}
 
     def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
         """Ids of entities in scope whose name or alias normalises to ``norm``."""
