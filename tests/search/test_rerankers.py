@@ -42,6 +42,16 @@ def test_weighted_fusion_scales_each_source() -> None:
     assert ids(out2)[0] == "c"
 
 
+def test_weighted_fusion_does_not_stretch_a_tiny_gap() -> None:
+    # Two nearly equal vector matches: 0.60 and 0.59 must not become 1 and 0.
+    out = {c.id: c.score for c in fusion.weighted({"vector": [("a", 0.60), ("b", 0.59)]})}
+    assert out["a"] == pytest.approx(1.0)
+    assert out["b"] == pytest.approx(1 - 0.01 / 0.30)
+    lone = fusion.weighted({"bm25": [("x", 3.0)], "vector": [("y", 0.0)]})
+    assert {c.id: c.score for c in lone} == {"x": 1.0, "y": 1.0}
+    assert fusion.weighted({"bm25": [("a", 10.0), ("b", 9.0)]}, floor=0.0)[1].score == pytest.approx(0.0)
+
+
 def test_node_distance_is_multi_hop() -> None:
     cs = cands(("far", 1.0), ("two", 0.9), ("one", 0.8), ("none", 0.95))
     out = rerankers.node_distance(cs, {"one": 1, "two": 2, "far": 4}, weight=0.5)

@@ -22,6 +22,7 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
+from knotwork.search.when import time_window
 
 GRAPH_DEPTH = 3
 
@@ -99,6 +100,7 @@ class Pipeline:
             "novelty": lambda: {"surfaced": self.store.surfaced_counts(workspace, ids, q.at)},
             "importance": lambda: {"values": {i: memories[i].importance for i in known}},
             "brevity": lambda: {"lengths": {i: len(memories[i].content.split()) for i in known}},
+            "time_window": lambda: {"dates": {i: memories[i].valid_at for i in known}, "window": time_window(q.text, q.at)},
         }
         return gather[name]() if name in gather else {}
 

@@ -53,8 +53,9 @@ class Recipe:
 
 
 #: What every hybrid recipe ranks with after fusion: a length prior (short
-#: memories that match say more than long ones that mention the same words).
-HYBRID = (step("brevity", weight=0.3),)
+#: memories that match say more than long ones that mention the same words),
+#: and the time the query names ("two weeks ago"), when it names one.
+HYBRID = (step("brevity", weight=0.3), step("time_window", boost=0.5))
 
 RECIPES: dict[str, Recipe] = {
     r.name: r

@@ -135,6 +135,26 @@ def brevity(cands: Sequence[Candidate], lengths: Mapping[str, int], weight: floa
     ])
 
 
+def time_window(
+    cands: Sequence[Candidate],
+    dates: Mapping[str, datetime | None],
+    window: tuple[datetime, datetime] | None,
+    boost: float = 0.5,
+) -> list[Candidate]:
+    """Favour what was valid when the query says: ``score·(1 + boost)`` inside ``window``.
+
+    ``window`` comes from the query's own words ("two weeks ago", "in March";
+    see ``search.when``); with none, nothing changes.
+    """
+    if window is None:
+        return [c.rescored("time_window", c.score) for c in cands]
+    start, end = window
+    return _sorted([
+        c.rescored("time_window", c.score * (1 + boost) if (d := dates.get(c.id)) and start <= d <= end else c.score)
+        for c in cands
+    ])
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -144,4 +164,5 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "novelty": novelty,
     "importance": importance,
     "brevity": brevity,
+    "time_window": time_window,
 }
