@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
+    metrics_file: Path | None = Field(
+        default=None, description="JSONL file that gets one line of token metrics per rendered call (off when unset)."
+    )
 
     def database(self) -> str:
         """The database location these settings point at."""

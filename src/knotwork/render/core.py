@@ -1,23 +1,167 @@
-"""Dispatch from (operation, result, format) to a renderer."""
+"""Dispatch from (operation, result, format) to a renderer, and the never-fail wrapper.
+
+Each operation registers one text renderer and, optionally, one JSON
+renderer (the default JSON is ``jsonform.to_jsonable``)::
+
+    register("search_nodes", knowledge.nodes, knowledge.nodes_json)
+
+A renderer is ``fn(result, view) -> str`` (text) or ``fn(result, view) ->
+JSON-ready value`` (JSON). ``view`` carries what the result alone does not
+hold: short ids, relations, the relation detail and "now" for relative times.
+
+:func:`render_safe` is what adapters use (through ``Responder``): a text
+renderer that raises or runs past :data:`BUDGET_MS` is replaced by the JSON
+form, and a log record says which operation, how big the input was, what
+went wrong, how long it took and that JSON was sent instead.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from knotwork.render import compact, drawing
-from knotwork.render.jsonform import to_jsonable
+from knotwork.domain.temporal import now as utc_now
+from knotwork.render.relations import DEFAULT_DETAIL
+
+log = logging.getLogger("knotwork.render")
 
 FORMATS = ("compact", "json")
-DRAWINGS = {"dot": drawing.dot, "mermaid": drawing.mermaid}
+BUDGET_MS = 100.0  # a text renderer slower than this is abandoned for the JSON form
+WARN_MS = 50.0  # slower than this is logged as a warning
 
 
-def render(operation: str, result: Any, fmt: str = "compact") -> str:
-    """Text for ``result`` of ``operation`` in ``fmt`` ("compact" or "json")."""
+@dataclass(frozen=True, slots=True)
+class View:
+    """What a renderer needs besides the result.
+
+    ``short``: full id -> shown id; ``relations``: memory id -> meta-relations
+    (search only); ``detail``: the ``relation_detail`` asked for; ``now``: the
+    time relative times count from.
+    """
+
+    short: Mapping[str, str] = field(default_factory=dict)
+    relations: Mapping[str, list] = field(default_factory=dict)
+    detail: str = DEFAULT_DETAIL
+    now: datetime = field(default_factory=utc_now)
+
+    def sid(self, memory_id: str) -> str:
+        return self.short.get(memory_id, memory_id)
+
+
+TextRenderer = Callable[[Any, View], str]
+JsonRenderer = Callable[[Any, View], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    text: TextRenderer
+    json: JsonRenderer | None = None
+
+
+RENDERERS: dict[str, Renderer] = {}
+DRAWINGS: dict[str, Callable[[Any], str]] = {}
+
+
+def register(operation: str, text: TextRenderer, json_form: JsonRenderer | None = None) -> None:
+    """Make ``operation`` renderable: ``text`` for compact, ``json_form`` for JSON (default: the generic form)."""
+    RENDERERS[operation] = Renderer(text, json_form)
+
+
+def to_json(operation: str, result: Any, view: View | None = None) -> str:
+    """The JSON form of ``result``: one line, UTF-8 kept, keys as documented in docs/formats.md."""
+    from knotwork.render.jsonform import to_jsonable
+
+    view = view or View()
+    entry = RENDERERS.get(operation)
+    value = entry.json(result, view) if entry and entry.json else to_jsonable(operation, result, view)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_fallback_value)
+
+
+def render(operation: str, result: Any, fmt: str = "compact", view: View | None = None) -> str:
+    """Text for ``result`` of ``operation`` in ``fmt`` ("compact" or "json"; graphs also "dot", "mermaid")."""
+    view = view or View()
     if fmt == "json":
-        return json.dumps(to_jsonable(operation, result), ensure_ascii=False, indent=None, separators=(",", ":"))
+        return to_json(operation, result, view)
     if operation == "graph" and fmt in DRAWINGS:
         return DRAWINGS[fmt](result)
     if fmt != "compact":
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    return compact.RENDERERS[operation](result)
+    if operation not in RENDERERS:
+        raise KeyError(f"no text renderer for {operation!r}")
+    return RENDERERS[operation].text(result, view)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """What was sent: the text, its format, how long rendering took, and the error that forced JSON (if any)."""
+
+    text: str
+    fmt: str
+    ms: float
+    fallback: str | None = None
+
+
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="knotwork-render")
+
+
+def render_safe(
+    operation: str, result: Any, fmt: str = "compact", view: View | None = None, *, budget_ms: float = BUDGET_MS
+) -> Rendered:
+    """Like :func:`render`, but formatting never fails a call: on error or timeout the JSON form is sent."""
+    view = view or View()
+    started = time.perf_counter()
+    if fmt == "json":
+        return Rendered(to_json(operation, result, view), "json", _ms(started))
+    # The text renderer runs on a worker so a runaway one can be abandoned at the budget.
+    future = _pool.submit(render, operation, result, fmt, view)
+    try:
+        text = future.result(timeout=budget_ms / 1000)
+    except FutureTimeout:
+        return _fall_back(operation, result, view, started, f"took longer than {budget_ms:g} ms")
+    except Exception as exc:  # noqa: BLE001 - any formatter bug must end in JSON, not a failed call
+        return _fall_back(operation, result, view, started, f"{type(exc).__name__}: {exc}")
+    took = _ms(started)
+    if took > WARN_MS:
+        log.warning("slow formatter: operation=%s took_ms=%.1f input_items=%s", operation, took, _size(result))
+    return Rendered(text, fmt, took)
+
+
+def _fall_back(operation: str, result: Any, view: View, started: float, error: str) -> Rendered:
+    text = to_json(operation, result, view)
+    took = _ms(started)
+    # Trigger: the compact renderer raised or ran past its budget. Why: a formatting bug must
+    # never cost the caller its answer. Outcome: the JSON form is sent and the failure is logged.
+    log.error(
+        "formatter failed: operation=%s input_items=%s input_bytes=%d error=%s took_ms=%.1f fallback=json",
+        operation, _size(result), len(text.encode()), error, took,
+    )
+    return Rendered(text, "json", took, error)
+
+
+def _size(result: Any) -> int:
+    try:
+        return len(result)
+    except TypeError:
+        return 1
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _fallback_value(value: Any) -> Any:
+    """JSON for values no renderer knows: dataclass-like objects by their fields, else their text."""
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if isinstance(value, datetime):
+        from knotwork.domain.temporal import to_text
+
+        return to_text(value)
+    return str(value)
