@@ -50,4 +50,6 @@ def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
             return {"relationships": [r.to_dict() for r in result]}
         if operation == "add_many":
             return {"memories": [{**m.to_dict(), "duplicate": m.duplicate} for m in result]}
-    raise TypeError(f"no JSON form for {operation!r} result {type(result).__name__}")
+    # Anything else (a new operation's result): plain values as they are, objects through their
+    # ``to_dict()`` or text (``core._fallback_value``), so a missing JSON renderer never fails a call.
+    return result
