@@ -122,3 +122,22 @@ def test_knotwork_mcp_tools_core_over_stdio(db: Path, start_stdio: Callable[...,
     tools, found = run(scenario())
     assert tools == TOOLS
     assert len(shown_ids(db, found)) == 1
+
+
+def test_the_catalog_carries_no_generated_titles_or_null_unions(db: Path) -> None:
+    async def scenario(client: Client) -> tuple[list[Any], str, str]:
+        tools = (await client.list_tools()).tools
+        # the published schema is slimmer, validation is not: explicit nulls pass, wrong types fail
+        fine = await ok(client, "search_memory", {"query": "anything", "workspace": None, "tags": None})
+        wrong = await err(client, "search_memory", {"query": "anything", "limit": "ten"})
+        return tools, fine, wrong
+
+    tools, fine, wrong = _in_process(db, scenario)
+    for tool in tools:
+        text = json.dumps(tool.input_schema)
+        assert '"title"' not in text and '{"type": "null"}' not in text, tool.name
+    search = next(t for t in tools if t.name == "search_memory").input_schema["properties"]
+    assert search["workspace"]["type"] == "string" and "default" not in search["workspace"]
+    assert search["limit"] == {"default": 10, "maximum": 100, "minimum": 1, "type": "integer"}
+    assert search["relation_detail"]["enum"] == ["none", "minimal", "standard", "full"]
+    assert fine == "No matching memories." and "limit" in wrong

@@ -20,7 +20,7 @@ from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
-Format = Annotated[Literal["compact", "json"], Field(description="compact text (default) or json")]
+Format = Annotated[Literal["compact", "json"], Field(description="json for the full record")]
 Workspace = Annotated[str | None, Field(description="workspace name; omit for the server default (global if none)")]
 MemoryId = Annotated[str, Field(description="memory id (full, or a unique 8+ char prefix/suffix)")]
 Tags = Annotated[dict[str, str] | None, Field(description="tags as {key: value}")]
@@ -47,9 +47,11 @@ INSTRUCTIONS = (
     "preferences; store durable facts, decisions and lessons with add_memory."
 )
 
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-DESTROY = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+# Hints left unset take the spec's defaults (read_only false, destructive true, idempotent false,
+# open_world true): the catalog is in the agent's context on every turn, so it says only what differs.
+READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(destructive_hint=False, open_world_hint=False)
+DESTROY = ToolAnnotations(idempotent_hint=True, open_world_hint=False)
 
 
 def _errors_as_tool_errors(fn: Callable[..., str], respond: Responder) -> Callable[..., str]:
@@ -65,6 +67,37 @@ def _errors_as_tool_errors(fn: Callable[..., str], respond: Responder) -> Callab
     return wrapper
 
 
+class KnotworkServer(MCPServer):
+    """The SDK's server, with a tool catalog trimmed of what costs tokens and tells a model nothing."""
+
+    async def list_tools(self) -> list[Any]:
+        tools = await super().list_tools()
+        for t in tools:
+            t.input_schema = slim_schema(t.input_schema)
+        return tools
+
+
+def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema without pydantic's generated titles, optional fields written as their plain type.
+
+    ``{"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": "Workspace"}``
+    becomes ``{"type": "string"}``: a field not in ``required`` is already optional. Arguments are
+    still validated against the full model, so an explicit null stays accepted.
+    """
+    out = {k: v for k, v in schema.items() if k != "title"}
+    props = {}
+    for name, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        options = prop.get("anyOf")
+        if options and len(options) == 2 and {"type": "null"} in options and prop.get("default", 0) is None:
+            (kept,) = [o for o in options if o != {"type": "null"}]
+            prop = {**{k: v for k, v in prop.items() if k not in ("anyOf", "default")}, **kept}
+        props[name] = prop
+    if props:
+        out["properties"] = props
+    return out
+
+
 def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: str = "all") -> MCPServer:
     """An MCP server exposing ``mem``; ``default_workspace`` applies when a call names none.
 
@@ -73,7 +106,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     """
     if tools not in TOOLSETS:
         raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
-    server = MCPServer(name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    server = KnotworkServer(name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
     respond = Responder(mem)
 
     def ws(value: str | None) -> str | None:

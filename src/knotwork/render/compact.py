@@ -23,7 +23,8 @@ from knotwork.service import ImportReport
 from knotwork.services.links import MetaRelation
 
 PREVIEW_CHARS = 160  # a search hit or list line
-SHORT_PREVIEW_CHARS = 60  # a similar memory, a write confirmation, a graph node
+SHORT_PREVIEW_CHARS = 60  # a write confirmation
+SIMILAR_PREVIEW_CHARS = 40  # a similar memory: enough to judge it; 60 cost 7% more tokens per search (bench/tokens.py)
 
 
 def _when(dt: Any) -> str:
@@ -171,7 +172,7 @@ def _similar(item: Any) -> str:
     if "score" in item:
         parts.append(f"{item['score']:.2f}")
     if "preview" in item:
-        parts.append(json.dumps(preview(item["preview"], SHORT_PREVIEW_CHARS), ensure_ascii=False))
+        parts.append(json.dumps(preview(item["preview"], SIMILAR_PREVIEW_CHARS), ensure_ascii=False))
     return " ".join(parts)
 
 
