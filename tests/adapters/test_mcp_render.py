@@ -141,3 +141,21 @@ def test_the_catalog_carries_no_generated_titles_or_null_unions(db: Path) -> Non
     assert search["limit"] == {"default": 10, "maximum": 100, "minimum": 1, "type": "integer"}
     assert search["relation_detail"]["enum"] == ["none", "minimal", "standard", "full"]
     assert fine == "No matching memories." and "limit" in wrong
+
+
+def test_the_server_records_token_metrics_when_a_file_is_set(tmp_path: Path) -> None:
+    path = tmp_path / "calls.jsonl"
+    db = tmp_path / "m.db"
+
+    async def go() -> str:
+        with knotwork.open(db, settings=Settings(embedder="none", metrics_file=path)) as mem:
+            async with Client(build_server(mem)) as client:
+                await ok(client, "add_memory", {"content": "Metrics are written per call", "artifacts": ["a.py"]})
+                return await ok(client, "search_memory", {"query": "metrics per call", "relation_detail": "minimal"})
+
+    sent = asyncio.run(go())
+    from knotwork.render.metrics import count_tokens, read
+
+    records = read(path)
+    assert [(r["operation"], r["relation_detail"]) for r in records] == [("add", "standard"), ("search", "minimal")]
+    assert records[1]["sent_tokens"] == count_tokens(sent) < records[1]["raw_tokens"]

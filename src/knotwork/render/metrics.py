@@ -3,7 +3,8 @@
 For every rendered call a :class:`CallMetrics` records the operation, when,
 the size of the full JSON form (every field, ``relation_detail="full"``) and
 of what was actually sent, in UTF-8 bytes and o200k tokens, the savings and
-how long rendering took. Records go to a JSONL file when
+the processing time (``ms``: looking up short ids and relations, and
+formatting; not the token counting itself). Records go to a JSONL file when
 ``KNOTWORK_METRICS_FILE`` is set; :func:`summary` turns such a file into a
 per-operation table (``knotwork metrics``).
 

@@ -14,6 +14,8 @@ and the service's result:
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,7 +23,7 @@ from knotwork.domain.models import Graph, Hit, Memory, Related, Relationship
 from knotwork.errors import KnotworkError
 from knotwork.render import compact
 from knotwork.render.core import View, render_safe, to_json
-from knotwork.render.metrics import CallMetrics, MetricsLog
+from knotwork.render.metrics import CallMetrics, MetricsLog, count_tokens
 from knotwork.render.relations import DEFAULT_DETAIL, check_detail, targets
 from knotwork.service import Knotwork
 
@@ -33,18 +35,20 @@ class Responder:
         self.mem = mem
         path = mem.settings.metrics_file
         self.metrics = metrics if metrics is not None else (MetricsLog(path) if path else None)
+        if self.metrics is not None:  # load the tokenizer's tables now, not during the first call
+            threading.Thread(target=count_tokens, args=("",), daemon=True).start()
 
     def __call__(self, operation: str, result: Any, fmt: str = "compact", *, relation_detail: str = DEFAULT_DETAIL) -> str:
+        started = time.perf_counter()
         detail = check_detail(relation_detail)
         relations = self._relations(operation, result, detail)
         short = self.mem.short_ids(_shown_ids(result, relations)) if fmt != "json" else {}
         view = View(short=short, relations=relations, detail=detail)
         rendered = render_safe(operation, result, fmt, view)
         if self.metrics is not None:
+            took = (time.perf_counter() - started) * 1000  # lookups and formatting; not the counting below
             full = to_json(operation, result, View(relations=relations, detail="full", now=view.now))
-            self.metrics.record(
-                CallMetrics.measure(operation, full, rendered.text, rendered.fmt, detail, rendered.ms, rendered.fallback)
-            )
+            self.metrics.record(CallMetrics.measure(operation, full, rendered.text, rendered.fmt, detail, took, rendered.fallback))
         return rendered.text
 
     def failure(self, operation: str, exc: KnotworkError) -> str:
