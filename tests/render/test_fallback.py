@@ -40,29 +40,51 @@ def test_a_raising_formatter_falls_back_to_json_and_logs_why(monkeypatch, caplog
     assert metrics.format == "json" and metrics.fallback == "ZeroDivisionError: formatter bug"
 
 
-def test_a_formatter_past_its_budget_is_abandoned(monkeypatch, caplog) -> None:
+def _spin(ms: float) -> None:
+    """Use ``ms`` of CPU time on this thread."""
+    end = time.thread_time() + ms / 1000
+    while time.thread_time() < end:
+        pass
+
+
+def test_a_formatter_past_its_cpu_budget_is_abandoned(monkeypatch, caplog) -> None:
     def slow(result, view):
-        time.sleep(0.5)
+        _spin(1000)
         return "too late"
 
     monkeypatch.setitem(RENDERERS, "slow_op", Renderer(slow, lambda result, view: {"items": result}))
     started = time.perf_counter()
     with caplog.at_level(logging.ERROR, logger="knotwork.render"):
         out = render_safe("slow_op", [1, 2, 3], "compact", View(), budget_ms=100)
-    assert (time.perf_counter() - started) < 0.4  # did not wait for the slow formatter
+    assert (time.perf_counter() - started) < 1.0  # did not wait for the runaway formatter's 1 s of CPU
     assert json.loads(out.text) == {"items": [1, 2, 3]} and out.fmt == "json"
-    assert out.fallback == "took longer than 100 ms"
-    assert "operation=slow_op" in caplog.text and "took longer than 100 ms" in caplog.text
+    assert out.fallback == "used more than 100 ms of CPU"
+    assert "operation=slow_op" in caplog.text and "used more than 100 ms of CPU" in caplog.text
+
+
+def test_a_formatter_that_waits_is_abandoned_at_the_wall_cap(monkeypatch) -> None:
+    monkeypatch.setitem(RENDERERS, "waiting_op", Renderer(lambda result, view: time.sleep(3) or "late"))
+    started = time.perf_counter()
+    out = render_safe("waiting_op", [], "compact", View(), wall_cap_ms=200)
+    assert 0.2 <= time.perf_counter() - started < 1.5
+    assert out.fmt == "json" and out.fallback == "took longer than 200 ms"
+
+
+def test_a_waiting_machine_does_not_trip_the_cpu_budget(monkeypatch) -> None:
+    # Sleeping stands in for a formatter descheduled on a busy machine: wall time passes, CPU time does not.
+    monkeypatch.setitem(RENDERERS, "patient_op", Renderer(lambda result, view: time.sleep(0.3) or "kept"))
+    out = render_safe("patient_op", [], "compact", View(), budget_ms=100)
+    assert (out.text, out.fallback) == ("kept", None)
 
 
 def test_a_slow_but_finished_formatter_is_kept_and_warned_about(monkeypatch, caplog) -> None:
     def sluggish(result, view):
-        time.sleep((WARN_MS + 10) / 1000)
+        _spin(WARN_MS + 10)
         return "done"
 
     monkeypatch.setitem(RENDERERS, "sluggish_op", Renderer(sluggish))
     with caplog.at_level(logging.WARNING, logger="knotwork.render"):
-        out = render_safe("sluggish_op", [], "compact", View(), budget_ms=2000)
+        out = render_safe("sluggish_op", [], "compact", View(), budget_ms=2000, wall_cap_ms=5000)
     assert out.text == "done" and out.fallback is None
     assert "slow formatter: operation=sluggish_op" in caplog.text
 

@@ -10,8 +10,8 @@ JSON-ready value`` (JSON). ``view`` carries what the result alone does not
 hold: short ids, relations, the relation detail and "now" for relative times.
 
 :func:`render_safe` is what adapters use (through ``Responder``): a text
-renderer that raises or runs past :data:`BUDGET_MS` is replaced by the JSON
-form, and a log record says which operation, how big the input was, what
+renderer that raises or runs past its budget (:data:`BUDGET_MS` of CPU time,
+at most :data:`WALL_CAP_MS` of wall time) is replaced by the JSON form, and a log record says which operation, how big the input was, what
 went wrong, how long it took and that JSON was sent instead.
 """
 
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,8 +32,12 @@ from knotwork.render.relations import DEFAULT_DETAIL
 log = logging.getLogger("knotwork.render")
 
 FORMATS = ("compact", "json")
-BUDGET_MS = 100.0  # a text renderer slower than this is abandoned for the JSON form
-WARN_MS = 50.0  # slower than this is logged as a warning
+# A text renderer's budget is CPU time on its own thread, so a busy machine (other processes
+# taking the cores) does not trip it; WALL_CAP_MS bounds a renderer that waits instead of working.
+BUDGET_MS = 100.0  # a text renderer using more CPU than this is abandoned for the JSON form
+WARN_MS = 50.0  # more than this is logged as a warning
+WALL_CAP_MS = 1000.0
+_SLICE_S = 0.005
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,29 +111,52 @@ class Rendered:
     fallback: str | None = None
 
 
-_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="knotwork-render")
-
-
 def render_safe(
-    operation: str, result: Any, fmt: str = "compact", view: View | None = None, *, budget_ms: float = BUDGET_MS
+    operation: str,
+    result: Any,
+    fmt: str = "compact",
+    view: View | None = None,
+    *,
+    budget_ms: float = BUDGET_MS,
+    wall_cap_ms: float = WALL_CAP_MS,
 ) -> Rendered:
-    """Like :func:`render`, but formatting never fails a call: on error or timeout the JSON form is sent."""
+    """Like :func:`render`, but formatting never fails a call: on error or over budget the JSON form is sent."""
     view = view or View()
     started = time.perf_counter()
     if fmt == "json":
         return Rendered(to_json(operation, result, view), "json", _ms(started))
-    # The text renderer runs on a worker so a runaway one can be abandoned at the budget.
-    future = _pool.submit(render, operation, result, fmt, view)
-    try:
-        text = future.result(timeout=budget_ms / 1000)
-    except FutureTimeout:
-        return _fall_back(operation, result, view, started, f"took longer than {budget_ms:g} ms")
-    except Exception as exc:  # noqa: BLE001 - any formatter bug must end in JSON, not a failed call
+    # The text renderer runs on a daemon thread, so a runaway one can be abandoned at the
+    # budget without holding up the answer, or the process's exit.
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        begun = time.thread_time()
+        try:
+            box["text"] = render(operation, result, fmt, view)
+        except Exception as exc:  # noqa: BLE001 - any formatter bug must end in JSON, not a failed call
+            box["error"] = exc
+        box["cpu_ms"] = (time.thread_time() - begun) * 1000
+
+    worker = threading.Thread(target=work, name=f"knotwork-render-{operation}", daemon=True)
+    worker.start()
+    while True:
+        worker.join(_SLICE_S)
+        if not worker.is_alive():
+            break
+        cpu = _thread_cpu_ms(worker, started)
+        if cpu > budget_ms:
+            return _fall_back(operation, result, view, started, f"used more than {budget_ms:g} ms of CPU")
+        if _ms(started) > wall_cap_ms:
+            return _fall_back(operation, result, view, started, f"took longer than {wall_cap_ms:g} ms")
+    if "error" in box:
+        exc = box["error"]
         return _fall_back(operation, result, view, started, f"{type(exc).__name__}: {exc}")
     took = _ms(started)
-    if took > WARN_MS:
-        log.warning("slow formatter: operation=%s took_ms=%.1f input_items=%s", operation, took, _size(result))
-    return Rendered(text, fmt, took)
+    if box["cpu_ms"] > WARN_MS:
+        log.warning(
+            "slow formatter: operation=%s cpu_ms=%.1f took_ms=%.1f input_items=%s", operation, box["cpu_ms"], took, _size(result)
+        )
+    return Rendered(box["text"], fmt, took)
 
 
 def _fall_back(operation: str, result: Any, view: View, started: float, error: str) -> Rendered:
@@ -142,6 +169,14 @@ def _fall_back(operation: str, result: Any, view: View, started: float, error: s
         operation, _size(result), len(text.encode()), error, took,
     )
     return Rendered(text, "json", took, error)
+
+
+def _thread_cpu_ms(worker: threading.Thread, started: float) -> float:
+    """CPU time ``worker`` has used, in ms; wall time since ``started`` where the OS cannot tell."""
+    try:
+        return time.clock_gettime(time.pthread_getcpuclockid(worker.ident)) * 1000  # type: ignore[arg-type]
+    except (AttributeError, OSError, TypeError):  # no per-thread CPU clock here, or the thread just ended
+        return _ms(started)
 
 
 def _size(result: Any) -> int:
