@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from knotwork.domain.models import Graph, Hit, Page, Related
+from knotwork.errors import InvalidInput
 from knotwork.render import render
 from knotwork.render.compact import ago, failed, preview
 from knotwork.render.core import View
@@ -96,7 +97,8 @@ def test_write_confirmations() -> None:
     assert render("delete", TTL, view=view()) == f"✓ Deleted {B} - Redis TTL for report keys is 600 s"
     assert render("update", TTL, view=view()) == f"✓ Updated {B} (now v1)"
     assert render("import", ImportReport(3, 1), view=view()) == "✓ Imported 3, skipped 1 already present"
-    assert render("link", LINK, view=view()) == f"✓ Linked {A} --relates_to--> {B} (id {LINK.id})"
+    assert render("link", LINK, view=view()) == f"✓ Linked 00AAAAAA --relates_to--> 00BBBBBB (id {LINK.id})"
+    assert render("unlink", LINK, view=view()) == "✓ Unlinked 00AAAAAA --relates_to--> 00BBBBBB"
     assert failed("delete", "no memory matches id 'X'") == "✗ Delete failed: no memory matches id 'X'"
 
 
@@ -114,7 +116,20 @@ def test_related_and_graph_use_short_ids() -> None:
         "node 00BBBBBB d1 - Redis TTL for report keys is 600 s",
         "edge 00AAAAAA --relates_to--> 00BBBBBB",
     ]
-    assert "digraph" in render("graph", g, "dot")
+    assert render("graph", g, "dot").splitlines() == [
+        "digraph knotwork {",
+        "  node [shape=box];",
+        f'  "{A}" [label="We cache report queries in Redis for…", style=bold];',
+        f'  "{B}" [label="Redis TTL for report keys is 600 s"];',
+        f'  "{A}" -> "{B}" [label="relates_to"];',
+        "}",
+    ]
+    assert render("graph", g, "mermaid").splitlines() == [
+        "graph LR",
+        f'  {A}["We cache report queries in Redis for…"]',
+        f'  {B}["Redis TTL for report keys is 600 s"]',
+        f"  {A} -->|relates_to| {B}",
+    ]
 
 
 def test_json_search_relations_follow_the_detail() -> None:
@@ -134,6 +149,12 @@ def test_json_search_relations_follow_the_detail() -> None:
     assert hits("minimal")[0]["relations"] == {"artifact": "src/reports/cache.py", "similar": [B]}
     assert "relations" not in hits("none")[0]
     assert {r["type"] for r in hits("full")[0]["relations"]} >= {"similar", "about", "written_via", "in_scope"}
+
+
+def test_relation_detail_is_a_keyword_of_render() -> None:
+    assert render("search", HITS, view=view(), relation_detail="none") == render("search", HITS, view=view("none"))
+    with pytest.raises(InvalidInput, match="relation_detail"):
+        render("search", HITS, relation_detail="most")
 
 
 def test_an_empty_block_is_an_empty_object() -> None:

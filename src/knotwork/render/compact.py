@@ -200,11 +200,12 @@ def _arrow(r: Relationship, view: View | None = None) -> str:
 
 
 def linked(r: Relationship, view: View) -> str:
-    return f"{'= Already linked' if r.existing else '✓ Linked'} {_arrow(r)} (id {r.id})"
+    """The relationship's full id (the handle ``unlink`` takes); its ends as short ids."""
+    return f"{'= Already linked' if r.existing else '✓ Linked'} {_arrow(r, view)} (id {r.id})"
 
 
 def unlinked(r: Relationship, view: View) -> str:
-    return f"✓ Unlinked {_arrow(r)}"
+    return f"✓ Unlinked {_arrow(r, view)}"
 
 
 def relationships(rs: list[Relationship], view: View) -> str:

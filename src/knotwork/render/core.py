@@ -22,12 +22,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from knotwork.domain.temporal import now as utc_now
-from knotwork.render.relations import DEFAULT_DETAIL
+from knotwork.render.relations import DEFAULT_DETAIL, check_detail
 
 log = logging.getLogger("knotwork.render")
 
@@ -87,9 +87,16 @@ def to_json(operation: str, result: Any, view: View | None = None) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_fallback_value)
 
 
-def render(operation: str, result: Any, fmt: str = "compact", view: View | None = None) -> str:
-    """Text for ``result`` of ``operation`` in ``fmt`` ("compact" or "json"; graphs also "dot", "mermaid")."""
+def render(
+    operation: str, result: Any, fmt: str = "compact", view: View | None = None, *, relation_detail: str | None = None
+) -> str:
+    """Text for ``result`` of ``operation`` in ``fmt`` ("compact" or "json"; graphs also "dot", "mermaid").
+
+    ``relation_detail`` (none, minimal, standard, full) overrides ``view.detail`` for search hits.
+    """
     view = view or View()
+    if relation_detail is not None:
+        view = replace(view, detail=check_detail(relation_detail))
     if fmt == "json":
         return to_json(operation, result, view)
     if operation == "graph" and fmt in DRAWINGS:

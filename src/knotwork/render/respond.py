@@ -79,6 +79,8 @@ def _shown_ids(result: Any, relations: dict[str, list]) -> list[str]:
         out += targets(rels)
     if isinstance(result, Graph):
         return [result.center, *(m.id for m in result.nodes), *out]
+    if isinstance(result, Relationship):
+        return [result.from_id, result.to_id]
     items: Iterable[Any] = result if isinstance(result, list) else result.keys() if isinstance(result, dict) else []
     for item in items:
         if isinstance(item, str):
