@@ -1,7 +1,9 @@
 """The MCP server: each tool is a thin adapter over one service method.
 
-Tools answer in compact text by default and in JSON with ``format="json"``.
-A ``KnotworkError`` becomes a tool error whose text is the error's message.
+Tools answer through one ``Responder`` (``knotwork.render``): compact text by
+default, JSON with ``format="json"``. A ``KnotworkError`` becomes a tool error
+whose text is the error's message; for a write it reads
+``✗ Delete failed: <message>``.
 """
 
 from __future__ import annotations
