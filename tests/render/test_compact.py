@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -88,7 +89,12 @@ def test_list_history_and_get() -> None:
     got = render("get", CACHE, view=view()).splitlines()
     assert got[0] == f"{A} [decision] @shop v1 importance 0.5"
     assert got[1:4] == ["tags: team=platform, urgent", "artifacts: src/reports/cache.py", "evidence: ADR-014, PR-123"]
+    assert got[4:6] == ["created 2026-03-10 10:00", 'metadata: {"written_via":"claude-code"}']  # valid_at = created_at
     assert got[-1] == CACHE.content
+    retired = replace(OLD, valid_at=NOW - timedelta(days=100), invalid_at=NOW)
+    assert render("get", retired, view=view()).splitlines()[1] == (
+        "created 2025-11-05 12:00, valid from 2025-11-30 12:00 until 2026-03-10 12:00"
+    )
 
 
 def test_write_confirmations() -> None:

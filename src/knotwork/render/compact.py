@@ -80,7 +80,8 @@ def memory(m: Memory, view: View) -> str:
         lines.append("artifacts: " + ", ".join(m.artifacts))
     if m.evidence:
         lines.append("evidence: " + ", ".join(m.evidence))
-    times = f"created {_when(m.created_at)}, valid from {_when(m.valid_at)}"
+    created, valid = _when(m.created_at), _when(m.valid_at)
+    times = f"created {created}" + (f", valid from {valid}" if valid != created else "")
     if m.invalid_at:
         times += f" until {_when(m.invalid_at)}"
     lines.append(times)
