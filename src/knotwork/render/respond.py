@@ -19,11 +19,12 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from knotwork import tokens
 from knotwork.domain.models import Graph, Hit, Memory, Related, Relationship
 from knotwork.errors import KnotworkError
 from knotwork.render import compact
 from knotwork.render.core import View, render_safe, to_json
-from knotwork.render.metrics import CallMetrics, MetricsLog, count_tokens
+from knotwork.render.metrics import CallMetrics, MetricsLog
 from knotwork.render.relations import DEFAULT_DETAIL, check_detail, targets
 from knotwork.service import Knotwork
 
@@ -36,7 +37,7 @@ class Responder:
         path = mem.settings.metrics_file
         self.metrics = metrics if metrics is not None else (MetricsLog(path) if path else None)
         if self.metrics is not None:  # load the tokenizer's tables now, not during the first call
-            threading.Thread(target=count_tokens, args=("",), daemon=True).start()
+            threading.Thread(target=tokens.warm, daemon=True).start()
 
     def __call__(self, operation: str, result: Any, fmt: str = "compact", *, relation_detail: str = DEFAULT_DETAIL) -> str:
         started = time.perf_counter()
