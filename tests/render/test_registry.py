@@ -37,6 +37,20 @@ def test_one_line_registers_text_and_json_follows(nodes_operation: str, tmp_path
         assert Responder(mem)(nodes_operation, found) == "1. Redis [library]\n2. ReportsModule [module]"
 
 
+def test_a_module_table_of_one_argument_renderers_registers_in_one_line() -> None:
+    from knotwork.render import register_all
+
+    table = {"test_episodes": lambda eps: "\n".join(f"- {e}" for e in eps), "test_cleared": lambda n: f"✓ Cleared: {n} entities"}
+    register_all(table, lambda operation, result: {"operation": operation, "result": result})
+    try:
+        assert render("test_episodes", ["a", "b"]) == "- a\n- b"
+        assert render("test_cleared", 12) == "✓ Cleared: 12 entities"
+        assert json.loads(render("test_cleared", 12, "json")) == {"operation": "test_cleared", "result": 12}
+    finally:
+        for op in table:
+            RENDERERS.pop(op)
+
+
 def test_cli_search_takes_relation_detail(tmp_path, capsys, monkeypatch) -> None:
     from knotwork.adapters.cli import main
 

@@ -6,7 +6,7 @@ called from. Importing this package registers every renderer.
 """
 
 from knotwork.render import compact, drawing  # noqa: F401 - registers the renderers
-from knotwork.render.core import FORMATS, RENDERERS, Rendered, View, register, render, render_safe, to_json
+from knotwork.render.core import FORMATS, RENDERERS, Rendered, View, register, register_all, render, render_safe, to_json
 from knotwork.render.relations import DETAILS
 
-__all__ = ["DETAILS", "FORMATS", "RENDERERS", "Rendered", "View", "register", "render", "render_safe", "to_json"]
+__all__ = ["DETAILS", "FORMATS", "RENDERERS", "Rendered", "View", "register", "register_all", "render", "render_safe", "to_json"]

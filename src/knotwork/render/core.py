@@ -1,13 +1,16 @@
 """Dispatch from (operation, result, format) to a renderer, and the never-fail wrapper.
 
 Each operation registers one text renderer and, optionally, one JSON
-renderer (the default JSON is ``jsonform.to_jsonable``)::
+renderer (the default JSON is ``jsonform.to_jsonable``, which falls back to a
+result's ``to_dict()``)::
 
     register("search_nodes", knowledge.nodes, knowledge.nodes_json)
+    register_all(knowledge.RENDERERS, knowledge.to_jsonable)   # a module's whole table
 
 A renderer is ``fn(result, view) -> str`` (text) or ``fn(result, view) ->
-JSON-ready value`` (JSON). ``view`` carries what the result alone does not
-hold: short ids, relations, the relation detail and "now" for relative times.
+JSON-ready value`` (JSON), or takes the result alone. ``view`` carries what
+the result does not hold: short ids, relations, the relation detail and
+"now" for relative times.
 
 :func:`render_safe` is what adapters use (through ``Responder``): a text
 renderer that raises or runs past its budget (:data:`BUDGET_MS` of CPU time,
@@ -17,6 +20,7 @@ went wrong, how long it took and that JSON was sent instead.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import threading
@@ -72,9 +76,33 @@ RENDERERS: dict[str, Renderer] = {}
 DRAWINGS: dict[str, Callable[[Any], str]] = {}
 
 
-def register(operation: str, text: TextRenderer, json_form: JsonRenderer | None = None) -> None:
-    """Make ``operation`` renderable: ``text`` for compact, ``json_form`` for JSON (default: the generic form)."""
-    RENDERERS[operation] = Renderer(text, json_form)
+def register(operation: str, text: Callable[..., str], json_form: Callable[..., Any] | None = None) -> None:
+    """Make ``operation`` renderable: ``text`` for compact, ``json_form`` for JSON (default: the generic form).
+
+    Either may take ``(result, view)`` or just ``(result)``.
+    """
+    RENDERERS[operation] = Renderer(_with_view(text), _with_view(json_form) if json_form else None)
+
+
+def register_all(renderers: Mapping[str, Callable[..., str]], to_jsonable: Callable[[str, Any], Any] | None = None) -> None:
+    """Register a module's ``{operation: text renderer}`` and its ``to_jsonable(operation, result)``, if any.
+
+    Without ``to_jsonable`` a result's JSON is its ``to_dict()`` (see :func:`to_json`).
+    """
+    for operation, text in renderers.items():
+        json_form = (lambda result, view, op=operation: to_jsonable(op, result)) if to_jsonable else None
+        register(operation, text, json_form)
+
+
+def _with_view(fn: Callable[..., Any]) -> Callable[[Any, View], Any]:
+    """``fn`` as ``(result, view)``: renderers that need no view may take the result alone."""
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):  # a builtin without a signature: call it with the result only
+        params = []
+    if len(params) >= 2:
+        return fn
+    return lambda result, view: fn(result)
 
 
 def to_json(operation: str, result: Any, view: View | None = None) -> str:
@@ -137,10 +165,11 @@ def render_safe(
     box: dict[str, Any] = {}
 
     def work() -> None:
+        box["clock"] = _own_cpu_clock()
         begun = time.thread_time()
         try:
             box["text"] = render(operation, result, fmt, view)
-        except Exception as exc:  # noqa: BLE001 - any formatter bug must end in JSON, not a failed call
+        except BaseException as exc:  # noqa: BLE001 - any formatter bug must end in JSON, not a failed call
             box["error"] = exc
         box["cpu_ms"] = (time.thread_time() - begun) * 1000
 
@@ -150,7 +179,7 @@ def render_safe(
         worker.join(_SLICE_S)
         if not worker.is_alive():
             break
-        cpu = _thread_cpu_ms(worker, started)
+        cpu = _cpu_ms(box.get("clock"), started) if "clock" in box else 0.0
         if cpu > budget_ms:
             return _fall_back(operation, result, view, started, f"used more than {budget_ms:g} ms of CPU")
         if _ms(started) > wall_cap_ms:
@@ -178,12 +207,22 @@ def _fall_back(operation: str, result: Any, view: View, started: float, error: s
     return Rendered(text, "json", took, error)
 
 
-def _thread_cpu_ms(worker: threading.Thread, started: float) -> float:
-    """CPU time ``worker`` has used, in ms; wall time since ``started`` where the OS cannot tell."""
+def _own_cpu_clock() -> int | None:
+    """This thread's CPU-time clock (a kernel clock id: safe to read from another thread, even after this one ends)."""
     try:
-        return time.clock_gettime(time.pthread_getcpuclockid(worker.ident)) * 1000  # type: ignore[arg-type]
-    except (AttributeError, OSError, TypeError):  # no per-thread CPU clock here, or the thread just ended
+        return time.pthread_getcpuclockid(threading.get_ident())
+    except (AttributeError, OSError):  # no per-thread CPU clocks on this platform
+        return None
+
+
+def _cpu_ms(clock: int | None, started: float) -> float:
+    """CPU time on ``clock``, in ms (0 once its thread has ended); wall time since ``started`` without a clock."""
+    if clock is None:
         return _ms(started)
+    try:
+        return time.clock_gettime(clock) * 1000
+    except OSError:  # the thread has just ended: the next join sees it
+        return 0.0
 
 
 def _size(result: Any) -> int:
