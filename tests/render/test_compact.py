@@ -167,3 +167,17 @@ def test_an_empty_block_is_an_empty_object() -> None:
     bare = Hit(OLD, 0.1)
     out = json.loads(render("search", [bare], "json", View(relations={}, now=NOW)))
     assert out["hits"][0]["relations"] == {}
+
+
+def test_relations_relationships_and_bulk_adds() -> None:
+    assert render("relations", {A: [SIMILAR_TO_CACHE, ABOUT_REDIS]}, view=view()).splitlines() == [
+        "00AAAAAA",
+        '  similar memory=00BBBBBB score=0.91 "Redis TTL for report keys is 600 s"',
+        "  about entity=Redis",
+    ]
+    assert render("relations", {}, view=view()) == "No relations."
+    assert render("relationships", [LINK], view=view()) == f"{LINK.id} 00AAAAAA --relates_to--> 00BBBBBB"
+    assert render("relationships", [], view=view()) == "No relationships."
+    assert render("add_many", [TTL, CACHE.with_duplicate()], view=view()).splitlines() == [
+        "✓ Stored 1, 1 already present", f"+ {B}", f"= {A}",
+    ]
