@@ -100,3 +100,16 @@ def test_importance_boost() -> None:
     assert ids(out) == ["high", "low"]
     assert out[0].score == pytest.approx(0.9 * 1.2)
     assert out[1].score == pytest.approx(1.0 * 0.8)
+
+
+def test_brevity_prefers_the_concise_match_by_a_power_of_relative_length() -> None:
+    out = rerankers.brevity(cands(("long", 1.0), ("short", 0.8), ("unknown", 0.5)), {"long": 300, "short": 20}, weight=0.3)
+    assert ids(out) == ["short", "long", "unknown"]
+    mean = (300 + 20) / 2
+    by_id = {c.id: c for c in out}
+    assert by_id["short"].score == pytest.approx(0.8 * (20 / mean) ** -0.3)
+    assert by_id["long"].score == pytest.approx(1.0 * (300 / mean) ** -0.3)
+    assert by_id["unknown"].score == 0.5 and by_id["unknown"].scores["brevity"] == 0.5
+    # weight 0 changes nothing; no lengths at all changes nothing
+    assert [c.score for c in rerankers.brevity(cands(("a", 1.0), ("b", 0.5)), {"a": 10, "b": 90}, weight=0.0)] == [1.0, 0.5]
+    assert ids(rerankers.brevity(cands(("a", 1.0), ("b", 0.5)), {})) == ["a", "b"]

@@ -52,7 +52,10 @@ class Recipe:
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
-        Recipe("memory_hybrid"),
+        # BM25 and vectors, each scaled to [0, 1] and added, then a length
+        # prior. Measured on LongMemEval (bench/README.md): min-max fusion beat
+        # RRF, whose ranks discard how far ahead the best matches are.
+        Recipe("memory_hybrid", fusion="weighted", rerankers=(step("brevity", weight=0.3),)),
         Recipe("memory_bm25", sources=("bm25",)),
         Recipe("memory_vector", sources=("vector",)),
         Recipe("memory_mmr", rerankers=(step("mmr", lambda_=0.7),)),

@@ -118,6 +118,23 @@ def importance(cands: Sequence[Candidate], values: Mapping[str, float], weight: 
     return _sorted([c.rescored("importance", c.score * (1 + weight * (values.get(c.id, 0.5) - 0.5))) for c in cands])
 
 
+def brevity(cands: Sequence[Candidate], lengths: Mapping[str, int], weight: float = 0.3) -> list[Candidate]:
+    """Prefer the concise: ``score·(words / mean words)^−w``, the mean taken over the candidates.
+
+    A short memory that matches says more about the match than a long one
+    that mentions the same words in passing (a document-length prior).
+    Candidates of unknown length keep their score.
+    """
+    known = [n for c in cands if (n := lengths.get(c.id))]
+    if not known:
+        return [c.rescored("brevity", c.score) for c in cands]
+    mean = sum(known) / len(known)
+    return _sorted([
+        c.rescored("brevity", c.score * (max(lengths[c.id], 1) / mean) ** -weight if lengths.get(c.id) else c.score)
+        for c in cands
+    ])
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -126,4 +143,5 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "diversity": diversity,
     "novelty": novelty,
     "importance": importance,
+    "brevity": brevity,
 }
