@@ -1,4 +1,4 @@
-"""chunks(): a long text is embedded as itself plus readable passages of whole sentences that lose nothing."""
+"""chunks(): a long text is embedded as readable passages of whole sentences that lose nothing."""
 
 from __future__ import annotations
 
@@ -34,10 +34,8 @@ def test_short_text_is_returned_unchanged(minilm: MiniLMEmbedder) -> None:
         assert minilm.chunks(text) == [text]
 
 
-def test_long_text_is_itself_then_passages_that_fit(minilm: MiniLMEmbedder) -> None:
-    chunks = minilm.chunks(LONG)
-    assert chunks[0] == LONG
-    passages = chunks[1:]
+def test_long_text_becomes_passages_that_fit(minilm: MiniLMEmbedder) -> None:
+    passages = minilm.chunks(LONG)
     assert len(passages) >= len(LONG.split()) // minilm.passage_words
     assert all(len(p.split()) <= minilm.passage_words for p in passages)
     assert all(token_count(minilm, p) <= minilm.chunk_tokens for p in passages)
@@ -45,7 +43,7 @@ def test_long_text_is_itself_then_passages_that_fit(minilm: MiniLMEmbedder) -> N
 
 
 def test_passages_cover_the_whole_text_in_order(minilm: MiniLMEmbedder) -> None:
-    passages = minilm.chunks(LONG)[1:]
+    passages = minilm.chunks(LONG)
     spans = positions(LONG, passages)
     assert spans[0][0] == 0 and spans[-1][1] == len(LONG)  # nothing lost at either end
     for (_, end), (start, _) in zip(spans, spans[1:]):
@@ -54,7 +52,7 @@ def test_passages_cover_the_whole_text_in_order(minilm: MiniLMEmbedder) -> None:
 
 
 def test_passages_end_on_sentence_boundaries(minilm: MiniLMEmbedder) -> None:
-    for passage in minilm.chunks(LONG)[1:]:
+    for passage in minilm.chunks(LONG):
         assert passage.startswith("Entry ") and passage.endswith(".")
         assert passage == passage.strip()
 
@@ -62,16 +60,16 @@ def test_passages_end_on_sentence_boundaries(minilm: MiniLMEmbedder) -> None:
 def test_a_sentence_longer_than_a_passage_is_cut_between_words() -> None:
     embedder = MiniLMEmbedder(passage_words=5, threads=1)
     text = "one two three four five six seven eight nine ten eleven twelve, and Orion's thirteen"
-    passages = embedder.chunks(text)[1:]
+    passages = embedder.chunks(text)
     assert [len(p.split()) for p in passages] == [5, 5, 5]
     assert " ".join(passages) == text
 
 
 def test_passage_size_is_configurable() -> None:
     embedder = MiniLMEmbedder(chunk_tokens=32, passage_words=1000, threads=1)
-    passages = embedder.chunks(LONG)[1:]
+    passages = embedder.chunks(LONG)
     assert all(token_count(embedder, p) <= 32 for p in passages)
-    assert len(passages) > len(MiniLMEmbedder().chunks(LONG)) - 1
+    assert len(passages) > len(MiniLMEmbedder().chunks(LONG))
     with pytest.raises(ValueError, match="passage words"):
         MiniLMEmbedder(passage_words=0)
     with pytest.raises(ValueError, match="chunk_tokens"):
@@ -80,7 +78,7 @@ def test_passage_size_is_configurable() -> None:
 
 def test_text_without_spaces_is_still_chunked(minilm: MiniLMEmbedder) -> None:
     chinese = "".join(f"第{i}条记忆是智能体的重要能力之一。" for i in range(60))  # no whitespace
-    chunks = minilm.chunks(chinese)[1:]
+    chunks = minilm.chunks(chinese)
     assert len(chunks) > 1
     assert all(token_count(minilm, c) <= minilm.max_tokens for c in chunks)
     spans = positions(chinese, chunks)
@@ -111,4 +109,4 @@ def test_estimated_spans_for_models_without_a_tokenizer() -> None:
 def test_passages_make_progress_on_oversized_spans() -> None:
     text = "aaaa bbbb cccc"
     spans = [Span(0, 4, 10, True), Span(5, 9, 10, True), Span(10, 14, 10, True)]
-    assert passages(text, spans, max_tokens=5, max_words=40) == [text, "aaaa", "bbbb", "cccc"]
+    assert passages(text, spans, max_tokens=5, max_words=40) == ["aaaa", "bbbb", "cccc"]

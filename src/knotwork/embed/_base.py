@@ -101,8 +101,8 @@ class BaseEmbedder(abc.ABC):
         return self.embed([text])[0]
 
     def chunks(self, text: str) -> list[str]:
-        """``[text]`` if it is one passage long; else ``[text, *passages]``:
-        runs of whole sentences of at most :attr:`passage_words` words and
+        """``[text]`` if it is one passage long; else its passages: runs of
+        whole sentences of at most :attr:`passage_words` words and
         :attr:`chunk_tokens` tokens that together cover all of it."""
         if not isinstance(text, str):
             raise TypeError(f"chunks() takes a str, got {type(text).__name__}")

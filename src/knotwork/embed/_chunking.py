@@ -1,14 +1,15 @@
-"""What a memory is embedded as: itself, and for a long one, its passages.
+"""What a memory is embedded as: itself, or for a long one, its passages.
 
 An embedding model reads at most ``max_tokens`` tokens and silently drops
 the rest; and even within its window, one vector for a long text is an
 average in which a single remark ("by the way, my cousin Alex adopted a baby
 in January") is drowned by everything around it. So a memory longer than one
-*passage* is embedded as its whole text (the model sees its head: the gist)
-plus every passage: runs of whole sentences of at most ``max_words`` words
-and ``max_tokens`` tokens. Search scores a memory by its best vector.
-Measured on LongMemEval (bench/README.md): dense-only session recall@5 went
-from 0.67 (whole turns) to about 0.79 with passages.
+*passage* is embedded as its passages: runs of whole sentences of at most
+``max_words`` words and ``max_tokens`` tokens that together cover all of it.
+Search scores a memory by its best passage. Measured on LongMemEval
+(bench/README.md): dense-only session recall@5 0.670 with one vector per
+turn, 0.772 with 40-word passages; a whole-text vector beside the passages
+added nothing.
 
 Passages are built from *spans*: runs of text that must not be split (a
 tokenizer's words, or whitespace-separated words when no tokenizer is at
@@ -54,15 +55,14 @@ _FULL_WIDTH_END = re.compile(r"[。！？][」』）]*$")  # CJK text puts no sp
 
 
 def passages(text: str, spans: Sequence[Span], max_tokens: int, max_words: int) -> list[str]:
-    """``[text]`` when it is one passage long; else ``[text, *passages]``.
+    """``[text]`` when it is one passage long; else its passages, in order.
 
-    Every span lies in at least one passage, so nothing of a long text goes
-    unseen (the first element is the text itself, which the model truncates).
+    Every span lies in exactly one passage, so nothing of a long text goes unseen.
     """
     words = sum(s.gap_before for s in spans)
     if words <= max_words and sum(s.tokens for s in spans) <= max_tokens:
         return [text]
-    return [text, *(text[spans[i].start : spans[j - 1].end] for i, j in windows(text, spans, max_tokens, max_words))]
+    return [text[spans[i].start : spans[j - 1].end] for i, j in windows(text, spans, max_tokens, max_words)]
 
 
 def windows(text: str, spans: Sequence[Span], max_tokens: int, max_words: int) -> list[tuple[int, int]]:
