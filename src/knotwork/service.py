@@ -21,6 +21,7 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.search.vector_index import VectorIndex
+from knotwork.services import shortids
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.store.protocol import Store
 
@@ -416,6 +417,11 @@ class Knotwork:
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
         """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app)."""
         return self._links.relations(ids)
+
+    # -- presentation ----------------------------------------------------
+    def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """``{full id: shortest unique prefix or suffix (8+ chars)}``: ids to show that resolve back."""
+        return shortids.short_ids(self.store, memory_ids)
 
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:
