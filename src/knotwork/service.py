@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from knotwork.config import Settings
-from knotwork.domain import ids, rules
+from knotwork.domain import ids, rules, temporal
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
@@ -24,6 +24,7 @@ from knotwork.search.vector_index import VectorIndex
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit, QueueItem,
 )
+from knotwork.services import shortids
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
@@ -359,6 +360,7 @@ class Knotwork:
         recipe: str | Recipe | None = None,
         center: str | None = None,
         explain: bool = False,
+        now: str | datetime | None = None,
     ) -> list[Hit]:
         """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
 
@@ -367,7 +369,9 @@ class Knotwork:
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.
         Memories whose ``invalid_at`` has passed are left out unless
-        ``include_invalid``.
+        ``include_invalid``. ``now`` is when the question is asked (default:
+        the current time): validity, freshness and times named in the query
+        ("two weeks ago", "last Tuesday", "in March") count from it.
         """
         text = rules.query(query)
         if tags_mode not in ("all", "any"):
@@ -381,7 +385,8 @@ class Knotwork:
         )
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
-        q = Query(text, flt, rules.limit(limit), now(), center_id)
+        at = temporal.now() if now is None else parse_time(now, "now")
+        q = Query(text, flt, rules.limit(limit), at, center_id)
         cands, memories, trace = self._pipeline.run(chosen, q)
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
@@ -522,6 +527,11 @@ class Knotwork:
         if not self.knowledge.extraction.enabled:
             return None
         return ExtractionWorker(self.knowledge.extraction, self.settings.kg_llm_worker_interval).start()
+
+    # -- presentation ----------------------------------------------------
+    def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """``{full id: shortest unique prefix or suffix (8+ chars)}``: ids to show that resolve back."""
+        return shortids.short_ids(self.store, memory_ids)
 
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:

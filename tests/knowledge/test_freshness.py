@@ -17,17 +17,24 @@ def kg(tmp_path: Path) -> Iterator[Knotwork]:
         yield mem
 
 
+FILLER = [
+    "The charity bake sale raised money for the shelter.", "I run three times a week before work.",
+    "My best friend ran a marathon in Boston.", "The run club meets on Sundays.",
+    "Personal finance: save more each month.", "Charity shops near me sell good books.", "The 10K race is in October.",
+]
+
+
 def test_the_later_of_two_related_memories_leads(kg: Knotwork) -> None:
-    kg.add("My personal best in the charity 5K run is 27:12, my best charity run so far.", valid_at="2023-05-25")
-    kg.add("New personal best in the charity 5K: 25:50.", valid_at="2023-05-27")
-    kg.add("Bought new running shoes for trail runs.", valid_at="2023-06-01")
-    hits = kg.search("What is my personal best in the charity 5K run?", limit=5)
-    assert "27:12" in hits[0].memory.content  # plain search: the older one matches a little better
+    for i, text in enumerate(FILLER):  # enough other hits for scores to spread as they do in a real store
+        kg.add(text, valid_at=f"2023-04-{10 + i:02d}")
+    kg.add("My personal best in the charity 5K run is 27:12, set in May.", valid_at="2023-05-25")
+    kg.add("Beat it: my personal best in the charity 5K run is now 25:50.", valid_at="2023-05-27")
+    hits = kg.search("What is my personal best in the charity 5K run?", limit=10)
+    assert "27:12" in hits[0].memory.content and "25:50" in hits[1].memory.content  # plain search: older first
     fresh = kg.prefer_current(list(hits))
     assert "25:50" in fresh[0].memory.content and "27:12" in fresh[1].memory.content
-    assert "shoes" in fresh[2].memory.content  # the unrelated hit keeps its place
+    assert [h.memory.id for h in fresh[2:]] == [h.memory.id for h in hits[2:]]  # the others keep their places
     assert [h.score for h in fresh] == sorted((h.score for h in fresh), reverse=True)
-    assert {h.memory.id for h in fresh} == {h.memory.id for h in hits}
 
 
 def test_a_clearly_better_match_keeps_its_place(kg: Knotwork) -> None:

@@ -1,7 +1,6 @@
 """Compact text and JSON for the knowledge graph: entities, facts, episodes.
 
-``RENDERERS`` and ``to_jsonable`` are looked up by ``render.core`` for the
-operations in ``OPERATIONS``.
+``RENDERERS`` and ``to_jsonable`` are registered with ``render.core`` on import.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from knotwork.domain.temporal import to_text
+from knotwork.render.core import register_all
 from knotwork.knowledge.models import (
     ClearReport, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
@@ -168,3 +168,6 @@ def to_jsonable(operation: str, result: Any) -> Any:
     if operation == "communities":
         return {"communities": [c.to_dict() for c in result]}
     return result.to_dict()
+
+
+register_all(RENDERERS, to_jsonable)
