@@ -1,6 +1,6 @@
 """LongMemEval knowledge-update: does the current value rank above the retired one?
 
-    KNOTWORK_EMBEDDER=none python bench/knowledge_update.py [--data PATH] [--depth 50] [--json out.json] [--pool DIR]
+    KNOTWORK_EMBEDDER=none python bench/knowledge_update.py [--data PATH] [--depth 50] [--json out.json] [--pool FILE]
 
 The pool is the one bench/longmemeval.py builds: every distinct session of
 the 500 "oracle" questions in one store, one memory per turn, each memory's
@@ -30,8 +30,8 @@ A tie-break that favours later memories can push down an older memory that
 another kind of question needs, so the table also gives session recall@5 of
 the 422 other questions under each order.
 
-``--pool DIR`` keeps the pooled store (about 5 minutes of ingest on a loaded
-2-core machine) and reuses it on the next run with the same DIR.
+``--pool FILE`` keeps the pooled store (about 5 minutes of ingest on a loaded
+2-core machine) and reuses it on the next run with the same FILE.
 """
 
 from __future__ import annotations
@@ -42,14 +42,13 @@ import os
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from longmemeval import DEFAULT_DATA, WORKSPACE, KnotworkStore, Turn, TurnKey, evaluate, load  # noqa: E402
+from longmemeval import DEFAULT_DATA, WORKSPACE, KnotworkStore, TurnKey, evaluate, load  # noqa: E402
 
 
 def split(raw: dict[str, Any]) -> tuple[frozenset[TurnKey], frozenset[TurnKey]] | None:
@@ -67,23 +66,6 @@ def split(raw: dict[str, Any]) -> tuple[frozenset[TurnKey], frozenset[TurnKey]] 
     return frozenset(new), frozenset(old)
 
 
-class Reopened:
-    """A pool kept by an earlier run (``--pool``): each memory's turns read back from its metadata."""
-
-    def __init__(self, folder: Path, turns: Sequence[Turn]) -> None:
-        import knotwork
-
-        self.mem = knotwork.open(folder / "longmemeval.db")
-        by_text = {" ".join(m.content.split()): m.id for m in self.mem.store.iter_memories()}
-        self.turns_of: dict[str, list[TurnKey]] = defaultdict(list)
-        for t in turns:  # in pool order, as KnotworkStore maps them (a memory may stand for copied turns)
-            self.turns_of[by_text[" ".join(t.text.split())]].append(t.key)
-        self.stored = len(by_text)
-
-    def close(self) -> None:
-        self.mem.close()
-
-
 def best_rank(ranked: Sequence[TurnKey], wanted: frozenset[TurnKey]) -> int | None:
     return next((i for i, key in enumerate(ranked) if key in wanted), None)
 
@@ -99,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--depth", type=int, default=50)
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--pool", type=Path, help="keep the pooled store in this folder and reuse it on the next run")
+    parser.add_argument("--pool", type=Path, help="database file of the pooled store: kept, and reused when it exists")
     args = parser.parse_args(argv)
 
     import gzip
@@ -112,15 +94,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"knowledge-update questions: {len(cases)}; with a current and a retired turn: {len(usable)}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.pool or Path(tmp)
         start = time.perf_counter()
-        if args.pool and (args.pool / "longmemeval.db").exists():
-            pool = Reopened(args.pool, data.turns)
-        else:
-            folder.mkdir(parents=True, exist_ok=True)
-            pool = KnotworkStore(data.turns, folder)
-        print(f"pool: {len(data.turns)} turns, {pool.stored} memories, ready in {time.perf_counter() - start:.0f} s"
-              f" (embedder {os.environ.get('KNOTWORK_EMBEDDER', 'default')})")
+        pool = KnotworkStore(data.turns, args.pool or Path(tmp) / "longmemeval.db")  # reuses a kept pool as it is
+        print(f"pool: {len(data.turns)} turns, {pool.mem.store.count_memories()} memories, ready in"
+              f" {time.perf_counter() - start:.0f} s (embedder {os.environ.get('KNOTWORK_EMBEDDER', 'default')})")
         mem = pool.mem
 
         def keys(hits: Sequence[Any]) -> list[TurnKey]:

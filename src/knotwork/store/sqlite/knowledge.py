@@ -431,15 +431,10 @@ class KnowledgeStore:
     def kg_replace_communities(
         self, workspace: str | None, groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
     ) -> None:
+        """Every community of the workspace replaced by ``groups``."""
         with self.transaction():
-            self._run("DELETE FROM communities WHERE workspace = ?", (workspace or "",))
-            for c, member_ids in groups:
-                self._run(
-                    "INSERT INTO communities (id, workspace, name, summary, size, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (c.id, workspace or "", c.name, c.summary, len(member_ids), to_text(at)),
-                )
-                for eid in member_ids:
-                    self._run("INSERT OR REPLACE INTO community_members (entity_id, community_id) VALUES (?, ?)", (eid, c.id))
+            old = [r[0] for r in self._run("SELECT id FROM communities WHERE workspace = ?", (workspace or "",)).fetchall()]
+            self.kg_swap_communities(workspace, old, groups, at)
 
     def kg_swap_communities(
         self, workspace: str | None, drop: Sequence[str], groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
