@@ -249,13 +249,23 @@ class KnowledgeService:
         """Write the graph of freshly stored memories (call inside the memories' transaction)."""
         at = now()
         self.extraction.enqueue(memories)
+        touched: dict[str, set[str]] = {}  # by workspace: entities whose facts changed in this batch
         for memory, gi in zip(memories, inputs):
             use_rules = not memory.duplicate
             if not gi.entities and not gi.facts and not (use_rules and (gi.extracted.entities or gi.extracted.facts)):
                 continue
-            self._ingest_one(memory, gi, use_rules, at)
+            self._ingest_one(memory, gi, use_rules, at, touched=touched.setdefault(memory.workspace or "", set()))
+        # Summaries once per batch: an entity many memories of the batch touch is summarised once.
+        for ws, entity_ids in touched.items():
+            if entity_ids:
+                self.summarize(entity_ids, at)
+                self.store.kg_mark_dirty(entity_ids, ws or None)
 
-    def _ingest_one(self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None) -> None:
+    def _ingest_one(
+        self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None,
+        touched: set[str] | None = None,
+    ) -> None:
+        """One memory's entities, mentions and facts; ``touched`` collects the entities to summarise (else done here)."""
         ws = memory.workspace
         names = _names(gi, use_rules)
         rule_facts = list(gi.extracted.facts) if use_rules else []
@@ -265,13 +275,15 @@ class KnowledgeService:
             early = (gi.fuzzy[key], gi.fuzzy_before) if key in gi.fuzzy else None
             entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at, early, gi.known.get(key))
         self.store.kg_add_mentions(memory.id, entity_of.values())
-        touched: set[str] = set()
+        changed: set[str] = set()
         caller_origin = origin or "caller"
         for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
-            touched |= self._fact(memory, f, kind, entity_of, at)
-        if touched:
-            self.summarize(touched, at)
-            self.store.kg_mark_dirty(touched, ws)
+            changed |= self._fact(memory, f, kind, entity_of, at)
+        if touched is not None:
+            touched |= changed
+        elif changed:
+            self.summarize(changed, at)
+            self.store.kg_mark_dirty(changed, ws)
 
     def _entity(
         self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime,
