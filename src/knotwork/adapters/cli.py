@@ -354,22 +354,31 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None) -> None:
 @cli.command()
 @click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
 @workspace_option
-@click.option("--host", help="Address to bind (default 127.0.0.1).")
+@click.option("--host", help="Address to bind (default 127.0.0.1; any other needs KNOTWORK_API_TOKEN).")
 @click.option("--port", type=int, help="Port (default 8765).")
 @click.pass_context
 def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None) -> None:
-    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp."""
+    """Serve the REST API and MCP (streamable HTTP at /mcp) on http://HOST:PORT."""
     import uvicorn
 
+    from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.mcp import build_server
 
     settings = _settings(ctx)
     host = host or settings.host
     port = port or settings.port
+    if not is_loopback(host) and not settings.api_token:
+        raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
     with open_store(db, settings=settings) as mem:
-        server = build_server(mem, default_workspace=_workspace(settings, workspace))
-        app = server.streamable_http_app(host=host)
-        click.echo(f"knotwork: MCP at http://{host}:{port}/mcp (database {mem.store.location})", err=True)
+        default = _workspace(settings, workspace)
+        app = create_app(
+            mem,
+            default_workspace=default,
+            api_token=settings.api_token,
+            mcp_server=build_server(mem, default_workspace=default),
+            host=host,
+        )
+        click.echo(f"knotwork: REST at http://{host}:{port}/ (docs /docs), MCP at /mcp (database {mem.store.location})", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
