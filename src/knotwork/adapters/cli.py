@@ -402,3 +402,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(0)
+
+
+# -- session hooks and agent set-up (adapters/cli_hooks.py) -------------------------
+def _register_hook_commands() -> None:
+    from knotwork.adapters.cli_hooks import COMMANDS
+
+    for command in COMMANDS:
+        cli.add_command(command)
+
+
+_register_hook_commands()
