@@ -195,17 +195,20 @@ def focus_query(recent: Sequence[Memory], max_terms: int = FOCUS_TERMS) -> str |
     """The terms that recur in recent, important memories: what a workspace is working on.
 
     Each memory votes for its distinct terms (and tag values) with weight
-    ``(0.5 + importance)``, fading with recency rank; a term needs two votes'
-    worth or to come from a single memory when there is only one.
+    ``(0.5 + importance)``, fading with recency rank. Only terms found in at
+    least two memories count, unless no term recurs at all (a young store).
     """
     weights: Counter[str] = Counter()
+    seen_in: Counter[str] = Counter()
     for rank, m in enumerate(recent):
         weight = (0.5 + m.importance) * 0.95**rank
         words = {t for t in query_terms(m.content) if len(t) > 2 and not t.isdigit()}
         words |= {v.lower() for v in m.tags.values() if v}
         for word in words:
             weights[word] += weight
-    terms = [t for t, _ in weights.most_common(max_terms)]
+            seen_in[word] += 1
+    recurring = Counter({t: w for t, w in weights.items() if seen_in[t] >= 2}) or weights
+    terms = [t for t, _ in recurring.most_common(max_terms)]
     return " ".join(terms) or None
 
 
