@@ -41,8 +41,8 @@ def _hook_command(kind: str, summary: str) -> click.Command:
     @click.option("-w", "--workspace", help="Workspace (default $KNOTWORK_WORKSPACE, else the project folder's name).")
     @click.option("--budget", type=click.IntRange(1, 32000), help="Most o200k tokens to inject.")
     @click.option(
-        "--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True,
-        help="json: Claude Code's hookSpecificOutput; text: plain context (Cursor, Cline).",
+        "--format", "fmt", type=click.Choice(["json", "text", "cline"]), default="json", show_default=True,
+        help="json: Claude Code's hookSpecificOutput; cline: Cline's contextModification; text: the context alone.",
     )
     @click.option("--url", help="Server to ask (default http://$KNOTWORK_HOST:$KNOTWORK_PORT).")
     @click.pass_context

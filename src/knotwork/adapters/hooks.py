@@ -4,7 +4,8 @@ Claude Code runs a hook command with a JSON object on stdin (``session_id``,
 ``cwd``, ``hook_event_name``, and ``prompt`` for UserPromptSubmit, ``source``
 for SessionStart) and adds what the command prints to the conversation: plain
 text, or ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}``.
-Cursor and Cline hooks take the plain text.
+Cline takes ``{"cancel": false, "contextModification": ...}``; ``text`` prints
+the context alone, for anything else.
 
 A hook asks the running ``knotwork serve`` first (``POST /tools/ambient_recall``)
 and, when nothing answers, recalls in-process from the store file. This module
@@ -59,11 +60,14 @@ def read_input(stream: IO[str], default_event: str) -> HookInput:
     for name in ("hook_event_name", "cwd", "session_id", "prompt", "source"):
         if data.get(name) is not None and not isinstance(data[name], str):
             raise HookError(f"hook input field {name!r} must be a string, got {type(data[name]).__name__}")
+    # Cursor names the project in workspace_roots, Cline in workspaceRoots and nests the prompt.
+    roots = data.get("workspace_roots") or data.get("workspaceRoots") or []
+    nested = data.get("userPromptSubmit") if isinstance(data.get("userPromptSubmit"), dict) else {}
     return HookInput(
-        event=data.get("hook_event_name") or default_event,
-        cwd=data.get("cwd"),
+        event=data.get("hook_event_name") or data.get("hookName") or default_event,
+        cwd=data.get("cwd") or (roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None),
         session_id=data.get("session_id"),
-        prompt=data.get("prompt"),
+        prompt=data.get("prompt") or (nested.get("prompt") if isinstance(nested.get("prompt"), str) else None),
         source=data.get("source"),
     )
 
@@ -150,7 +154,9 @@ def recall_in_process(body: dict[str, Any], settings: Settings, db: str | None) 
 
 
 def hook_output(text: str, event: str, fmt: str) -> str:
-    """What the hook prints: nothing when there is no context; else plain text or Claude Code's JSON."""
+    """What the hook prints: plain text, Claude Code's JSON, or Cline's JSON; nothing when there is no context."""
+    if fmt == "cline":
+        return json.dumps({"cancel": False, "contextModification": text}, ensure_ascii=False)
     if not text:
         return ""
     if fmt == "text":
