@@ -221,3 +221,21 @@ def test_install_refuses_a_settings_file_it_cannot_read(run_cli, tmp_path: Path)
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {broken}: cannot read it as JSON")
     assert broken.read_text() == "{ not json" and not (tmp_path / ".claude.json").exists()
+
+
+def test_cline_and_cursor_shaped_input(run_cli, project: Path, tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "home" / "knotwork.db", settings=Settings(embedder="none")) as mem:
+        mem.add("The release checklist lives in docs/release.md", workspace="proj")
+    cline = json.dumps({"hookName": "UserPromptSubmit", "taskId": "t1", "workspaceRoots": [str(project)],
+                        "userPromptSubmit": {"prompt": "where is the release checklist?"}})
+    env = {**FAST, "KNOTWORK_PORT": str(free_port())}
+    done = run_cli("hook", "user-prompt", "--format", "cline", input=cline, env=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["cancel"] is False and "docs/release.md" in out["contextModification"]
+    nothing = run_cli("hook", "user-prompt", "--format", "cline", input=json.dumps(
+        {"workspaceRoots": [str(project)], "userPromptSubmit": {"prompt": "zebra xylophone"}}), env=env)
+    assert json.loads(nothing.stdout) == {"cancel": False, "contextModification": ""}
+    cursor = json.dumps({"hook_event_name": "sessionStart", "workspace_roots": [str(project / "src")]})
+    started = run_cli("hook", "session-start", "--format", "text", input=cursor, env=env)
+    assert "workspace proj" in started.stdout and "release checklist" in started.stdout
