@@ -21,7 +21,21 @@ def _encoding():
 
 def count(text: str) -> int:
     """How many o200k tokens ``text`` is (special-token text counts as ordinary text)."""
-    return len(_encoding().encode_ordinary(text)) if text else 0
+    if not text:
+        return 0
+    if len(text) <= _CACHED_CHARS:
+        return _count_short(text)
+    return len(_encoding().encode_ordinary(text))
+
+
+# Recall measures the same lines (a workspace's directives, its recent memories)
+# call after call: remembering short texts' counts saves most of the encoding.
+_CACHED_CHARS = 1024
+
+
+@functools.lru_cache(maxsize=32_768)
+def _count_short(text: str) -> int:
+    return len(_encoding().encode_ordinary(text))
 
 
 def warm() -> None:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from knotwork.domain.temporal import from_text, now, to_text
 from knotwork.errors import InvalidInput
 from knotwork.render import recall as text
 from knotwork.search.lexical import query_terms
+from knotwork.search.recipes import RECIPES
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
@@ -41,6 +43,9 @@ MAX_BUDGET = 32_000
 MAX_QUERY_CHARS = 1000  # a long prompt's opening says what it is about; the rest only slows the embedding
 FOCUS_SAMPLE = 40  # recent memories read to find a workspace's focus
 FOCUS_TERMS = 6
+# The ambient recipe with a smaller candidate pool: recall shows at most fifteen
+# items, and forty candidates leave novelty room to rotate them.
+AMBIENT = replace(RECIPES["ambient"], candidates=40)
 SESSION_CONTEXTS = frozenset({"startup", "session-start", "session_start", "resume", "clear"})
 
 
@@ -59,7 +64,7 @@ class Section:
     name: str
     title: str
     entries: tuple[Entry, ...]
-    tokens: int
+    tokens: int  # its heading and entry lines, each counted with its newline
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,7 +157,7 @@ def _facts(ctx: Ctx) -> Draft | None:
     if not ctx.query:
         return None
     want = max(3, min(15, ctx.cap // 35))
-    hits = ctx.mem.search(ctx.query, workspace=ctx.workspace, limit=want + min(len(ctx.shown), 5), recipe="ambient")
+    hits = ctx.mem.search(ctx.query, workspace=ctx.workspace, limit=want + min(len(ctx.shown), 5), recipe=AMBIENT)
     entries = [Entry(text.fact_entry(h.memory, ctx.at), h.memory.id) for h in hits if h.memory.id not in ctx.shown]
     return Draft("Relevant now", entries)
 
@@ -171,11 +176,17 @@ def _topics(ctx: Ctx) -> Draft | None:
 
 def _health(ctx: Ctx) -> Draft:
     store = ctx.mem.store
+    cached = _HEALTH.get(store)
+    if cached is None or time.monotonic() - cached[0] > HEALTH_TTL_S:
+        counts = (store.count_memories(), store.count_retired(ctx.at), store.count_links(), store.count_vectors()[0])
+        _HEALTH[store] = cached = (time.monotonic(), counts)
     newest = ctx.recent[0].created_at if ctx.recent else None
-    line = text.health_line(
-        store.count_memories(), store.count_retired(ctx.at), store.count_links(), store.count_vectors()[0], newest, ctx.at
-    )
-    return Draft(f"memory: {line}", [], keep_empty=True)
+    return Draft(f"memory: {text.health_line(*cached[1], newest, ctx.at)}", [], keep_empty=True)
+
+
+# Counting a large store takes tens of milliseconds; the health line may be this old.
+HEALTH_TTL_S = 30.0
+_HEALTH: weakref.WeakKeyDictionary[Any, tuple[float, tuple[int, int, int, int]]] = weakref.WeakKeyDictionary()
 
 
 SECTIONS: tuple[SectionSpec, ...] = (
@@ -212,7 +223,21 @@ def focus_query(recent: Sequence[Memory], max_terms: int = FOCUS_TERMS) -> str |
     return " ".join(terms) or None
 
 
+_FOCUS: dict[tuple[str, ...], str | None] = {}
+
+
+def _cached_focus(recent: Sequence[Memory]) -> str | None:
+    """:func:`focus_query`, remembered for the same recent memories (same ids and versions)."""
+    key = tuple(f"{m.id}:{m.version}:{m.importance}" for m in recent)
+    if key not in _FOCUS:
+        if len(_FOCUS) > 256:
+            _FOCUS.clear()
+        _FOCUS[key] = focus_query(recent)
+    return _FOCUS[key]
+
+
 # -- fitting -----------------------------------------------------------------------
+MIN_LINE_TOKENS = 4  # "- ", a word, an id, the newline: no entry line is shorter
 def _fit(title: str, entries: list[Entry], cap: int, keep_empty: bool) -> tuple[list[Entry], int] | None:
     """The entries (in order, skipping any too long) whose line costs fit ``cap``; None if not even the heading fits."""
     cost = tokens.count(text.heading(title)) + 1
@@ -220,6 +245,8 @@ def _fit(title: str, entries: list[Entry], cap: int, keep_empty: bool) -> tuple[
         return None
     chosen: list[Entry] = []
     for e in entries:
+        if cost + MIN_LINE_TOKENS > cap:
+            break
         line = tokens.count(text.entry(e.text)) + 1
         if cost + line <= cap:
             chosen.append(e)
@@ -238,7 +265,8 @@ def _trim_to(sections: list[Section], budget: int) -> tuple[list[Section], str, 
             return sections, out, n
         last = sections[-1]
         if last.entries:
-            sections[-1] = Section(last.name, last.title, last.entries[:-1], last.tokens)
+            dropped = tokens.count(text.entry(last.entries[-1].text)) + 1
+            sections[-1] = Section(last.name, last.title, last.entries[:-1], last.tokens - dropped)
         else:
             sections.pop()
 
@@ -330,7 +358,7 @@ def recall(
     ctx.recent = mem.store.list_memories(ctx.filter(), FOCUS_SAMPLE, None, at=at)
     focus = False
     if ctx.query is None:
-        ctx.query = focus_query(ctx.recent)
+        ctx.query = _cached_focus(ctx.recent)
         focus = ctx.query is not None
 
     fitted: list[Section] = []
@@ -351,7 +379,6 @@ def recall(
         left -= cost
 
     fitted, out, count = _trim_to(fitted, budget)
-    fitted = [Section(s.name, s.title, s.entries, tokens.count(text.assemble([(s.title, [e.text for e in s.entries])]))) for s in fitted]
     with mem.store.transaction():
         mem.store.set_meta(_meta_key("last", ws), to_text(at))
         if ctx_word in SESSION_CONTEXTS:

@@ -5,3 +5,4 @@
 -- DIRECTIVES_WHERE in knotwork/store/sqlite/store.py, or SQLite will not use it.
 CREATE INDEX memories_directives ON memories (importance, id)
 WHERE category IN ('directive', 'preference', 'decision', 'rule', 'convention', 'instruction') OR importance >= 0.8;
+
