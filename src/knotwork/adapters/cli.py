@@ -20,7 +20,7 @@ from knotwork.app import open as open_store
 from knotwork.config import Settings
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
-from knotwork.errors import BackendUnavailable, InvalidInput, KnotworkError
+from knotwork.errors import InvalidInput
 from knotwork.render import render
 from knotwork.service import Knotwork
 
@@ -384,24 +384,9 @@ def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str |
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI and turn errors into one stderr line and an exit code."""
-    try:
-        cli.main(args=argv, prog_name="knotwork", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("error: aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
-        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
-    except BackendUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-    except KnotworkError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except BrokenPipeError:
-        sys.exit(0)
+    from knotwork.adapters.entry import run_command
+
+    run_command(cli, argv)
 
 
 # -- session hooks and agent set-up (adapters/cli_hooks.py) -------------------------
