@@ -17,10 +17,9 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class NewMemory(Strict):
-    content: str = Field(description="the text to remember")
-    workspace: str | None = None
-    agent_id: str | None = None
+class MemoryFields(Strict):
+    """Fields a memory is written with, on creation and on change."""
+
     category: str | None = None
     tags: dict[str, Any] | list[str] | None = None
     artifacts: list[str] | None = None
@@ -28,23 +27,22 @@ class NewMemory(Strict):
     importance: float | None = None
     metadata: dict[str, Any] | None = None
     valid_at: str | None = None
+
+
+class NewMemory(MemoryFields):
+    content: str = Field(description="the text to remember")
+    workspace: str | None = None
+    agent_id: str | None = None
 
 
 class NewMemories(Strict):
     items: list[dict[str, Any]] = Field(description="memories as for POST /memories; all land or none")
 
 
-class MemoryChanges(Strict):
+class MemoryChanges(MemoryFields):
     """Only the fields present change; ``invalid_at: null`` clears it."""
 
     content: str | None = None
-    category: str | None = None
-    tags: dict[str, Any] | list[str] | None = None
-    artifacts: list[str] | None = None
-    evidence: list[str] | None = None
-    importance: float | None = None
-    metadata: dict[str, Any] | None = None
-    valid_at: str | None = None
     invalid_at: str | None = None
 
 
