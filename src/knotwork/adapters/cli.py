@@ -391,9 +391,9 @@ def main(argv: list[str] | None = None) -> None:
 
 # -- session hooks and agent set-up (adapters/cli_hooks.py) -------------------------
 def _register_hook_commands() -> None:
-    from knotwork.adapters.cli_hooks import COMMANDS
+    from knotwork.adapters import cli_hooks, cli_recall
 
-    for command in COMMANDS:
+    for command in (*cli_hooks.COMMANDS, *cli_recall.COMMANDS):
         cli.add_command(command)
 
 

@@ -60,8 +60,13 @@ def topic_entry(name: str, count: int) -> str:
     return f"{name} ({count})"
 
 
+def count_of(n: int, one: str, many: str | None = None) -> str:
+    """``1 memory``, ``2 memories``, ``1,234 links``."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
 def health_line(memories: int, retired: int, links: int, vectors: int, newest: datetime | None, now: datetime) -> str:
-    parts = [f"{memories:,} memories", f"{retired:,} retired", f"{links:,} links", f"{vectors:,} embedded"]
+    parts = [count_of(memories, "memory", "memories"), f"{retired:,} retired", count_of(links, "link"), f"{vectors:,} embedded"]
     if newest is not None:
         parts.append(f"last added {ago(newest, now)}")
     return " · ".join(parts)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from knotwork.render.recall import count_of
+
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
@@ -32,14 +34,14 @@ def status(s: Any) -> str:
     r = s.recall
     return (
         f"knotwork {s.version} · {s.store} · schema {s.schema_version} · embedder {s.embedder}\n"
-        f"{s.memories:,} memories · {s.links:,} links · {s.vectors:,} vectors · "
+        f"{count_of(s.memories, 'memory', 'memories')} · {count_of(s.links, 'link')} · {count_of(s.vectors, 'vector')} · "
         f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls"
     )
 
 
 def stats(s: Any) -> str:
     return (
-        f"{s.memories:,} memories ({s.retired:,} retired) · {s.links:,} links ({_counts(s.links_by_type, '?')}) · "
+        f"{count_of(s.memories, 'memory', 'memories')} ({s.retired:,} retired) · {count_of(s.links, 'link')} ({_counts(s.links_by_type, '?')}) · "
         f"{s.embedded_memories:,} embedded ({s.vectors:,} vectors) · {_size(s.size_bytes)}\n"
         f"workspaces: {_counts(s.by_workspace, '(global)')} · categories: {_counts(s.by_category, '(none)')} · "
         f"agents: {_counts(s.by_agent, '(shared)')}"
