@@ -215,6 +215,18 @@ def test_recall_with_embeddings_finds_by_meaning(mem: Knotwork) -> None:
     assert r.latency_ms > 0
 
 
+def test_focus_recall_searches_vectors_alone_and_a_given_query_uses_both(mem: Knotwork) -> None:
+    for i in range(6):
+        mem.add(f"The invoice export job failed on run {i} with a currency rounding error", workspace="w")
+    mem.add("Team lunch moved to Thursday", workspace="w", importance=0.1)
+    r = mem.recall("startup", workspace="w", sections=["facts"])
+    assert r.focus and "invoice" in r.query.split()
+    assert [n for n in mem.last_trace.names() if n.startswith("source:")] == ["source:vector"]
+    assert "invoice export job" in r.text
+    mem.recall("prompt", workspace="w", query="currency rounding", sections=["facts"])
+    assert [n for n in mem.last_trace.names() if n.startswith("source:")] == ["source:bm25", "source:vector"]
+
+
 # -- status and stats ------------------------------------------------------------------
 def test_status_counts_and_tracks_recall_latency(plain: Knotwork) -> None:
     a = plain.add("one", workspace="w")

@@ -40,12 +40,13 @@ if TYPE_CHECKING:
     from knotwork.service import Knotwork
 
 MAX_BUDGET = 32_000
-MAX_QUERY_CHARS = 1000  # a long prompt's opening says what it is about; the rest only slows the embedding
+MAX_QUERY_CHARS = 400  # a long prompt's opening says what it is about; the rest only slows the search
 FOCUS_SAMPLE = 40  # recent memories read to find a workspace's focus
 FOCUS_TERMS = 6
 # The ambient recipe with a smaller candidate pool: recall shows at most fifteen
 # items, and forty candidates leave novelty room to rotate them.
 AMBIENT = replace(RECIPES["ambient"], candidates=40)
+AMBIENT_FOCUS = replace(AMBIENT, name="ambient_focus", sources=("vector",))
 SESSION_CONTEXTS = frozenset({"startup", "session-start", "session_start", "resume", "clear"})
 
 
@@ -114,6 +115,7 @@ class Ctx:
     query: str | None
     at: datetime
     cap: int  # most tokens this section may take
+    focus: bool = False  # True when ``query`` is the workspace's focus, not the caller's words
     shown: set[str] = field(default_factory=set)  # memory ids earlier sections already show
     last_session: datetime | None = None
     last_recall: datetime | None = None
@@ -157,7 +159,13 @@ def _facts(ctx: Ctx) -> Draft | None:
     if not ctx.query:
         return None
     want = max(3, min(15, ctx.cap // 35))
-    hits = ctx.mem.search(ctx.query, workspace=ctx.workspace, limit=want + min(len(ctx.shown), 5), recipe=AMBIENT)
+    # Trigger: no query was given, so the query is the workspace's focus terms.
+    # Why: those terms recur by construction, so BM25 over them matches a large
+    # share of the store and costs the most; the embedding of the same terms
+    # finds the same topics. Outcome: focus searches use vectors alone, when
+    # there are vectors.
+    recipe = AMBIENT_FOCUS if ctx.focus and ctx.mem.embedder is not None else AMBIENT
+    hits = ctx.mem.search(ctx.query, workspace=ctx.workspace, limit=want + min(len(ctx.shown), 5), recipe=recipe)
     entries = [Entry(text.fact_entry(h.memory, ctx.at), h.memory.id) for h in hits if h.memory.id not in ctx.shown]
     return Draft("Relevant now", entries)
 
@@ -359,7 +367,7 @@ def recall(
     focus = False
     if ctx.query is None:
         ctx.query = _cached_focus(ctx.recent)
-        focus = ctx.query is not None
+        ctx.focus = focus = ctx.query is not None
 
     fitted: list[Section] = []
     left = budget
