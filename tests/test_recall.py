@@ -220,7 +220,7 @@ def test_focus_recall_searches_vectors_alone_and_a_given_query_uses_both(mem: Kn
         mem.add(f"The invoice export job failed on run {i} with a currency rounding error", workspace="w")
     mem.add("Team lunch moved to Thursday", workspace="w", importance=0.1)
     r = mem.recall("startup", workspace="w", sections=["facts"])
-    assert r.focus and "invoice" in r.query.split()
+    assert r.focus and set(r.query.split()) <= {"invoice", "export", "job", "failed", "run", "currency", "rounding", "error"}
     assert [n for n in mem.last_trace.names() if n.startswith("source:")] == ["source:vector"]
     assert "invoice export job" in r.text
     mem.recall("prompt", workspace="w", query="currency rounding", sections=["facts"])

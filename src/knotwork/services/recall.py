@@ -227,7 +227,7 @@ def focus_query(recent: Sequence[Memory], max_terms: int = FOCUS_TERMS) -> str |
             weights[word] += weight
             seen_in[word] += 1
     recurring = Counter({t: w for t, w in weights.items() if seen_in[t] >= 2}) or weights
-    terms = [t for t, _ in recurring.most_common(max_terms)]
+    terms = [t for t, _ in sorted(recurring.items(), key=lambda tw: (-tw[1], tw[0]))[:max_terms]]  # ties: by name
     return " ".join(terms) or None
 
 
