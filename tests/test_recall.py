@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import knotwork
-from knotwork import InvalidInput, Knotwork, Settings, tokens
+from knotwork import InvalidInput, Knotwork, MemoryFilter, Settings, tokens
 from knotwork.domain.temporal import now
 from knotwork.render import render
 from knotwork.services.recall import LATENCIES, focus_query
@@ -215,7 +215,7 @@ def test_recall_with_embeddings_finds_by_meaning(mem: Knotwork) -> None:
     assert r.latency_ms > 0
 
 
-def test_focus_recall_searches_vectors_alone_and_a_given_query_uses_both(mem: Knotwork) -> None:
+def test_recall_searches_vectors_alone_when_there_are_vectors(mem: Knotwork, plain: Knotwork) -> None:
     for i in range(6):
         mem.add(f"The invoice export job failed on run {i} with a currency rounding error", workspace="w")
     mem.add("Team lunch moved to Thursday", workspace="w", importance=0.1)
@@ -223,8 +223,12 @@ def test_focus_recall_searches_vectors_alone_and_a_given_query_uses_both(mem: Kn
     assert r.focus and set(r.query.split()) <= {"invoice", "export", "job", "failed", "run", "currency", "rounding", "error"}
     assert [n for n in mem.last_trace.names() if n.startswith("source:")] == ["source:vector"]
     assert "invoice export job" in r.text
-    mem.recall("prompt", workspace="w", query="currency rounding", sections=["facts"])
-    assert [n for n in mem.last_trace.names() if n.startswith("source:")] == ["source:bm25", "source:vector"]
+    prompt = mem.recall("prompt", workspace="w", query="currency rounding", sections=["facts"])
+    assert [n for n in mem.last_trace.names() if n.startswith("source:")] == ["source:vector"]
+    assert "rounding error" in prompt.text
+    plain.add("Currency rounding uses banker's rounding", workspace="w")
+    assert "banker" in plain.recall("prompt", workspace="w", query="currency rounding", sections=["facts"]).text
+    assert [n for n in plain.last_trace.names() if n.startswith("source:")] == ["source:bm25", "source:vector"]
 
 
 # -- status and stats ------------------------------------------------------------------
@@ -265,3 +269,13 @@ def test_directives_read_through_the_partial_index(tmp_path: Path) -> None:
         sql, params = next((q, p) for q, p in statements if "memories_directives" in q)
         plan = mem.store._conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()
     assert any("USING INDEX memories_directives" in row[-1] for row in plan), plan
+
+
+def test_recent_memories_match_the_general_listing(plain: Knotwork) -> None:
+    for i in range(30):
+        plain.add(f"item {i}", workspace=["w", "v", None][i % 3])
+    retired_past(plain, "gone", workspace="w")
+    at = now()
+    for ws in ("w", None):
+        expected = plain.store.list_memories(MemoryFilter(workspace=ws), 12, None, at=at)
+        assert [m.id for m in plain.store.recent_memories(ws, 12, at)] == [m.id for m in expected]

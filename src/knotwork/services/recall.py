@@ -46,7 +46,7 @@ FOCUS_TERMS = 6
 # The ambient recipe with a smaller candidate pool: recall shows at most fifteen
 # items, and forty candidates leave novelty room to rotate them.
 AMBIENT = replace(RECIPES["ambient"], candidates=40)
-AMBIENT_FOCUS = replace(AMBIENT, name="ambient_focus", sources=("vector",))
+AMBIENT_VECTORS = replace(AMBIENT, name="ambient_vectors", sources=("vector",))
 SESSION_CONTEXTS = frozenset({"startup", "session-start", "session_start", "resume", "clear"})
 
 
@@ -115,7 +115,6 @@ class Ctx:
     query: str | None
     at: datetime
     cap: int  # most tokens this section may take
-    focus: bool = False  # True when ``query`` is the workspace's focus, not the caller's words
     shown: set[str] = field(default_factory=set)  # memory ids earlier sections already show
     last_session: datetime | None = None
     last_recall: datetime | None = None
@@ -159,12 +158,14 @@ def _facts(ctx: Ctx) -> Draft | None:
     if not ctx.query:
         return None
     want = max(3, min(15, ctx.cap // 35))
-    # Trigger: no query was given, so the query is the workspace's focus terms.
-    # Why: those terms recur by construction, so BM25 over them matches a large
-    # share of the store and costs the most; the embedding of the same terms
-    # finds the same topics. Outcome: focus searches use vectors alone, when
-    # there are vectors.
-    recipe = AMBIENT_FOCUS if ctx.focus and ctx.mem.embedder is not None else AMBIENT
+    # Trigger: the store has vectors.
+    # Why: BM25 ranks every memory that shares any query term, so its cost grows
+    # with the store: at 100k memories a prompt of common words (or the focus
+    # terms, which recur by construction) takes tens of milliseconds in FTS5
+    # alone, past recall's whole budget. The vector source costs one scan of
+    # the index whatever the words. Outcome: recall searches vectors alone when
+    # there are vectors, and BM25 when there are none.
+    recipe = AMBIENT_VECTORS if ctx.mem.embedder is not None else AMBIENT
     hits = ctx.mem.search(ctx.query, workspace=ctx.workspace, limit=want + min(len(ctx.shown), 5), recipe=recipe)
     entries = [Entry(text.fact_entry(h.memory, ctx.at), h.memory.id) for h in hits if h.memory.id not in ctx.shown]
     return Draft("Relevant now", entries)
@@ -363,11 +364,11 @@ def recall(
     ctx = Ctx(mem, ctx_word, ws, given, at, budget)
     ctx.last_session = _meta_time(mem, _meta_key("session", ws))
     ctx.last_recall = _meta_time(mem, _meta_key("last", ws))
-    ctx.recent = mem.store.list_memories(ctx.filter(), FOCUS_SAMPLE, None, at=at)
+    ctx.recent = mem.store.recent_memories(ws, FOCUS_SAMPLE, at)
     focus = False
     if ctx.query is None:
         ctx.query = _cached_focus(ctx.recent)
-        ctx.focus = focus = ctx.query is not None
+        focus = ctx.query is not None
 
     fitted: list[Section] = []
     left = budget

@@ -575,6 +575,25 @@ class SQLiteStore:
             ).fetchall()
         return [_memory(r) for r in rows]
 
+    def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
+        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first.
+
+        One index-ordered read per scope, merged: ``workspace IN ('', ?)``
+        with ``ORDER BY id`` would read and sort every memory of both scopes.
+        """
+        scopes = ("", workspace) if workspace else ("",)
+        part = (
+            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ?"
+            " AND (invalid_at IS NULL OR invalid_at > ?) ORDER BY id DESC LIMIT ?)"
+        )
+        sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT ?"
+        params: list[Any] = []
+        for scope in scopes:
+            params += [scope, to_text(at), limit]
+        with self._lock:
+            rows = self._run(sql, (*params, limit)).fetchall()
+        return [_memory(r) for r in rows]
+
     def count_memories_by(self, column: str) -> dict[str, int]:
         """How many memories each value of ``column`` (workspace, category or agent_id) holds; '' is none."""
         if column not in _GROUPABLE:
