@@ -184,14 +184,20 @@ class KnotworkStore:
     the bench's.
     """
 
-    def __init__(self, turns: Sequence[Turn], folder: Path, *, batch: int = 1000) -> None:
+    def __init__(self, turns: Sequence[Turn], path: Path, *, batch: int = 1000, asked_at: bool = False) -> None:
         import knotwork
 
-        self.mem = knotwork.open(folder / "longmemeval.db")
+        reuse = path.exists()
+        self.mem = knotwork.open(path)
+        self.asked_at = asked_at
         embedder = getattr(self.mem, "embedder", None)
         self.embedder_id = getattr(embedder, "model_id", None) if embedder is not None else None
         self.turns_of: dict[str, list[TurnKey]] = defaultdict(list)
         self.merged = 0
+        self.reused = reuse
+        if reuse:
+            self._remap(turns)
+            return
         start = time.perf_counter()
         for i in range(0, len(turns), batch):
             chunk = turns[i : i + batch]
@@ -201,6 +207,17 @@ class KnotworkStore:
                 self.merged += memory.duplicate
         self.ingest_s = time.perf_counter() - start
         self.stored = self.mem.store.count_memories()
+
+    def _remap(self, turns: Sequence[Turn]) -> None:
+        """A store built by an earlier run: rebuild the memory -> turns map from content."""
+        by_text: dict[str, list[TurnKey]] = defaultdict(list)
+        for t in turns:
+            by_text[t.text].append(t.key)
+        for memory in self.mem.store.iter_memories():
+            self.turns_of[memory.id] = by_text[memory.content]
+        self.stored = len(self.turns_of)
+        self.merged = len(turns) - self.stored
+        self.ingest_s = float("nan")
 
     @staticmethod
     def _item(t: Turn) -> dict[str, Any]:
@@ -225,7 +242,8 @@ class KnotworkStore:
         kwargs: dict[str, Any] = {} if recipe is None else {"recipe": recipe}
 
         def retrieve(q: Question) -> list[TurnKey]:
-            hits = self.mem.search(q.text, workspace=WORKSPACE, limit=depth, **kwargs)
+            asked = {"now": session_time(q.date)} if self.asked_at else {}
+            hits = self.mem.search(q.text, workspace=WORKSPACE, limit=depth, **kwargs, **asked)
             ranked: list[TurnKey] = []
             for hit in hits:
                 meta = hit.memory.metadata
@@ -499,6 +517,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=1000, help="add_many batch size")
     parser.add_argument("--json", type=Path, default=None, help="write every figure and each question's ranked turns here")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
+    parser.add_argument("--store", type=Path, default=None, metavar="PATH",
+                        help="keep knotwork's store here; if it exists, search it instead of ingesting again")
+    parser.add_argument("--asked-at", action="store_true",
+                        help="search as of each question's date (knotwork's now=), so 'two weeks ago' counts from it")
     args = parser.parse_args(argv)
 
     ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
@@ -528,8 +550,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     timings: dict[str, Any] = {}
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="knotwork-lme-") as tmp:
-        say(f"knotwork: add_many {len(turns)} turns in batches of {args.batch} ...")
-        kw = KnotworkStore(turns, Path(tmp), batch=args.batch)
+        path = args.store or Path(tmp) / "longmemeval.db"
+        say(f"knotwork: reusing {path}" if path.exists() else f"knotwork: add_many {len(turns)} turns in batches of {args.batch} ...")
+        kw = KnotworkStore(turns, path, batch=args.batch, asked_at=args.asked_at)
         timings.update(
             knotwork_ingest_s=kw.ingest_s,
             knotwork_memories_per_s=len(turns) / kw.ingest_s,

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from knotwork.config import Settings
-from knotwork.domain import ids, rules
+from knotwork.domain import ids, rules, temporal
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
@@ -21,6 +21,7 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.search.vector_index import VectorIndex
+from knotwork.services import shortids
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.store.protocol import Store
 
@@ -335,6 +336,7 @@ class Knotwork:
         recipe: str | Recipe | None = None,
         center: str | None = None,
         explain: bool = False,
+        now: str | datetime | None = None,
     ) -> list[Hit]:
         """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
 
@@ -343,7 +345,9 @@ class Knotwork:
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.
         Memories whose ``invalid_at`` has passed are left out unless
-        ``include_invalid``.
+        ``include_invalid``. ``now`` is when the question is asked (default:
+        the current time): validity, freshness and times named in the query
+        ("two weeks ago", "last Tuesday", "in March") count from it.
         """
         text = rules.query(query)
         if tags_mode not in ("all", "any"):
@@ -357,7 +361,8 @@ class Knotwork:
         )
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
-        q = Query(text, flt, rules.limit(limit), now(), center_id)
+        at = temporal.now() if now is None else parse_time(now, "now")
+        q = Query(text, flt, rules.limit(limit), at, center_id)
         cands, memories, trace = self._pipeline.run(chosen, q)
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
@@ -414,6 +419,11 @@ class Knotwork:
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
         """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app)."""
         return self._links.relations(ids)
+
+    # -- presentation ----------------------------------------------------
+    def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """``{full id: shortest unique prefix or suffix (8+ chars)}``: ids to show that resolve back."""
+        return shortids.short_ids(self.store, memory_ids)
 
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:

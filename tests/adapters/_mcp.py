@@ -27,9 +27,11 @@ from mcp_types import CallToolResult
 
 import knotwork
 from knotwork import NotFound
+from knotwork.config import Settings
 
 T = TypeVar("T")
 ID_RE = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
+SHOWN_RE = re.compile(r"^([0-9A-HJKMNP-TV-Z]{8,26}) ", re.M)  # the (short) id opening a search or list line
 TOOLS = {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories"}
 # Added with typed relationships (commit 9e0919b, after these tests were specified); not exercised here.
 RELATIONSHIP_TOOLS = {"link_memories", "unlink_memories", "get_related_memories", "get_memory_graph"}
@@ -108,6 +110,12 @@ async def ambiguous_pair(client: Client) -> tuple[str, str]:
         if a[:8] == b[:8]:
             return a, b
     pytest.fail("could not create two memories whose ids share an 8-character prefix")
+
+
+def shown_ids(db: Path, out: str) -> list[str]:
+    """Full ids of the memories a compact search or list answer shows, in order (short ids resolved)."""
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        return [mem.resolve(ref) for ref in SHOWN_RE.findall(out)]
 
 
 def snapshot(db: Path) -> list[tuple[Any, ...]]:
@@ -199,7 +207,7 @@ class McpContract:
 
                 # best match first (search may rank, not only filter: assert the order, not the absence of others)
                 found = await ok(client, "search_memory", {"query": "how does payments deploy"})
-                assert found.splitlines()[0].startswith("1. ") and mid in found.splitlines()[0], found
+                assert shown_ids(db, found)[0] == mid, found
                 hits = (await ok_json(client, "search_memory", {"query": "blue-green releases"}))["hits"]
                 assert hits[0]["memory"]["id"] == mid
                 assert hits[0]["memory"]["content"] == "The payments service deploys with blue-green releases"
@@ -239,7 +247,7 @@ class McpContract:
                 assert gone.startswith(f"✓ Deleted {mid}")
                 missing = await err(client, "get_memory", {"id": mid})
                 assert mid in missing and "no memory" in missing
-                assert mid not in await ok(client, "search_memory", {"query": "canary releases"})
+                assert mid not in shown_ids(db, await ok(client, "search_memory", {"query": "canary releases"}))
                 return mid
 
         mid = run(scenario())
@@ -297,26 +305,26 @@ class McpContract:
 
                 compact = await ok(client, "list_memories", {"limit": 2})
                 lines = compact.splitlines()
-                assert [ln.split()[0] for ln in lines[:2]] == newest_first[:2]
+                assert shown_ids(db, "\n".join(lines[:2])) == newest_first[:2]
                 assert lines[-1] == f"next cursor: {newest_first[1]}"
                 rest = await ok(client, "list_memories", {"limit": 10, "cursor": newest_first[1]})
-                assert [ln.split()[0] for ln in rest.splitlines()] == newest_first[2:]
+                assert shown_ids(db, rest) == newest_first[2:]
                 assert "next cursor" not in rest
                 assert await ok(client, "list_memories", {"category": "nothing-here"}) == "No memories."
 
         run(scenario())
 
-    def test_workspace_scoping(self, server: Any) -> None:
+    def test_workspace_scoping(self, server: Any, db: Path) -> None:
         async def scenario() -> None:
             async with server.client() as client:
                 in_a = await add(client, "Team A stores invoices in Postgres", workspace="team-a")
                 shared = await add(client, "Everyone stores audit logs in Postgres")
 
-                from_b = await ok(client, "search_memory", {"query": "Postgres", "workspace": "team-b"})
+                from_b = shown_ids(db, await ok(client, "search_memory", {"query": "Postgres", "workspace": "team-b"}))
                 assert shared in from_b and in_a not in from_b
-                from_a = await ok(client, "search_memory", {"query": "Postgres", "workspace": "team-a"})
+                from_a = shown_ids(db, await ok(client, "search_memory", {"query": "Postgres", "workspace": "team-a"}))
                 assert shared in from_a and in_a in from_a
-                from_global = await ok(client, "search_memory", {"query": "Postgres"})
+                from_global = shown_ids(db, await ok(client, "search_memory", {"query": "Postgres"}))
                 assert shared in from_global and in_a not in from_global
 
                 listed_b = await ok_json(client, "list_memories", {"workspace": "team-b"})
@@ -339,8 +347,8 @@ class McpContract:
             async with server.client() as client:
                 stored = await ok_json(client, "add_memory", {"content": "Default workspace memory about kafka"})
                 assert stored["workspace"] == "team-a"
-                assert stored["id"] in await ok(client, "search_memory", {"query": "kafka"})
-                assert stored["id"] not in await ok(client, "search_memory", {"query": "kafka", "workspace": "team-b"})
+                assert stored["id"] in shown_ids(db, await ok(client, "search_memory", {"query": "kafka"}))
+                assert stored["id"] not in shown_ids(db, await ok(client, "search_memory", {"query": "kafka", "workspace": "team-b"}))
 
         run(scenario())
 

@@ -107,7 +107,7 @@ def test_search(http: httpx2.Client) -> None:
     assert [h["memory"]["content"] for h in hits] == ["Postgres is the primary database"]
     assert "fused" in hits[0]["explain"]
     text = http.post("/search", params={"format": "compact"}, json={"query": "database"}).text
-    assert text.startswith("1. ") and "Postgres" in text
+    assert not text.startswith("{") and "Postgres is the primary database" in text and "Lunch" not in text
 
 
 # -- relationships -------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""chunks(): long texts become overlapping, readable windows that lose nothing."""
+"""chunks(): a long text is embedded as readable passages of whole sentences that lose nothing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from knotwork.embed._chunking import Span, chunk_text, estimated_spans
+from knotwork.embed._chunking import Span, estimated_spans, passages
 from knotwork.embed.onnx_minilm import MiniLMEmbedder
 
 LONG = " ".join(
@@ -30,49 +30,48 @@ def positions(text: str, chunks: list[str]) -> list[tuple[int, int]]:
 
 
 def test_short_text_is_returned_unchanged(minilm: MiniLMEmbedder) -> None:
-    for text in ["", "   ", "  a short memory, with spaces kept  ", "word " * 200]:
+    for text in ["", "   ", "  a short memory, with spaces kept  ", "word " * 40]:
         assert minilm.chunks(text) == [text]
 
 
-def test_long_text_is_split_into_windows_that_fit(minilm: MiniLMEmbedder) -> None:
-    assert token_count(minilm, LONG) > 3 * minilm.max_tokens
-    chunks = minilm.chunks(LONG)
-    assert len(chunks) >= 4
-    counts = [token_count(minilm, c) for c in chunks]
-    assert max(counts) <= minilm.max_tokens
-    assert min(counts[:-1]) >= minilm.max_tokens // 2  # windows are used, not wasted
+def test_long_text_becomes_passages_that_fit(minilm: MiniLMEmbedder) -> None:
+    passages = minilm.chunks(LONG)
+    assert len(passages) >= len(LONG.split()) // minilm.passage_words
+    assert all(len(p.split()) <= minilm.passage_words for p in passages)
+    assert all(token_count(minilm, p) <= minilm.chunk_tokens for p in passages)
+    assert min(len(p.split()) for p in passages[:-1]) >= minilm.passage_words // 2  # packed, not one sentence each
 
 
-def test_windows_cover_the_whole_text_with_overlap(minilm: MiniLMEmbedder) -> None:
-    chunks = minilm.chunks(LONG)
-    spans = positions(LONG, chunks)
+def test_passages_cover_the_whole_text_in_order(minilm: MiniLMEmbedder) -> None:
+    passages = minilm.chunks(LONG)
+    spans = positions(LONG, passages)
     assert spans[0][0] == 0 and spans[-1][1] == len(LONG)  # nothing lost at either end
     for (_, end), (start, _) in zip(spans, spans[1:]):
-        assert start < end, "consecutive chunks must overlap"
-        shared = token_count(minilm, LONG[start:end]) - 2
-        assert 0 < shared <= minilm.chunk_overlap + 2
-    assert "week 5." in chunks[-1] or LONG.endswith(chunks[-1])
+        assert LONG[end:start].strip() == ""  # no gap, no overlap
+    assert " ".join(passages).split() == LONG.split()
 
 
-def test_cuts_fall_between_words(minilm: MiniLMEmbedder) -> None:
-    chunks = minilm.chunks(LONG)
-    for chunk in chunks:
-        assert chunk == chunk.strip()
-    for (start, end) in positions(LONG, chunks):
-        assert start == 0 or LONG[start - 1] == " "
-        assert end == len(LONG) or LONG[end] == " "
-    assert not any(re.search(r"(^'s)|(^s )", c) for c in chunks)  # never cut inside "Orion's"
+def test_passages_end_on_sentence_boundaries(minilm: MiniLMEmbedder) -> None:
+    for passage in minilm.chunks(LONG):
+        assert passage.startswith("Entry ") and passage.endswith(".")
+        assert passage == passage.strip()
 
 
-def test_overlap_and_window_are_configurable() -> None:
-    embedder = MiniLMEmbedder(chunk_tokens=64, chunk_overlap=0, threads=1)
-    chunks = embedder.chunks(LONG)
-    assert all(token_count(embedder, c) <= 64 for c in chunks)
-    spans = positions(LONG, chunks)
-    assert all(nxt[0] >= prev[1] for prev, nxt in zip(spans, spans[1:]))  # no overlap
-    assert len(chunks) > len(MiniLMEmbedder().chunks(LONG))
-    with pytest.raises(ValueError, match="overlap"):
-        MiniLMEmbedder(chunk_tokens=40, chunk_overlap=38)
+def test_a_sentence_longer_than_a_passage_is_cut_between_words() -> None:
+    embedder = MiniLMEmbedder(passage_words=5, threads=1)
+    text = "one two three four five six seven eight nine ten eleven twelve, and Orion's thirteen"
+    passages = embedder.chunks(text)
+    assert [len(p.split()) for p in passages] == [5, 5, 5]
+    assert " ".join(passages) == text
+
+
+def test_passage_size_is_configurable() -> None:
+    embedder = MiniLMEmbedder(chunk_tokens=32, passage_words=1000, threads=1)
+    passages = embedder.chunks(LONG)
+    assert all(token_count(embedder, p) <= 32 for p in passages)
+    assert len(passages) > len(MiniLMEmbedder().chunks(LONG))
+    with pytest.raises(ValueError, match="passage words"):
+        MiniLMEmbedder(passage_words=0)
     with pytest.raises(ValueError, match="chunk_tokens"):
         MiniLMEmbedder(chunk_tokens=300)
 
@@ -107,7 +106,7 @@ def test_estimated_spans_for_models_without_a_tokenizer() -> None:
     assert next(estimated_spans("日本語")).tokens == 3  # non-ASCII characters cost a token each
 
 
-def test_chunk_text_makes_progress_on_oversized_spans() -> None:
+def test_passages_make_progress_on_oversized_spans() -> None:
     text = "aaaa bbbb cccc"
     spans = [Span(0, 4, 10, True), Span(5, 9, 10, True), Span(10, 14, 10, True)]
-    assert chunk_text(text, spans, budget=5, overlap=2) == ["aaaa", "bbbb", "cccc"]
+    assert passages(text, spans, max_tokens=5, max_words=40) == ["aaaa", "bbbb", "cccc"]

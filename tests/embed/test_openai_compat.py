@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from knotwork.embed import Embedder, EmbeddingError, make_embedder
+from knotwork.embed._chunking import estimate_tokens
 from knotwork.embed.openai_compat import OpenAICompatibleEmbedder
 
 from ._server import DIM, EmbeddingServer, Reply, expected
@@ -169,11 +170,12 @@ def test_factory_keys(server: EmbeddingServer, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_chunks_use_estimated_tokens(server: EmbeddingServer) -> None:
-    remote = embedder(server, max_tokens=64, chunk_overlap=8)
+    remote = embedder(server, max_tokens=16, passage_words=1000)
     text = " ".join(f"sentence {i} about the weekly planning meeting." for i in range(100))
     chunks = remote.chunks(text)
     assert len(chunks) > 5
     assert all(c == c.strip() and c in text for c in chunks)
+    assert all(sum(estimate_tokens(w) for w in c.split()) <= 16 for c in chunks)  # estimated, never counted remotely
     assert chunks[0].startswith("sentence 0 ") and text.endswith(chunks[-1])
     assert remote.chunks("short text") == ["short text"]
     assert server.requests == []  # chunking never calls the server

@@ -42,6 +42,16 @@ def test_weighted_fusion_scales_each_source() -> None:
     assert ids(out2)[0] == "c"
 
 
+def test_weighted_fusion_does_not_stretch_a_tiny_gap() -> None:
+    # Two nearly equal vector matches: 0.60 and 0.59 must not become 1 and 0.
+    out = {c.id: c.score for c in fusion.weighted({"vector": [("a", 0.60), ("b", 0.59)]})}
+    assert out["a"] == pytest.approx(1.0)
+    assert out["b"] == pytest.approx(1 - 0.01 / 0.30)
+    lone = fusion.weighted({"bm25": [("x", 3.0)], "vector": [("y", 0.0)]})
+    assert {c.id: c.score for c in lone} == {"x": 1.0, "y": 1.0}
+    assert fusion.weighted({"bm25": [("a", 10.0), ("b", 9.0)]}, floor=0.0)[1].score == pytest.approx(0.0)
+
+
 def test_node_distance_is_multi_hop() -> None:
     cs = cands(("far", 1.0), ("two", 0.9), ("one", 0.8), ("none", 0.95))
     out = rerankers.node_distance(cs, {"one": 1, "two": 2, "far": 4}, weight=0.5)
@@ -100,3 +110,16 @@ def test_importance_boost() -> None:
     assert ids(out) == ["high", "low"]
     assert out[0].score == pytest.approx(0.9 * 1.2)
     assert out[1].score == pytest.approx(1.0 * 0.8)
+
+
+def test_brevity_prefers_the_concise_match_by_a_power_of_relative_length() -> None:
+    out = rerankers.brevity(cands(("long", 1.0), ("short", 0.8), ("unknown", 0.5)), {"long": 300, "short": 20}, weight=0.3)
+    assert ids(out) == ["short", "long", "unknown"]
+    mean = (300 + 20) / 2
+    by_id = {c.id: c for c in out}
+    assert by_id["short"].score == pytest.approx(0.8 * (20 / mean) ** -0.3)
+    assert by_id["long"].score == pytest.approx(1.0 * (300 / mean) ** -0.3)
+    assert by_id["unknown"].score == 0.5 and by_id["unknown"].scores["brevity"] == 0.5
+    # weight 0 changes nothing; no lengths at all changes nothing
+    assert [c.score for c in rerankers.brevity(cands(("a", 1.0), ("b", 0.5)), {"a": 10, "b": 90}, weight=0.0)] == [1.0, 0.5]
+    assert ids(rerankers.brevity(cands(("a", 1.0), ("b", 0.5)), {})) == ["a", "b"]

@@ -14,9 +14,9 @@ from knotwork import BackendUnavailable, Knotwork
 def test_semantic_match_without_shared_words(mem: Knotwork) -> None:
     cat = mem.add("The cat sits on the mat")
     mem.add("Stock markets fell sharply today")
-    hits = mem.search("kitten resting on a rug", recipe="memory_vector")
+    hits = mem.search("kitten resting upon rugs", recipe="memory_vector")
     assert hits[0].memory.id == cat.id
-    assert mem.search("kitten resting on a rug", recipe="memory_bm25") == []  # no shared word
+    assert mem.search("kitten resting upon rugs", recipe="memory_bm25") == []  # no shared word
 
 
 def test_unrelated_query_finds_nothing_by_vector(mem: Knotwork) -> None:

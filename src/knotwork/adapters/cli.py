@@ -21,7 +21,8 @@ from knotwork.config import Settings
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
 from knotwork.errors import InvalidInput
-from knotwork.render import render
+from knotwork.render import DETAILS, metrics as render_metrics
+from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
 
@@ -44,6 +45,11 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
             click.echo(out)
 
     return wrapper
+
+
+def _answer(mem: Knotwork, operation: str, result: Any, fmt: str, **options: Any) -> str:
+    """Render through the adapters' shared Responder (short ids, safe fallback, token metrics)."""
+    return Responder(mem)(operation, result, fmt, **options)
 
 
 def _json_option(value: str | None, field: str) -> Any:
@@ -116,7 +122,7 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
         metadata=_json_option(opts["metadata"], "metadata"),
         valid_at=opts["valid_at"],
     )
-    return render("add", m, fmt)
+    return _answer(mem, "add", m, fmt)
 
 
 @cli.command()
@@ -124,7 +130,7 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
 @with_store
 def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Show one memory (full id or a unique 8+ character prefix/suffix)."""
-    return render("get", mem.get(id), fmt)
+    return _answer(mem, "get", mem.get(id), fmt)
 
 
 @cli.command()
@@ -162,7 +168,7 @@ def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) ->
         changes["valid_at"] = opts["valid_at"]
     if opts["invalid_at"] is not None:
         changes["invalid_at"] = opts["invalid_at"] or None
-    return render("update", mem.update(id, **changes), fmt)
+    return _answer(mem, "update", mem.update(id, **changes), fmt)
 
 
 @cli.command()
@@ -170,7 +176,7 @@ def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) ->
 @with_store
 def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Forget a memory and its history."""
-    return render("delete", mem.delete(id), fmt)
+    return _answer(mem, "delete", mem.delete(id), fmt)
 
 
 @cli.command("list")
@@ -194,7 +200,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
         limit=opts["limit"],
         cursor=opts["cursor"],
     )
-    return render("list", page, fmt)
+    return _answer(mem, "list", page, fmt)
 
 
 @cli.command()
@@ -205,6 +211,10 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 @click.option("--recipe", help="Search recipe (memory_hybrid, memory_bm25, memory_vector, memory_mmr, memory_node_distance, ambient).")
 @click.option("--center", help="Memory id that graph-aware recipes measure distance from.")
 @click.option("--explain", is_flag=True, help="Include every stage's score (JSON output).")
+@click.option(
+    "--relation-detail", type=click.Choice(DETAILS), default="standard", show_default=True,
+    help="Relations per hit: none, minimal (artifacts, similar ids), standard, full (every meta-relation).",
+)
 @with_store
 def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find memories relevant to QUERY (the workspace and global)."""
@@ -219,7 +229,7 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
         center=opts["center"],
         explain=opts["explain"],
     )
-    return render("search", hits, fmt)
+    return _answer(mem, "search", hits, fmt, relation_detail=opts["relation_detail"])
 
 
 @cli.command()
@@ -227,7 +237,7 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
 @with_store
 def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Every version of a memory, oldest first."""
-    return render("history", mem.history(id), fmt)
+    return _answer(mem, "history", mem.history(id), fmt)
 
 
 @cli.command()
@@ -238,7 +248,7 @@ def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @with_store
 def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, type: str, metadata: str | None) -> str:
     """Link FROM_ID --TYPE--> TO_ID (idempotent; supersedes retires TO_ID)."""
-    return render("link", mem.link(from_id, to_id, type, _json_option(metadata, "metadata")), fmt)
+    return _answer(mem, "link", mem.link(from_id, to_id, type, _json_option(metadata, "metadata")), fmt)
 
 
 @cli.command()
@@ -246,7 +256,7 @@ def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, 
 @with_store
 def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) -> str:
     """Remove a relationship."""
-    return render("unlink", mem.unlink(relationship_id), fmt)
+    return _answer(mem, "unlink", mem.unlink(relationship_id), fmt)
 
 
 @cli.command()
@@ -257,7 +267,7 @@ def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) ->
 @with_store
 def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[str, ...], depth: int, direction: str) -> str:
     """Memories linked to ID, nearest first."""
-    return render("related", mem.related(id, types=list(types) or None, depth=depth, direction=direction), fmt)
+    return _answer(mem, "related", mem.related(id, types=list(types) or None, depth=depth, direction=direction), fmt)
 
 
 @cli.command()
@@ -268,7 +278,7 @@ def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[s
 @with_store
 def graph(mem: Knotwork, settings: Settings, fmt: str, id: str, depth: int, max_nodes: int, drawing: str) -> str:
     """The graph around ID, as text, DOT or Mermaid."""
-    return render("graph", mem.graph(id, max_depth=depth, max_nodes=max_nodes), "json" if fmt == "json" else drawing)
+    return _answer(mem, "graph", mem.graph(id, max_depth=depth, max_nodes=max_nodes), "json" if fmt == "json" else drawing)
 
 
 def _progress(total: int | None, desc: str, show: bool | None) -> tqdm:
@@ -305,7 +315,7 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
             raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
     with _progress(len(records), "import", progress) as bar:
         report = mem.import_records(records, on_progress=bar.update)
-    return render("import", report, fmt)
+    return _answer(mem, "import", report, fmt)
 
 
 @cli.command()
@@ -341,14 +351,18 @@ def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
 @cli.command()
 @click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
 @workspace_option
+@click.option(
+    "--tools", type=click.Choice(["all", "core"]), default="all", show_default=True,
+    help="core: only the everyday memory tools (add, search, get, update, delete, list), a smaller catalog.",
+)
 @click.pass_context
-def mcp(ctx: click.Context, db: str | None, workspace: str | None) -> None:
+def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -> None:
     """Serve MCP over stdio (what an agent launches)."""
     from knotwork.adapters.mcp import build_server
 
     settings = _settings(ctx)
     with open_store(db, settings=settings) as mem:
-        build_server(mem, default_workspace=_workspace(settings, workspace)).run("stdio")
+        build_server(mem, default_workspace=_workspace(settings, workspace), tools=tools).run("stdio")
 
 
 @cli.command()
@@ -380,6 +394,19 @@ def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str |
         )
         click.echo(f"knotwork: REST at http://{host}:{port}/ (docs /docs), MCP at /mcp (database {mem.store.location})", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@cli.command()
+@click.option("--file", "path", metavar="PATH", help="Metrics file (default $KNOTWORK_METRICS_FILE).")
+@click.pass_context
+def metrics(ctx: click.Context, path: str | None) -> None:
+    """Token savings per operation, from the metrics file (KNOTWORK_METRICS_FILE)."""
+    target = path or _settings(ctx).metrics_file
+    if not target:
+        raise InvalidInput("file", "no metrics file: pass --file or set KNOTWORK_METRICS_FILE")
+    if not Path(target).expanduser().is_file():
+        raise InvalidInput("file", f"{target} does not exist (no call has been recorded there yet)")
+    click.echo(render_metrics.summary(render_metrics.read(target)))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,7 +1,9 @@
 """The MCP server: each tool is a thin adapter over one service method.
 
-Tools answer in compact text by default and in JSON with ``format="json"``.
-A ``KnotworkError`` becomes a tool error whose text is the error's message.
+Tools answer through one ``Responder`` (``knotwork.render``): compact text by
+default, JSON with ``format="json"``. A ``KnotworkError`` becomes a tool error
+whose text is the error's message; for a write it reads
+``✗ Delete failed: <message>``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from pydantic import Field
 
 from knotwork.errors import KnotworkError
 from knotwork.render import render
+from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
-Format = Annotated[Literal["compact", "json"], Field(description="compact text (default) or json")]
+Format = Annotated[Literal["compact", "json"], Field(description="json for the full record")]
 Workspace = Annotated[str | None, Field(description="workspace name; omit for the server default (global if none)")]
 MemoryId = Annotated[str, Field(description="memory id (full, or a unique 8+ char prefix/suffix)")]
 Tags = Annotated[dict[str, str] | None, Field(description="tags as {key: value}")]
@@ -27,38 +30,94 @@ LinkType = Literal[
     "relates_to", "parent_of", "child_of", "references", "supersedes", "implements", "example_of", "contradicts", "fixes"
 ]
 StrList = Annotated[list[str] | None, Field(description="list of strings")]
+RelationDetail = Annotated[
+    Literal["none", "minimal", "standard", "full"],
+    Field(description="relations per hit: none, minimal (artifacts, similar ids), standard, full (debug)"),
+]
+
+# The everyday tools: what `knotwork mcp --tools core` exposes (ambient_recall once it exists).
+CORE_TOOLS = frozenset(
+    {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories", "ambient_recall"}
+)
+TOOLSETS = ("all", "core")
+# Tools that write: a failure reads "✗ Delete failed: <reason>".
+WRITE_OPERATIONS = {"add_memory": "add", "update_memory": "update", "delete_memory": "delete",
+                    "link_memories": "link", "unlink_memories": "unlink"}
 
 INSTRUCTIONS = (
     "knotwork is long-term memory. Search it before answering questions about past work, decisions or "
     "preferences; store durable facts, decisions and lessons with add_memory."
 )
 
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-DESTROY = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+# Hints left unset take the spec's defaults (read_only false, destructive true, idempotent false,
+# open_world true): the catalog is in the agent's context on every turn, so it says only what differs.
+READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(destructive_hint=False, open_world_hint=False)
+DESTROY = ToolAnnotations(idempotent_hint=True, open_world_hint=False)
 
 
-def _errors_as_tool_errors(fn: Callable[..., str]) -> Callable[..., str]:
+def _errors_as_tool_errors(fn: Callable[..., str], respond: Responder) -> Callable[..., str]:
+    operation = WRITE_OPERATIONS.get(fn.__name__)
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> str:
         try:
             return fn(*args, **kwargs)
         except KnotworkError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(respond.failure(operation, exc) if operation else str(exc)) from None
 
     return wrapper
 
 
-def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPServer:
-    """An MCP server exposing ``mem``; ``default_workspace`` applies when a call names none."""
-    server = MCPServer(name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+class KnotworkServer(MCPServer):
+    """The SDK's server, with a tool catalog trimmed of what costs tokens and tells a model nothing."""
+
+    async def list_tools(self) -> list[Any]:
+        tools = await super().list_tools()
+        for t in tools:
+            t.input_schema = slim_schema(t.input_schema)
+        return tools
+
+
+def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema without pydantic's generated titles, optional fields written as their plain type.
+
+    ``{"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": "Workspace"}``
+    becomes ``{"type": "string"}``: a field not in ``required`` is already optional. Arguments are
+    still validated against the full model, so an explicit null stays accepted.
+    """
+    out = {k: v for k, v in schema.items() if k != "title"}
+    props = {}
+    for name, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        options = prop.get("anyOf")
+        if options and len(options) == 2 and {"type": "null"} in options and prop.get("default", 0) is None:
+            (kept,) = [o for o in options if o != {"type": "null"}]
+            prop = {**{k: v for k, v in prop.items() if k not in ("anyOf", "default")}, **kept}
+        props[name] = prop
+    if props:
+        out["properties"] = props
+    return out
+
+
+def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: str = "all") -> MCPServer:
+    """An MCP server exposing ``mem``; ``default_workspace`` applies when a call names none.
+
+    ``tools="core"`` exposes only the everyday tools (:data:`CORE_TOOLS`): a
+    smaller catalog costs the agent fewer tokens on every turn.
+    """
+    if tools not in TOOLSETS:
+        raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
+    server = KnotworkServer(name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    respond = Responder(mem)
 
     def ws(value: str | None) -> str | None:
         return value if value is not None else default_workspace
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., str]], Callable[..., str]]:
         def register(fn: Callable[..., str]) -> Callable[..., str]:
-            server.add_tool(_errors_as_tool_errors(fn), annotations=annotations, structured_output=False)
+            if tools == "all" or fn.__name__ in CORE_TOOLS:
+                server.add_tool(_errors_as_tool_errors(fn, respond), annotations=annotations, structured_output=False)
             return fn
 
         return register
@@ -90,7 +149,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
             metadata=metadata,
             valid_at=valid_at,
         )
-        return render("add", m, format)
+        return respond("add", m, format)
 
     @tool(READ)
     def search_memory(
@@ -100,16 +159,17 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         agent_id: Annotated[str | None, Field(description="only this partition")] = None,
         category: Annotated[str | None, Field(description="only this category")] = None,
         tags: Tags = None,
+        relation_detail: RelationDetail = "standard",
         format: Format = "compact",
     ) -> str:
         """Find memories relevant to a query (this workspace and global)."""
         hits = mem.search(query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags)
-        return render("search", hits, format)
+        return respond("search", hits, format, relation_detail=relation_detail)
 
     @tool(READ)
     def get_memory(id: MemoryId, format: Format = "compact") -> str:
         """Read one memory in full."""
-        return render("get", mem.get(id), format)
+        return respond("get", mem.get(id), format)
 
     @tool(WRITE)
     def update_memory(
@@ -138,12 +198,12 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
             "invalid_at": invalid_at,
         }
         changes = {k: v for k, v in given.items() if v is not None}
-        return render("update", mem.update(id, **changes), format)
+        return respond("update", mem.update(id, **changes), format)
 
     @tool(DESTROY)
     def delete_memory(id: MemoryId, format: Format = "compact") -> str:
         """Forget a memory and its history."""
-        return render("delete", mem.delete(id), format)
+        return respond("delete", mem.delete(id), format)
 
     @tool(READ)
     def list_memories(
@@ -168,7 +228,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
             limit=limit,
             cursor=cursor,
         )
-        return render("list", page, format)
+        return respond("list", page, format)
 
     @tool(WRITE)
     def link_memories(
@@ -179,7 +239,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         format: Format = "compact",
     ) -> str:
         """Link two memories with a typed, directed relationship (idempotent)."""
-        return render("link", mem.link(from_id, to_id, type, metadata), format)
+        return respond("link", mem.link(from_id, to_id, type, metadata), format)
 
     @tool(DESTROY)
     def unlink_memories(
@@ -187,7 +247,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         format: Format = "compact",
     ) -> str:
         """Remove a relationship."""
-        return render("unlink", mem.unlink(relationship_id), format)
+        return respond("unlink", mem.unlink(relationship_id), format)
 
     @tool(READ)
     def get_related_memories(
@@ -198,7 +258,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         format: Format = "compact",
     ) -> str:
         """Memories linked to one memory, up to depth hops, nearest first."""
-        return render("related", mem.related(id, types=types, depth=depth, direction=direction), format)
+        return respond("related", mem.related(id, types=types, depth=depth, direction=direction), format)
 
     @tool(READ)
     def get_memory_graph(
@@ -208,7 +268,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         format: Annotated[Literal["compact", "json", "dot", "mermaid"], Field(description="compact, json, dot or mermaid")] = "compact",
     ) -> str:
         """Nodes and edges around a memory, ready to draw."""
-        return render("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
+        return respond("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
 
     # -- ambient recall and status ---------------------------------------------
     @tool(READ)
@@ -224,7 +284,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
         format: Format = "compact",
     ) -> str:
         """Context to start from: directives, what is relevant now, recent episodes, within a token budget."""
-        return render(
+        return respond(
             "recall",
             mem.recall(context, workspace=ws(workspace), query=query, budget_tokens=budget_tokens, sections=sections),
             format,
@@ -233,12 +293,12 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None) -> MCPS
     @tool(READ)
     def get_status(format: Format = "compact") -> str:
         """Version, store, schema version, counts, embedder and recall latency (p50/p95)."""
-        return render("status", mem.status(), format)
+        return respond("status", mem.status(), format)
 
     @tool(READ)
     def get_memory_stats(format: Format = "compact") -> str:
         """Memory counts by workspace, category and agent; links; vectors; database size."""
-        return render("stats", mem.stats(), format)
+        return respond("stats", mem.stats(), format)
 
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from knotwork.embed._cache import QueryCache
-from knotwork.embed._chunking import DEFAULT_OVERLAP, Span, check_window, chunk_text, estimated_spans
+from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage, estimated_spans, passages
 from knotwork.embed.protocol import EmbeddingError
 
 #: Default size of the query-vector LRU cache (a 384-float vector is 1.5 KiB,
@@ -25,9 +25,10 @@ class BaseEmbedder(abc.ABC):
     Args:
         batch_size: Most texts sent to the model (or server) at once.
         query_cache_size: Entries in the LRU cache behind :meth:`embed_query`.
-        chunk_tokens: Window of :meth:`chunks`, counted like ``max_tokens``;
-            defaults to ``max_tokens`` so each chunk fills the model's window.
-        chunk_overlap: Tokens repeated between consecutive chunks.
+        chunk_tokens: Most tokens of one passage of :meth:`chunks`, counted
+            like ``max_tokens`` (special tokens included); defaults to
+            ``max_tokens``.
+        passage_words: Most words of one passage of :meth:`chunks`.
     """
 
     model_id: str
@@ -38,14 +39,14 @@ class BaseEmbedder(abc.ABC):
         batch_size: int,
         query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
         chunk_tokens: int | None = None,
-        chunk_overlap: int = DEFAULT_OVERLAP,
+        passage_words: int = DEFAULT_PASSAGE_WORDS,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self.query_cache = QueryCache(query_cache_size)
         self._chunk_tokens = chunk_tokens
-        self.chunk_overlap = chunk_overlap
+        self.passage_words = passage_words
 
     # -- what a provider supplies ---------------------------------------------
 
@@ -100,14 +101,14 @@ class BaseEmbedder(abc.ABC):
         return self.embed([text])[0]
 
     def chunks(self, text: str) -> list[str]:
-        """``[text]`` if it fits :attr:`chunk_tokens`; else overlapping
-        windows of :attr:`chunk_tokens` tokens (``chunk_overlap`` shared
-        between neighbours), cut between words."""
+        """``[text]`` if it is one passage long; else its passages: runs of
+        whole sentences of at most :attr:`passage_words` words and
+        :attr:`chunk_tokens` tokens that together cover all of it."""
         if not isinstance(text, str):
             raise TypeError(f"chunks() takes a str, got {type(text).__name__}")
         budget = self.chunk_tokens - self._special_tokens
-        check_window(self.chunk_tokens, self.chunk_overlap, self._special_tokens)
-        return chunk_text(text, list(self._spans(text)), budget, self.chunk_overlap)
+        check_passage(budget, self.passage_words)
+        return passages(text, list(self._spans(text)), budget, self.passage_words)
 
     # -- helpers ---------------------------------------------------------------
 

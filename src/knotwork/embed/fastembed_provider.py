@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
-from knotwork.embed._chunking import DEFAULT_OVERLAP
+from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS
 from knotwork.embed.protocol import EmbeddingError, MissingDependencyError
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
@@ -67,7 +67,7 @@ class FastEmbedEmbedder(BaseEmbedder):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
         chunk_tokens: int | None = None,
-        chunk_overlap: int = DEFAULT_OVERLAP,
+        passage_words: int = DEFAULT_PASSAGE_WORDS,
     ) -> None:
         if not model_name:
             raise ValueError("model_name must name a fastembed model, e.g. BAAI/bge-small-en-v1.5")
@@ -77,7 +77,7 @@ class FastEmbedEmbedder(BaseEmbedder):
             batch_size=batch_size,
             query_cache_size=query_cache_size,
             chunk_tokens=chunk_tokens,
-            chunk_overlap=chunk_overlap,
+            passage_words=passage_words,
         )
         self.model_name = model_name
         self.model_id = f"fastembed:{model_name}"

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
-from knotwork.embed._chunking import DEFAULT_OVERLAP, Span, check_window
+from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage
 from knotwork.embed.protocol import EmbeddingError
 
 #: Name of the vector space; bump the suffix if the model file or the
@@ -128,15 +128,15 @@ class MiniLMEmbedder(BaseEmbedder):
             each token then costs 1.35-1.5x as much (attention grows with
             the square of the length: measured 2,640 against 4,000 tokens/s),
             so a 500-token text takes 2.5-2.8x as long as its 256-token cut,
-            and positions past 256 were never trained. Two overlapping
-            256-token chunks are the better use of that time.
+            and positions past 256 were never trained; a long memory is
+            embedded with its passages instead (:meth:`chunks`).
         batch_size: Most texts per onnxruntime run.
         max_batch_tokens: Most padded tokens per run (at least
             ``max_tokens``); long texts go in smaller batches.
         threads: onnxruntime intra-op threads (default: one per core).
         query_cache_size: Entries in the query-vector LRU cache.
-        chunk_tokens: Window of :meth:`chunks` (default ``max_tokens``).
-        chunk_overlap: Tokens shared by neighbouring chunks (default 32).
+        chunk_tokens: Most tokens of one passage of :meth:`chunks` (default ``max_tokens``).
+        passage_words: Most words of one passage of :meth:`chunks` (default 40).
         model_path, tokenizer_path: Other files of the same model (tests,
             a model kept outside site-packages).
     """
@@ -158,7 +158,7 @@ class MiniLMEmbedder(BaseEmbedder):
         threads: int | None = None,
         query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
         chunk_tokens: int | None = None,
-        chunk_overlap: int = DEFAULT_OVERLAP,
+        passage_words: int = DEFAULT_PASSAGE_WORDS,
         model_path: str | Path | None = None,
         tokenizer_path: str | Path | None = None,
     ) -> None:
@@ -172,11 +172,11 @@ class MiniLMEmbedder(BaseEmbedder):
             batch_size=batch_size,
             query_cache_size=query_cache_size,
             chunk_tokens=chunk_tokens,
-            chunk_overlap=chunk_overlap,
+            passage_words=passage_words,
         )
         self._max_tokens = max_tokens
         # Fail now, not on the first embedding, when the settings cannot chunk.
-        check_window(self.chunk_tokens, chunk_overlap, SPECIAL_TOKENS)
+        check_passage(self.chunk_tokens - SPECIAL_TOKENS, passage_words)
         self.max_batch_tokens = max(max_batch_tokens, max_tokens)
         self.threads = threads or default_threads()
         self._model_path = Path(model_path) if model_path is not None else None

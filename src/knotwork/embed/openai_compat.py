@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
-from knotwork.embed._chunking import DEFAULT_OVERLAP
+from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS
 from knotwork.embed.protocol import EmbeddingError
 
 #: Texts per request. Servers cap inputs per request (OpenAI: 2048) and
@@ -86,7 +86,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         headers: Mapping[str, str] | None = None,
         query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
         chunk_tokens: int | None = None,
-        chunk_overlap: int = DEFAULT_OVERLAP,
+        passage_words: int = DEFAULT_PASSAGE_WORDS,
     ) -> None:
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -105,7 +105,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             batch_size=batch_size,
             query_cache_size=query_cache_size,
             chunk_tokens=chunk_tokens,
-            chunk_overlap=chunk_overlap,
+            passage_words=passage_words,
         )
         # Credentials in the URL become a Basic auth header and are kept out
         # of the URL, which ends up in the model id, the store and errors.

@@ -1,6 +1,6 @@
 """What the store needs from an embedding model, and the error it raises.
 
-The store keeps one vector per chunk of a memory and compares them by dot
+The store keeps one vector per chunk (the text, or the passages of a long one) of a memory and compares them by dot
 product, so every embedder promises float32, L2-normalised rows of a fixed
 size, and a ``model_id`` that changes whenever the vector space changes (the
 store records it and refuses to mix vectors of two models).
@@ -70,8 +70,9 @@ class Embedder(Protocol):
         ...
 
     def chunks(self, text: str) -> list[str]:
-        """``[text]`` when it fits the model's window; otherwise overlapping
-        windows of it, cut between words, that together cover all of it."""
+        """What ``text`` is embedded as: ``[text]`` when it is one passage
+        long; otherwise its passages, runs of whole sentences that together
+        cover all of it (search scores a memory by its best one)."""
         ...
 
 

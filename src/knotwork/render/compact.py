@@ -1,20 +1,49 @@
-"""Compact text: the least an agent needs to act on, one line per item where possible."""
+"""Compact text: the least an agent needs to act on, one line per item where possible.
+
+Ids in lists and search hits are short ids (``view.sid``: the shortest unique
+prefix or suffix, 8+ characters), which every tool accepts back. Write
+confirmations and ``get`` show the full id: it is the handle a caller keeps.
+Times in lists are relative (``2h ago``); content is cut at a word boundary.
+The shapes are documented in docs/formats.md and were chosen by counting
+o200k tokens (bench/tokens.py).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
+from knotwork.render import relations as rel
+from knotwork.render.core import View, register
 from knotwork.service import ImportReport
+from knotwork.services.links import MetaRelation
 
-PREVIEW_CHARS = 160
+PREVIEW_CHARS = 160  # a search hit or list line
+SHORT_PREVIEW_CHARS = 60  # a write confirmation
+SIMILAR_PREVIEW_CHARS = 40  # a similar memory: enough to judge it; 60 cost 7% more tokens per search (bench/tokens.py)
 
 
 def _when(dt: Any) -> str:
     return to_text(dt)[:16].replace("T", " ")
+
+
+def ago(dt: datetime, now: datetime) -> str:
+    """``now``, ``5m ago``, ``2h ago``, ``3d ago``, ``4mo ago``, ``2y ago`` (``in 3d`` for the future)."""
+    seconds = (now - dt).total_seconds()
+    span = abs(seconds)
+    for unit, size, below in (("m", 60, 3600), ("h", 3600, 86400), ("d", 86400, 86400 * 30), ("mo", 86400 * 30, 86400 * 365)):
+        if span < below:
+            count = int(span // size)
+            break
+    else:
+        unit, count = "y", int(span // (86400 * 365))
+    if unit == "m" and count == 0:
+        return "now"
+    return f"{count}{unit} ago" if seconds >= 0 else f"in {count}{unit}"
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -37,21 +66,22 @@ def _labels(m: Memory) -> str:
     return " ".join(parts)
 
 
-def _line(m: Memory) -> str:
-    labels = _labels(m)
-    return f"{m.id} {_when(m.created_at)}{' ' + labels if labels else ''} - {preview(m.content)}"
+def _line(m: Memory, view: View) -> str:
+    cat = f" [{m.category}]" if m.category else ""
+    return f"{view.sid(m.id)} {ago(m.valid_at, view.now)}{cat} {preview(m.content)}"
 
 
-def memory(m: Memory) -> str:
+def memory(m: Memory, view: View) -> str:
     head = [m.id, _labels(m), f"v{m.version}", f"importance {m.importance:g}"]
     lines = [" ".join(p for p in head if p)]
     if m.tags:
-        lines.append("tags: " + ", ".join(f"{k}={v}" if v else k for k, v in m.tags.items()))
+        lines.append("tags: " + _tags(m.tags))
     if m.artifacts:
         lines.append("artifacts: " + ", ".join(m.artifacts))
     if m.evidence:
         lines.append("evidence: " + ", ".join(m.evidence))
-    times = f"created {_when(m.created_at)}, valid from {_when(m.valid_at)}"
+    created, valid = _when(m.created_at), _when(m.valid_at)
+    times = f"created {created}" + (f", valid from {valid}" if valid != created else "")
     if m.invalid_at:
         times += f" until {_when(m.invalid_at)}"
     lines.append(times)
@@ -61,94 +91,160 @@ def memory(m: Memory) -> str:
     return "\n".join(lines)
 
 
-def added(m: Memory) -> str:
+def _tags(tags: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" if v else k for k, v in tags.items())
+
+
+# -- write confirmations: the full id, the handle a caller keeps ------------------
+def added(m: Memory, view: View) -> str:
     if m.duplicate:
-        return f"✓ Already stored (same content): {m.id}"
-    return f"✓ Stored {m.id}"
+        return f"✓ Already stored (id {m.id})"
+    return f"✓ Stored {preview(m.content, SHORT_PREVIEW_CHARS)} (id {m.id})"
 
 
-def added_many(ms: list[Memory]) -> str:
+def added_many(ms: list[Memory], view: View) -> str:
     new = sum(not m.duplicate for m in ms)
     lines = [f"✓ Stored {new}, {len(ms) - new} already present"]
     lines += [f"{'=' if m.duplicate else '+'} {m.id}" for m in ms]
     return "\n".join(lines)
 
 
-def updated(m: Memory) -> str:
+def updated(m: Memory, view: View) -> str:
     return f"✓ Updated {m.id} (now v{m.version})"
 
 
-def deleted(m: Memory) -> str:
+def deleted(m: Memory, view: View) -> str:
     return f"✓ Deleted {m.id} - {preview(m.content, 80)}"
 
 
-def page(p: Page) -> str:
+FAILED_VERB = {"add": "Store", "update": "Update", "delete": "Delete", "link": "Link", "unlink": "Unlink"}
+
+
+def failed(operation: str, reason: str) -> str:
+    """``✗ Delete failed: <reason>``: how a write that did not happen reads."""
+    return f"✗ {FAILED_VERB.get(operation, operation.capitalize())} failed: {reason}"
+
+
+# -- reads -------------------------------------------------------------------------
+def page(p: Page, view: View) -> str:
     if not p:
         return "No memories."
-    lines = [_line(m) for m in p]
+    lines = [_line(m, view) for m in p]
     if p.next_cursor:
         lines.append(f"next cursor: {p.next_cursor}")
     return "\n".join(lines)
 
 
-def hits(hs: list[Hit]) -> str:
+def hits(hs: list[Hit], view: View) -> str:
+    """One line per hit (short id, score, age, category, content), then its relations block."""
     if not hs:
         return "No matching memories."
-    return "\n".join(f"{i}. {h.score:.2f} {_line(h.memory)}" for i, h in enumerate(hs, 1))
+    lines = []
+    for h in hs:
+        lines.append(f"{view.sid(h.memory.id)} {h.score:.2f} {ago(h.memory.valid_at, view.now)}"
+                     f"{' [' + h.memory.category + ']' if h.memory.category else ''} {preview(h.memory.content)}")
+        lines += relation_lines(view.relations.get(h.memory.id, []), view)
+    return "\n".join(lines)
 
 
-def history(ms: list[Memory]) -> str:
-    return "\n".join(f"v{m.version} {_when(m.updated_at)} - {preview(m.content)}" for m in ms)
+def relation_lines(rels: Sequence[MetaRelation], view: View) -> list[str]:
+    """The relations block of one hit: one indented ``key: values`` line per non-empty key."""
+    if view.detail == "none":
+        return []
+    if view.detail == "full":
+        return [f"  {_full(r, view)}" for r in rels]
+    block = rel.compact(rels, view.detail, view.sid)
+    out = []
+    for key, value in block.items():
+        if key == "similar":
+            value = "; ".join(_similar(s) for s in value)
+        elif key == "tags":
+            value = _tags(value)
+        elif isinstance(value, list):
+            value = ", ".join(value)
+        out.append(f"  {key}: {value}")
+    return out
 
 
-def imported(r: ImportReport) -> str:
+def _similar(item: Any) -> str:
+    if isinstance(item, str):  # minimal: the id alone
+        return item
+    parts = [item["id"]]
+    if "score" in item:
+        parts.append(f"{item['score']:.2f}")
+    if "preview" in item:
+        parts.append(json.dumps(preview(item["preview"], SIMILAR_PREVIEW_CHARS), ensure_ascii=False))
+    return " ".join(parts)
+
+
+def _full(r: MetaRelation, view: View) -> str:
+    value = view.sid(r.target_value) if r.type == rel.SIMILAR else r.target_value
+    text = f"{r.type} {r.target_label}={value}"
+    if r.score is not None:
+        text += f" score={r.score:.2f}"
+    if r.preview:
+        text += " " + json.dumps(preview(r.preview, SHORT_PREVIEW_CHARS), ensure_ascii=False)
+    return text
+
+
+def history(ms: list[Memory], view: View) -> str:
+    return "\n".join(f"v{m.version} {ago(m.updated_at, view.now)} - {preview(m.content)}" for m in ms)
+
+
+def imported(r: ImportReport, view: View) -> str:
     return f"✓ Imported {r.added}, skipped {r.skipped} already present"
 
 
-def _arrow(r: Relationship) -> str:
-    return f"{r.from_id} --{r.type}--> {r.to_id}"
+def _arrow(r: Relationship, view: View | None = None) -> str:
+    short = view.sid if view else str
+    return f"{short(r.from_id)} --{r.type}--> {short(r.to_id)}"
 
 
-def linked(r: Relationship) -> str:
-    return f"{'= Already linked' if r.existing else '✓ Linked'} {_arrow(r)} (id {r.id})"
+def linked(r: Relationship, view: View) -> str:
+    """The relationship's full id (the handle ``unlink`` takes); its ends as short ids."""
+    return f"{'= Already linked' if r.existing else '✓ Linked'} {_arrow(r, view)} (id {r.id})"
 
 
-def unlinked(r: Relationship) -> str:
-    return f"✓ Unlinked {_arrow(r)}"
+def unlinked(r: Relationship, view: View) -> str:
+    return f"✓ Unlinked {_arrow(r, view)}"
 
 
-def relationships(rs: list[Relationship]) -> str:
+def relationships(rs: list[Relationship], view: View) -> str:
     if not rs:
         return "No relationships."
-    return "\n".join(f"{r.id} {_arrow(r)}" for r in rs)
+    return "\n".join(f"{r.id} {_arrow(r, view)}" for r in rs)
 
 
-def related(rs: list[Related]) -> str:
+def related(rs: list[Related], view: View) -> str:
     if not rs:
         return "No related memories."
-    lines = []
-    for r in rs:
-        rel = r.relationship
-        lines.append(f"{r.depth} {r.memory.id} via {rel.type} ({rel.from_id[-8:]}->{rel.to_id[-8:]}) - {preview(r.memory.content, 100)}")
+    return "\n".join(f"d{r.depth} {view.sid(r.memory.id)} {_edge(r, view)}: {preview(r.memory.content, 100)}" for r in rs)
+
+
+def _edge(r: Related, view: View) -> str:
+    """The link that reached ``r.memory``, seen from it: ``-type-> X`` (outgoing) or ``<-type- X`` (incoming)."""
+    link = r.relationship
+    if link.to_id == r.memory.id:
+        return f"<-{link.type}- {view.sid(link.from_id)}"
+    return f"-{link.type}-> {view.sid(link.to_id)}"
+
+
+def graph(g: Graph, view: View) -> str:
+    lines = [f"graph of {view.sid(g.center)}: {len(g.nodes)} nodes, {len(g.edges)} edges{' (truncated)' if g.truncated else ''}"]
+    lines += [f"node {view.sid(m.id)} d{g.depths[m.id]} - {preview(m.content, 80)}" for m in g.nodes]
+    lines += [f"edge {_arrow(e, view)}" for e in g.edges]
     return "\n".join(lines)
 
 
-def graph(g: Graph) -> str:
-    lines = [f"graph of {g.center}: {len(g.nodes)} nodes, {len(g.edges)} edges{' (truncated)' if g.truncated else ''}"]
-    lines += [f"node {m.id} d{g.depths[m.id]} - {preview(m.content, 80)}" for m in g.nodes]
-    lines += [f"edge {_arrow(e)}" for e in g.edges]
-    return "\n".join(lines)
-
-
-def relations(by_memory: dict) -> str:
+def relations(by_memory: dict, view: View) -> str:
     lines = []
     for mid, rels in by_memory.items():
-        lines.append(mid)
-        lines += [f"  {r.type} {r.target_label}={r.target_value}" for r in rels]
+        lines.append(view.sid(mid))
+        lines += [f"  {_full(r, view)}" for r in rels]
     return "\n".join(lines) or "No relations."
 
 
-RENDERERS: dict[str, Callable[[Any], str]] = {
+for _operation, _renderer in {
     "add": added,
     "add_many": added_many,
     "get": memory,
@@ -164,4 +260,5 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
     "related": related,
     "graph": graph,
     "relations": relations,
-}
+}.items():
+    register(_operation, _renderer)

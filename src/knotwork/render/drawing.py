@@ -1,9 +1,10 @@
-"""Graphs as DOT (Graphviz) or Mermaid text."""
+"""Graphs as DOT (Graphviz) or Mermaid text (full ids: drawings are read by tools, not agents)."""
 
 from __future__ import annotations
 
 from knotwork.domain.models import Graph
 from knotwork.render.compact import preview
+from knotwork.render.core import DRAWINGS
 
 
 def _label(text: str) -> str:
@@ -29,3 +30,7 @@ def mermaid(g: Graph) -> str:
     for e in g.edges:
         lines.append(f"  {e.from_id} -->|{e.type}| {e.to_id}")
     return "\n".join(lines)
+
+
+DRAWINGS["dot"] = dot
+DRAWINGS["mermaid"] = mermaid

@@ -1,14 +1,26 @@
-"""The JSON form of every result: stable keys, ISO-8601 UTC times."""
+"""The JSON form of every result: stable keys, full ids, ISO-8601 UTC times (see docs/formats.md)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
+from knotwork.render import relations as rel
+from knotwork.render.core import View
 from knotwork.service import ImportReport
 
 
-def to_jsonable(operation: str, result: Any) -> Any:
+def hit(h: Hit, view: View) -> dict[str, Any]:
+    """One search hit; ``relations`` follows ``view.detail`` (absent for none, a list for full, else the compact block)."""
+    out = h.to_dict()
+    block = rel.shaped(view.relations.get(h.memory.id, []), view.detail)
+    if block is not None:
+        out["relations"] = block
+    return out
+
+
+def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
+    view = view or View()
     if isinstance(result, Memory):
         out = result.to_dict()
         if operation == "add":
@@ -29,7 +41,7 @@ def to_jsonable(operation: str, result: Any) -> Any:
         return {"added": result.added, "skipped": result.skipped}
     if isinstance(result, list):
         if operation == "search":
-            return {"hits": [h.to_dict() for h in result if isinstance(h, Hit)]}
+            return {"hits": [hit(h, view) for h in result if isinstance(h, Hit)]}
         if operation == "history":
             return {"versions": [m.to_dict() for m in result]}
         if operation == "related":
@@ -38,4 +50,6 @@ def to_jsonable(operation: str, result: Any) -> Any:
             return {"relationships": [r.to_dict() for r in result]}
         if operation == "add_many":
             return {"memories": [{**m.to_dict(), "duplicate": m.duplicate} for m in result]}
-    raise TypeError(f"no JSON form for {operation!r} result {type(result).__name__}")
+    # Anything else (a new operation's result): plain values as they are, objects through their
+    # ``to_dict()`` or text (``core._fallback_value``), so a missing JSON renderer never fails a call.
+    return result

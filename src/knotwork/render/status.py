@@ -1,7 +1,7 @@
 """Compact text for ambient recall, ``get_status`` and ``get_memory_stats``: one or two lines each.
 
-Registered with the renderer dispatch in ``render/core.py`` next to the
-memory renderers; the JSON form is each result's ``to_dict()``.
+Registered with the renderer registry of ``render/core.py`` when the
+``render`` package loads; the JSON form is each result's ``to_dict()``.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from knotwork.render.core import register
 from knotwork.render.recall import count_of
 
 
@@ -53,4 +54,6 @@ def recall(r: Any) -> str:
 
 
 RENDERERS: dict[str, Callable[[Any], str]] = {"status": status, "stats": stats, "recall": recall}
-JSON_OPERATIONS = frozenset(RENDERERS)  # these results carry their own to_dict()
+
+for _operation, _text in RENDERERS.items():
+    register(_operation, _text, lambda result: result.to_dict())

@@ -19,8 +19,16 @@ def rrf(ranked: Mapping[str, Sequence[tuple[str, float]]], k: int = 60, weights:
     return _candidates(total, scores, "rrf")
 
 
-def weighted(ranked: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float] | None = None) -> list[Candidate]:
-    """Weighted sum of each source's scores, min-max scaled to [0, 1] within the source."""
+def weighted(
+    ranked: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float] | None = None, floor: float = 0.5
+) -> list[Candidate]:
+    """Weighted sum of each source's scores, each scaled so its best candidate scores 1.
+
+    A source's scores are min-max scaled, except that the range counts as at
+    least ``floor`` × the best score: among a few candidates that score
+    nearly alike (a small store, or vectors 0.60 and 0.59), a tiny gap is not
+    stretched into the whole scale. Scaled scores stay in [0, 1].
+    """
     total: dict[str, float] = {}
     scores: dict[str, dict[str, float]] = {}
     for source, items in ranked.items():
@@ -28,10 +36,10 @@ def weighted(ranked: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping
             continue
         w = (weights or {}).get(source, 1.0)
         values = [s for _, s in items]
-        low, high = min(values), max(values)
-        span = (high - low) or 1.0
+        high = max(values)
+        span = max(high - min(values), floor * abs(high))
         for cid, raw in items:
-            scaled = (raw - low) / span if high > low else 1.0
+            scaled = (raw - (high - span)) / span if span > 0 else 1.0
             total[cid] = total.get(cid, 0.0) + w * scaled
             scores.setdefault(cid, {})[source] = raw
     return _candidates(total, scores, "weighted")

@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from knotwork.domain.models import Memory, MemoryFilter
+from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
 from knotwork.graph.traverse import bfs
 from knotwork.search.fusion import FUSIONS
 from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
+from knotwork.search.when import time_window
 
 GRAPH_DEPTH = 3
 
@@ -85,23 +86,23 @@ class Pipeline:
         return state["hops"]
 
     # -- reranker inputs ------------------------------------------------------
+    # What each reranker needs besides the candidates, fetched in one batch.
     def _inputs(self, name: str, q: Query, cands: list[Candidate], memories: dict[str, Memory], state: dict) -> dict[str, Any]:
         ids = [c.id for c in cands]
-        if name == "node_distance":
-            return {"hops": self._hops(q, state)}
-        if name == "episode_mentions":
-            return {"mentions": self.store.incoming_link_counts(ids)}
-        if name == "mmr":
-            return {"vectors": self.index.vectors_of(ids) if self.index else {}}
-        if name == "freshness":
-            return {"dates": {i: memories[i].valid_at for i in ids if i in memories}, "now": q.at}
-        if name == "diversity":
-            return {"keys": {i: (memories[i].artifacts[0] if memories[i].artifacts else None) for i in ids if i in memories}}
-        if name == "novelty":
-            return {"surfaced": self.store.surfaced_counts(q.flt.workspace if q.flt.workspace != "*" else None, ids, q.at)}
-        if name == "importance":
-            return {"values": {i: memories[i].importance for i in ids if i in memories}}
-        return {}
+        known = [i for i in ids if i in memories]
+        workspace = q.flt.workspace if q.flt.workspace != ALL_WORKSPACES else None
+        gather: dict[str, Callable[[], dict[str, Any]]] = {
+            "node_distance": lambda: {"hops": self._hops(q, state)},
+            "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
+            "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}},
+            "freshness": lambda: {"dates": {i: memories[i].valid_at for i in known}, "now": q.at},
+            "diversity": lambda: {"keys": {i: (memories[i].artifacts[0] if memories[i].artifacts else None) for i in known}},
+            "novelty": lambda: {"surfaced": self.store.surfaced_counts(workspace, ids, q.at)},
+            "importance": lambda: {"values": {i: memories[i].importance for i in known}},
+            "brevity": lambda: {"lengths": {i: len(memories[i].content.split()) for i in known}},
+            "time_window": lambda: {"dates": {i: memories[i].valid_at for i in known}, "window": time_window(q.text, q.at)},
+        }
+        return gather[name]() if name in gather else {}
 
     # -- run ------------------------------------------------------------------
     def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:

@@ -34,7 +34,10 @@ class Recipe:
     name: str
     sources: tuple[str, ...] = ("bm25", "vector")
     candidates: int = 100
-    fusion: str = "rrf"
+    # Each source's scores scaled to [0, 1] and added. Measured on LongMemEval
+    # (bench/README.md): it beat reciprocal rank fusion, whose ranks discard
+    # how far ahead of the rest the best matches of a source are.
+    fusion: str = "weighted"
     rrf_k: int = 60
     weights: tuple[tuple[str, float], ...] = ()
     rerankers: tuple[Step, ...] = ()
@@ -49,17 +52,22 @@ class Recipe:
         return [*(f"source:{s}" for s in self.sources), f"fusion:{self.fusion}", *(f"rerank:{r.name}" for r in self.rerankers)]
 
 
+#: What every hybrid recipe ranks with after fusion: a length prior (short
+#: memories that match say more than long ones that mention the same words),
+#: and the time the query names ("two weeks ago"), when it names one.
+HYBRID = (step("brevity", weight=0.3), step("time_window", boost=0.5))
+
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
-        Recipe("memory_hybrid"),
+        Recipe("memory_hybrid", rerankers=HYBRID),
         Recipe("memory_bm25", sources=("bm25",)),
         Recipe("memory_vector", sources=("vector",)),
-        Recipe("memory_mmr", rerankers=(step("mmr", lambda_=0.7),)),
+        Recipe("memory_mmr", rerankers=(*HYBRID, step("mmr", lambda_=0.7))),
         Recipe(
             "memory_node_distance",
             sources=("bm25", "vector", "graph"),
-            rerankers=(step("node_distance", weight=0.5),),
+            rerankers=(*HYBRID, step("node_distance", weight=0.5)),
         ),
         Recipe(
             "ambient",

@@ -118,6 +118,43 @@ def importance(cands: Sequence[Candidate], values: Mapping[str, float], weight: 
     return _sorted([c.rescored("importance", c.score * (1 + weight * (values.get(c.id, 0.5) - 0.5))) for c in cands])
 
 
+def brevity(cands: Sequence[Candidate], lengths: Mapping[str, int], weight: float = 0.3) -> list[Candidate]:
+    """Prefer the concise: ``score·(words / mean words)^−w``, the mean taken over the candidates.
+
+    A short memory that matches says more about the match than a long one
+    that mentions the same words in passing (a document-length prior).
+    Candidates of unknown length keep their score.
+    """
+    known = [n for c in cands if (n := lengths.get(c.id))]
+    if not known:
+        return [c.rescored("brevity", c.score) for c in cands]
+    mean = sum(known) / len(known)
+    return _sorted([
+        c.rescored("brevity", c.score * (max(lengths[c.id], 1) / mean) ** -weight if lengths.get(c.id) else c.score)
+        for c in cands
+    ])
+
+
+def time_window(
+    cands: Sequence[Candidate],
+    dates: Mapping[str, datetime | None],
+    window: tuple[datetime, datetime] | None,
+    boost: float = 0.5,
+) -> list[Candidate]:
+    """Favour what was valid when the query says: ``score·(1 + boost)`` inside ``window``.
+
+    ``window`` comes from the query's own words ("two weeks ago", "in March";
+    see ``search.when``); with none, nothing changes.
+    """
+    if window is None:
+        return [c.rescored("time_window", c.score) for c in cands]
+    start, end = window
+    return _sorted([
+        c.rescored("time_window", c.score * (1 + boost) if (d := dates.get(c.id)) and start <= d <= end else c.score)
+        for c in cands
+    ])
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -126,4 +163,6 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "diversity": diversity,
     "novelty": novelty,
     "importance": importance,
+    "brevity": brevity,
+    "time_window": time_window,
 }

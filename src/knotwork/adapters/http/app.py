@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from knotwork import tokens
 from knotwork.adapters.http import errors
 from knotwork.adapters.http.routers import data, links, memories, tools
+from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.mem = mem
+    app.state.respond = Responder(mem)
     app.state.default_workspace = default_workspace
     errors.install(app)
     for router in ROUTERS:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
-from knotwork.render import render
+from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
 Format = Annotated[Literal["json", "compact"], Query(description="json (default) or compact text, as agents read it")]
@@ -25,8 +26,17 @@ def default_workspace(request: Request, given: str | None) -> str | None:
     return given if given is not None else request.app.state.default_workspace
 
 
-def reply(operation: str, result: Any, fmt: str = "json", status_code: int = 200) -> Response:
-    """The one way routers answer: rendered by ``render`` as JSON or compact text."""
-    if fmt == "compact":
-        return PlainTextResponse(render(operation, result, "compact"), status_code=status_code)
-    return Response(render(operation, result, "json"), status_code=status_code, media_type="application/json")
+def _reply(request: Request) -> Callable[..., Response]:
+    respond: Responder = request.app.state.respond
+
+    def reply(operation: str, result: Any, fmt: str = "json", status_code: int = 200) -> Response:
+        """Rendered by the adapters' one ``Responder``: JSON, or the compact text agents read."""
+        text = respond(operation, result, fmt)
+        if fmt == "compact":
+            return PlainTextResponse(text, status_code=status_code)
+        return Response(text, status_code=status_code, media_type="application/json")
+
+    return reply
+
+
+Reply = Annotated[Callable[..., Response], Depends(_reply)]

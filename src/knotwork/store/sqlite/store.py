@@ -23,6 +23,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import migrate
+from knotwork.store.sqlite.termstats import TermStats
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
@@ -176,6 +177,7 @@ class SQLiteStore:
             )
         self._lock = threading.RLock()
         self._depth = 0
+        self._term_stats = TermStats(self._run)
 
     # -- plumbing ---------------------------------------------------------
     def _run(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
@@ -358,6 +360,8 @@ class SQLiteStore:
 
     # -- retrieval --------------------------------------------------------
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
+        with self._lock:
+            terms = self._term_stats.informative(terms)
         if not terms:
             return []
         # Every term is quoted, so FTS5 syntax in user text (NEAR, OR, *, -, ")

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from knotwork.adapters.http.common import Format, Mem, reply
+from knotwork.adapters.http.common import Format, Mem, Reply
 from knotwork.errors import InvalidInput
 
 router = APIRouter(tags=["data"])
@@ -52,7 +52,7 @@ def parse_records(raw: bytes) -> list[Any]:
     summary="Load an export (JSON lines or a JSON array); all or nothing",
     openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}},
 )
-async def import_(request: Request, mem: Mem, format: Format = "json") -> Response:
+async def import_(request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     records = parse_records(await request.body())
     report = await run_in_threadpool(mem.import_records, records)
     return reply("import", report, format)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
-from knotwork.adapters.http.common import Format, Mem, default_workspace, reply
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
 from knotwork.render import render
 
 router = APIRouter(tags=["relationships"])
@@ -25,18 +25,20 @@ class NewLink(BaseModel):
 
 
 @router.post("/links", status_code=201, summary="Link two memories: from --type--> to (idempotent)")
-def link(body: NewLink, mem: Mem, format: Format = "json") -> Response:
+def link(body: NewLink, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     rel = mem.link(body.from_id, body.to_id, body.type, body.metadata)
     return reply("link", rel, format, 200 if rel.existing else 201)
 
 
 @router.delete("/links/{relationship_id}", summary="Remove a relationship")
-def unlink(relationship_id: str, mem: Mem, format: Format = "json") -> Response:
+def unlink(relationship_id: str, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("unlink", mem.unlink(relationship_id), format)
 
 
 @router.get("/relationships", summary="Relationships in a workspace (and global), newest first")
-def all_relationships(request: Request, mem: Mem, workspace: str | None = None, format: Format = "json") -> Response:
+def all_relationships(
+    request: Request, mem: Mem, reply: Reply, workspace: str | None = None, format: Format = "json"
+) -> Response:
     return reply("relationships", mem.store.list_links(default_workspace(request, workspace)), format)
 
 
@@ -44,6 +46,7 @@ def all_relationships(request: Request, mem: Mem, workspace: str | None = None, 
 def relationships(
     id: str,
     mem: Mem,
+    reply: Reply,
     direction: Direction = "both",
     type: Annotated[list[str] | None, Query(description="only these types; repeat")] = None,
     format: Format = "json",
@@ -55,6 +58,7 @@ def relationships(
 def related(
     id: str,
     mem: Mem,
+    reply: Reply,
     depth: int = 1,
     direction: Direction = "both",
     type: Annotated[list[str] | None, Query(description="only these types; repeat")] = None,
@@ -67,6 +71,7 @@ def related(
 def graph(
     id: str,
     mem: Mem,
+    reply: Reply,
     max_depth: int = 2,
     max_nodes: int = 50,
     format: Literal["json", "compact", "dot", "mermaid"] = "json",
@@ -78,5 +83,7 @@ def graph(
 
 
 @router.get("/relations", summary="Each memory's metadata seen as edges (artifacts, tags, evidence…)")
-def relations(mem: Mem, id: Annotated[list[str], Query(description="memory id; repeat")], format: Format = "json") -> Response:
+def relations(
+    mem: Mem, reply: Reply, id: Annotated[list[str], Query(description="memory id; repeat")], format: Format = "json"
+) -> Response:
     return reply("relations", mem.relations(id), format)

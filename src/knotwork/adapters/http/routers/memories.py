@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.adapters.http.common import Format, Mem, default_workspace, reply
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
 
 router = APIRouter(tags=["memories"])
 
@@ -66,14 +66,14 @@ class SearchRequest(Strict):
 
 
 @router.post("/memories", status_code=201, summary="Store a memory")
-def add_memory(body: NewMemory, request: Request, mem: Mem, format: Format = "json") -> Response:
+def add_memory(body: NewMemory, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     fields = body.model_dump(exclude={"content", "workspace"})
     m = mem.add(body.content, workspace=default_workspace(request, body.workspace), **fields)
     return reply("add", m, format, 200 if m.duplicate else 201)
 
 
 @router.post("/memories/batch", status_code=201, summary="Store many memories in one transaction")
-def add_memories(body: NewMemories, request: Request, mem: Mem, format: Format = "json") -> Response:
+def add_memories(body: NewMemories, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     fallback = request.app.state.default_workspace
     items = [item if "workspace" in item or fallback is None else {**item, "workspace": fallback} for item in body.items]
     return reply("add_many", mem.add_many(items), format, 201)
@@ -83,6 +83,7 @@ def add_memories(body: NewMemories, request: Request, mem: Mem, format: Format =
 def list_memories(
     request: Request,
     mem: Mem,
+    reply: Reply,
     workspace: str | None = None,
     agent_id: str | None = None,
     category: str | None = None,
@@ -109,27 +110,27 @@ def list_memories(
 
 
 @router.post("/search", summary="Memories that answer a query, best first")
-def search(body: SearchRequest, request: Request, mem: Mem, format: Format = "json") -> Response:
+def search(body: SearchRequest, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     args = body.model_dump(exclude={"query", "workspace"})
     hits = mem.search(body.query, workspace=default_workspace(request, body.workspace), **args)
     return reply("search", hits, format)
 
 
 @router.get("/memories/{id}", summary="One memory")
-def get_memory(id: str, mem: Mem, format: Format = "json") -> Response:
+def get_memory(id: str, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("get", mem.get(id), format)
 
 
 @router.patch("/memories/{id}", summary="Change a memory; earlier versions are kept")
-def update_memory(id: str, body: MemoryChanges, mem: Mem, format: Format = "json") -> Response:
+def update_memory(id: str, body: MemoryChanges, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("update", mem.update(id, **body.model_dump(exclude_unset=True)), format)
 
 
 @router.delete("/memories/{id}", summary="Forget a memory and its history")
-def delete_memory(id: str, mem: Mem, format: Format = "json") -> Response:
+def delete_memory(id: str, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("delete", mem.delete(id), format)
 
 
 @router.get("/memories/{id}/history", summary="Every version, oldest first")
-def history(id: str, mem: Mem, format: Format = "json") -> Response:
+def history(id: str, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("history", mem.history(id), format)

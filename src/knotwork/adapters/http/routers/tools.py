@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.adapters.http.common import Format, Mem, default_workspace, reply
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
 
 router = APIRouter(tags=["recall and status"])
 
@@ -29,7 +29,7 @@ class RecallRequest(BaseModel):
     summary="Context for an agent within a token budget (what session hooks inject)",
     response_description="{text, sections, tokens, latency_ms, …}; text is exactly what the agent is given",
 )
-def ambient_recall(body: RecallRequest, request: Request, mem: Mem, format: Format = "json") -> Response:
+def ambient_recall(body: RecallRequest, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     result = mem.recall(
         body.context,
         workspace=default_workspace(request, body.workspace),
@@ -41,10 +41,10 @@ def ambient_recall(body: RecallRequest, request: Request, mem: Mem, format: Form
 
 
 @router.get("/status", summary="Version, store, schema version, counts, embedder, recall p50/p95")
-def status(mem: Mem, format: Format = "json") -> Response:
+def status(mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("status", mem.status(), format)
 
 
 @router.get("/stats", summary="Counts by workspace, category and agent; links; vectors; size")
-def stats(mem: Mem, format: Format = "json") -> Response:
+def stats(mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("stats", mem.stats(), format)

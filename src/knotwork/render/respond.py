@@ -1,0 +1,97 @@
+"""The adapters' one way to answer: gather what a renderer needs, render safely, count tokens.
+
+``Responder(mem)`` is built once per adapter. Calling it with an operation
+and the service's result:
+
+1. looks up what the result alone does not hold: short ids of every memory
+   it shows (compact text only) and, for ``search``, each hit's
+   meta-relations (``mem.relations``) unless ``relation_detail="none"``;
+2. renders with :func:`render_safe` (a failing or slow text renderer falls
+   back to JSON);
+3. when metrics are on (``KNOTWORK_METRICS_FILE``, or ``metrics=`` given),
+   records the token counts of the full JSON and of what was sent.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from knotwork import tokens
+from knotwork.domain.models import Graph, Hit, Memory, Related, Relationship
+from knotwork.errors import KnotworkError
+from knotwork.render import compact
+from knotwork.render.core import View, render_safe, to_json
+from knotwork.render.metrics import CallMetrics, MetricsLog
+from knotwork.render.relations import DEFAULT_DETAIL, check_detail, targets
+from knotwork.service import Knotwork
+
+
+class Responder:
+    """Turns service results into what an adapter sends (see the module docstring)."""
+
+    def __init__(self, mem: Knotwork, metrics: MetricsLog | None = None) -> None:
+        self.mem = mem
+        path = mem.settings.metrics_file
+        self.metrics = metrics if metrics is not None else (MetricsLog(path) if path else None)
+        if self.metrics is not None:  # load the tokenizer's tables now, not during the first call
+            threading.Thread(target=tokens.warm, daemon=True).start()
+
+    def __call__(self, operation: str, result: Any, fmt: str = "compact", *, relation_detail: str = DEFAULT_DETAIL) -> str:
+        started = time.perf_counter()
+        detail = check_detail(relation_detail)
+        relations = self._relations(operation, result, detail)
+        short = self.mem.short_ids(_shown_ids(result, relations)) if fmt != "json" else {}
+        view = View(short=short, relations=relations, detail=detail)
+        rendered = render_safe(operation, result, fmt, view)
+        if self.metrics is not None:
+            took = (time.perf_counter() - started) * 1000  # lookups and formatting; not the counting below
+            full = to_json(operation, result, View(relations=relations, detail="full", now=view.now))
+            self.metrics.record(CallMetrics.measure(operation, full, rendered.text, rendered.fmt, detail, took, rendered.fallback))
+        return rendered.text
+
+    def failure(self, operation: str, exc: KnotworkError) -> str:
+        """The text of a write that did not happen: ``✗ Delete failed: <reason>``."""
+        return compact.failed(operation, str(exc))
+
+    def _relations(self, operation: str, result: Any, detail: str) -> dict[str, list]:
+        if operation != "search" or (detail == "none" and self.metrics is None):
+            return {}
+        ids = [h.memory.id for h in result if isinstance(h, Hit)]
+        try:
+            return self.mem.relations(ids)
+        except KnotworkError:
+            # A hit deleted by another process since the search: keep the others' relations.
+            out: dict[str, list] = {}
+            for mid in ids:
+                try:
+                    out.update(self.mem.relations([mid]))
+                except KnotworkError:
+                    continue
+            return out
+
+
+def _shown_ids(result: Any, relations: dict[str, list]) -> list[str]:
+    """Every memory id a compact rendering of ``result`` shows, so each gets its short id."""
+    out: list[str] = []
+    for rels in relations.values():
+        out += targets(rels)
+    if isinstance(result, Graph):
+        return [result.center, *(m.id for m in result.nodes), *out]
+    if isinstance(result, Relationship):
+        return [result.from_id, result.to_id]
+    items: Iterable[Any] = result if isinstance(result, list) else result.keys() if isinstance(result, dict) else []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Hit):
+            out.append(item.memory.id)
+        elif isinstance(item, Memory):
+            out.append(item.id)
+        elif isinstance(item, Related):
+            out += [item.memory.id, item.relationship.from_id, item.relationship.to_id]
+        elif isinstance(item, Relationship):
+            out += [item.from_id, item.to_id]
+    return out

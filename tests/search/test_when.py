@@ -1,0 +1,66 @@
+"""Time named in a query: windows from English expressions, and the reranker that uses them."""
+
+from __future__ import annotations
+
+import doctest
+from datetime import UTC, datetime
+
+import pytest
+
+import knotwork.search.when as when_module
+from knotwork import Knotwork
+from knotwork.search import rerankers
+from knotwork.search.rerankers import Candidate
+from knotwork.search.when import time_window
+
+NOW = datetime(2023, 5, 20, 12, 0, tzinfo=UTC)  # a Saturday
+
+
+def day(text: str) -> tuple[str, str] | None:
+    w = time_window(text, NOW)
+    return None if w is None else (w[0].date().isoformat(), w[1].date().isoformat())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What did I buy 3 days ago?", ("2023-05-15", "2023-05-19")),
+        ("I mentioned an investment four weeks ago", ("2023-04-15", "2023-04-29")),
+        ("a month ago I moved", ("2023-04-13", "2023-04-28")),
+        ("Who did I meet with during the lunch last Tuesday?", ("2023-05-15", "2023-05-17")),
+        ("How many times did I bake in the past two weeks?", ("2023-05-04", "2023-05-20")),
+        ("Which grocery store did I use most last month?", ("2023-04-18", "2023-05-20")),
+        ("what happened yesterday", ("2023-05-18", "2023-05-20")),
+        ("this week so far", ("2023-05-15", "2023-05-20")),
+        ("How many doctor's appointments did I go to in March?", ("2023-03-01", "2023-04-01")),
+        ("museums I visited in December", ("2022-12-01", "2023-01-01")),
+        ("during early May 2022", ("2022-05-01", "2022-06-01")),
+        ("What is the name of my hamster?", None),
+        ("the last time I checked", None),
+    ],
+)
+def test_windows_from_expressions(text: str, expected: tuple[str, str] | None) -> None:
+    assert day(text) == expected
+
+
+def test_docstring_examples_hold() -> None:
+    assert doctest.testmod(when_module).failed == 0
+
+
+def test_reranker_boosts_only_what_is_inside_the_window() -> None:
+    cands = [Candidate("old", 1.0), Candidate("inside", 0.8), Candidate("undated", 0.9)]
+    dates = {"old": datetime(2023, 1, 1, tzinfo=UTC), "inside": datetime(2023, 5, 6, tzinfo=UTC)}
+    window = time_window("two weeks ago", NOW)
+    out = rerankers.time_window(cands, dates, window, boost=0.5)
+    assert [c.id for c in out] == ["inside", "old", "undated"]
+    assert out[0].score == pytest.approx(1.2) and out[0].scores["time_window"] == pytest.approx(1.2)
+    unchanged = rerankers.time_window(cands, dates, None)
+    assert [(c.id, c.score) for c in unchanged] == [("old", 1.0), ("inside", 0.8), ("undated", 0.9)]
+
+
+def test_search_counts_named_times_from_now(mem: Knotwork) -> None:
+    early = mem.add("I finished reading a novel about the war", valid_at="2023-04-01T10:00:00Z")
+    late = mem.add("I finished reading a novel about the sea", valid_at="2023-05-13T10:00:00Z")
+    asked = "Which novel did I finish reading a week ago?"
+    assert mem.search(asked, now="2023-05-20T12:00:00Z")[0].memory.id == late.id
+    assert mem.search(asked, now="2023-04-08T12:00:00Z")[0].memory.id == early.id

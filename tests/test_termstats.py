@@ -1,0 +1,32 @@
+"""Query terms in more than half of the memories are left out of the FTS query in big stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import knotwork
+from knotwork.store.sqlite.termstats import MIN_ROWS
+
+
+def test_terms_in_most_rows_are_dropped_only_in_big_stores(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KNOTWORK_EMBEDDER", "none")
+    with knotwork.open(tmp_path / "k.db") as mem:
+        stats = mem.store._term_stats
+        mem.add("the zebra crossing")
+        assert stats.informative(["the", "zebra"]) == ["the", "zebra"]  # small store: everything counts
+        mem.add_many([{"content": f"the note number {i} about running"} for i in range(MIN_ROWS)])
+        # "the" is in every row, "running" (stemmed: "run" matches "running") in most; "zebra" in one.
+        assert stats.informative(["the", "runs", "zebra", "missing"]) == ["zebra", "missing"]
+        assert stats.informative(["the"]) == []
+        # Dropping them changes no ranking: the rare word still finds its memory first.
+        assert mem.search("the zebra", recipe="memory_bm25")[0].memory.content == "the zebra crossing"
+
+
+def test_document_frequencies_follow_other_writers(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KNOTWORK_EMBEDDER", "none")
+    with knotwork.open(tmp_path / "k.db") as reader, knotwork.open(tmp_path / "k.db") as writer:
+        writer.add_many([{"content": f"plain row {i}"} for i in range(MIN_ROWS)])
+        assert reader.store._term_stats.informative(["kiwi"]) == ["kiwi"]
+        writer.add_many([{"content": f"kiwi row {i}"} for i in range(MIN_ROWS + 10)])
+        # The reader's cache is dropped once the row count moved by a tenth: "kiwi" is now in most rows.
+        assert reader.store._term_stats.informative(["kiwi", "plain"]) == ["plain"]
