@@ -35,7 +35,7 @@ SHOWN_RE = re.compile(r"^([0-9A-HJKMNP-TV-Z]{8,26}) ", re.M)  # the (short) id o
 TOOLS = {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories"}
 # Added with typed relationships (commit 9e0919b, after these tests were specified); not exercised here.
 RELATIONSHIP_TOOLS = {"link_memories", "unlink_memories", "get_related_memories", "get_memory_graph"}
-RECALL_TOOLS = {"ambient_recall", "get_status", "get_memory_stats"}  # issue 7; exercised in test_recall_tools.py
+RECALL_TOOLS = {"ambient_recall", "get_status", "get_memory_stats"}  # exercised in test_serve_hooks.py
 ABSENT_ID = "00000000000000000000000000"  # well-formed, never generated (time 0)
 SCENARIO_TIMEOUT_S = 120
 
