@@ -168,6 +168,16 @@ def test_import_refuses_bad_lines_and_writes_nothing(http: httpx2.Client, mem: K
     assert mem.store.count_memories() == 0
 
 
+def test_reembed(http: httpx2.Client, tmp_path: Path) -> None:
+    body = error_of(http.post("/reembed"), 400)  # this server's store has no embedder
+    assert body["field"] == "embedder"
+    with knotwork.open(tmp_path / "vectors.db") as mem, serving(mem) as with_vectors:
+        with_vectors.post("/memories", json={"content": "one"})
+        with_vectors.post("/memories", json={"content": "two"})
+        assert with_vectors.post("/reembed").json() == {"embedded": 2}
+        assert mem.store.count_vectors()[0] == 2
+
+
 # -- recall, status, stats ------------------------------------------------------------
 def test_ambient_recall_for_hooks(http: httpx2.Client) -> None:
     http.post("/memories", json={"content": "Always run make test before pushing", "category": "directive"})
@@ -248,7 +258,7 @@ def test_openapi_spec_lists_every_operation(http: httpx2.Client) -> None:
         ("POST", "/search"), ("POST", "/links"), ("DELETE", "/links/{relationship_id}"), ("GET", "/relationships"),
         ("GET", "/memories/{id}/relationships"), ("GET", "/memories/{id}/related"), ("GET", "/memories/{id}/graph"),
         ("GET", "/relations"), ("GET", "/export"), ("POST", "/import"), ("POST", "/tools/ambient_recall"),
-        ("GET", "/status"), ("GET", "/stats"),
+        ("GET", "/status"), ("GET", "/stats"), ("POST", "/reembed"),
     }
     assert http.get("/docs").status_code == 200
 

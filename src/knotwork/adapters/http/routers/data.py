@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from knotwork.adapters.http.common import Format, Mem, Reply
@@ -56,3 +56,8 @@ async def import_(request: Request, mem: Mem, reply: Reply, format: Format = "js
     records = parse_records(await request.body())
     report = await run_in_threadpool(mem.import_records, records)
     return reply("import", report, format)
+
+
+@router.post("/reembed", summary="Rebuild every vector with the configured embedder; answers how many memories were embedded")
+def reembed(mem: Mem) -> JSONResponse:
+    return JSONResponse({"embedded": mem.reembed()})
