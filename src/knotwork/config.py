@@ -31,6 +31,16 @@ class Settings(BaseSettings):
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
+    # -- REST API and session hooks ----------------------------------------------
+    api_token: str | None = Field(
+        default=None,
+        description="Bearer token the REST API and /mcp require; needed to bind anywhere but a loopback address.",
+    )
+    hook_timeout_s: float = Field(default=2.0, gt=0, description="How long a hook waits for the running server.")
+    hook_budget_tokens: int = Field(default=1500, ge=1, le=32000, description="Token budget of session-start context.")
+    hook_prompt_budget_tokens: int = Field(
+        default=600, ge=1, le=32000, description="Token budget of the context added to each prompt."
+    )
 
     def database(self) -> str:
         """The database location these settings point at."""

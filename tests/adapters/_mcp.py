@@ -35,6 +35,7 @@ SHOWN_RE = re.compile(r"^([0-9A-HJKMNP-TV-Z]{8,26}) ", re.M)  # the (short) id o
 TOOLS = {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories"}
 # Added with typed relationships (commit 9e0919b, after these tests were specified); not exercised here.
 RELATIONSHIP_TOOLS = {"link_memories", "unlink_memories", "get_related_memories", "get_memory_graph"}
+RECALL_TOOLS = {"ambient_recall", "get_status", "get_memory_stats"}  # exercised in test_serve_hooks.py
 ABSENT_ID = "00000000000000000000000000"  # well-formed, never generated (time 0)
 SCENARIO_TIMEOUT_S = 120
 
@@ -171,7 +172,7 @@ class McpContract:
         tools = shared.run(scenario)
         names = [t.name for t in tools]
         assert len(names) == len(set(names)), names
-        assert set(names) == TOOLS | RELATIONSHIP_TOOLS, names
+        assert set(names) == TOOLS | RELATIONSHIP_TOOLS | RECALL_TOOLS, names
         by_name = {t.name: t for t in tools}
         for tool in tools:
             assert tool.description and tool.description.strip(), f"{tool.name} has no description"
