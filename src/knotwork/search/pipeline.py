@@ -94,7 +94,7 @@ class Pipeline:
         gather: dict[str, Callable[[], dict[str, Any]]] = {
             "node_distance": lambda: {"hops": self._hops(q, state)},
             "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
-            "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}},
+            "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}, "k": q.limit},
             "freshness": lambda: {"dates": {i: memories[i].valid_at for i in known}, "now": q.at},
             "diversity": lambda: {"keys": {i: (memories[i].artifacts[0] if memories[i].artifacts else None) for i in known}},
             "novelty": lambda: {"surfaced": self.store.surfaced_counts(workspace, ids, q.at)},
