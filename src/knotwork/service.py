@@ -89,6 +89,7 @@ class Knotwork:
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
+        self._pipeline.close()
         self.store.close()
 
     def __enter__(self) -> Knotwork:
