@@ -138,3 +138,18 @@ def test_unreadable_database_is_exit_1(capsys, tmp_path: Path) -> None:
     bad.write_bytes(b"this is not sqlite" * 100)
     code, _, err = run(capsys, "list", "--db", str(bad))
     assert code == 1 and "cannot open" in err and err.count("\n") == 1
+
+
+def test_recall_status_and_stats_commands(capsys, db_path: Path) -> None:
+    db = str(db_path)
+    run(capsys, "add", "Never commit secrets", "--db", db, "-w", "app", "-c", "directive")
+    code, out, _ = run(capsys, "recall", "--db", db, "-w", "app", "--budget", "200")
+    assert code == 0 and out.startswith("## now ") and "Never commit secrets" in out
+    code, out, _ = run(capsys, "recall", "--db", db, "-w", "app", "--section", "directives", "--json")
+    assert code == 0 and [s["name"] for s in json.loads(out)["sections"]] == ["directives"]
+    code, out, _ = run(capsys, "status", "--db", db)
+    assert code == 0 and "1 memory ·" in out and len(out.strip().splitlines()) == 2
+    code, out, _ = run(capsys, "stats", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["by_workspace"] == {"app": 1}
+    code, out, err = run(capsys, "recall", "--db", db, "--budget", "0")
+    assert code == 2 and out == "" and err == "error: budget_tokens: must be a whole number from 1 to 32000, got 0\n"

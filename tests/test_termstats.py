@@ -16,7 +16,7 @@ def test_terms_in_most_rows_are_dropped_only_in_big_stores(tmp_path: Path, monke
         assert stats.informative(["the", "zebra"]) == ["the", "zebra"]  # small store: everything counts
         mem.add_many([{"content": f"the note number {i} about running"} for i in range(MIN_ROWS)])
         # "the" is in every row, "running" (stemmed: "run" matches "running") in most; "zebra" in one.
-        assert stats.informative(["the", "runs", "zebra", "missing"]) == ["zebra", "missing"]
+        assert stats.informative(["the", "runs", "zebra", "missing"]) == ["missing", "zebra"]  # rarest first
         assert stats.informative(["the"]) == []
         # Dropping them changes no ranking: the rare word still finds its memory first.
         assert mem.search("the zebra", recipe="memory_bm25")[0].memory.content == "the zebra crossing"
@@ -30,3 +30,17 @@ def test_document_frequencies_follow_other_writers(tmp_path: Path, monkeypatch) 
         writer.add_many([{"content": f"kiwi row {i}"} for i in range(MIN_ROWS + 10)])
         # The reader's cache is dropped once the row count moved by a tenth: "kiwi" is now in most rows.
         assert reader.store._term_stats.informative(["kiwi", "plain"]) == ["plain"]
+
+
+def test_common_terms_give_way_to_rare_ones_past_the_postings_budget(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KNOTWORK_EMBEDDER", "none")
+    monkeypatch.setattr("knotwork.store.sqlite.termstats.POSTINGS_BUDGET", 150)
+    with knotwork.open(tmp_path / "k.db") as mem:
+        mem.add_many([{"content": f"row {i} " + ("apple " if i < 100 else "") + ("pear" if i < 60 else "")} for i in range(400)])
+        mem.add("plum and apple and pear")
+        stats = mem.store._term_stats
+        # plum (1) + pear (61) fit in 150 postings; apple (101) would not.
+        assert stats.informative(["apple", "pear", "plum"]) == ["plum", "pear"]
+        # The rarest term stays even when it alone is over the budget.
+        assert stats.informative(["apple"]) == ["apple"]
+        assert mem.search("plum apple pear", recipe="memory_bm25")[0].memory.content == "plum and apple and pear"

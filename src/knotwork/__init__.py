@@ -2,30 +2,55 @@
 
 >>> import knotwork
 >>> mem = knotwork.open()          # ~/.knotwork/knotwork.db
+
+Names are loaded on first use, so a command that needs only a little of
+knotwork (a session hook asking the running server) starts quickly.
 """
 
-from knotwork.app import open
-from knotwork.config import Settings
-from knotwork.domain.models import ALL_WORKSPACES, Hit, Memory, MemoryFilter, Page
-from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
-from knotwork.service import ImportReport, Knotwork
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ALL_WORKSPACES",
-    "AmbiguousId",
-    "BackendUnavailable",
-    "Conflict",
-    "Hit",
-    "ImportReport",
-    "InvalidInput",
-    "Knotwork",
-    "KnotworkError",
-    "Memory",
-    "MemoryFilter",
-    "NotFound",
-    "Page",
-    "Settings",
-    "open",
-]
+_EXPORTS = {
+    "ALL_WORKSPACES": "knotwork.domain.models",
+    "AmbiguousId": "knotwork.errors",
+    "BackendUnavailable": "knotwork.errors",
+    "Conflict": "knotwork.errors",
+    "Hit": "knotwork.domain.models",
+    "ImportReport": "knotwork.service",
+    "InvalidInput": "knotwork.errors",
+    "Knotwork": "knotwork.service",
+    "KnotworkError": "knotwork.errors",
+    "Memory": "knotwork.domain.models",
+    "MemoryFilter": "knotwork.domain.models",
+    "NotFound": "knotwork.errors",
+    "Page": "knotwork.domain.models",
+    "Settings": "knotwork.config",
+    "open": "knotwork.app",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'knotwork' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:
+    from knotwork.app import open
+    from knotwork.config import Settings
+    from knotwork.domain.models import ALL_WORKSPACES, Hit, Memory, MemoryFilter, Page
+    from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
+    from knotwork.service import ImportReport, Knotwork

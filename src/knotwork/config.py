@@ -64,6 +64,16 @@ class Settings(BaseSettings):
     kg_llm_worker_interval: float = Field(
         default=5.0, gt=0, description="Seconds between queue checks of the extraction worker in `knotwork serve`."
     )
+    # -- REST API and session hooks ----------------------------------------------
+    api_token: str | None = Field(
+        default=None,
+        description="Bearer token the REST API and /mcp require; needed to bind anywhere but a loopback address.",
+    )
+    hook_timeout_s: float = Field(default=2.0, gt=0, description="How long a hook waits for the running server.")
+    hook_budget_tokens: int = Field(default=1500, ge=1, le=32000, description="Token budget of session-start context.")
+    hook_prompt_budget_tokens: int = Field(
+        default=600, ge=1, le=32000, description="Token budget of the context added to each prompt."
+    )
 
     def database(self) -> str:
         """The database location these settings point at."""

@@ -32,6 +32,8 @@ from knotwork.store.protocol import Store
 
 if TYPE_CHECKING:
     from knotwork.embed.protocol import Embedder
+    from knotwork.services.recall import Recall
+    from knotwork.services.status import Stats, Status
 
 ADD_FIELDS = frozenset(
     {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
@@ -96,6 +98,7 @@ class Knotwork:
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
+        self._pipeline.close()
         self.store.close()
 
     def __enter__(self) -> Knotwork:
@@ -616,3 +619,36 @@ class Knotwork:
         memory = one(record)
         past = [one({**old, "id": memory.id}) for old in history]
         return memory, past
+
+    # -- ambient recall and status (services/recall.py, services/status.py) --------
+    def recall(
+        self,
+        context: str = "startup",
+        *,
+        workspace: str | None = None,
+        query: str | None = None,
+        budget_tokens: int = 1500,
+        sections: list[str] | None = None,
+    ) -> Recall:
+        """The context to hand an agent now, within ``budget_tokens`` exact o200k tokens.
+
+        Sections (each optional): clock, directives, facts (the ``ambient``
+        recipe; without ``query``, the workspace's focus), episodes, entities
+        (off by default), health. Retired memories never appear. See
+        :mod:`knotwork.services.recall`.
+        """
+        from knotwork.services import recall
+
+        return recall.recall(self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections)
+
+    def status(self) -> Status:
+        """Version, store path, schema version, counts, embedder, and this process's recall p50/p95."""
+        from knotwork.services import status
+
+        return status.status(self)
+
+    def stats(self) -> Stats:
+        """Counts by workspace, category and agent; links by type; vectors; database size."""
+        from knotwork.services import status
+
+        return status.stats(self)

@@ -51,6 +51,7 @@ class Endpoint:
     transport: str
     make_client: Callable[[], Client]
     log: Path | None = None  # the server's output (HTTP only; a stdio server's stderr is the test's)
+    base_url: str | None = None  # http://HOST:PORT of a `knotwork serve` (HTTP only)
 
     def client(self) -> Client:
         return self.make_client()
@@ -119,7 +120,7 @@ class HttpLauncher:
                     time.sleep(0.05)
                     continue
                 url = f"http://{HOST}:{port}/mcp"
-                return Endpoint(db, "http", lambda: Client(url, read_timeout_seconds=CALL_TIMEOUT_S), log)
+                return Endpoint(db, "http", lambda: Client(url, read_timeout_seconds=CALL_TIMEOUT_S), log, f"http://{HOST}:{port}")
             if proc.poll() is None:
                 _stop(proc)
                 pytest.fail(

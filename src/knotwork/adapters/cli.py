@@ -20,7 +20,7 @@ from knotwork.app import open as open_store
 from knotwork.config import Settings
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
-from knotwork.errors import BackendUnavailable, InvalidInput, KnotworkError
+from knotwork.errors import InvalidInput
 from knotwork.render import DETAILS, metrics as render_metrics
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
@@ -372,22 +372,31 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
 @cli.command()
 @click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
 @workspace_option
-@click.option("--host", help="Address to bind (default 127.0.0.1).")
+@click.option("--host", help="Address to bind (default 127.0.0.1; any other needs KNOTWORK_API_TOKEN).")
 @click.option("--port", type=int, help="Port (default 8765).")
 @click.pass_context
 def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None) -> None:
-    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp (and run queued LLM extraction, if configured)."""
+    """Serve the REST API and MCP (streamable HTTP at /mcp) on http://HOST:PORT (and run queued LLM extraction, if configured)."""
     import uvicorn
 
+    from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.mcp import build_server
 
     settings = _settings(ctx)
     host = host or settings.host
     port = port or settings.port
+    if not is_loopback(host) and not settings.api_token:
+        raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
     with open_store(db, settings=settings) as mem:
-        server = build_server(mem, default_workspace=_workspace(settings, workspace))
-        app = server.streamable_http_app(host=host)
-        click.echo(f"knotwork: MCP at http://{host}:{port}/mcp (database {mem.store.location})", err=True)
+        default = _workspace(settings, workspace)
+        app = create_app(
+            mem,
+            default_workspace=default,
+            api_token=settings.api_token,
+            mcp_server=build_server(mem, default_workspace=default),
+            host=host,
+        )
+        click.echo(f"knotwork: REST at http://{host}:{port}/ (docs /docs), MCP at /mcp (database {mem.store.location})", err=True)
         worker = mem.start_extraction_worker()  # drains the LLM extraction queue while serving, if one is configured
         try:
             uvicorn.run(app, host=host, port=port, log_level="warning")
@@ -411,24 +420,20 @@ def metrics(ctx: click.Context, path: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI and turn errors into one stderr line and an exit code."""
-    try:
-        cli.main(args=argv, prog_name="knotwork", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("error: aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
-        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
-    except BackendUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-    except KnotworkError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except BrokenPipeError:
-        sys.exit(0)
+    from knotwork.adapters.entry import run_command
+
+    run_command(cli, argv)
 
 
-from knotwork.adapters import cli_knowledge  # noqa: E402  (registers the knowledge-graph commands on ``cli``)
+# -- session hooks and agent set-up (adapters/cli_hooks.py) -------------------------
+def _register_hook_commands() -> None:
+    from knotwork.adapters import cli_hooks, cli_recall
+
+    for command in (*cli_hooks.COMMANDS, *cli_recall.COMMANDS):
+        cli.add_command(command)
+
+
+_register_hook_commands()
+
+
+from knotwork.adapters import cli_knowledge  # noqa: E402, F401  (registers the knowledge-graph commands on ``cli``)

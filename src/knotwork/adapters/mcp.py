@@ -280,6 +280,36 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
 
     mcp_knowledge.register(server, mem, ws, tool, READ, DESTROY)
 
+    # -- ambient recall and status ---------------------------------------------
+    @tool(READ)
+    def ambient_recall(
+        context: Annotated[str, Field(description="why you ask: startup (session start), prompt (a new turn), resume")] = "startup",
+        workspace: Workspace = None,
+        query: Annotated[str | None, Field(description="what the turn is about; omit to use the workspace's focus")] = None,
+        budget_tokens: Annotated[int, Field(ge=1, le=32000, description="most o200k tokens to return")] = 1500,
+        sections: Annotated[
+            list[Literal["clock", "directives", "facts", "episodes", "entities", "health"]] | None,
+            Field(description="sections to include; default all but entities"),
+        ] = None,
+        format: Format = "compact",
+    ) -> str:
+        """Context to start from: directives, what is relevant now, recent episodes, within a token budget."""
+        return respond(
+            "recall",
+            mem.recall(context, workspace=ws(workspace), query=query, budget_tokens=budget_tokens, sections=sections),
+            format,
+        )
+
+    @tool(READ)
+    def get_status(format: Format = "compact") -> str:
+        """Version, store, schema version, counts, embedder and recall latency (p50/p95)."""
+        return respond("status", mem.status(), format)
+
+    @tool(READ)
+    def get_memory_stats(format: Format = "compact") -> str:
+        """Memory counts by workspace, category and agent; links; vectors; database size."""
+        return respond("stats", mem.stats(), format)
+
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:
         return render("relationships", mem.store.list_links(default_workspace), "json")

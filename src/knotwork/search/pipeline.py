@@ -8,6 +8,7 @@ before calling it, and records every stage it ran in a ``Trace``.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -57,6 +58,10 @@ class Pipeline:
         self.index = index
         self.embed_query = embed_query
         self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph}
+        self._embedding = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knotwork-query-embed")
+
+    def close(self) -> None:
+        self._embedding.shutdown(wait=False, cancel_futures=True)
 
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
@@ -65,7 +70,8 @@ class Pipeline:
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
             return []
-        hits = self.index.search(self.embed_query(q.text), n * 2, q.flt.workspace)
+        vector = state["query_vector"].result() if "query_vector" in state else self.embed_query(q.text)
+        hits = self.index.search(vector, n * 2, q.flt.workspace)
         hits = [h for h in hits if h.similarity >= state["recipe"].min_similarity]
         allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
         return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:n]
@@ -94,7 +100,7 @@ class Pipeline:
         gather: dict[str, Callable[[], dict[str, Any]]] = {
             "node_distance": lambda: {"hops": self._hops(q, state)},
             "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
-            "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}},
+            "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}, "k": q.limit},
             "freshness": lambda: {"dates": {i: memories[i].valid_at for i in known}, "now": q.at},
             "diversity": lambda: {"keys": {i: (memories[i].artifacts[0] if memories[i].artifacts else None) for i in known}},
             "novelty": lambda: {"surfaced": self.store.surfaced_counts(workspace, ids, q.at)},
@@ -108,6 +114,10 @@ class Pipeline:
     def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:
         trace = Trace()
         state: dict[str, Any] = {"recipe": recipe}
+        if "vector" in recipe.sources and self.embed_query is not None and self.index is not None:
+            # Embed the query while the other sources query the store: the
+            # model, SQLite and NumPy all release the GIL, so the two overlap.
+            state["query_vector"] = self._embedding.submit(self.embed_query, q.text)
         ranked: dict[str, list[tuple[str, float]]] = {}
         for source in recipe.sources:
             started = time.perf_counter()

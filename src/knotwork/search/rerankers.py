@@ -50,29 +50,27 @@ def mmr(cands: Sequence[Candidate], vectors: Mapping[str, np.ndarray], lambda_: 
     """Maximal marginal relevance: greedily pick ``λ·relevance − (1−λ)·max similarity to picked``.
 
     Relevance is the incoming score scaled to [0, 1]. Candidates without a
-    vector count as dissimilar to everything. The result keeps selection order.
+    vector count as dissimilar to everything. The first ``k`` (default all)
+    come in selection order; the rest follow in their incoming order.
     """
     pool = list(cands)
     if not pool:
         return []
     top = max(c.score for c in pool) or 1.0
-    rel = {c.id: c.score / top for c in pool}
+    rel = np.array([c.score / top for c in pool])
+    dim = next((len(v) for v in vectors.values()), 0)
+    matrix = np.array([vectors[c.id] if c.id in vectors else np.zeros(dim) for c in pool], dtype=np.float32)
+    redundancy = np.zeros(len(pool))  # each candidate's highest similarity to anything picked so far
+    left = np.ones(len(pool), dtype=bool)
     picked: list[Candidate] = []
-    picked_vecs: list[np.ndarray] = []
-    limit = len(pool) if k is None else min(k, len(pool))
-    while pool and len(picked) < limit:
-        best, best_value = 0, -math.inf
-        for i, c in enumerate(pool):
-            v = vectors.get(c.id)
-            redundancy = max((float(v @ p) for p in picked_vecs), default=0.0) if v is not None else 0.0
-            value = lambda_ * rel[c.id] - (1 - lambda_) * redundancy
-            if value > best_value:
-                best, best_value = i, value
-        chosen = pool.pop(best)
-        picked.append(chosen.rescored("mmr", best_value))
-        if chosen.id in vectors:
-            picked_vecs.append(vectors[chosen.id])
-    return picked + [c.rescored("mmr", -math.inf) for c in pool]
+    for _ in range(len(pool) if k is None else min(k, len(pool))):
+        value = np.where(left, lambda_ * rel - (1 - lambda_) * redundancy, -np.inf)
+        best = int(np.argmax(value))
+        left[best] = False
+        picked.append(pool[best].rescored("mmr", float(value[best])))
+        if dim:
+            redundancy = np.maximum(redundancy, matrix @ matrix[best])
+    return picked + [c.rescored("mmr", -math.inf) for c, keep in zip(pool, left) if keep]
 
 
 def freshness(

@@ -17,8 +17,14 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from knotwork.domain.models import ALL_WORKSPACES
+
+# One query is one matrix-vector product: BLAS threads only contend for the
+# cores. On 2 busy cores a 62k x 384 product took 39 ms with OpenBLAS's
+# default threads and 7-10 ms on one (bench/README.md, search latency).
+_BLAS = ThreadpoolController()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +112,8 @@ class VectorIndex:
         with self._lock:
             if not len(self._memory_ids):
                 return []
-            sims = self._matrix @ query.astype(np.float32, copy=False)
+            with _BLAS.limit(limits=1, user_api="blas"):
+                sims = self._matrix @ query.astype(np.float32, copy=False)
             mask = self._alive
             if workspace != ALL_WORKSPACES:
                 # A workspace sees itself and the global scope (code 0).

@@ -563,3 +563,79 @@ class SQLiteStore(KnowledgeStore):
                     " ON CONFLICT (workspace, memory_id) DO UPDATE SET count = excluded.count, last_at = excluded.last_at",
                     (workspace or "", mid, current.get(mid, 0.0) + 1.0, to_text(at)),
                 )
+
+    # -- recall and statistics ---------------------------------------------------
+    def directive_memories(self, flt: MemoryFilter, limit: int, at: datetime) -> list[Memory]:
+        """Standing instructions: memories of a directive-like category or of importance >= 0.8.
+
+        Most important first, then newest. Served by the partial index
+        ``memories_directives`` (migration 0011).
+        """
+        where, params = _where(flt, at)
+        with self._lock:
+            rows = self._run(
+                f"SELECT {_COLUMNS} FROM memories m INDEXED BY memories_directives"
+                f" WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+        return [_memory(r) for r in rows]
+
+    def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
+        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first.
+
+        One index-ordered read per scope, merged: ``workspace IN ('', ?)``
+        with ``ORDER BY id`` would read and sort every memory of both scopes.
+        """
+        scopes = ("", workspace) if workspace else ("",)
+        part = (
+            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ?"
+            " AND (invalid_at IS NULL OR invalid_at > ?) ORDER BY id DESC LIMIT ?)"
+        )
+        sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT ?"
+        params: list[Any] = []
+        for scope in scopes:
+            params += [scope, to_text(at), limit]
+        with self._lock:
+            rows = self._run(sql, (*params, limit)).fetchall()
+        return [_memory(r) for r in rows]
+
+    def count_memories_by(self, column: str) -> dict[str, int]:
+        """How many memories each value of ``column`` (workspace, category or agent_id) holds; '' is none."""
+        if column not in _GROUPABLE:
+            raise ValueError(f"cannot group memories by {column!r}")
+        with self._lock:
+            rows = self._run(f"SELECT coalesce({column}, ''), count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def count_retired(self, at: datetime) -> int:
+        """Memories whose ``invalid_at`` has passed."""
+        with self._lock:
+            return self._run(
+                "SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= ?", (to_text(at),)
+            ).fetchone()[0]
+
+    def count_links_by_type(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def count_vectors(self) -> tuple[int, int]:
+        """(memories with at least one vector, vector rows)."""
+        with self._lock:
+            row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
+        return row[0], row[1]
+
+    def size_bytes(self) -> int:
+        """Bytes the database takes: its pages, plus the write-ahead log when there is one."""
+        with self._lock:
+            pages = self._run("PRAGMA page_count").fetchone()[0] * self._run("PRAGMA page_size").fetchone()[0]
+        wal = Path(self.location + "-wal").expanduser()
+        return pages + (wal.stat().st_size if self.location != ":memory:" and wal.exists() else 0)
+
+
+# Word for word the WHERE clause of the partial index memories_directives (migration 0011).
+DIRECTIVE_CATEGORIES = ("directive", "preference", "decision", "rule", "convention", "instruction")
+DIRECTIVES_WHERE = (
+    "(category IN ('directive', 'preference', 'decision', 'rule', 'convention', 'instruction') OR importance >= 0.8)"
+)
+_GROUPABLE = frozenset({"workspace", "category", "agent_id"})

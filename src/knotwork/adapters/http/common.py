@@ -1,0 +1,42 @@
+"""What every router shares: the service of the running app, the default workspace, and rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, Query, Request
+from fastapi.responses import PlainTextResponse, Response
+
+from knotwork.render.respond import Responder
+from knotwork.service import Knotwork
+
+Format = Annotated[Literal["json", "compact"], Query(description="json (default) or compact text, as agents read it")]
+
+
+def _mem(request: Request) -> Knotwork:
+    return request.app.state.mem
+
+
+Mem = Annotated[Knotwork, Depends(_mem)]
+
+
+def default_workspace(request: Request, given: str | None) -> str | None:
+    """The workspace a call names, else the one the server was started with."""
+    return given if given is not None else request.app.state.default_workspace
+
+
+def _reply(request: Request) -> Callable[..., Response]:
+    respond: Responder = request.app.state.respond
+
+    def reply(operation: str, result: Any, fmt: str = "json", status_code: int = 200) -> Response:
+        """Rendered by the adapters' one ``Responder``: JSON, or the compact text agents read."""
+        text = respond(operation, result, fmt)
+        if fmt == "compact":
+            return PlainTextResponse(text, status_code=status_code)
+        return Response(text, status_code=status_code, media_type="application/json")
+
+    return reply
+
+
+Reply = Annotated[Callable[..., Response], Depends(_reply)]

@@ -1,0 +1,78 @@
+"""knotwork errors as HTTP answers, mapped once: a 4xx (or 503) with a JSON body naming the problem.
+
+Body: ``{"error": {"type": "not_found", "message": "...", ...}}``; invalid input
+also names its ``field``, an ambiguous id its ``candidates``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
+
+# Most specific first: AmbiguousId and NotFound are both LookupErrors, InvalidInput a ValueError.
+STATUS: tuple[tuple[type[KnotworkError], int, str], ...] = (
+    (InvalidInput, 400, "invalid_input"),
+    (AmbiguousId, 400, "ambiguous_id"),
+    (NotFound, 404, "not_found"),
+    (Conflict, 409, "conflict"),
+    (BackendUnavailable, 503, "backend_unavailable"),
+    (KnotworkError, 400, "error"),
+)
+
+
+def error_body(kind: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"type": kind, "message": message, **extra}}
+
+
+def status_of(exc: KnotworkError) -> tuple[int, str]:
+    for cls, code, kind in STATUS:
+        if isinstance(exc, cls):
+            return code, kind
+    return 400, "error"
+
+
+async def _knotwork_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, KnotworkError)
+    code, kind = status_of(exc)
+    extra: dict[str, Any] = {}
+    if isinstance(exc, InvalidInput):
+        extra["field"] = exc.field
+    if isinstance(exc, AmbiguousId):
+        extra["candidates"] = exc.candidates
+    return JSONResponse(error_body(kind, str(exc), **extra), status_code=code)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "request"
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = [f"{_location(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}" for e in exc.errors()]
+    first = exc.errors()[0] if exc.errors() else {}
+    return JSONResponse(
+        error_body("invalid_request", "; ".join(problems) or "invalid request", field=_location(tuple(first.get("loc", ())))),
+        status_code=422,
+    )
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    kinds = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}
+    return JSONResponse(
+        error_body(kinds.get(exc.status_code, "http_error"), str(exc.detail)), status_code=exc.status_code, headers=exc.headers
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Register the one mapping on ``app``."""
+    app.add_exception_handler(KnotworkError, _knotwork_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -1,0 +1,63 @@
+"""Moving data: export every memory as JSONL, import an export."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from knotwork.adapters.http.common import Format, Mem, Reply
+from knotwork.errors import InvalidInput
+
+router = APIRouter(tags=["data"])
+
+
+@router.get("/export", summary="Every memory with its history and links, as JSON lines")
+def export(mem: Mem) -> StreamingResponse:
+    def lines() -> Iterator[str]:
+        for record in mem.export():
+            yield json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+
+def parse_records(raw: bytes) -> list[Any]:
+    """An export body: JSON lines, or one JSON array of records."""
+    try:
+        body = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput("body", f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if body.lstrip().startswith("["):
+        try:
+            records = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput("body", f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+        return records
+    records = []
+    for number, line in enumerate(body.splitlines(), 1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
+    return records
+
+
+@router.post(
+    "/import",
+    summary="Load an export (JSON lines or a JSON array); all or nothing",
+    openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}},
+)
+async def import_(request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
+    records = parse_records(await request.body())
+    report = await run_in_threadpool(mem.import_records, records)
+    return reply("import", report, format)
+
+
+@router.post("/reembed", summary="Rebuild every vector with the configured embedder; answers how many memories were embedded")
+def reembed(mem: Mem) -> JSONResponse:
+    return JSONResponse({"embedded": mem.reembed()})

@@ -1,0 +1,59 @@
+"""Compact text for ambient recall, ``get_status`` and ``get_memory_stats``: one or two lines each.
+
+Registered with the renderer registry of ``render/core.py`` when the
+``render`` package loads; the JSON form is each result's ``to_dict()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from knotwork.render.core import register
+from knotwork.render.recall import count_of
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def _counts(d: dict[str, int], empty: str, limit: int = 8) -> str:
+    items = [f"{k or empty} {v:,}" for k, v in list(d.items())[:limit]]
+    more = len(d) - limit
+    return ", ".join(items) + (f", +{more} more" if more > 0 else "") if items else "none"
+
+
+def status(s: Any) -> str:
+    r = s.recall
+    return (
+        f"knotwork {s.version} · {s.store} · schema {s.schema_version} · embedder {s.embedder}\n"
+        f"{count_of(s.memories, 'memory', 'memories')} · {count_of(s.links, 'link')} · {count_of(s.vectors, 'vector')} · "
+        f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls"
+    )
+
+
+def stats(s: Any) -> str:
+    return (
+        f"{count_of(s.memories, 'memory', 'memories')} ({s.retired:,} retired) · {count_of(s.links, 'link')} ({_counts(s.links_by_type, '?')}) · "
+        f"{s.embedded_memories:,} embedded ({s.vectors:,} vectors) · {_size(s.size_bytes)}\n"
+        f"workspaces: {_counts(s.by_workspace, '(global)')} · categories: {_counts(s.by_category, '(none)')} · "
+        f"agents: {_counts(s.by_agent, '(shared)')}"
+    )
+
+
+def recall(r: Any) -> str:
+    return r.text
+
+
+RENDERERS: dict[str, Callable[[Any], str]] = {"status": status, "stats": stats, "recall": recall}
+
+for _operation, _text in RENDERERS.items():
+    register(_operation, _text, lambda result: result.to_dict())
