@@ -1,7 +1,7 @@
 """Composition of the HTTP app: routers per area, one error mapping, bearer-token auth, MCP at /mcp.
 
-Adding an area (the knowledge graph's nodes and facts, say) is one router
-module under ``routers/`` and one entry in :data:`ROUTERS`.
+Adding an area (as the knowledge graph's entities and facts were) is one
+router module under ``routers/`` and one entry in :data:`ROUTERS`.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork import tokens
 from knotwork.adapters.http import errors
-from knotwork.adapters.http.routers import data, links, memories, tools
+from knotwork.adapters.http.routers import data, knowledge, links, memories, tools
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-ROUTERS: tuple[APIRouter, ...] = (memories.router, links.router, data.router, tools.router)
+ROUTERS: tuple[APIRouter, ...] = (memories.router, links.router, data.router, tools.router, knowledge.router)
 MCP_PATH = "/mcp"
 
 

@@ -49,8 +49,11 @@ async def _knotwork_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _location(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "request"
+    """The field a validation error names: its location without the leading source (body, query, path…),
+    so a body field that happens to be called ``query`` keeps its name."""
+    if loc and loc[0] in ("body", "query", "path", "header", "cookie"):
+        loc = loc[1:]
+    return ".".join(str(p) for p in loc) or "request"
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
