@@ -22,6 +22,7 @@ from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.search.vector_index import VectorIndex
 from knotwork.services.links import LinkService, MetaRelation
+from knotwork.services.similar import SimilarLists
 from knotwork.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class Knotwork:
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self._links = LinkService(store, self.get, lambda mid, at: self.update(mid, invalid_at=at))
+        self._similar = SimilarLists(store, self.index)
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
@@ -194,20 +196,21 @@ class Knotwork:
         return out
 
     def _insert(self, drafts: list[Memory]) -> list[Memory]:
-        if not self.embedder:
-            return self.store.insert_memories(drafts)
-        # Embed outside the write transaction (it is the slow part) and only what is new.
-        fresh: dict[tuple, Memory] = {}
-        for d in drafts:
-            key = (d.workspace, d.agent_id, d.content_hash)
-            if key not in fresh and not self.store.find_memory_by_hash(*key):
-                fresh[key] = d
-        vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
-        with self.store.transaction():
+        vectors: dict[str, list[bytes]] = {}
+        if self.embedder:
+            # Embed outside the write transaction (it is the slow part) and only what is new.
+            fresh: dict[tuple, Memory] = {}
+            for d in drafts:
+                key = (d.workspace, d.agent_id, d.content_hash)
+                if key not in fresh and not self.store.find_memory_by_hash(*key):
+                    fresh[key] = d
+            vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
+        with self._similar.transaction():
             out = self.store.insert_memories(drafts)
-            for m in out:
-                if not m.duplicate and m.id in vectors:
-                    self.store.put_vectors(m.id, vectors[m.id])
+            embedded = [(m.id, m.workspace, vectors[m.id]) for m in out if not m.duplicate and m.id in vectors]
+            for mid, _, blobs in embedded:
+                self.store.put_vectors(mid, blobs)
+            self._similar.refresh(embedded)
         return out
 
     def update(self, id: str, **changes: Any) -> Memory:
@@ -250,17 +253,22 @@ class Knotwork:
             return old
         new = replace(old, **values, version=old.version + 1, updated_at=now())
         blobs = self._vectors([new.content])[0] if self.embedder and new.content != old.content else None
-        with self.store.transaction():
+        # Only new content touches vectors and similar lists; other changes (such as a
+        # supersedes link retiring a memory inside the link's transaction) leave the index be.
+        with self._similar.transaction() if blobs is not None else self.store.transaction():
             stored = self.store.replace_memory(old, new)
             if blobs is not None:
                 self.store.put_vectors(new.id, blobs)
+                self._similar.refresh([(new.id, new.workspace, blobs)])
         return stored
 
     def delete(self, id: str) -> Memory:
         """Forget a memory and its past versions; returns what was deleted."""
         memory = self.get(id)
-        if not self.store.delete_memory(memory.id):
-            raise NotFound("memory", id)
+        with self._similar.transaction():
+            self._similar.refresh(removed=[memory.id])
+            if not self.store.delete_memory(memory.id):
+                raise NotFound("memory", id)
         return memory
 
     # -- reading ----------------------------------------------------------
@@ -373,9 +381,10 @@ class Knotwork:
             if not todo:
                 break
             blobs = self._vectors([m.content for m in todo])
-            with self.store.transaction():
+            with self._similar.transaction():
                 for m, vecs in zip(todo, blobs):
                     self.store.put_vectors(m.id, vecs)
+                self._similar.refresh([(m.id, m.workspace, vecs) for m, vecs in zip(todo, blobs)])
             done += len(todo)
             if on_progress:
                 on_progress(len(todo))
@@ -410,8 +419,11 @@ class Knotwork:
         return self._links.graph(id, max_depth, max_nodes)
 
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
-        """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app)."""
-        return self._links.relations(ids)
+        """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app),
+        and its ``similar`` memories: the 5 nearest by vector, with score and preview (with an embedder)."""
+        own = self._links.relations(ids)
+        similar = self._similar.relations(list(own))
+        return {mid: rels + similar.get(mid, []) for mid, rels in own.items()}
 
     # -- moving data ------------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:
@@ -443,7 +455,8 @@ class Knotwork:
                 raise InvalidInput(f"record {index + 1}", f"malformed link ({exc})") from None
         added = skipped = 0
         vectors = self._vectors([m.content for m, _ in parsed]) if self.embedder else []
-        with self.store.transaction():
+        embedded = []
+        with self._similar.transaction():
             for index, (memory, past) in enumerate(parsed):
                 try:
                     stored = self.store.import_memory(memory, past)
@@ -451,6 +464,7 @@ class Knotwork:
                     stored = False
                 if stored and vectors:
                     self.store.put_vectors(memory.id, vectors[index])
+                    embedded.append((memory.id, memory.workspace, vectors[index]))
                 added += stored
                 skipped += not stored
                 if on_progress:
@@ -458,6 +472,7 @@ class Knotwork:
             for rel in links:  # a link whose ends are not both stored cannot dangle: skip it
                 if len(self.store.get_memories([rel.from_id, rel.to_id])) == 2:
                     self.store.insert_link(rel)
+            self._similar.refresh(embedded)
         return ImportReport(added, skipped)
 
     def _imported(self, record: Mapping[str, Any]) -> tuple[Memory, list[Memory]]:
