@@ -187,6 +187,18 @@ def test_floor_lowered_by_another_connection(db_path: Path) -> None:
         check(one, db_path)
 
 
+def test_writes_nested_in_a_rolled_back_transaction(fake: Knotwork, db_path: Path) -> None:
+    """Writes inside a caller's transaction keep its uncommitted vectors out of the index."""
+    fake.add_many([{"content": f"memory {i}"} for i in range(8)])
+    with pytest.raises(RuntimeError), fake.store.transaction():
+        gone = [fake.add("rolled back").id, fake.add("rolled back too").id]
+        raise RuntimeError("roll back")
+    kept = fake.add("kept").id
+    fake.add("and kept")
+    check(fake, db_path)
+    assert set(fake.index.vectors_of([*gone, kept])) == {kept}
+
+
 def test_import_reembed_and_repair(fake: Knotwork, db_path: Path, tmp_path: Path) -> None:
     fake.add_many([{"content": f"memory {i}", "workspace": "a" if i % 3 else None} for i in range(20)])
     records = list(fake.export())
@@ -202,6 +214,11 @@ def test_import_reembed_and_repair(fake: Knotwork, db_path: Path, tmp_path: Path
     conn.close()
     with open_fake(copy) as other:
         other.add("one more write")
+        check(other, copy)
+    with Knotwork(SQLiteStore(copy)) as blind:  # no embedder: deleting a neighbour leaves its slots empty
+        blind.delete(records[0]["id"])
+    with open_fake(copy) as other:
+        other.add("and one more")
         check(other, copy)
 
 

@@ -75,25 +75,32 @@ class SimilarLists:
         means the index holds exactly the committed vectors: no other process
         can add one meanwhile, and nothing uncommitted (which a rollback would
         take back) gets into the index. The index is held first, in the same
-        order as a search takes the two locks.
+        order as a search takes the two locks. Nested in a caller's open
+        transaction, the index is used as last synced (the caller's own
+        uncommitted writes must not get into it), and the floors are dropped
+        at the end since the caller may still roll back.
         """
         if self.index is None:
             with self.store.transaction():
                 yield
             return
-        with self.index.held(), self.store.transaction():
-            self.index.sync()
-            version = self.store.data_version()
-            if version != self._version:
-                self._floors, self._version = None, version
-            try:
+        nested = self.store.in_transaction()
+        try:
+            with self.index.held(), self.store.transaction():
+                if not nested:
+                    self.index.sync()
+                version = self.store.data_version()
+                if version != self._version:  # another connection committed: its lists may have moved
+                    self._floors, self._version = None, version
                 if not self._repaired:
                     self._repair()
                     self._repaired = True
                 yield
-            except BaseException:
-                self._floors = None  # the rollback takes back the floors this transaction wrote
-                raise
+        except BaseException:
+            self._floors = None  # the rollback takes back the floors this transaction wrote
+            raise
+        if nested:
+            self._floors = None
 
     def refresh(self, embedded: Sequence[Embedded] = (), removed: Collection[str] = ()) -> None:
         """Bring the lists up to date after a write, inside :meth:`transaction`.
@@ -159,8 +166,9 @@ class SimilarLists:
         return out
 
     def _repair(self) -> None:
-        """Give a list to every embedded memory that has none (a store made before similar lists existed)."""
-        while missing := self.store.memories_without_similar(REPAIR_BATCH):
+        """Give a full list to every embedded memory without one: a store made before similar lists
+        existed, or a neighbour deleted by a process without an embedder (its slot went with it)."""
+        while missing := self.store.memories_without_similar(SLOTS, REPAIR_BATCH):
             found = self.store.vectors_by_memory(missing)
             self.refresh([(mid, ws, blobs) for mid, (ws, blobs) in found.items()])
 

@@ -585,13 +585,13 @@ class SQLiteStore:
                 slots,
             )
 
-    def memories_without_similar(self, limit: int = 1000) -> list[str]:
-        """Ids of memories that have vectors but no similar list (stored before the lists existed)."""
+    def memories_without_similar(self, slots: int, limit: int = 1000) -> list[str]:
+        """Ids of memories that have vectors but not all ``slots`` slots of a similar list."""
         with self._lock:
             rows = self._run(
                 "SELECT DISTINCT v.memory_id FROM memory_vectors v"
-                " WHERE NOT EXISTS (SELECT 1 FROM memory_similar s WHERE s.memory_id = v.memory_id) LIMIT ?",
-                (limit,),
+                " WHERE (SELECT count(*) FROM memory_similar s WHERE s.memory_id = v.memory_id) < ? LIMIT ?",
+                (slots, limit),
             ).fetchall()
         return [r[0] for r in rows]
 
