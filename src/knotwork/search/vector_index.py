@@ -14,8 +14,7 @@ for a gain measured in single milliseconds at this size (bench/RESULTS.md).
 from __future__ import annotations
 
 import threading
-from itertools import repeat
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -48,6 +47,7 @@ class VectorIndex:
         self._vector_mark = 0
         self._tomb_mark = 0
         self._dead = 0
+        self.generation = 0  # grows when rows are renumbered (compaction): per-row data kept elsewhere is void
 
     def __len__(self) -> int:
         return int(self._alive.sum())
@@ -121,6 +121,7 @@ class VectorIndex:
         for i, mid in enumerate(self._memory_ids):
             self._first_row.setdefault(mid, i)
         self._dead = 0
+        self.generation += 1
 
     def search(self, query: np.ndarray, k: int, workspace: str | None = ALL_WORKSPACES) -> list[VectorHit]:
         """The ``k`` memories whose best chunk is most similar to ``query`` (cosine), best first."""
@@ -168,6 +169,27 @@ class VectorIndex:
                         self._first_row[mid] = row
         return out
 
+    def row_memory_ids(self, start: int = 0) -> list[str]:
+        """The memory of each row from ``start`` on (rows stay put until :attr:`generation` changes)."""
+        with self._lock:
+            return self._memory_ids[start:]
+
+    def rows_of(self, memory_ids: Collection[str]) -> list[tuple[str, int]]:
+        """(memory id, row) of the rows of the given memories: their live rows, and maybe dead ones."""
+        out: list[tuple[str, int]] = []
+        with self._lock:
+            for mid in memory_ids:
+                row = self._first_row.get(mid)
+                if row is None:
+                    continue
+                if not self._alive[row]:  # re-embedded: its live rows are further on
+                    out += [(mid, r) for r, m in enumerate(self._memory_ids) if m == mid]
+                    continue
+                while row < len(self._memory_ids) and self._memory_ids[row] == mid:  # chunks are adjacent rows
+                    out.append((mid, row))
+                    row += 1
+        return out
+
     def neighbours(
         self,
         queries: Sequence[tuple[str, str | None]],
@@ -176,7 +198,7 @@ class VectorIndex:
         k: int,
         exclude: Collection[str] = (),
         backward: int = 0,
-        floors: Mapping[str, float] | None = None,
+        floors: np.ndarray | None = None,
         cells: int = 8_000_000,
     ) -> tuple[list[list[tuple[str, float]]], list[tuple[str, int, float]]]:
         """Memory-to-memory nearest neighbours: one matrix product per block of queries.
@@ -190,8 +212,8 @@ class VectorIndex:
         ``i`` that it can see (itself and ``exclude`` left out), best first;
         and the backward pairs ``(indexed memory, query, score)``: each of the
         first ``backward`` queries that an indexed memory can see and that
-        scores above the memory's entry in ``floors`` (a memory without one
-        takes nobody). A memory with several chunks may pair with the same
+        scores above ``floors[row]`` (the floor of the row's memory, one per
+        row: +inf takes nobody). A memory with several chunks may pair with the same
         query more than once. The caller syncs first; ``cells`` bounds how
         many scores are held at once.
         """
@@ -210,7 +232,6 @@ class VectorIndex:
             global_cols = cols == 0
             codes = np.array([self._ws_code_of.get(ws or "", -1) for _, ws in queries])
             bounds = np.asarray(starts)
-            floor_of_row = None
             step = max(1, cells // rows)
             for q0 in range(0, n, step):
                 q1 = min(n, q0 + step)
@@ -225,9 +246,7 @@ class VectorIndex:
                     continue
                 seen = usable & ((qc[:b] == 0)[:, None] | (qc[:b, None] == cols))
                 scores = np.where(seen, sims[:b], -np.inf)
-                if floor_of_row is None:
-                    floor_of_row = np.fromiter(map(floors.get, self._memory_ids, repeat(np.inf)), dtype=np.float64, count=rows)
-                q_at, r_at = np.nonzero(scores > floor_of_row)
+                q_at, r_at = np.nonzero(scores > floors)
                 pairs += [
                     (self._memory_ids[r], q0 + q, s)
                     for q, r, s in zip(q_at.tolist(), r_at.tolist(), scores[q_at, r_at].tolist())
@@ -235,24 +254,30 @@ class VectorIndex:
         return forward, pairs
 
     def _nearest(self, scores: np.ndarray, queries: Sequence[tuple[str, str | None]], q0: int, k: int, out: list) -> None:
-        """Fill ``out[q0 + i]`` with the ``k`` best memories of score row ``i`` (one per memory, not the query itself)."""
-        rows = scores.shape[1]
-        take = min(rows, 4 * (k + 1))  # over-fetch chunks: a memory may hold several of the best
-        if take < rows:
-            top = np.argpartition(-scores, take - 1, axis=1)[:, :take]
-        else:
-            top = np.broadcast_to(np.arange(rows), scores.shape)
-        top_s = np.take_along_axis(scores, top, axis=1)
-        order = np.argsort(-top_s, axis=1)
-        top, top_s = np.take_along_axis(top, order, axis=1), np.take_along_axis(top_s, order, axis=1)
-        for i in range(len(scores)):
+        """Fill ``out[q0 + i]`` with the ``k`` best memories of score row ``i`` (one per memory, not the query itself).
+
+        ``scores`` is used up. With k small, k + 1 passes of argmax (vectorised,
+        sorted as they go) cost a fraction of one argpartition over the rows.
+        """
+        n, rows = scores.shape
+        passes = min(rows, k + 1)  # one more: the query itself may be among the best
+        top = np.empty((n, passes), dtype=np.intp)
+        top_s = np.empty((n, passes), dtype=scores.dtype)
+        every = np.arange(n)
+        for j in range(passes):
+            best = scores.argmax(axis=1)
+            top[:, j], top_s[:, j] = best, scores[every, best]
+            scores[every, best] = -np.inf
+        for i in range(n):
             own = queries[q0 + i][0]
-            best = self._distinct(top[i], top_s[i], own, k)
-            if len(best) < k and take < rows and np.count_nonzero(scores[i] > -np.inf) > take:
-                # the over-fetched chunks ran out before k memories: rank the whole row
-                full = np.argsort(-scores[i])
-                best = self._distinct(full, scores[i][full], own, k)
-            out[q0 + i] = list(best.items())
+            found = self._distinct(top[i], top_s[i], own, k)
+            if len(found) < k and passes < rows and top_s[i, -1] > -np.inf:
+                # several of the best rows were chunks of one memory: rank the whole row
+                row = scores[i]
+                row[top[i]] = top_s[i]
+                order = np.argsort(-row)
+                found = self._distinct(order, row[order], own, k)
+            out[q0 + i] = list(found.items())
 
     def _distinct(self, rows: np.ndarray, scores: np.ndarray, own: str, k: int) -> dict[str, float]:
         best: dict[str, float] = {}

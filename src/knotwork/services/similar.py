@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -64,8 +65,14 @@ class SimilarLists:
         self._repaired = False
         # Every list's floor (the score of its last slot), read once and then kept in step with
         # this object's own writes; reread when another connection has committed meanwhile.
+        # _row_floors holds them per index row, as the index takes them (+inf: no list yet).
         self._floors: dict[str, float] | None = None
+        self._row_floors: np.ndarray | None = None
+        self._row_generation = -1
         self._version: int | None = None
+
+    def _forget_floors(self) -> None:
+        self._floors = self._row_floors = None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -91,16 +98,17 @@ class SimilarLists:
                     self.index.sync()
                 version = self.store.data_version()
                 if version != self._version:  # another connection committed: its lists may have moved
-                    self._floors, self._version = None, version
+                    self._forget_floors()
+                    self._version = version
                 if not self._repaired:
                     self._repair()
                     self._repaired = True
                 yield
         except BaseException:
-            self._floors = None  # the rollback takes back the floors this transaction wrote
+            self._forget_floors()  # the rollback takes back the floors this transaction wrote
             raise
         if nested:
-            self._floors = None
+            self._forget_floors()
 
     def refresh(self, embedded: Sequence[Embedded] = (), removed: Collection[str] = ()) -> None:
         """Bring the lists up to date after a write, inside :meth:`transaction`.
@@ -124,17 +132,37 @@ class SimilarLists:
         matrix = np.frombuffer(b"".join(flat), dtype="<f4").reshape(len(flat), self.index.dim)
         starts = np.concatenate([[0], np.cumsum([len(blobs) for blobs in chunks])])
         fresh = len(embedded)
-        if self._floors is None:
-            self._floors = self.store.similar_floors(SLOTS)
-        forward, pairs = self.index.neighbours(queries, matrix, starts, SLOTS, exclude=stale, backward=fresh, floors=self._floors)
+        forward, pairs = self.index.neighbours(
+            queries, matrix, starts, SLOTS, exclude=stale, backward=fresh, floors=self._floors_by_row()
+        )
         if fresh:  # the new vectors are not in the index yet: every query meets them here
             self._meet_fresh(matrix, starts, queries, fresh, forward)
         slots = [slot for i, (mid, _) in enumerate(queries) for slot in _slots(mid, forward[i])]
         slots += self._entered(pairs, queries, skip={mid for mid, _ in queries})
         self.store.put_similar(slots)
+        self._set_floors({mid: score for mid, rank, _, score in slots if rank == SLOTS}, removed)
+
+    def _floors_by_row(self) -> np.ndarray:
+        """The floor of each index row's memory: rebuilt when the rows were renumbered, else extended."""
+        if self._floors is None:
+            self._floors = self.store.similar_floors(SLOTS)
+        if self._row_floors is None or self._row_generation != self.index.generation:
+            self._row_generation = self.index.generation
+            self._row_floors = np.zeros(0)
+        new = self.index.row_memory_ids(len(self._row_floors))
+        if new:
+            more = np.fromiter(map(self._floors.get, new, repeat(np.inf)), dtype=np.float64, count=len(new))
+            self._row_floors = np.concatenate([self._row_floors, more])
+        return self._row_floors
+
+    def _set_floors(self, changed: dict[str, float], removed: Collection[str]) -> None:
         for gone in removed:
             self._floors.pop(gone, None)
-        self._floors.update((mid, score) for mid, rank, _, score in slots if rank == SLOTS)
+            changed[gone] = np.inf
+        self._floors.update((mid, f) for mid, f in changed.items() if f != np.inf)
+        for mid, row in self.index.rows_of(changed):  # rows of memories not indexed yet come with the next sync
+            if row < len(self._row_floors):
+                self._row_floors[row] = changed[mid]
 
     def _meet_fresh(self, matrix: np.ndarray, starts: np.ndarray, queries: list[tuple[str, str | None]], fresh: int, forward: list) -> None:
         """Merge into each query's list the fresh memories (the first ``fresh`` queries) it can see."""

@@ -10,4 +10,3 @@ CREATE TABLE memory_similar (
     PRIMARY KEY (memory_id, rank)
 ) WITHOUT ROWID;
 CREATE INDEX memory_similar_neighbour ON memory_similar (neighbour_id);
-CREATE INDEX memory_similar_floor ON memory_similar (rank, score);  -- every list's floor, read without the table
