@@ -7,7 +7,6 @@ import typing
 import pytest
 
 import knotwork
-
 from knotwork import InvalidInput, Knotwork, NotFound
 from knotwork.adapters.mcp import LinkType
 from knotwork.domain.models import LINK_TYPES
