@@ -1,6 +1,9 @@
 """Ingest speed: ``add_many`` throughput and single ``add`` latency on a fresh SQLite file.
 
-    python bench/ingest.py [--count 10000] [--batch 1000] [--singles 1000]
+    python bench/ingest.py [--count 10000] [--batch 1000] [--singles 1000] [--without-similar]
+
+``--without-similar`` turns off the upkeep of similar lists (the nearest
+memories of each memory), to measure what it costs.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import time
 from pathlib import Path
 
 import knotwork
+from knotwork.services.similar import SimilarLists
 
 WORDS = (
     "deploy cache redis postgres schema migration api endpoint token budget release rollback "
@@ -44,30 +48,47 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=1_000)
     parser.add_argument("--singles", type=int, default=1_000)
+    parser.add_argument("--without-similar", action="store_true", help="skip the upkeep of similar lists")
     args = parser.parse_args()
 
     items = corpus(args.count + args.singles)
     bulk, singles = items[: args.count], items[args.count :]
     with tempfile.TemporaryDirectory() as tmp:
         with knotwork.open(Path(tmp) / "bench.db") as mem:
+            if args.without_similar:
+                mem._similar = SimilarLists(mem.store, None)  # the lists' no-op form (as without an embedder)
+            upkeep = [0.0]
+            refresh = mem._similar.refresh
+
+            def timed_refresh(*a, **kw):
+                t = time.perf_counter()
+                refresh(*a, **kw)
+                upkeep[0] += time.perf_counter() - t
+
+            mem._similar.refresh = timed_refresh
             start = time.perf_counter()
             for i in range(0, len(bulk), args.batch):
                 mem.add_many(bulk[i : i + args.batch])
             bulk_s = time.perf_counter() - start
+            bulk_upkeep = upkeep[0]
 
-            latencies = []
+            latencies, upkeeps = [], []
             for item in singles:
-                t = time.perf_counter()
+                t, before = time.perf_counter(), upkeep[0]
                 mem.add(**item)
                 latencies.append((time.perf_counter() - t) * 1000)
+                upkeeps.append((upkeep[0] - before) * 1000)
             latencies.sort()
             total = mem.store.count_memories()
 
     p50 = statistics.median(latencies)
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
     print(f"| measure | value |\n|---|---|")
+    print(f"| similar lists | {'off' if args.without_similar else 'kept'} |")
     print(f"| add_many: {args.count} memories, batches of {args.batch} | {bulk_s:.2f} s, {args.count / bulk_s:,.0f} memories/s |")
+    print(f"| of which similar-list upkeep (add_many) | {bulk_upkeep:.2f} s ({100 * bulk_upkeep / bulk_s:.1f}%) |")
     print(f"| add: {args.singles} single calls on a {args.count}-memory store | p50 {p50:.2f} ms, p95 {p95:.2f} ms |")
+    print(f"| of which similar-list upkeep (add) | p50 {statistics.median(upkeeps):.2f} ms |")
     print(f"| memories stored | {total} |")
 
 

@@ -6,6 +6,7 @@ import typing
 
 import pytest
 
+import knotwork
 from knotwork import InvalidInput, Knotwork, NotFound
 from knotwork.adapters.mcp import LinkType
 from knotwork.domain.models import LINK_TYPES
@@ -170,3 +171,40 @@ def test_bfs_pure() -> None:
     assert not truncated and {e.id for e in seen_edges} == {"e0", "e1", "e2", "e3"}
     steps, _, truncated = bfs("a", expand, max_depth=5, direction="both", max_nodes=2)
     assert truncated and len(steps) == 1
+
+
+def test_walks_see_another_connections_links(db_path) -> None:
+    """The in-memory copy of the links catches up with link, unlink and delete done through another connection."""
+    settings = knotwork.Settings(embedder="none")
+    with knotwork.open(db_path, settings=settings) as one, knotwork.open(db_path, settings=settings) as two:
+        a, b, c = chain(one, 3)
+        assert one.related(a) == []  # the copy is loaded now
+        r = two.link(a, b, "relates_to")
+        assert [(x.memory.id, x.relationship.id) for x in one.related(a)] == [(b, r.id)]
+        two.link(b, c, "fixes")
+        assert {x.memory.id: x.depth for x in one.related(a, depth=2)} == {b: 1, c: 2}
+        two.unlink(r.id)
+        assert one.related(a, depth=2) == []
+        two.link(a, c, "references")
+        assert {e.type for e in one.graph(a).edges} == {"references", "fixes"}
+        two.delete(c)  # its links go with it
+        assert one.related(a) == [] and one.graph(b).edges == []
+        assert len(one._links.adjacency) == 0
+
+
+def test_walk_inside_a_rolled_back_transaction(mem: Knotwork) -> None:
+    """Inside a write transaction a walk sees its uncommitted links; after a rollback nothing of them stays."""
+    a, b = chain(mem, 2)
+    assert mem.related(a) == []
+    with pytest.raises(RuntimeError), mem.store.transaction():
+        mem.link(a, b, "relates_to")
+        assert [r.memory.id for r in mem.related(a)] == [b]
+        raise RuntimeError("roll back")
+    assert mem.related(a) == [] and mem.graph(a).edges == []
+
+
+def test_returned_links_are_the_callers_own(mem: Knotwork) -> None:
+    a, b = chain(mem, 2)
+    mem.link(a, b, "relates_to", {"why": "x"})
+    mem.related(a)[0].relationship.metadata["why"] = "changed by a caller"
+    assert mem.related(a)[0].relationship.metadata == {"why": "x"}

@@ -28,6 +28,7 @@ from knotwork.services import shortids
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
+from knotwork.services.similar import SimilarLists
 from knotwork.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class Knotwork:
         self._links = LinkService(
             store, self.get, lambda mid, at: self.update(mid, invalid_at=at), about=self.knowledge.about
         )
+        self._similar = SimilarLists(store, self.index)
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
@@ -219,23 +221,21 @@ class Knotwork:
     def _insert(self, drafts: list[Memory], graphs: list[GraphInput] | None = None) -> list[Memory]:
         # Extraction is CPU work on the text alone: done before the write lock is taken.
         graphs = self.knowledge.prepare(drafts, graphs or [GraphInput() for _ in drafts])
-        if not self.embedder:
-            with self.store.transaction():
-                out = self.store.insert_memories(drafts)
-                self.knowledge.ingest(out, graphs)
-            return out
-        # Embed outside the write transaction (it is the slow part) and only what is new.
-        fresh: dict[tuple, Memory] = {}
-        for d in drafts:
-            key = (d.workspace, d.agent_id, d.content_hash)
-            if key not in fresh and not self.store.find_memory_by_hash(*key):
-                fresh[key] = d
-        vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
-        with self.store.transaction():
+        vectors: dict[str, list[bytes]] = {}
+        if self.embedder:
+            # Embed outside the write transaction (it is the slow part) and only what is new.
+            fresh: dict[tuple, Memory] = {}
+            for d in drafts:
+                key = (d.workspace, d.agent_id, d.content_hash)
+                if key not in fresh and not self.store.find_memory_by_hash(*key):
+                    fresh[key] = d
+            vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
+        with self._similar.transaction():
             out = self.store.insert_memories(drafts)
-            for m in out:
-                if not m.duplicate and m.id in vectors:
-                    self.store.put_vectors(m.id, vectors[m.id])
+            embedded = [(m.id, m.workspace, vectors[m.id]) for m in out if not m.duplicate and m.id in vectors]
+            for mid, _, blobs in embedded:
+                self.store.put_vectors(mid, blobs)
+            self._similar.refresh(embedded)
             self.knowledge.ingest(out, graphs)
         return out
 
@@ -279,18 +279,23 @@ class Knotwork:
             return old
         new = replace(old, **values, version=old.version + 1, updated_at=now())
         blobs = self._vectors([new.content])[0] if self.embedder and new.content != old.content else None
-        with self.store.transaction():
+        # Only new content touches vectors and similar lists; other changes (such as a
+        # supersedes link retiring a memory inside the link's transaction) leave the index be.
+        with self._similar.transaction() if blobs is not None else self.store.transaction():
             stored = self.store.replace_memory(old, new)
             if blobs is not None:
                 self.store.put_vectors(new.id, blobs)
+                self._similar.refresh([(new.id, new.workspace, blobs)])
         return stored
 
     def delete(self, id: str) -> Memory:
         """Forget a memory and its past versions; returns what was deleted."""
         memory = self.get(id)
-        # the facts that came only from this memory go with it (see KnowledgeService.forget)
-        if not self.knowledge.forget(memory.id, lambda: self.store.delete_memory(memory.id)):
-            raise NotFound("memory", id)
+        with self._similar.transaction():
+            self._similar.refresh(removed=[memory.id])
+            # the facts that came only from this memory go with it (see KnowledgeService.forget)
+            if not self.knowledge.forget(memory.id, lambda: self.store.delete_memory(memory.id)):
+                raise NotFound("memory", id)
         return memory
 
     # -- reading ----------------------------------------------------------
@@ -407,9 +412,10 @@ class Knotwork:
             if not todo:
                 break
             blobs = self._vectors([m.content for m in todo])
-            with self.store.transaction():
+            with self._similar.transaction():
                 for m, vecs in zip(todo, blobs):
                     self.store.put_vectors(m.id, vecs)
+                self._similar.refresh([(m.id, m.workspace, vecs) for m, vecs in zip(todo, blobs)])
             done += len(todo)
             if on_progress:
                 on_progress(len(todo))
@@ -444,8 +450,11 @@ class Knotwork:
         return self._links.graph(id, max_depth, max_nodes)
 
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
-        """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app)."""
-        return self._links.relations(ids)
+        """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app),
+        and its ``similar`` memories: the 5 nearest by vector, with score and preview (with an embedder)."""
+        own = self._links.relations(ids)
+        similar = self._similar.relations(list(own))
+        return {mid: rels + similar.get(mid, []) for mid, rels in own.items()}
 
     # -- knowledge graph ----------------------------------------------------
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> list[NodeHit]:
@@ -566,7 +575,8 @@ class Knotwork:
                 raise InvalidInput(f"record {index + 1}", f"malformed link ({exc})") from None
         added = skipped = 0
         vectors = self._vectors([m.content for m, _ in parsed]) if self.embedder else []
-        with self.store.transaction():
+        embedded = []
+        with self._similar.transaction():
             for index, (memory, past) in enumerate(parsed):
                 try:
                     stored = self.store.import_memory(memory, past)
@@ -574,6 +584,7 @@ class Knotwork:
                     stored = False
                 if stored and vectors:
                     self.store.put_vectors(memory.id, vectors[index])
+                    embedded.append((memory.id, memory.workspace, vectors[index]))
                 added += stored
                 skipped += not stored
                 if on_progress:
@@ -581,6 +592,7 @@ class Knotwork:
             for rel in links:  # a link whose ends are not both stored cannot dangle: skip it
                 if len(self.store.get_memories([rel.from_id, rel.to_id])) == 2:
                     self.store.insert_link(rel)
+            self._similar.refresh(embedded)
         return ImportReport(added, skipped)
 
     def _imported(self, record: Mapping[str, Any]) -> tuple[Memory, list[Memory]]:

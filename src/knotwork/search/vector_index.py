@@ -14,6 +14,8 @@ for a gain measured in single milliseconds at this size (bench/RESULTS.md).
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,8 +41,8 @@ class VectorIndex:
     def __init__(self, store, dim: int) -> None:
         self.store = store
         self.dim = dim
-        self._lock = threading.Lock()
-        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._lock = threading.RLock()
+        self._matrix = self._buffer = np.zeros((0, dim), dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
         self._seqs = np.zeros(0, dtype=np.int64)
         self._memory_ids: list[str] = []
@@ -51,6 +53,7 @@ class VectorIndex:
         self._vector_mark = 0
         self._tomb_mark = 0
         self._dead = 0
+        self.generation = 0  # grows when rows are renumbered (compaction): per-row data kept elsewhere is void
 
     def __len__(self) -> int:
         return int(self._alive.sum())
@@ -77,10 +80,29 @@ class VectorIndex:
             if self._dead > 1000 and self._dead > len(self._alive) // 4:
                 self._compact()
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep other threads off the index for a block (reentrant).
+
+        A write transaction that reads the index takes it *before* the store's
+        transaction: searches take the index, then the store, so every thread
+        takes the two in the same order.
+        """
+        with self._lock:
+            yield
+
     def _append(self, rows: list[tuple[int, str, str, bytes]]) -> None:
         block = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
         start = len(self._memory_ids)
-        self._matrix = np.concatenate([self._matrix, block]) if len(self._matrix) else block.copy()
+        # The rows live in a buffer that doubles when full: a sync after each single write
+        # (every write path syncs, see services/similar.py) then costs its new rows, not a copy of all.
+        end = start + len(rows)
+        if end > len(self._buffer):
+            grown = np.empty((max(end, 2 * len(self._buffer)), self.dim), dtype=np.float32)
+            grown[:start] = self._matrix
+            self._buffer = grown
+        self._buffer[start:end] = block
+        self._matrix = self._buffer[:end]
         self._alive = np.concatenate([self._alive, np.ones(len(rows), dtype=bool)])
         self._seqs = np.concatenate([self._seqs, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))])
         codes = np.fromiter(
@@ -95,7 +117,7 @@ class VectorIndex:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive)
-        self._matrix = self._matrix[keep]
+        self._matrix = self._buffer = self._matrix[keep]
         self._seqs = self._seqs[keep]
         self._memory_ids = [self._memory_ids[i] for i in keep]
         self._ws_codes = self._ws_codes[keep]
@@ -105,6 +127,7 @@ class VectorIndex:
         for i, mid in enumerate(self._memory_ids):
             self._first_row.setdefault(mid, i)
         self._dead = 0
+        self.generation += 1
 
     def search(self, query: np.ndarray, k: int, workspace: str | None = ALL_WORKSPACES) -> list[VectorHit]:
         """The ``k`` memories whose best chunk is most similar to ``query`` (cosine), best first."""
@@ -152,3 +175,125 @@ class VectorIndex:
                         out[mid] = self._matrix[row]
                         self._first_row[mid] = row
         return out
+
+    def row_memory_ids(self, start: int = 0) -> list[str]:
+        """The memory of each row from ``start`` on (rows stay put until :attr:`generation` changes)."""
+        with self._lock:
+            return self._memory_ids[start:]
+
+    def rows_of(self, memory_ids: Collection[str]) -> list[tuple[str, int]]:
+        """(memory id, row) of the rows of the given memories: their live rows, and maybe dead ones."""
+        out: list[tuple[str, int]] = []
+        with self._lock:
+            for mid in memory_ids:
+                row = self._first_row.get(mid)
+                if row is None:
+                    continue
+                if not self._alive[row]:  # re-embedded: its live rows are further on
+                    out += [(mid, r) for r, m in enumerate(self._memory_ids) if m == mid]
+                    continue
+                while row < len(self._memory_ids) and self._memory_ids[row] == mid:  # chunks are adjacent rows
+                    out.append((mid, row))
+                    row += 1
+        return out
+
+    def neighbours(
+        self,
+        queries: Sequence[tuple[str, str | None]],
+        vectors: np.ndarray,
+        starts: Sequence[int],
+        k: int,
+        exclude: Collection[str] = (),
+        backward: int = 0,
+        floors: np.ndarray | None = None,
+        cells: int = 8_000_000,
+    ) -> tuple[list[list[tuple[str, float]]], list[tuple[str, int, float]]]:
+        """Memory-to-memory nearest neighbours: one matrix product per block of queries.
+
+        Query ``i`` is memory ``queries[i] = (id, workspace)``, whose chunk
+        vectors are ``vectors[starts[i]:starts[i + 1]]``. Two memories are as
+        similar as their closest pair of chunks (cosine). A memory sees its
+        own workspace and the global scope; a global one sees the global scope.
+
+        Returns ``forward[i]``: the ``k`` indexed memories nearest to query
+        ``i`` that it can see (itself and ``exclude`` left out), best first;
+        and the backward pairs ``(indexed memory, query, score)``: each of the
+        first ``backward`` queries that an indexed memory can see and that
+        scores above ``floors[row]`` (the floor of the row's memory, one per
+        row: +inf takes nobody). A memory with several chunks may pair with the same
+        query more than once. The caller syncs first; ``cells`` bounds how
+        many scores are held at once.
+        """
+        n = len(queries)
+        forward: list[list[tuple[str, float]]] = [[] for _ in range(n)]
+        pairs: list[tuple[str, int, float]] = []
+        with self._lock:
+            rows = len(self._memory_ids)
+            if not (n and rows):
+                return forward, pairs
+            usable = self._alive.copy()
+            gone = set(exclude) & self._first_row.keys()  # new memories are not indexed yet: nothing to mask
+            if gone:
+                usable &= ~np.fromiter(map(gone.__contains__, self._memory_ids), dtype=bool, count=rows)
+            cols = self._ws_codes
+            global_cols = cols == 0
+            codes = np.array([self._ws_code_of.get(ws or "", -1) for _, ws in queries])
+            bounds = np.asarray(starts)
+            step = max(1, cells // rows)
+            for q0 in range(0, n, step):
+                q1 = min(n, q0 + step)
+                sims = vectors[bounds[q0] : bounds[q1]] @ self._matrix.T
+                if bounds[q1] - bounds[q0] != q1 - q0:  # a query with several chunks: keep its best per column
+                    sims = np.maximum.reduceat(sims, bounds[q0:q1] - bounds[q0], axis=0)
+                qc = codes[q0:q1]
+                sees = usable & (global_cols | (cols == qc[:, None]))
+                self._nearest(np.where(sees, sims, -np.inf), queries, q0, k, forward)
+                b = min(q1, backward) - q0
+                if b <= 0 or floors is None:
+                    continue
+                seen = usable & ((qc[:b] == 0)[:, None] | (qc[:b, None] == cols))
+                scores = np.where(seen, sims[:b], -np.inf)
+                q_at, r_at = np.nonzero(scores > floors)
+                pairs += [
+                    (self._memory_ids[r], q0 + q, s)
+                    for q, r, s in zip(q_at.tolist(), r_at.tolist(), scores[q_at, r_at].tolist())
+                ]
+        return forward, pairs
+
+    def _nearest(self, scores: np.ndarray, queries: Sequence[tuple[str, str | None]], q0: int, k: int, out: list) -> None:
+        """Fill ``out[q0 + i]`` with the ``k`` best memories of score row ``i`` (one per memory, not the query itself).
+
+        ``scores`` is used up. With k small, k + 1 passes of argmax (vectorised,
+        sorted as they go) cost a fraction of one argpartition over the rows.
+        """
+        n, rows = scores.shape
+        passes = min(rows, k + 1)  # one more: the query itself may be among the best
+        top = np.empty((n, passes), dtype=np.intp)
+        top_s = np.empty((n, passes), dtype=scores.dtype)
+        every = np.arange(n)
+        for j in range(passes):
+            best = scores.argmax(axis=1)
+            top[:, j], top_s[:, j] = best, scores[every, best]
+            scores[every, best] = -np.inf
+        for i in range(n):
+            own = queries[q0 + i][0]
+            found = self._distinct(top[i], top_s[i], own, k)
+            if len(found) < k and passes < rows and top_s[i, -1] > -np.inf:
+                # several of the best rows were chunks of one memory: rank the whole row
+                row = scores[i]
+                row[top[i]] = top_s[i]
+                order = np.argsort(-row)
+                found = self._distinct(order, row[order], own, k)
+            out[q0 + i] = list(found.items())
+
+    def _distinct(self, rows: np.ndarray, scores: np.ndarray, own: str, k: int) -> dict[str, float]:
+        best: dict[str, float] = {}
+        for row, score in zip(rows.tolist(), scores.tolist()):
+            if score == -np.inf:
+                break
+            mid = self._memory_ids[row]
+            if mid != own and mid not in best:
+                best[mid] = score
+                if len(best) == k:
+                    break
+        return best

@@ -11,6 +11,7 @@ from knotwork.domain import ids, rules
 from knotwork.domain.models import LINK_TYPES, Graph, Memory, Related, Relationship
 from knotwork.domain.temporal import now
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
+from knotwork.graph.adjacency import Adjacency, detached
 from knotwork.graph.traverse import DIRECTIONS, bfs
 from knotwork.store.protocol import Store
 
@@ -72,6 +73,7 @@ class LinkService:
         self.get = get
         self.retire = retire
         self.about = about  # memory ids -> the entities each mentions (knowledge graph)
+        self.adjacency = Adjacency(store)
 
     def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
         if type not in LINK_TYPES:
@@ -129,28 +131,26 @@ class LinkService:
         start = self.get(memory_id)
         kinds, way = _types(types), _direction(direction)
         steps, _, _ = bfs(
-            start.id,
-            lambda frontier: self.store.links_touching(frontier, way, kinds),
-            max_depth=_bounded(depth, "depth", 1, 5),
-            direction=way,
+            start.id, self.adjacency.expander(way, kinds), max_depth=_bounded(depth, "depth", 1, 5), direction=way
         )
         found = self.store.get_memories([s.node for s in steps])
-        return [Related(found[s.node], s.via, s.depth) for s in steps if s.node in found]
+        return [Related(found[s.node], detached(s.via), s.depth) for s in steps if s.node in found]
 
     def graph(self, memory_id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
         center = self.get(memory_id)
+        expand = self.adjacency.expander()
         steps, _, truncated = bfs(
             center.id,
-            lambda frontier: self.store.links_touching(frontier, "both"),
+            expand,
             max_depth=_bounded(max_depth, "max_depth", 1, 3),
             max_nodes=_bounded(max_nodes, "max_nodes", 1, 100),
         )
         depths = {center.id: 0, **{s.node: s.depth for s in steps}}
         found = self.store.get_memories(list(depths))
         # Edges among every drawn node, including those between nodes of the last level.
-        edges = [e for e in self.store.links_touching(list(depths)) if e.from_id in depths and e.to_id in depths]
+        edges = sorted((e for e in expand(list(depths)) if e.from_id in depths and e.to_id in depths), key=lambda e: e.id)
         nodes = [found[n] for n in depths if n in found]
-        return Graph(center.id, nodes, depths, edges, truncated)
+        return Graph(center.id, nodes, depths, [detached(e) for e in edges], truncated)
 
     def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
         memories = [self.get(m) for m in memory_ids]
