@@ -140,7 +140,7 @@ def test_short_lists_fill_as_memories_arrive(fake: Knotwork, db_path: Path) -> N
     assert fake.relations([first])[first][-1].type == "in_scope"  # no similar relation yet
     others = [fake.add(f"friend {i}").id for i in range(6)]
     check(fake, db_path)
-    assert {r.target_label for r in fake.relations([first])[first] if r.type == "similar"} <= set(others)
+    assert {r.target_value for r in fake.relations([first])[first] if r.type == "similar"} <= set(others)
     for mid in others:
         fake.delete(mid)
     check(fake, db_path)
@@ -152,7 +152,7 @@ def test_workspace_isolation(fake: Knotwork, db_path: Path) -> None:
     a = [m.id for m in fake.add_many([{"content": f"in a {i}", "workspace": "a"} for i in range(7)])]
     b = [m.id for m in fake.add_many([{"content": f"in b {i}", "workspace": "b"} for i in range(7)])]
     check(fake, db_path)
-    lists = {mid: {r.target_label for r in rels if r.type == "similar"} for mid, rels in fake.relations(g + a + b).items()}
+    lists = {mid: {r.target_value for r in rels if r.type == "similar"} for mid, rels in fake.relations(g + a + b).items()}
     assert all(lists[m] <= set(g) for m in g)  # the global scope sees only itself
     assert all(lists[m] <= set(g + a) for m in a)
     assert all(lists[m] <= set(g + b) for m in b)
@@ -183,7 +183,7 @@ def test_floor_lowered_by_another_connection(db_path: Path) -> None:
         made = {a: m.id for a, m in zip([0, 10, 20, 30, 40, 50, 100], one.add_many([{"content": f"angle {a}"} for a in [0, 10, 20, 30, 40, 50, 100]]))}
         two.delete(made[50])  # the list of 0 falls back to 100 degrees
         newcomer = one.add("angle 70").id  # beats 100 degrees, not the 50 that one last saw there
-        assert newcomer in {r.target_label for r in one.relations([made[0]])[made[0]] if r.type == "similar"}
+        assert newcomer in {r.target_value for r in one.relations([made[0]])[made[0]] if r.type == "similar"}
         check(one, db_path)
 
 
@@ -229,8 +229,8 @@ def test_relations_shape_with_the_real_model(mem: Knotwork) -> None:
     similar = [r for r in mem.relations([cat.id])[cat.id] if r.type == "similar"]
     assert len(similar) == 4
     top = similar[0]
-    assert (top.target_label, top.preview) == (kitten.id, "A kitten sleeps on the rug")
-    assert top.target_value == f"{top.score:.3f}" and 0 < top.score <= 1
+    assert (top.target_label, top.target_value, top.preview) == ("memory", kitten.id, "A kitten sleeps on the rug")
+    assert 0 < top.score <= 1
     assert [r.score for r in similar] == sorted((r.score for r in similar), reverse=True)
     assert top.to_dict()["type"] == "similar"
 

@@ -207,6 +207,6 @@ class SimilarLists:
         lists = self.store.similar_lists(memory_ids)
         starts = self.store.content_starts(sorted({n for pairs in lists.values() for n, _ in pairs}), PREVIEW_CHARS * 2)
         return {
-            mid: [MetaRelation("similar", n, f"{s:.3f}", round(s, 4), _preview(starts.get(n, ""))) for n, s in pairs]
+            mid: [MetaRelation("similar", "memory", n, round(s, 4), _preview(starts.get(n, ""))) for n, s in pairs]
             for mid, pairs in lists.items()
         }
