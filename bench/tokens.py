@@ -244,7 +244,7 @@ def main() -> None:
             import longmemeval
 
             data = longmemeval.load(args.data)
-            lme = longmemeval.KnotworkStore(data.turns, Path(tmp))
+            lme = longmemeval.KnotworkStore(data.turns, Path(tmp) / "longmemeval.db")
             questions = longmemeval.spread(data.questions, args.longmemeval_questions)
             rows = search_rows(lme.mem, [q.text for q in questions], longmemeval.WORKSPACE)
             lme_saved = print_search(f"search_memory, LongMemEval ({lme.stored} memories, {len(questions)} questions)", rows, md)
