@@ -44,4 +44,3 @@ def test_common_terms_give_way_to_rare_ones_past_the_postings_budget(tmp_path: P
         # The rarest term stays even when it alone is over the budget.
         assert stats.informative(["apple"]) == ["apple"]
         assert mem.search("plum apple pear", recipe="memory_bm25")[0].memory.content == "plum and apple and pear"
-
