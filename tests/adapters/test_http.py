@@ -108,6 +108,13 @@ def test_search(http: httpx2.Client) -> None:
     assert "fused" in hits[0]["explain"]
     text = http.post("/search", params={"format": "compact"}, json={"query": "database"}).text
     assert not text.startswith("{") and "Postgres is the primary database" in text and "Lunch" not in text
+    # `now`: the time the question is asked; a named time ("a week ago") counts from it.
+    http.post("/memories", json={"content": "I finished a novel about the war", "valid_at": "2023-04-01T10:00:00Z"})
+    http.post("/memories", json={"content": "I finished a novel about the sea", "valid_at": "2023-05-13T10:00:00Z"})
+    ask = {"query": "Which novel did I finish a week ago?"}
+    first = lambda now: http.post("/search", json={**ask, "now": now}).json()["hits"][0]["memory"]["content"]  # noqa: E731
+    assert first("2023-05-20T12:00:00Z").endswith("sea") and first("2023-04-08T12:00:00Z").endswith("war")
+    assert http.post("/search", json={**ask, "now": "soon"}).status_code == 400
 
 
 # -- relationships -------------------------------------------------------------------

@@ -364,3 +364,17 @@ def test_openapi_spec_lists_every_knowledge_operation(http: httpx2.Client) -> No
         ("DELETE", "/graph"), ("GET", "/communities"), ("POST", "/communities/rebuild"), ("GET", "/extraction"),
         ("POST", "/extraction/run"),
     }
+
+
+def test_a_memory_posted_with_entities_and_facts_feeds_the_graph(http: httpx2.Client) -> None:  # noqa: F811
+    body = {
+        "content": "The billing service settled on a queue",
+        "entities": [{"name": "BillingService", "type": "service"}],
+        "facts": [{"subject": "BillingService", "predicate": "uses", "object": "RabbitMQ", "valid_at": "2026-01-03"}],
+    }
+    assert http.post("/memories", json=body).status_code == 201
+    facts = http.post("/search/facts", json={"query": "BillingService"}).json()
+    assert "RabbitMQ" in str(facts) and "uses" in str(facts)
+    bad = http.post("/memories", json={"content": "zebrafish tank notes", "facts": [{"subject": "A", "object": "B"}]})
+    assert bad.status_code == 400 and "predicate" in bad.text
+    assert http.post("/search", json={"query": "zebrafish"}).json()["hits"] == []  # nothing half-written

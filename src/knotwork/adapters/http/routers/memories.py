@@ -33,6 +33,10 @@ class NewMemory(MemoryFields):
     content: str = Field(description="the text to remember")
     workspace: str | None = None
     agent_id: str | None = None
+    entities: list[dict[str, Any]] | None = Field(default=None, description="[{name, type?, summary?}] it is about")
+    facts: list[dict[str, Any]] | None = Field(
+        default=None, description="[{subject, predicate, object, valid_at?, invalid_at?}] it states"
+    )
 
 
 class NewMemories(Strict):
@@ -63,6 +67,7 @@ class SearchRequest(Strict):
     recipe: str | None = None
     center: str | None = None
     explain: bool = False
+    now: str | None = Field(default=None, description="when the question is asked (ISO-8601); default the current time")
 
 
 @router.post("/memories", status_code=201, summary="Store a memory")
