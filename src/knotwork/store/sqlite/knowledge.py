@@ -71,11 +71,6 @@ def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tu
     return f"({alias}.valid_at IS NULL OR {alias}.valid_at <= ?) AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)", [t, t]
 
 
-def _chunks(items: Sequence[Any], size: int = 400) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
@@ -85,31 +80,17 @@ class KnowledgeStore:
 
     _run: Any
     _lock: Any
+    _rows_by_ids: Any
     transaction: Any
-
-    def _rows_in(self, sql: str, ids: Sequence[Any]) -> list[Any]:
-        """Rows of ``sql`` run over distinct ``ids`` in chunks (``{marks}`` stands for their placeholders)."""
-        out: list[Any] = []
-        with self._lock:
-            for chunk in _chunks(list(dict.fromkeys(ids))):
-                out += self._run(sql.replace("{marks}", ", ".join("?" * len(chunk))), chunk).fetchall()
-        return out
 
     # -- entities -------------------------------------------------------------
     def kg_lookup_norms(self, workspace: str | None, norms: Sequence[str]) -> dict[str, str]:
         """Entity id for each normalised name (own name first, then aliases) in exactly this workspace."""
         out: dict[str, str] = {}
         ws = workspace or ""
-        keys = list(dict.fromkeys(norms))
-        with self._lock:
-            for chunk in _chunks(keys):
-                marks = ", ".join("?" * len(chunk))
-                for table in ("entity_aliases", "entities"):
-                    column = "entity_id" if table == "entity_aliases" else "id"
-                    rows = self._run(
-                        f"SELECT norm, {column} FROM {table} WHERE workspace = ? AND norm IN ({marks})", (ws, *chunk)
-                    ).fetchall()
-                    out.update((r[0], r[1]) for r in rows)
+        for table, column in (("entity_aliases", "entity_id"), ("entities", "id")):
+            sql = f"SELECT norm, {column} FROM {table} WHERE workspace = ? AND norm IN ({{ids}})"
+            out.update(self._rows_by_ids(sql, norms, lambda batch: (ws, *batch)))
         return out
 
     def kg_insert_entity(self, e: Entity, norm: str, grams: Iterable[str], note: str = "") -> None:
@@ -138,22 +119,18 @@ class KnowledgeStore:
 
     def kg_entity_rows(self, entity_ids: Sequence[str]) -> dict[str, tuple[Entity, str]]:
         """(entity, note) by id, with aliases and mention counts."""
-        ids = list(dict.fromkeys(entity_ids))
         out: dict[str, tuple[Entity, str]] = {}
-        with self._lock:
-            for chunk in _chunks(ids):
-                marks = ", ".join("?" * len(chunk))
-                rows = self._run(
-                    f"SELECT {_ENTITY}, e.note,"
-                    " (SELECT group_concat(alias, char(31)) FROM entity_aliases a WHERE a.entity_id = e.id),"
-                    " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
-                    f" FROM entities e WHERE e.id IN ({marks})",
-                    chunk,
-                ).fetchall()
-                for r in rows:
-                    aliases = tuple(sorted(r[8].split("\x1f"))) if r[8] else ()
-                    entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], from_text(r[5]), from_text(r[6]), aliases, r[9])
-                    out[r[0]] = (entity, r[7])
+        rows = self._rows_by_ids(
+            f"SELECT {_ENTITY}, e.note,"
+            " (SELECT group_concat(alias, char(31)) FROM entity_aliases a WHERE a.entity_id = e.id),"
+            " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
+            " FROM entities e WHERE e.id IN ({ids})",
+            entity_ids,
+        )
+        for r in rows:
+            aliases = tuple(sorted(r[8].split("\x1f"))) if r[8] else ()
+            entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], from_text(r[5]), from_text(r[6]), aliases, r[9])
+            out[r[0]] = (entity, r[7])
         return out
 
     def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
@@ -161,8 +138,8 @@ class KnowledgeStore:
 
     def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
         """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
-        sql = "SELECT id, type, note, summary FROM entities WHERE id IN ({marks})"
-        return {r[0]: (r[1], r[2], r[3]) for r in self._rows_in(sql, entity_ids)}
+        sql = "SELECT id, type, note, summary FROM entities WHERE id IN ({ids})"
+        return {r[0]: (r[1], r[2], r[3]) for r in self._rows_by_ids(sql, entity_ids)}
 
     def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
         """Ids of entities in scope whose name or alias normalises to ``norm``."""
@@ -207,7 +184,7 @@ class KnowledgeStore:
 
     def kg_gram_counts(self, entity_ids: Sequence[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
-        for eid, gram in self._rows_in("SELECT entity_id, gram FROM entity_grams WHERE entity_id IN ({marks})", entity_ids):
+        for eid, gram in self._rows_by_ids("SELECT entity_id, gram FROM entity_grams WHERE entity_id IN ({ids})", entity_ids):
             out.setdefault(eid, set()).add(gram)
         return out
 
@@ -329,7 +306,7 @@ class KnowledgeStore:
         return [_fact(r) for r in rows]
 
     def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
-        return {r[0]: _fact(r) for r in self._rows_in(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({{marks}})", fact_ids)}
+        return {r[0]: _fact(r) for r in self._rows_by_ids(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({{ids}})", fact_ids)}
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("facts", ref, limit)
@@ -354,20 +331,15 @@ class KnowledgeStore:
         include_invalid: bool = True, limit: int = 10_000,
     ) -> list[Fact]:
         """Facts whose subject or object is one of ``entity_ids``."""
-        ids = list(dict.fromkeys(entity_ids))
-        out: list[Fact] = []
         where, params = scope_sql(workspace, "f.workspace")
         when, tparams = time_sql(at, include_invalid)
-        with self._lock:
-            for chunk in _chunks(ids, 300):
-                marks = ", ".join("?" * len(chunk))
-                rows = self._run(
-                    f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({marks}) OR f.object_id IN ({marks}))"
-                    f" AND {where} AND {when} ORDER BY f.id DESC LIMIT ?",
-                    (*chunk, *chunk, *params, *tparams, limit),
-                ).fetchall()
-                out += [_fact(r) for r in rows]
-        return out
+        rows = self._rows_by_ids(
+            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({{ids}}) OR f.object_id IN ({{ids}}))"
+            f" AND {where} AND {when} ORDER BY f.id DESC LIMIT ?",
+            entity_ids,
+            lambda batch: (*batch, *batch, *params, *tparams, limit),
+        )
+        return [_fact(r) for r in rows]
 
     def kg_facts_only_from(self, memory_id: str) -> list[str]:
         """Facts whose only source is this memory."""
@@ -418,14 +390,14 @@ class KnowledgeStore:
     def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
         """Entity ids each memory mentions."""
         out: dict[str, list[str]] = {}
-        rows = self._rows_in("SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id IN ({marks})", memory_ids)
+        rows = self._rows_by_ids("SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id IN ({ids})", memory_ids)
         for mid, eid in sorted(rows):
             out.setdefault(mid, []).append(eid)
         return out
 
     def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        sql = "SELECT memory_id, count(*) FROM fact_sources WHERE memory_id IN ({marks}) GROUP BY memory_id"
-        return dict(self._rows_in(sql, memory_ids))
+        sql = "SELECT memory_id, count(*) FROM fact_sources WHERE memory_id IN ({ids}) GROUP BY memory_id"
+        return dict(self._rows_by_ids(sql, memory_ids))
 
     # -- communities ----------------------------------------------------------
     def kg_replace_communities(
@@ -441,8 +413,7 @@ class KnowledgeStore:
     ) -> None:
         """Delete the communities ``drop`` and insert ``groups`` (the incremental half of a rebuild)."""
         with self.transaction():
-            for chunk in _chunks(list(drop)):
-                self._run(f"DELETE FROM communities WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+            self._rows_by_ids("DELETE FROM communities WHERE id IN ({ids})", drop)
             for c, member_ids in groups:
                 self._run(
                     "INSERT INTO communities (id, workspace, name, summary, size, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -471,8 +442,7 @@ class KnowledgeStore:
             if entity_ids is None:
                 self._run("DELETE FROM community_dirty WHERE workspace = ?", (workspace or "",))
                 return
-            for chunk in _chunks(list(entity_ids)):
-                self._run(f"DELETE FROM community_dirty WHERE entity_id IN ({', '.join('?' * len(chunk))})", chunk)
+            self._rows_by_ids("DELETE FROM community_dirty WHERE entity_id IN ({ids})", entity_ids)
 
     def kg_graph_workspaces(self) -> list[str]:
         """Every workspace that has entities (``''`` is the global one)."""
@@ -496,11 +466,11 @@ class KnowledgeStore:
 
     def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
         """Communities by id (members not filled in)."""
-        rows = self._rows_in("SELECT id, workspace, name, summary FROM communities WHERE id IN ({marks})", community_ids)
+        rows = self._rows_by_ids("SELECT id, workspace, name, summary FROM communities WHERE id IN ({ids})", community_ids)
         return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
 
     def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        return dict(self._rows_in("SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({marks})", entity_ids))
+        return dict(self._rows_by_ids("SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({ids})", entity_ids))
 
     # -- the LLM extraction queue ---------------------------------------------
     def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
