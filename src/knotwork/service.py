@@ -17,12 +17,11 @@ from knotwork.domain import ids, rules, temporal
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
-from knotwork.search.lexical import query_terms
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.search.vector_index import VectorIndex
 from knotwork.knowledge.models import (
-    ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit, QueueItem,
+    ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
 from knotwork.services import shortids
 from knotwork.services.extraction import ExtractionWorker
@@ -393,7 +392,7 @@ class Knotwork:
         )
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
-        at = temporal.now() if now is None else parse_time(now, "now")
+        at = _optional_time(now, "now") or temporal.now()
         q = Query(text, flt, rules.limit(limit), at, center_id)
         cands, memories, trace = self._pipeline.run(chosen, q)
         self.last_trace = trace
