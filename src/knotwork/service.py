@@ -644,8 +644,9 @@ class Knotwork:
         """The context to hand an agent now, within ``budget_tokens`` exact o200k tokens.
 
         Sections (each optional): clock, directives, facts (the ``ambient``
-        recipe; without ``query``, the workspace's focus), episodes, entities
-        (off by default), health. Retired memories never appear. See
+        recipe; without ``query``, the workspace's focus), graph (current
+        knowledge-graph facts that match it), episodes, entities (off by
+        default), health. Retired memories and retired facts never appear. See
         :mod:`knotwork.services.recall`.
         """
         from knotwork.services import recall

@@ -11,6 +11,10 @@ from datetime import datetime
 
 from knotwork.domain.models import Memory
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from knotwork.knowledge.models import Fact
+
 ENTRY_CHARS = 220  # one entry: enough for a decision and its reason, short enough to keep many
 
 
@@ -50,6 +54,12 @@ def directive_entry(m: Memory) -> str:
 def fact_entry(m: Memory, now: datetime) -> str:
     label = f"[{m.category}] " if m.category else ""
     return f"{label}{_flat(m.content)} ({ago(m.valid_at, now)}, {m.id[-8:]})"
+
+
+def graph_fact_entry(f: Fact) -> str:
+    """``Ana prefers tabs (since 2026-01-03, 1a2b3c4d)``: a current fact of the knowledge graph."""
+    since = f"since {f.valid_at.strftime('%Y-%m-%d')}, " if f.valid_at else ""
+    return f"{_flat(f.fact)} ({since}{f.id[-8:]})"
 
 
 def episode_entry(m: Memory, now: datetime) -> str:
