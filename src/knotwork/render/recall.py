@@ -92,8 +92,13 @@ def entry(text: str) -> str:
 
 def assemble(blocks: list[tuple[str, list[str]]]) -> str:
     """Sections as ``## title`` followed by ``- entry`` lines; a section with no entries is its heading alone."""
-    lines: list[str] = []
+    return "\n".join(lines(blocks))
+
+
+def lines(blocks: list[tuple[str, list[str]]]) -> list[str]:
+    """The lines of :func:`assemble`."""
+    out: list[str] = []
     for title, entries in blocks:
-        lines.append(heading(title))
-        lines += [entry(e) for e in entries]
-    return "\n".join(lines)
+        out.append(heading(title))
+        out += [entry(e) for e in entries]
+    return out

@@ -278,10 +278,10 @@ def _fit(title: str, entries: list[Entry], cap: int, keep_empty: bool) -> tuple[
 def _trim_to(sections: list[Section], budget: int) -> tuple[list[Section], str, int]:
     """Drop trailing entries (then whole sections) from the lowest priority up until the exact count fits."""
     while True:
-        out = text.assemble([(s.title, [e.text for e in s.entries]) for s in sections])
-        n = tokens.count(out)
+        lines = text.lines([(s.title, [e.text for e in s.entries]) for s in sections])
+        n = tokens.count_lines(lines)
         if n <= budget or not sections:
-            return sections, out, n
+            return sections, "\n".join(lines), n
         last = sections[-1]
         if last.entries:
             dropped = tokens.count(text.entry(last.entries[-1].text)) + 1
