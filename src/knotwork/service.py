@@ -39,6 +39,7 @@ ADD_FIELDS = frozenset(
     {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
 )
 GRAPH_FIELDS = frozenset({"entities", "facts"})
+MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
@@ -652,6 +653,19 @@ class Knotwork:
         from knotwork.services import recall
 
         return recall.recall(self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections)
+
+    def warm(self) -> None:
+        """Load now what the first recall or search would otherwise wait for: the token encoding,
+        a local embedding model (and one run of it), and the vector index."""
+        from knotwork import tokens
+
+        tokens.warm()
+        load = getattr(self.embedder, "load", None)
+        if load is not None:  # a local model; a remote one has nothing to load
+            load()
+            self.embedder.embed([MODEL_WARMUP_TEXT])
+        if self.index is not None:
+            self.index.sync()
 
     def status(self) -> Status:
         """Version, store path, schema version, counts, embedder, and this process's recall p50/p95."""

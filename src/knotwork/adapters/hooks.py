@@ -205,7 +205,10 @@ def _response(raw: bytes) -> tuple[int, bytes]:
         out = bytearray()
         while True:
             size_line, _, body = body.partition(b"\r\n")
-            size = int(size_line.split(b";")[0] or b"0", 16)
+            try:
+                size = int(size_line.split(b";")[0] or b"0", 16)
+            except ValueError:
+                raise ConnectionError("the server's chunked answer is cut or garbled") from None
             if size == 0:
                 break
             out += body[:size]

@@ -117,7 +117,14 @@ class Ctx:
     shown: set[str] = field(default_factory=set)  # memory ids earlier sections already show
     last_session: datetime | None = None
     last_recall: datetime | None = None
-    recent: list[Memory] = field(default_factory=list)  # newest first, valid now
+    _recent: list[Memory] | None = None
+
+    @property
+    def recent(self) -> list[Memory]:
+        """The workspace's newest memories valid now, newest first (read on first use: a prompt's recall may not need them)."""
+        if self._recent is None:
+            self._recent = self.mem.store.recent_memories(self.workspace, FOCUS_SAMPLE, self.at)
+        return self._recent
 
     def filter(self) -> MemoryFilter:
         return MemoryFilter(workspace=self.workspace)
@@ -374,7 +381,6 @@ def recall(
     ctx = Ctx(mem, ctx_word, ws, given, at, budget)
     ctx.last_session = _meta_time(mem, _meta_key("session", ws))
     ctx.last_recall = _meta_time(mem, _meta_key("last", ws))
-    ctx.recent = mem.store.recent_memories(ws, FOCUS_SAMPLE, at)
     focus = False
     if ctx.query is None:
         ctx.query = _cached_focus(ctx.recent)
