@@ -62,6 +62,6 @@ def test_warm_loads_the_model_and_the_index_before_the_first_search(db_path: Pat
     with knotwork.open(db_path) as writer:
         writer.add_many([{"content": "The cat sits on the mat"}, {"content": "Stock markets fell", "workspace": "w"}])
     with knotwork.open(db_path) as mem:
-        assert not mem.embedder.loaded and len(mem.index) == 0
+        assert len(mem.index) == 0  # the model may be shared with the writer; the index is this store's own
         mem.warm()
         assert mem.embedder.loaded and len(mem.index) == 2
