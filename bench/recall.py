@@ -20,6 +20,7 @@ client posting what ``knotwork hook`` posts to a running ``knotwork serve``.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import random
@@ -173,6 +174,9 @@ def post(url: str, body: dict) -> dict:
 
 def measure_hooks(path: Path, calls: int, processes: int, seed: int = 9) -> dict[str, list[float]]:
     """Round trips to a running ``knotwork serve`` as a hook makes them, and whole ``knotwork hook`` runs."""
+    # An installed package is byte-compiled (pip does it on install); with PYTHONDONTWRITEBYTECODE
+    # set and a source checkout, every hook process would compile knotwork's modules anew.
+    compileall.compile_dir(Path(knotwork.__file__).parent, quiet=1)
     port = free_port()
     exe = str(Path(sys.executable).parent / "knotwork")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
@@ -239,7 +243,9 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| measure | calls | p50 ms | p95 ms | target p95 |\n|---|---|---|---|---|")
     for n in sizes:
-        got = measure_in_process(paths[n], args.calls)
+        # A seed per size: the embedder (and its query cache) outlives each store, and a
+        # prompt seen at a smaller size would come from the cache at the next one.
+        got = measure_in_process(paths[n], args.calls, seed=n)
         target = "≤ 50" if n == 100_000 else ""
         print(row(f"recall, {n:,} memories: session start (workspace focus)", got["startup"], target))
         print(row(f"recall, {n:,} memories: prompt (fresh query, embedding included)", got["prompt"], target))
