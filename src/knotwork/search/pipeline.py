@@ -23,9 +23,10 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
-from knotwork.search.when import time_window
+from knotwork.search.when import looks_back, time_window
 
 GRAPH_DEPTH = 3
+RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 
 
 @dataclass
@@ -105,8 +106,19 @@ class Pipeline:
             "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
             "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
             "time_window": lambda: {"dates": {i: f.valid_at for i, f in facts.items()}, "window": time_window(q.text, q.at)},
+            "restated": lambda: {
+                "vectors": {} if looks_back(q.text, q.at) else self._closest_passages(q, ids[:RESTATED_DEPTH]),
+                "dates": {i: f.valid_at for i, f in facts.items()},
+            },
         }
         return gather[name]() if name in gather else {}
+
+    def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
+        """Each memory's passage closest to the query (the one its vector score came from)."""
+        if self.embed_query is None:
+            return {}
+        query = self.embed_query(q.text)  # cached: the vector source embedded it already
+        return {mid: p[int(np.argmax(p @ query))] for mid, p in self.store.passage_vectors(ids).items()}
 
     # -- run ------------------------------------------------------------------
     def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:
