@@ -373,7 +373,8 @@ class Knotwork:
         """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
 
         ``recipe`` names the sources, fusion and rerankers (default
-        ``memory_hybrid``: BM25 + vectors fused by RRF); ``center`` is a memory
+        ``memory_hybrid``: BM25 + vectors, weighted fusion, a length prior,
+        the time the query names, MMR); ``center`` is a memory
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.
         Memories whose ``invalid_at`` has passed are left out unless
@@ -663,7 +664,8 @@ class Knotwork:
         load = getattr(self.embedder, "load", None)
         if load is not None:  # a local model; a remote one has nothing to load
             load()
-            self.embedder.embed([MODEL_WARMUP_TEXT])
+            self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
+            self.embedder.embed_query(MODEL_WARMUP_TEXT)
         if self.index is not None:
             self.index.sync()
 

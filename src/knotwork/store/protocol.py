@@ -11,7 +11,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from knotwork.domain.models import Memory, MemoryFilter
+import numpy as np
+
+from knotwork.domain.models import Memory, MemoryFilter, RankingFacts
 
 Tracer = Callable[[str, Sequence[Any]], None]
 
@@ -42,6 +44,14 @@ class Store(Protocol):
     def get_memory(self, memory_id: str) -> Memory | None: ...
 
     def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+
+    def passage_vectors(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every passage vector stored for each memory (rows in passage order)."""
+        ...
+
+    def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
+        """What search's rerankers read of each memory that exists (dates, importance, length, first artifact)."""
+        ...
 
     def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
         """Full ids of memories whose id starts or ends with ``ref`` (upper-case)."""
