@@ -32,16 +32,16 @@ def count(text: str) -> int:
 def count_lines(lines: Sequence[str]) -> int:
     """``count("\\n".join(lines))``, from the (cached) counts of each line with its newline.
 
-    o200k splits text into pieces before it merges bytes into tokens, and
-    no piece runs past a line end into a next line that starts with neither
-    whitespace nor a line end (a newline ends every piece that holds one, and
-    no piece begins with one unless it is whitespace). So when no line but the
-    first is empty or starts with whitespace, the count is the sum of each
-    line's, its newline included; otherwise the joined text is counted.
+    o200k splits text into pieces before it merges bytes into tokens. A piece
+    holding a line end stops there, except that a run of punctuation takes
+    the newlines *and slashes* after it (``[\\r\\n/]*``), and whitespace runs
+    join. So when no line but the first is empty or starts with whitespace or
+    ``/``, no piece crosses a line end and the count is the sum of each line's,
+    its newline included; otherwise the joined text is counted.
     """
     if not lines:
         return 0
-    if any(not line or line[0].isspace() for line in lines[1:]):
+    if any(not line or line[0].isspace() or line[0] == "/" for line in lines[1:]):
         return count("\n".join(lines))
     return sum(count(line + "\n") for line in lines[:-1]) + count(lines[-1])
 
