@@ -10,7 +10,7 @@ import knotwork
 from knotwork import InvalidInput, Knotwork, NotFound
 from knotwork.adapters.mcp import LinkType
 from knotwork.domain.models import LINK_TYPES
-from knotwork.graph.traverse import bfs
+from knotwork.graph.traverse import bfs, over_links
 from knotwork.domain.models import Relationship
 from knotwork.domain.temporal import now
 
@@ -118,6 +118,23 @@ def test_shortest_depth_wins(mem: Knotwork) -> None:
     assert len(mem.related(a, depth=3)) == 3  # each memory once
 
 
+def test_related_returns_each_memory_in_brief(mem: Knotwork) -> None:
+    """A reached memory carries what shows it and places it (category, scope, importance, valid times)."""
+    old = mem.add("cache TTL was 300 s", workspace="shop", category="decision", importance=0.9, tags={"k": "v"})
+    new = mem.add("cache TTL is 600 s", workspace="shop", valid_at="2026-01-03")
+    link = mem.link(new.id, old.id, "supersedes", {"why": "ADR-14"})
+    [reached] = mem.related(new.id)
+    old = mem.get(old.id)  # retired by the supersedes link
+    assert reached.memory == old.brief()
+    assert (reached.memory.category, reached.memory.workspace, reached.memory.importance) == ("decision", "shop", 0.9)
+    assert reached.memory.invalid_at == new.valid_at
+    assert reached.relationship == link and reached.relationship.metadata == {"why": "ADR-14"}
+    shown = reached.to_dict()["memory"]
+    whole = old.to_dict()
+    assert shown == {k: whole[k] for k in ("id", "content", "workspace", "category", "importance", "valid_at", "invalid_at")}
+    assert [n.content for n in mem.graph(new.id).nodes] == [new.content, old.content]
+
+
 def test_graph_and_truncation(mem: Knotwork) -> None:
     center = mem.add("hub").id
     spokes = chain(mem, 6)
@@ -165,12 +182,16 @@ def test_meta_relations(mem: Knotwork) -> None:
 def test_bfs_pure() -> None:
     t = now()
     edges = [Relationship(f"e{i}", f, to, "relates_to", None, t) for i, (f, to) in enumerate([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])]
-    expand = lambda frontier: [e for e in edges if e.from_id in frontier or e.to_id in frontier]
-    steps, seen_edges, truncated = bfs("a", expand, max_depth=5, direction="outgoing")
-    assert [(s.node, s.depth) for s in steps] == [("b", 1), ("c", 2), ("d", 3)]
-    assert not truncated and {e.id for e in seen_edges} == {"e0", "e1", "e2", "e3"}
-    steps, _, truncated = bfs("a", expand, max_depth=5, direction="both", max_nodes=2)
+    touching = lambda frontier: [e for e in edges if e.from_id in frontier or e.to_id in frontier]
+    steps, truncated = bfs("a", over_links(touching, "outgoing"), max_depth=5)
+    assert [(s.node, s.via.id, s.depth) for s in steps] == [("b", "e0", 1), ("c", "e1", 2), ("d", "e3", 3)]
+    assert not truncated
+    steps, _ = bfs("a", over_links(touching, "incoming"), max_depth=5)
+    assert [(s.node, s.depth) for s in steps] == [("c", 1), ("b", 2)]
+    steps, truncated = bfs("a", over_links(touching, "both"), max_depth=5, max_nodes=2)
     assert truncated and len(steps) == 1
+    steps, truncated = bfs("a", over_links(touching, "both"), max_depth=5, max_nodes=4)
+    assert not truncated and len(steps) == 3  # every node fits: nothing was cut
 
 
 def test_walks_see_another_connections_links(db_path) -> None:

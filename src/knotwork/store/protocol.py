@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from knotwork.domain.models import Memory, MemoryFilter
+from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter
 
 Tracer = Callable[[str, Sequence[Any]], None]
 
@@ -42,6 +42,10 @@ class Store(Protocol):
     def get_memory(self, memory_id: str) -> Memory | None: ...
 
     def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+
+    def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
+        """:meth:`get_memories` with only the fields of a :class:`MemoryBrief`: cheaper by the hundred."""
+        ...
 
     def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
         """Full ids of memories whose id starts or ends with ``ref`` (upper-case)."""
