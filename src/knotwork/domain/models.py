@@ -222,14 +222,9 @@ class StoredLink(NamedTuple):
 
     def relationship(self) -> Relationship:
         """A new :class:`Relationship` (its metadata a new dict: the caller's to change)."""
+        link_id, from_id, to_id, kind, workspace, created_at, metadata = self
         return Relationship(
-            self.id,
-            self.from_id,
-            self.to_id,
-            self.type,
-            self.workspace or None,
-            from_text(self.created_at),
-            json.loads(self.metadata) if self.metadata != "{}" else {},
+            link_id, from_id, to_id, kind, workspace or None, from_text(created_at), json.loads(metadata) if metadata != "{}" else {}
         )
 
 
