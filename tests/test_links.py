@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import typing
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 import knotwork
 from knotwork import InvalidInput, Knotwork, NotFound
 from knotwork.adapters.mcp import LinkType
+from knotwork.domain import ids
 from knotwork.domain.models import LINK_TYPES
 from knotwork.graph.traverse import bfs, over_links
 from knotwork.domain.models import Relationship
@@ -211,6 +213,26 @@ def test_walks_see_another_connections_links(db_path) -> None:
         two.delete(c)  # its links go with it
         assert one.related(a) == [] and one.graph(b).edges == []
         assert len(one._links.adjacency) == 0
+
+
+def test_a_copy_older_than_the_kept_changes_loads_every_link_again(db_path) -> None:
+    """The change log keeps its newest 10,000 rows; a copy that missed pruned changes does not just apply the rest."""
+    settings = knotwork.Settings(embedder="none")
+    with knotwork.open(db_path, settings=settings) as one, knotwork.open(db_path, settings=settings) as two:
+        a, b, c = chain(one, 3)
+        first = one.link(a, b, "relates_to")
+        assert [x.memory.id for x in one.related(a)] == [b]  # one's copy is loaded now
+        two.unlink(first.id)
+        second = two.link(a, c, "references")
+        with two.store.transaction():  # 10,000 more changes: the two above are pruned
+            for _ in range(5_000):
+                two.store.delete_link(two.store.insert_link(Relationship(ids.new_id(), b, c, "fixes", None, now())).id)
+        with sqlite3.connect(db_path) as conn:
+            assert conn.execute("SELECT count(*) FROM link_changes").fetchone()[0] == 10_000
+        assert [(x.memory.id, x.relationship.id) for x in one.related(a)] == [(c, second.id)]
+        assert len(one._links.adjacency) == 1
+        two.link(b, c, "fixes")  # and it catches up from there as before
+        assert {x.memory.id: x.depth for x in one.related(a, depth=2)} == {c: 1, b: 2}
 
 
 def test_walk_inside_a_rolled_back_transaction(mem: Knotwork) -> None:

@@ -16,6 +16,8 @@ vector index does: every insert and delete of a link leaves a numbered row in
 ``link_changes`` (a trigger), and each walk first reads the newest number;
 when it moved, only the links changed since are read again. Link ids are never
 reused and links never change, so a changed link is simply present or gone.
+The log keeps only its newest changes; a copy older than all of them is
+loaded again whole.
 """
 
 from __future__ import annotations
@@ -47,14 +49,19 @@ class Adjacency:
         """Catch up with links inserted or deleted since the last sync (by any process)."""
         with self._lock:
             mark = self.store.link_mark()  # read before the links, so nothing newer is missed
+            if self._links is not None and mark != self._mark:
+                changed = self.store.links_changed_after(self._mark)
+                # Only the newest changes are kept, and pruning takes the oldest first: read after
+                # the changes, a first kept change just after ours means none of ours was pruned.
+                if self.store.first_link_change() > self._mark + 1:
+                    self._links = None  # fell too far behind: load everything again
+                else:
+                    for link_id in changed:
+                        self._remove(link_id)
+                    self._add(self.store.stored_links(changed))
             if self._links is None:
                 self._links, self._out, self._in = {}, defaultdict(list), defaultdict(list)
                 self._add(self.store.stored_links())
-            elif mark != self._mark:
-                changed = self.store.links_changed_after(self._mark)
-                for link_id in changed:
-                    self._remove(link_id)
-                self._add(self.store.stored_links(changed))
             self._mark = mark
 
     def _add(self, links: Iterable[StoredLink]) -> None:

@@ -451,6 +451,11 @@ class SQLiteStore(KnowledgeStore):
         with self._lock:
             return self._run("SELECT coalesce(max(seq), 0) FROM link_changes").fetchone()[0]
 
+    def first_link_change(self) -> int:
+        """The oldest change number still kept (0 when none): older ones are pruned (migration 0014)."""
+        with self._lock:
+            return self._run("SELECT coalesce(min(seq), 0) FROM link_changes").fetchone()[0]
+
     def links_changed_after(self, seq: int) -> list[str]:
         """Ids of the links inserted or deleted since change number ``seq``."""
         with self._lock:
