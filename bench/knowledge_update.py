@@ -1,6 +1,10 @@
 """LongMemEval knowledge-update: does the current value rank above the retired one?
 
-    KNOTWORK_EMBEDDER=none python bench/knowledge_update.py [--data PATH] [--depth 50] [--json out.json] [--pool FILE]
+    python bench/knowledge_update.py [--data PATH] [--depth 50] [--json out.json] [--pool FILE]
+
+With the bundled embedder (the default) the pool is the same store as
+bench/longmemeval.py's, so ``--pool bench/.cache/longmemeval-store.db``
+reuses it. Each question is asked as of its own date (``search(now=...)``).
 
 The pool is the one bench/longmemeval.py builds: every distinct session of
 the 500 "oracle" questions in one store, one memory per turn, each memory's
@@ -21,7 +25,9 @@ the best current turn and of the best retired turn in the top ``depth`` are
 compared. The figure is the share of questions, among those where both are
 retrieved, in which the current one ranks higher. Two orders are measured:
 
-- ``search``: ``mem.search`` as it is (the default recipe);
+- ``search``: ``mem.search`` as it is (the default recipe, whose last
+  stage, ``restated``, puts a later memory that says again what an earlier
+  one says about the question above it; it needs vectors);
 - ``search + fresher first``: the same hits passed through
   ``mem.prefer_current`` (the knowledge engine's freshness tie-break: of two
   hits about the same entities and close in score, the later one first).
@@ -48,7 +54,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from longmemeval import DEFAULT_DATA, WORKSPACE, KnotworkStore, TurnKey, evaluate, load  # noqa: E402
+from longmemeval import DEFAULT_DATA, WORKSPACE, KnotworkStore, TurnKey, evaluate, load, session_time  # noqa: E402
 
 
 def split(raw: dict[str, Any]) -> tuple[frozenset[TurnKey], frozenset[TurnKey]] | None:
@@ -117,12 +123,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         for q in data.questions:
             if q.type == "knowledge-update":
                 continue
-            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth))
+            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth, now=session_time(q.date)))
             for name, order in orders.items():
                 recall[name].append(bool(evaluate(keys(order(hits)), q.answer_sessions, q.answer_turns, [5])["session@5"]))
         rows = []
         for q, (current, retired) in usable:
-            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth))
+            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth, now=session_time(q.date)))
             row = {"question_id": q.id}
             for name, order in orders.items():
                 verdict = judge(keys(order(hits))[: args.depth], current, retired)

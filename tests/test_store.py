@@ -71,3 +71,23 @@ def test_failed_batch_rolls_back(db_path: Path) -> None:
 def test_unsupported_url(tmp_path: Path) -> None:
     with pytest.raises(knotwork.InvalidInput, match="unsupported URL scheme"):
         knotwork.open("mysql://x")
+
+
+def test_text_with_a_lone_surrogate_is_bad_input_and_nothing_is_written(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KNOTWORK_EMBEDDER", "none")
+    with knotwork.open(tmp_path / "k.db") as mem:
+        with pytest.raises(knotwork.InvalidInput, match="content: is not valid Unicode: lone surrogate"):
+            mem.add("half a character: \udcff")
+        with pytest.raises(knotwork.InvalidInput, match="query: is not valid Unicode"):
+            mem.search("what about \ud800")
+        assert mem.store.count_memories() == 0
+
+
+def test_a_migration_number_applied_under_another_name_is_refused(db_path: Path) -> None:
+    knotwork.open(db_path).close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE schema_migrations SET name = 'something_else' WHERE version = 2")
+    conn.commit()
+    conn.close()
+    with pytest.raises(BackendUnavailable, match="migration 0002 applied here is 'something_else', but this knotwork's is 'links'"):
+        knotwork.open(db_path)

@@ -44,3 +44,20 @@ def test_common_terms_give_way_to_rare_ones_past_the_postings_budget(tmp_path: P
         # The rarest term stays even when it alone is over the budget.
         assert stats.informative(["apple"]) == ["apple"]
         assert mem.search("plum apple pear", recipe="memory_bm25")[0].memory.content == "plum and apple and pear"
+
+
+def test_bm25_ranks_before_filtering_yet_misses_nothing_a_filter_keeps(tmp_path: Path, monkeypatch) -> None:
+    # FTS5 ranks the best 2 x limit rows first and filters after; when the filter
+    # leaves too few of them, the query runs again with the filter inside.
+    monkeypatch.setenv("KNOTWORK_EMBEDDER", "none")
+    with knotwork.open(tmp_path / "k.db") as mem:
+        # More strong matches elsewhere than the 2 x 100 candidates ranked first (memory_bm25 takes 100).
+        mem.add_many([{"content": f"apple apple apple {i}", "workspace": "orchard"} for i in range(250)])
+        mem.add_many([{"content": f"filler row {i}"} for i in range(300)])  # keeps "apple" under half the rows
+        mine = [mem.add(f"an apple in a long sentence about other things, number {i}", workspace="kitchen").id for i in range(3)]
+        everywhere = mem.search("apple", workspace="*", recipe="memory_bm25", limit=5)
+        assert {h.memory.workspace for h in everywhere} == {"orchard"}  # the strong matches rank first...
+        kitchen = mem.search("apple", workspace="kitchen", recipe="memory_bm25", limit=5)
+        assert sorted(h.memory.id for h in kitchen) == sorted(mine)  # ...yet the filtered search finds all three
+        orchard = mem.search("apple", workspace="orchard", recipe="memory_bm25", limit=5)
+        assert len(orchard) == 5 and {h.memory.workspace for h in orchard} == {"orchard"}

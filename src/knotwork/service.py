@@ -372,7 +372,8 @@ class Knotwork:
         """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
 
         ``recipe`` names the sources, fusion and rerankers (default
-        ``memory_hybrid``: BM25 + vectors fused by RRF); ``center`` is a memory
+        ``memory_hybrid``: BM25 + vectors, weighted fusion, a length prior,
+        the time the query names, MMR); ``center`` is a memory
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.
         Memories whose ``invalid_at`` has passed are left out unless

@@ -126,3 +126,24 @@ def test_brevity_prefers_the_concise_match_by_a_power_of_relative_length() -> No
     # weight 0 changes nothing; no lengths at all changes nothing
     assert [c.score for c in rerankers.brevity(cands(("a", 1.0), ("b", 0.5)), {"a": 10, "b": 90}, weight=0.0)] == [1.0, 0.5]
     assert ids(rerankers.brevity(cands(("a", 1.0), ("b", 0.5)), {})) == ["a", "b"]
+
+
+def test_restated_puts_the_later_restatement_above_the_earlier_one() -> None:
+    may, june, july = (datetime(2023, m, 1, tzinfo=UTC) for m in (5, 6, 7))
+    same = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    close = np.array([0.9, np.sqrt(1 - 0.81), 0.0], dtype=np.float32)  # cosine 0.9 with `same`
+    other = np.array([0.0, 0.0, 1.0], dtype=np.float32)
+    vectors = {"old": same, "x": other, "new": close, "older": same}
+    dates = {"old": june, "x": may, "new": july, "older": may}
+    out = rerankers.restated(cands(("old", 1.0), ("x", 0.9), ("older", 0.5), ("new", 0.4)), vectors, dates, threshold=0.75)
+    # "new" (July) restates "old" (June) and "older" (May): it goes first and takes old's score; the rest keep their order.
+    assert ids(out) == ["new", "old", "x", "older"]
+    assert out[0].score == 1.0 and out[0].scores["restated"] == 1.0
+    # Below the threshold, or later but not similar, nothing moves.
+    assert ids(rerankers.restated(cands(("old", 1.0), ("new", 0.4)), vectors, dates, threshold=0.95)) == ["old", "new"]
+    assert ids(rerankers.restated(cands(("x", 1.0), ("new", 0.4)), vectors, dates)) == ["x", "new"]
+    # An earlier restatement ranked below stays below; unknown vectors or dates stay put.
+    assert ids(rerankers.restated(cands(("new", 1.0), ("old", 0.9)), vectors, dates)) == ["new", "old"]
+    assert ids(rerankers.restated(cands(("old", 1.0), ("new", 0.4)), {"old": same}, dates)) == ["old", "new"]
+    assert ids(rerankers.restated(cands(("old", 1.0), ("new", 0.4)), vectors, {"old": june, "new": None})) == ["old", "new"]
+    assert rerankers.restated([], vectors, dates) == []

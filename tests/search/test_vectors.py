@@ -56,3 +56,23 @@ def test_other_model_is_refused_until_reembed(db_path: Path) -> None:
         assert mem.reembed() == 1
     with knotwork.open(db_path) as mem:
         assert [h.memory.id for h in mem.search("bundled model vectors", recipe="memory_vector")] == [m.id]
+
+
+def test_default_search_puts_a_newer_restatement_first_unless_the_question_looks_back(mem: Knotwork) -> None:
+    from dataclasses import replace
+
+    from knotwork.search.recipes import RECIPES
+
+    old = mem.add("My personal best time in the charity 5K run is 27:12.", valid_at="2023-05-01T10:00:00Z")
+    mem.add("Can you suggest a playlist for long drives?", valid_at="2023-05-03T10:00:00Z")
+    new = mem.add(
+        "Training is going well: my best 5K time in the charity run is now 25:50, a personal record.",
+        valid_at="2023-07-01T10:00:00Z",
+    )
+    question = "What is my personal best time in the charity 5K?"
+    hybrid = RECIPES["memory_hybrid"]
+    assert hybrid.stages()[-1] == "rerank:restated"
+    without = replace(hybrid, rerankers=hybrid.rerankers[:-1])
+    assert [h.memory.id for h in mem.search(question, recipe=without)][:2] == [old.id, new.id]  # the words favour the old one
+    assert [h.memory.id for h in mem.search(question)][:2] == [new.id, old.id]
+    assert [h.memory.id for h in mem.search("What was my personal best in the charity 5K at first?")][:2] == [old.id, new.id]

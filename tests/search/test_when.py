@@ -64,3 +64,20 @@ def test_search_counts_named_times_from_now(mem: Knotwork) -> None:
     asked = "Which novel did I finish reading a week ago?"
     assert mem.search(asked, now="2023-05-20T12:00:00Z")[0].memory.id == late.id
     assert mem.search(asked, now="2023-04-08T12:00:00Z")[0].memory.id == early.id
+
+
+@pytest.mark.parametrize(
+    ("text", "back"),
+    [
+        ("What is my personal best in the 5K?", False),
+        ("How many bikes do I own?", False),
+        ("Where did I initially keep my old sneakers?", True),
+        ("What was my first car?", True),
+        ("How many days passed between the concert and the museum visit?", True),
+        ("Which did I buy first, the lamp or the desk?", True),
+        ("What did I buy two weeks ago?", True),
+        ("What did I use to drink in the morning?", True),
+    ],
+)
+def test_looks_back_tells_questions_about_the_past_from_questions_about_now(text: str, back: bool) -> None:
+    assert when_module.looks_back(text, NOW) is back

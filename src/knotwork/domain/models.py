@@ -110,6 +110,16 @@ class MemoryBrief(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class RankingFacts:
+    """What search's rerankers read of a memory: a few columns, cheap to load for hundreds of candidates."""
+
+    valid_at: datetime
+    importance: float
+    words: int  # whitespace-separated runs, counted in SQL
+    artifact: str | None  # the first artifact, if any
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """One search result: the memory and how well it matched (higher is better)."""
 

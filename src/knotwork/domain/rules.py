@@ -34,7 +34,7 @@ def content(value: Any, max_bytes: int) -> str:
         raise InvalidInput("content", "is empty; a memory needs some text")
     if "\x00" in text:
         raise InvalidInput("content", "contains a NUL character")
-    size = len(text.encode("utf-8"))
+    size = len(_utf8(text, "content"))
     if size > max_bytes:
         raise InvalidInput("content", f"is {size} bytes; the limit is {max_bytes} bytes")
     return text
@@ -204,4 +204,13 @@ def limit(value: Any, maximum: int = 1000) -> int:
 def query(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("query", "is empty; give some words to search for")
+    _utf8(value, "query")
     return value.strip()
+
+
+def _utf8(text: str, field: str) -> bytes:
+    """``text`` as UTF-8; a lone surrogate (from a broken decode upstream) is bad input, not a crash."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(field, f"is not valid Unicode: lone surrogate {text[exc.start]!r} at position {exc.start}") from None

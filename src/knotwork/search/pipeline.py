@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
+from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, RankingFacts
 from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.fusion import FUSIONS
 from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
-from knotwork.search.when import time_window
+from knotwork.search.when import looks_back, time_window
 
 GRAPH_DEPTH = 3
+RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 
 
 @dataclass
@@ -58,10 +59,10 @@ class Pipeline:
         self.index = index
         self.embed_query = embed_query
         self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph}
-        self._embedding = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knotwork-query-embed")
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knotwork-vector-source")
 
     def close(self) -> None:
-        self._embedding.shutdown(wait=False, cancel_futures=True)
+        self._background.shutdown(wait=False, cancel_futures=True)
 
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
@@ -70,8 +71,7 @@ class Pipeline:
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
             return []
-        vector = state["query_vector"].result() if "query_vector" in state else self.embed_query(q.text)
-        hits = self.index.search(vector, n * 2, q.flt.workspace)
+        hits = self.index.search(self.embed_query(q.text), n * 2, q.flt.workspace)
         hits = [h for h in hits if h.similarity >= state["recipe"].min_similarity]
         allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
         return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:n]
@@ -93,36 +93,51 @@ class Pipeline:
 
     # -- reranker inputs ------------------------------------------------------
     # What each reranker needs besides the candidates, fetched in one batch.
-    def _inputs(self, name: str, q: Query, cands: list[Candidate], memories: dict[str, Memory], state: dict) -> dict[str, Any]:
+    def _inputs(self, name: str, q: Query, cands: list[Candidate], facts: dict[str, RankingFacts], state: dict) -> dict[str, Any]:
         ids = [c.id for c in cands]
-        known = [i for i in ids if i in memories]
         workspace = q.flt.workspace if q.flt.workspace != ALL_WORKSPACES else None
         gather: dict[str, Callable[[], dict[str, Any]]] = {
             "node_distance": lambda: {"hops": self._hops(q, state)},
             "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
             "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}, "k": q.limit},
-            "freshness": lambda: {"dates": {i: memories[i].valid_at for i in known}, "now": q.at},
-            "diversity": lambda: {"keys": {i: (memories[i].artifacts[0] if memories[i].artifacts else None) for i in known}},
+            "freshness": lambda: {"dates": {i: f.valid_at for i, f in facts.items()}, "now": q.at},
+            "diversity": lambda: {"keys": {i: f.artifact for i, f in facts.items()}},
             "novelty": lambda: {"surfaced": self.store.surfaced_counts(workspace, ids, q.at)},
-            "importance": lambda: {"values": {i: memories[i].importance for i in known}},
-            "brevity": lambda: {"lengths": {i: len(memories[i].content.split()) for i in known}},
-            "time_window": lambda: {"dates": {i: memories[i].valid_at for i in known}, "window": time_window(q.text, q.at)},
+            "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
+            "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
+            "time_window": lambda: {"dates": {i: f.valid_at for i, f in facts.items()}, "window": time_window(q.text, q.at)},
+            "restated": lambda: {
+                "vectors": {} if looks_back(q.text, q.at) else self._closest_passages(q, ids[:RESTATED_DEPTH]),
+                "dates": {i: f.valid_at for i, f in facts.items()},
+            },
         }
         return gather[name]() if name in gather else {}
+
+    def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
+        """Each memory's passage closest to the query (the one its vector score came from)."""
+        if self.embed_query is None:
+            return {}
+        query = self.embed_query(q.text)  # cached: the vector source embedded it already
+        return {mid: p[int(np.argmax(p @ query))] for mid, p in self.store.passage_vectors(ids).items()}
 
     # -- run ------------------------------------------------------------------
     def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:
         trace = Trace()
         state: dict[str, Any] = {"recipe": recipe}
-        if "vector" in recipe.sources and self.embed_query is not None and self.index is not None:
-            # Embed the query while the other sources query the store: the
-            # model, SQLite and NumPy all release the GIL, so the two overlap.
-            state["query_vector"] = self._embedding.submit(self.embed_query, q.text)
+        n = max(recipe.candidates, q.limit)
+        background: dict[str, Future] = {}
+        if "vector" in recipe.sources and len(recipe.sources) > 1:
+            # The vector source (embed the query, scan, filter) runs beside the
+            # others: the model, NumPy and SQLite all release the GIL, so on
+            # two cores BM25 and the embedding overlap.
+            background["vector"] = self._background.submit(self._timed, "vector", q, n, state)
         ranked: dict[str, list[tuple[str, float]]] = {}
         for source in recipe.sources:
-            started = time.perf_counter()
-            ranked[source] = self._sources[source](q, max(recipe.candidates, q.limit), state)
-            trace.add(f"source:{source}", len(ranked[source]), started)
+            if source in background:
+                ranked[source], took = background[source].result()
+            else:
+                ranked[source], took = self._timed(source, q, n, state)
+            trace.stages.append((f"source:{source}", len(ranked[source]), took))
 
         started = time.perf_counter()
         if recipe.fusion == "rrf":
@@ -134,12 +149,19 @@ class Pipeline:
         cands = [Candidate(c.id, c.score / top, {**c.scores, "fused": c.score / top}) for c in cands]
         trace.add(f"fusion:{recipe.fusion}", len(cands), started)
 
-        memories = self.store.get_memories([c.id for c in cands])
-        cands = [c for c in cands if c.id in memories]
+        facts = self.store.ranking_facts([c.id for c in cands])
+        cands = [c for c in cands if c.id in facts]
         for st in recipe.rerankers:
             started = time.perf_counter()
-            cands = RERANKERS[st.name](cands, **self._inputs(st.name, q, cands, memories, state), **st.kwargs())
+            cands = RERANKERS[st.name](cands, **self._inputs(st.name, q, cands, facts, state), **st.kwargs())
             trace.add(f"rerank:{st.name}", len(cands), started)
 
         cands = [c for c in cands if c.score >= recipe.min_score][: q.limit]
-        return cands, memories, trace
+        # Whole memories only for what is returned.
+        memories = self.store.get_memories([c.id for c in cands])
+        return [c for c in cands if c.id in memories], memories, trace
+
+    def _timed(self, source: str, q: Query, n: int, state: dict) -> tuple[list[tuple[str, float]], float]:
+        started = time.perf_counter()
+        found = self._sources[source](q, n, state)
+        return found, (time.perf_counter() - started) * 1000

@@ -153,6 +153,52 @@ def time_window(
     ])
 
 
+def restated(
+    cands: Sequence[Candidate],
+    vectors: Mapping[str, np.ndarray],
+    dates: Mapping[str, datetime | None],
+    threshold: float = 0.75,
+) -> list[Candidate]:
+    """A later memory that says again what a higher-ranked, earlier one says moves just above it.
+
+    "My 5K best is 27:12" in May and "hoping to beat my best of 25:50" in
+    July both answer "what is my 5K best?", and the older one often matches
+    the words better. ``vectors`` holds, for each candidate, its passage
+    closest to the query; two candidates whose such passages have a cosine
+    of at least ``threshold`` state the same thing, and the later one is
+    the one that holds now. It takes the place (and the score) of the first
+    earlier restatement above it; everything else keeps its order.
+    Candidates without a vector or a date stay where they are.
+    """
+    order = list(cands)
+    usable = [i for i, c in enumerate(order) if c.id in vectors and dates.get(c.id) is not None]
+    if len(usable) < 2:
+        return [c.rescored("restated", c.score) for c in order]
+    ids = [order[i].id for i in usable]
+    similar = np.stack([vectors[i] for i in ids]) @ np.stack([vectors[i] for i in ids]).T
+    at = {cid: k for k, cid in enumerate(ids)}
+    moved: set[str] = set()
+    pos = 0
+    while pos < len(order):
+        a = order[pos]
+        ka = at.get(a.id)
+        if ka is None or a.id in moved:
+            pos += 1
+            continue
+        later = [
+            b for b in order[pos + 1 :]
+            if b.id in at and dates[b.id] > dates[a.id] and similar[ka, at[b.id]] >= threshold  # type: ignore[operator]
+        ]
+        if not later:
+            pos += 1
+            continue
+        b = max(later, key=lambda c: dates[c.id])  # type: ignore[arg-type, return-value]
+        order.remove(b)
+        order.insert(pos, replace(b, score=a.score))
+        moved.add(b.id)  # the newcomer keeps its place; the one it passed is looked at again
+    return [c.rescored("restated", c.score) for c in order]
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -163,4 +209,5 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "importance": importance,
     "brevity": brevity,
     "time_window": time_window,
+    "restated": restated,
 }

@@ -85,3 +85,20 @@ def time_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
         end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
         return start, end
     return None
+
+
+# Words of a question about how things were, or about their order in time,
+# rather than about how they are now.
+_LOOKS_BACK = re.compile(
+    r"\b(?:first|initially|originally|before|previous(?:ly)?|earlier|used to|did \w+ use to|at first|ago|"
+    r"how (?:many|much) (?:days|weeks|months|years|time)|when did|which (?:\w+ ){0,3}(?:first|earlier|last))\b"
+)
+
+
+def looks_back(text: str, at: datetime) -> bool:
+    """Whether a question asks about the past or about order in time, not about the present.
+
+    Such a question wants the older statement as much as the newer one, so
+    the ``restated`` reranker (newer restatements first) leaves it alone.
+    """
+    return time_window(text, at) is not None or _LOOKS_BACK.search(text.lower()) is not None

@@ -11,7 +11,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter
+import numpy as np
+
+from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
 
 Tracer = Callable[[str, Sequence[Any]], None]
 
@@ -45,6 +47,14 @@ class Store(Protocol):
 
     def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
         """:meth:`get_memories` with only the fields of a :class:`MemoryBrief`: cheaper by the hundred."""
+        ...
+
+    def passage_vectors(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every passage vector stored for each memory (rows in passage order)."""
+        ...
+
+    def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
+        """What search's rerankers read of each memory that exists (dates, importance, length, first artifact)."""
         ...
 
     def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:

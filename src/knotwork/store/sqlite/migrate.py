@@ -54,7 +54,12 @@ def apply(conn: sqlite3.Connection) -> int:
     for migration in available():
         conn.execute("BEGIN IMMEDIATE")
         try:
-            done = conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)).fetchone()
+            done = conn.execute("SELECT name FROM schema_migrations WHERE version = ?", (migration.version,)).fetchone()
+            if done and done[0] != migration.name:
+                # Two schema changes shared a number: applying ours would skip it, so the schema would be wrong.
+                raise sqlite3.DatabaseError(
+                    f"migration {migration.version:04d} applied here is {done[0]!r}, but this knotwork's is {migration.name!r}"
+                )
             if not done:
                 for statement in statements(migration.sql):
                     conn.execute(statement)

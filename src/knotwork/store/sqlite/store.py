@@ -18,7 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
+import numpy as np
+
+from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict
 from knotwork.store.protocol import Tracer
@@ -34,6 +36,7 @@ _COLUMNS = (
 
 _EMPTY = {"{}": dict, "[]": list}
 _ID_BATCH = 500  # ids per statement: well under SQLite's bound-parameter limit
+FTS_OVERFETCH = 2  # BM25 rows ranked per row asked for, before the filter (fts_candidates)
 
 
 def _json(text: str) -> Any:
@@ -226,7 +229,7 @@ class SQLiteStore(KnowledgeStore):
                 self._depth = 0
 
     def _rows_by_ids(
-        self, sql: str, ids: Iterable[str], params: Callable[[list[str]], Sequence[Any]] = list
+        self, sql: str, ids: Iterable[Any], params: Callable[[list[Any]], Sequence[Any]] = list
     ) -> list[Any]:
         """Every row of ``sql`` run once per batch of distinct ``ids``.
 
@@ -286,8 +289,29 @@ class SQLiteStore(KnowledgeStore):
         return {r[0]: _memory(r) for r in rows}
 
     def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
+        """Each memory that exists in brief: the seven columns a walk's results show (related, graph)."""
         rows = self._rows_by_ids(f"SELECT {_BRIEF_COLUMNS} FROM memories WHERE id IN ({{ids}})", memory_ids)
         return {r[0]: _brief(r) for r in rows}
+
+    def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
+        """The columns rerankers use, without decoding whole memories (most candidates are never shown)."""
+        rows = self._rows_by_ids(
+            "SELECT id, valid_at, importance, json_extract(artifacts, '$[0]'),"
+            " length(content) - length(replace(replace(content, ' ', ''), char(10), '')) + 1"
+            " FROM memories WHERE id IN ({ids})",
+            memory_ids,
+        )
+        return {r[0]: RankingFacts(from_text(r[1]), r[2], r[4], r[3]) for r in rows}
+
+    def passage_vectors(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every stored passage vector of each memory, one row per passage in order."""
+        rows = self._rows_by_ids(
+            "SELECT memory_id, vector FROM memory_vectors WHERE memory_id IN ({ids}) ORDER BY memory_id, chunk", memory_ids
+        )
+        grouped: dict[str, list[bytes]] = {}
+        for mid, blob in rows:
+            grouped.setdefault(mid, []).append(blob)
+        return {mid: np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1) for mid, blobs in grouped.items()}
 
     def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
         if len(ref) == 26:
@@ -384,6 +408,15 @@ class SQLiteStore(KnowledgeStore):
 
     # -- retrieval --------------------------------------------------------
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
+        """The ``limit`` best BM25 matches for ``terms`` among the memories ``flt`` lets through.
+
+        FTS5 ranks first, over the full-text index alone, and only the best
+        ``FTS_OVERFETCH`` × ``limit`` rows are joined to ``memories`` and
+        filtered: joining every matching row before ranking cost a third of
+        the query (bench/README.md, search latency). When the filter leaves
+        fewer than ``limit`` of them and more rows matched, the query runs
+        again with the filter inside, so the answer is the same either way.
+        """
         with self._lock:
             terms = self._term_stats.informative(terms)
         if not terms:
@@ -392,15 +425,25 @@ class SQLiteStore(KnowledgeStore):
         # is matched as words, never parsed as operators.
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         where, params = _where(flt, at)
+        fetch = FTS_OVERFETCH * limit
         with self._lock:
-            rows = self._run(
-                "SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts"
-                " JOIN memories m ON m.rowid = memories_fts.rowid"
-                f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts) LIMIT ?",
-                (match, *params, limit),
+            ranked = self._run(
+                "SELECT rowid, -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?",
+                (match, fetch),
             ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
-
+            score_of = dict(ranked)
+            allowed = dict(
+                self._rows_by_ids(f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({{ids}}) AND {where}", list(score_of),
+                                  lambda batch: [*batch, *params])
+            )
+            hits = [(allowed[rowid], score) for rowid, score in ranked if rowid in allowed][:limit]
+            if len(hits) < limit and len(ranked) == fetch:
+                hits = self._run(
+                    "SELECT m.id, -bm25(memories_fts) FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+                    f" WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts) LIMIT ?",
+                    (match, *params, limit),
+                ).fetchall()
+        return [(h[0], float(h[1])) for h in hits]
 
     # -- links --------------------------------------------------------------
     def insert_link(self, rel: Relationship) -> Relationship:
