@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import typing
 
 import pytest
@@ -9,8 +10,9 @@ import pytest
 import knotwork
 from knotwork import InvalidInput, Knotwork, NotFound
 from knotwork.adapters.mcp import LinkType
+from knotwork.domain import ids
 from knotwork.domain.models import LINK_TYPES
-from knotwork.graph.traverse import bfs
+from knotwork.graph.traverse import bfs, over_links
 from knotwork.domain.models import Relationship
 from knotwork.domain.temporal import now
 
@@ -118,6 +120,23 @@ def test_shortest_depth_wins(mem: Knotwork) -> None:
     assert len(mem.related(a, depth=3)) == 3  # each memory once
 
 
+def test_related_returns_each_memory_in_brief(mem: Knotwork) -> None:
+    """A reached memory carries what shows it and places it (category, scope, importance, valid times)."""
+    old = mem.add("cache TTL was 300 s", workspace="shop", category="decision", importance=0.9, tags={"k": "v"})
+    new = mem.add("cache TTL is 600 s", workspace="shop", valid_at="2026-01-03")
+    link = mem.link(new.id, old.id, "supersedes", {"why": "ADR-14"})
+    [reached] = mem.related(new.id)
+    old = mem.get(old.id)  # retired by the supersedes link
+    assert reached.memory == old.brief()
+    assert (reached.memory.category, reached.memory.workspace, reached.memory.importance) == ("decision", "shop", 0.9)
+    assert reached.memory.invalid_at == new.valid_at
+    assert reached.relationship == link and reached.relationship.metadata == {"why": "ADR-14"}
+    shown = reached.to_dict()["memory"]
+    whole = old.to_dict()
+    assert shown == {k: whole[k] for k in ("id", "content", "workspace", "category", "importance", "valid_at", "invalid_at")}
+    assert [n.content for n in mem.graph(new.id).nodes] == [new.content, old.content]
+
+
 def test_graph_and_truncation(mem: Knotwork) -> None:
     center = mem.add("hub").id
     spokes = chain(mem, 6)
@@ -165,12 +184,16 @@ def test_meta_relations(mem: Knotwork) -> None:
 def test_bfs_pure() -> None:
     t = now()
     edges = [Relationship(f"e{i}", f, to, "relates_to", None, t) for i, (f, to) in enumerate([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])]
-    expand = lambda frontier: [e for e in edges if e.from_id in frontier or e.to_id in frontier]
-    steps, seen_edges, truncated = bfs("a", expand, max_depth=5, direction="outgoing")
-    assert [(s.node, s.depth) for s in steps] == [("b", 1), ("c", 2), ("d", 3)]
-    assert not truncated and {e.id for e in seen_edges} == {"e0", "e1", "e2", "e3"}
-    steps, _, truncated = bfs("a", expand, max_depth=5, direction="both", max_nodes=2)
+    touching = lambda frontier: [e for e in edges if e.from_id in frontier or e.to_id in frontier]
+    steps, truncated = bfs("a", over_links(touching, "outgoing"), max_depth=5)
+    assert [(s.node, s.via.id, s.depth) for s in steps] == [("b", "e0", 1), ("c", "e1", 2), ("d", "e3", 3)]
+    assert not truncated
+    steps, _ = bfs("a", over_links(touching, "incoming"), max_depth=5)
+    assert [(s.node, s.depth) for s in steps] == [("c", 1), ("b", 2)]
+    steps, truncated = bfs("a", over_links(touching, "both"), max_depth=5, max_nodes=2)
     assert truncated and len(steps) == 1
+    steps, truncated = bfs("a", over_links(touching, "both"), max_depth=5, max_nodes=4)
+    assert not truncated and len(steps) == 3  # every node fits: nothing was cut
 
 
 def test_walks_see_another_connections_links(db_path) -> None:
@@ -190,6 +213,26 @@ def test_walks_see_another_connections_links(db_path) -> None:
         two.delete(c)  # its links go with it
         assert one.related(a) == [] and one.graph(b).edges == []
         assert len(one._links.adjacency) == 0
+
+
+def test_a_copy_older_than_the_kept_changes_loads_every_link_again(db_path) -> None:
+    """The change log keeps its newest 10,000 rows; a copy that missed pruned changes does not just apply the rest."""
+    settings = knotwork.Settings(embedder="none")
+    with knotwork.open(db_path, settings=settings) as one, knotwork.open(db_path, settings=settings) as two:
+        a, b, c = chain(one, 3)
+        first = one.link(a, b, "relates_to")
+        assert [x.memory.id for x in one.related(a)] == [b]  # one's copy is loaded now
+        two.unlink(first.id)
+        second = two.link(a, c, "references")
+        with two.store.transaction():  # 10,000 more changes: the two above are pruned
+            for _ in range(5_000):
+                two.store.delete_link(two.store.insert_link(Relationship(ids.new_id(), b, c, "fixes", None, now())).id)
+        with sqlite3.connect(db_path) as conn:
+            assert conn.execute("SELECT count(*) FROM link_changes").fetchone()[0] == 10_000
+        assert [(x.memory.id, x.relationship.id) for x in one.related(a)] == [(c, second.id)]
+        assert len(one._links.adjacency) == 1
+        two.link(b, c, "fixes")  # and it catches up from there as before
+        assert {x.memory.id: x.depth for x in one.related(a, depth=2)} == {c: 1, b: 2}
 
 
 def test_walk_inside_a_rolled_back_transaction(mem: Knotwork) -> None:

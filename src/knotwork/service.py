@@ -443,11 +443,15 @@ class Knotwork:
         return self._links.relationships(id, direction, types)
 
     def related(self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = "both") -> list[Related]:
-        """Memories reachable within ``depth`` (1-5) links, BFS order, each once at its shortest depth."""
+        """Memories reachable within ``depth`` (1-5) links, BFS order, each once at its shortest depth.
+
+        Each comes in brief (:class:`~knotwork.domain.models.MemoryBrief`: id, content, workspace, category, importance,
+        valid times) with the link that reached it; ``get`` reads a whole memory.
+        """
         return self._links.related(id, types, depth, direction)
 
     def graph(self, id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
-        """Nodes (depth 1-3, at most 1-100 nodes) and edges around a memory, ready to draw."""
+        """Nodes (depth 1-3, at most 1-100 nodes; memories in brief) and edges around a memory, ready to draw."""
         return self._links.graph(id, max_depth, max_nodes)
 
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:

@@ -109,13 +109,13 @@ def test_write_confirmations() -> None:
 
 
 def test_related_and_graph_use_short_ids() -> None:
-    assert render("related", [Related(TTL, LINK, 1)], view=view()) == (
+    assert render("related", [Related(TTL.brief(), LINK, 1)], view=view()) == (
         "d1 00BBBBBB <-relates_to- 00AAAAAA: Redis TTL for report keys is 600 s"
     )
-    assert render("related", [Related(CACHE, LINK, 1)], view=view()) == (
+    assert render("related", [Related(CACHE.brief(), LINK, 1)], view=view()) == (
         "d1 00AAAAAA -relates_to-> 00BBBBBB: " + preview(CACHE.content, 100)
     )
-    g = Graph(A, [CACHE, TTL], {A: 0, B: 1}, [LINK], False)
+    g = Graph(A, [CACHE.brief(), TTL.brief()], {A: 0, B: 1}, [LINK], False)
     assert render("graph", g, view=view()).splitlines() == [
         "graph of 00AAAAAA: 2 nodes, 1 edges",
         "node 00AAAAAA d0 - " + preview(CACHE.content, 80),

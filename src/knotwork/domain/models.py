@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from knotwork.domain.temporal import parse_time, to_text
+from knotwork.domain.temporal import from_text, parse_time, to_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,40 @@ class Memory:
 
     def with_duplicate(self) -> Memory:
         return replace(self, duplicate=True)
+
+    def brief(self) -> MemoryBrief:
+        return MemoryBrief(self.id, self.content, self.workspace, self.category, self.importance, self.valid_at, self.invalid_at)
+
+
+class MemoryBrief(NamedTuple):
+    """A memory as walks over links return it: what shows it and places it in scope and time.
+
+    ``related`` and ``graph`` can reach hundreds of memories; reading and
+    building each one whole (tags, artifacts, evidence, metadata, ...) was
+    most of their time. ``get(id)`` reads the whole memory. A named tuple,
+    not a frozen dataclass like :class:`Memory`: as immutable, and built in a
+    third of the time.
+    """
+
+    id: str
+    content: str
+    workspace: str | None
+    category: str | None
+    importance: float
+    valid_at: datetime
+    invalid_at: datetime | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The same keys and values as :meth:`Memory.to_dict` gives for these fields."""
+        return {
+            "id": self.id,
+            "content": self.content,
+            "workspace": self.workspace,
+            "category": self.category,
+            "importance": self.importance,
+            "valid_at": to_text(self.valid_at),
+            "invalid_at": to_text(self.invalid_at) if self.invalid_at else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,11 +213,36 @@ class Relationship:
         }
 
 
+class StoredLink(NamedTuple):
+    """A link as the store keeps it: time as :func:`~knotwork.domain.temporal.to_text`, metadata as JSON.
+
+    Walks hold every link of a store in memory (graph/adjacency.py) and need
+    only the ends and the type of most of them; a row kept as it was read
+    costs a fraction of a :class:`Relationship` to load and to hold, and
+    :meth:`relationship` decodes the few a walk returns.
+    """
+
+    id: str
+    from_id: str
+    to_id: str
+    type: str
+    workspace: str  # '' for a global link
+    created_at: str
+    metadata: str
+
+    def relationship(self) -> Relationship:
+        """A new :class:`Relationship` (its metadata a new dict: the caller's to change)."""
+        link_id, from_id, to_id, kind, workspace, created_at, metadata = self
+        return Relationship(
+            link_id, from_id, to_id, kind, workspace or None, from_text(created_at), json.loads(metadata) if metadata != "{}" else {}
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Related:
     """A memory reached from a start memory: through which link, at which BFS depth."""
 
-    memory: Memory
+    memory: MemoryBrief
     relationship: Relationship
     depth: int
 
@@ -195,7 +255,7 @@ class Graph:
     """Nodes and edges around a center memory, ready to draw; ``truncated`` when limits cut it."""
 
     center: str
-    nodes: list[Memory]
+    nodes: list[MemoryBrief]
     depths: dict[str, int]
     edges: list[Relationship]
     truncated: bool

@@ -2,65 +2,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-
-from knotwork.domain.models import Relationship
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 DIRECTIONS = ("outgoing", "incoming", "both")
 
+Expand = Callable[[Sequence[str]], Iterable[tuple[str, Any]]]
 
-@dataclass(frozen=True, slots=True)
-class Step:
+
+class Step(NamedTuple):
     """A node reached at ``depth`` through ``via`` (the link that first reached it)."""
 
     node: str
-    via: Relationship
+    via: Any
     depth: int
 
 
-def bfs(
-    start: str,
-    expand: Callable[[Sequence[str]], Sequence[Relationship]],
-    *,
-    max_depth: int,
-    direction: str = "both",
-    max_nodes: int | None = None,
-) -> tuple[list[Step], list[Relationship], bool]:
+def bfs(start: str, expand: Expand, *, max_depth: int, max_nodes: int | None = None) -> tuple[list[Step], bool]:
     """Walk links from ``start`` level by level.
 
-    ``expand(frontier)`` returns the links touching the frontier nodes (one
-    query per level). Returns the steps in BFS order, every link seen between
-    reached nodes, and whether ``max_nodes`` (which counts ``start``) cut the
-    walk short.
+    ``expand(frontier)`` gives ``(node, link)`` for every link the walk may
+    follow from a frontier node, ``node`` being the link's other end (see
+    :func:`over_links`). Returns the steps in BFS order and whether
+    ``max_nodes`` (which counts ``start``) cut the walk short.
     """
     seen = {start}
     steps: list[Step] = []
-    edges: dict[str, Relationship] = {}
     frontier = [start]
-    truncated = False
     for depth in range(1, max_depth + 1):
         if not frontier:
             break
-        members = set(frontier)
         nxt: list[str] = []
-        for rel in expand(frontier):
-            ends = []
-            if direction in ("outgoing", "both") and rel.from_id in members:
-                ends.append(rel.to_id)
-            if direction in ("incoming", "both") and rel.to_id in members:
-                ends.append(rel.from_id)
-            for other in ends:
-                if other in seen:
-                    edges.setdefault(rel.id, rel)
-                    continue
-                if max_nodes is not None and len(seen) >= max_nodes:
-                    truncated = True
-                    continue
-                seen.add(other)
-                edges[rel.id] = rel
-                steps.append(Step(other, rel, depth))
-                nxt.append(other)
+        for node, link in expand(frontier):
+            if node in seen:
+                continue
+            if max_nodes is not None and len(seen) >= max_nodes:
+                return steps, True
+            seen.add(node)
+            steps.append(Step(node, link, depth))
+            nxt.append(node)
         frontier = nxt
-    kept = {k: e for k, e in edges.items() if e.from_id in seen and e.to_id in seen}
-    return steps, list(kept.values()), truncated
+    return steps, False
+
+
+def ends(links: Iterable[Any], frontier: Sequence[str], direction: str = "both") -> list[tuple[str, Any]]:
+    """``(other end, link)`` for each of ``links`` that leaves (outgoing), enters (incoming) or touches (both) ``frontier``."""
+    members = set(frontier)
+    outgoing, incoming = direction in ("outgoing", "both"), direction in ("incoming", "both")
+    out: list[tuple[str, Any]] = []
+    for link in links:
+        if outgoing and link.from_id in members:
+            out.append((link.to_id, link))
+        if incoming and link.to_id in members:
+            out.append((link.from_id, link))
+    return out
+
+
+def over_links(links: Callable[[Sequence[str]], Iterable[Any]], direction: str = "both") -> Expand:
+    """An ``expand`` for :func:`bfs` from a function giving the links (anything with ``from_id`` and ``to_id``)
+    that touch a frontier: a store query, say."""
+    return lambda frontier: ends(links(frontier), frontier, direction)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, RankingFacts
-from knotwork.graph.traverse import bfs
+from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.fusion import FUSIONS
 from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import Recipe
@@ -86,7 +86,7 @@ class Pipeline:
         if "hops" not in state:
             hops: dict[str, int] = {}
             if q.center:
-                steps, _, _ = bfs(q.center, lambda f: self.store.links_touching(f, "both"), max_depth=GRAPH_DEPTH)
+                steps, _ = bfs(q.center, over_links(self.store.stored_links_touching), max_depth=GRAPH_DEPTH)
                 hops = {q.center: 0, **{s.node: s.depth for s in steps}}
             state["hops"] = hops
         return state["hops"]

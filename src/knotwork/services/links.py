@@ -11,7 +11,7 @@ from knotwork.domain import ids, rules
 from knotwork.domain.models import LINK_TYPES, Graph, Memory, Related, Relationship
 from knotwork.domain.temporal import now
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
-from knotwork.graph.adjacency import Adjacency, detached
+from knotwork.graph.adjacency import Adjacency
 from knotwork.graph.traverse import DIRECTIONS, bfs
 from knotwork.store.protocol import Store
 
@@ -129,28 +129,22 @@ class LinkService:
         self, memory_id: str, types: Sequence[str] | None = None, depth: int = 1, direction: str = "both"
     ) -> list[Related]:
         start = self.get(memory_id)
-        kinds, way = _types(types), _direction(direction)
-        steps, _, _ = bfs(
-            start.id, self.adjacency.expander(way, kinds), max_depth=_bounded(depth, "depth", 1, 5), direction=way
-        )
-        found = self.store.get_memories([s.node for s in steps])
-        return [Related(found[s.node], detached(s.via), s.depth) for s in steps if s.node in found]
+        kinds, way, levels = _types(types), _direction(direction), _bounded(depth, "depth", 1, 5)
+        steps, _ = bfs(start.id, self.adjacency.expander(way, kinds), max_depth=levels)
+        found = self.store.memory_briefs([s.node for s in steps])
+        return [Related(found[s.node], s.via.relationship(), s.depth) for s in steps if s.node in found]
 
     def graph(self, memory_id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
         center = self.get(memory_id)
+        levels, most = _bounded(max_depth, "max_depth", 1, 3), _bounded(max_nodes, "max_nodes", 1, 100)
         expand = self.adjacency.expander()
-        steps, _, truncated = bfs(
-            center.id,
-            expand,
-            max_depth=_bounded(max_depth, "max_depth", 1, 3),
-            max_nodes=_bounded(max_nodes, "max_nodes", 1, 100),
-        )
+        steps, truncated = bfs(center.id, expand, max_depth=levels, max_nodes=most)
         depths = {center.id: 0, **{s.node: s.depth for s in steps}}
-        found = self.store.get_memories(list(depths))
+        found = self.store.memory_briefs(list(depths))
         # Edges among every drawn node, including those between nodes of the last level.
-        edges = sorted((e for e in expand(list(depths)) if e.from_id in depths and e.to_id in depths), key=lambda e: e.id)
+        edges = {e.id: e for _, e in expand(list(depths)) if e.from_id in depths and e.to_id in depths}
         nodes = [found[n] for n in depths if n in found]
-        return Graph(center.id, nodes, depths, [detached(e) for e in edges], truncated)
+        return Graph(center.id, nodes, depths, [edges[k].relationship() for k in sorted(edges)], truncated)
 
     def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
         memories = [self.get(m) for m in memory_ids]

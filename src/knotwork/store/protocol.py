@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from knotwork.domain.models import Memory, MemoryFilter, RankingFacts
+from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
 
 Tracer = Callable[[str, Sequence[Any]], None]
 
@@ -44,6 +44,10 @@ class Store(Protocol):
     def get_memory(self, memory_id: str) -> Memory | None: ...
 
     def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+
+    def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
+        """:meth:`get_memories` with only the fields of a :class:`MemoryBrief`: cheaper by the hundred."""
+        ...
 
     def passage_vectors(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Every passage vector stored for each memory (rows in passage order)."""
