@@ -3,10 +3,11 @@
 A recall is a list of sections, each made by one builder and each optional:
 the clock, standing directives, what is relevant now (the ``ambient`` search
 recipe: freshness, diversity and novelty, so the same items do not fill
-every call), current facts of the knowledge graph, recent episodes, topics (off by default: they repeat), and the
-store's health. Builders run in order of priority; each section is fitted
-into what is left of the token budget, capped at its share, and the exact
-o200k count of the final text never exceeds the budget.
+every call), current facts of the knowledge graph, recent episodes, topics
+(off by default: they repeat), and the store's health. Builders run in
+order of priority; each section is fitted into what is left of the token
+budget, capped at its share, and the exact o200k count of the final text
+never exceeds the budget.
 
 Adding a section is one :class:`SectionSpec` in :data:`SECTIONS`.
 
