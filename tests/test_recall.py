@@ -279,3 +279,35 @@ def test_recent_memories_match_the_general_listing(plain: Knotwork) -> None:
     for ws in ("w", None):
         expected = plain.store.list_memories(MemoryFilter(workspace=ws), 12, None, at=at)
         assert [m.id for m in plain.store.recent_memories(ws, 12, at)] == [m.id for m in expected]
+
+
+# -- knowledge-graph facts ------------------------------------------------------------
+def test_graph_facts_are_current_ones_only_and_fit_their_share(plain: Knotwork) -> None:
+    plain.add("Dara moved the billing service to Postgres", workspace="w", valid_at="2026-01-05",
+              facts=[{"subject": "billing service", "predicate": "uses", "object": "Postgres"},
+                     {"subject": "Dara", "predicate": "prefers", "object": "tabs"}])
+    plain.add("Dara switched editors", workspace="w", valid_at="2026-03-01",
+              facts=[{"subject": "Dara", "predicate": "prefers", "object": "spaces"}])  # retires "prefers tabs"
+    plain.add("Somewhere else Dara prefers vim", workspace="other",
+              facts=[{"subject": "Dara", "predicate": "prefers", "object": "vim"}])
+    every = plain.search_facts("Dara prefers", workspace="w", include_invalid=True)
+    assert {h.fact.object for h in every} >= {"tabs", "spaces"}  # the retired fact is still stored
+
+    r = plain.recall("prompt", workspace="w", query="what does Dara prefer, tabs or spaces?", sections=["graph"], budget_tokens=300)
+    graph = {s.name: s for s in r.sections}["graph"]
+    assert graph.title == "Known facts"
+    assert any(e.text.startswith("Dara prefers spaces (since 2026-03-01, ") for e in graph.entries)
+    assert not any("tabs" in e.text or "vim" in e.text for e in graph.entries)
+    assert "tabs" not in r.text and graph.tokens <= int(0.2 * 300)
+    assert tokens.count(r.text) == r.tokens <= 300
+
+
+def test_graph_section_follows_the_focus_and_is_left_out_without_facts(plain: Knotwork) -> None:
+    for i in range(3):
+        plain.add(f"ledger export {i} runs nightly", workspace="w",
+                  facts=[{"subject": "ledger export", "predicate": "runs_on", "object": f"worker{i}"}])
+    r = plain.recall("startup", workspace="w", budget_tokens=1500)
+    assert r.focus and "graph" in [s.name for s in r.sections]
+    assert "ledger export runs on" in r.text
+    empty = plain.recall("startup", workspace="nothing-here")
+    assert "graph" not in [s.name for s in empty.sections]

@@ -10,7 +10,10 @@ knotwork (a session hook asking the running server) starts quickly.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # not typing's: importing typing would cost every hook process its time
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -39,6 +39,7 @@ ADD_FIELDS = frozenset(
     {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
 )
 GRAPH_FIELDS = frozenset({"entities", "facts"})
+MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
@@ -649,13 +650,28 @@ class Knotwork:
         """The context to hand an agent now, within ``budget_tokens`` exact o200k tokens.
 
         Sections (each optional): clock, directives, facts (the ``ambient``
-        recipe; without ``query``, the workspace's focus), episodes, entities
-        (off by default), health. Retired memories never appear. See
+        recipe; without ``query``, the workspace's focus), graph (current
+        knowledge-graph facts that match it), episodes, entities (off by
+        default), health. Retired memories and retired facts never appear. See
         :mod:`knotwork.services.recall`.
         """
         from knotwork.services import recall
 
         return recall.recall(self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections)
+
+    def warm(self) -> None:
+        """Load now what the first recall or search would otherwise wait for: the token encoding,
+        a local embedding model (and one run of it), and the vector index."""
+        from knotwork import tokens
+
+        tokens.warm()
+        load = getattr(self.embedder, "load", None)
+        if load is not None:  # a local model; a remote one has nothing to load
+            load()
+            self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
+            self.embedder.embed_query(MODEL_WARMUP_TEXT)
+        if self.index is not None:
+            self.index.sync()
 
     def status(self) -> Status:
         """Version, store path, schema version, counts, embedder, and this process's recall p50/p95."""

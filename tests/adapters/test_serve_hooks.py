@@ -8,6 +8,9 @@ a temporary HOME.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,9 +20,10 @@ from mcp_types import CallToolResult
 
 import knotwork
 from knotwork import Settings, tokens
+from knotwork.adapters import hooks
 
 from ._mcp import run
-from .conftest import Endpoint, free_port
+from .conftest import KNOTWORK, Endpoint, clean_env, free_port
 
 FAST = {"KNOTWORK_EMBEDDER": "none"}
 SESSION_START = {
@@ -141,6 +145,81 @@ def test_user_prompt_hook_prints_nothing_when_nothing_is_relevant(run_cli, proje
     prompt = hook_json(project, hook_event_name="UserPromptSubmit", prompt="zebra xylophone")
     done = run_cli("hook", "user-prompt", input=prompt, env={**FAST, "KNOTWORK_PORT": str(free_port())})
     assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_a_hook_that_reaches_the_server_imports_no_heavy_module(start_http, db: Path, project: Path, tmp_path: Path) -> None:
+    """The light path: the standard library alone (each import here costs every prompt's round trip)."""
+    seed(db, "Server-side directive: use ruff")
+    server = start_http(db, env=FAST)
+    port = server.base_url.rsplit(":", 1)[1]
+    for kind, fields in (("session-start", {}), ("user-prompt", {"hook_event_name": "UserPromptSubmit", "prompt": "ruff?"})):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", KNOTWORK, "hook", kind, "--format", "text", "-w", "proj"],
+            input=hook_json(project, **fields), capture_output=True, text=True, timeout=60,
+            env=clean_env(tmp_path / "home", {**FAST, "KNOTWORK_PORT": port}),
+        )
+        assert done.returncode == 0, done.stderr
+        assert "use ruff" in done.stdout
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+        assert "knotwork.adapters.hooks" in imported
+        heavy = {"click", "pydantic", "numpy", "urllib.request", "http.client", "typing", "knotwork.config", "knotwork.service"}
+        assert not heavy & imported, heavy & imported
+
+
+def test_light_settings_read_the_environment_as_settings_do(monkeypatch) -> None:
+    names = ("host", "port", "api_token", "hook_timeout_s", "workspace", "hook_budget_tokens", "hook_prompt_budget_tokens")
+    envs = [
+        {},
+        {"KNOTWORK_HOST": "::", "KNOTWORK_PORT": "9001", "KNOTWORK_API_TOKEN": "tok", "KNOTWORK_HOOK_TIMEOUT_S": "0.25",
+         "KNOTWORK_WORKSPACE": "proj", "KNOTWORK_HOOK_BUDGET_TOKENS": "900", "KNOTWORK_HOOK_PROMPT_BUDGET_TOKENS": "32000"},
+        {"knotwork_port": "9002", "Knotwork_Workspace": "mixed-case"},  # pydantic matches names in any case
+    ]
+    for env in envs:
+        for key in [k for k in os.environ if k.lower().startswith("knotwork_")]:
+            monkeypatch.delenv(key)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        light, full = hooks.light_settings(), Settings()
+        assert light is not None
+        assert {n: getattr(light, n) for n in names} == {n: getattr(full, n) for n in names}, env
+    for bad in ({"KNOTWORK_PORT": "http"}, {"KNOTWORK_PORT": "70000"}, {"KNOTWORK_HOOK_TIMEOUT_S": "0"},
+                {"KNOTWORK_HOOK_BUDGET_TOKENS": "-3"}):
+        assert hooks.light_settings(bad) is None, bad  # left to the full command, which reports it
+
+
+@pytest.mark.parametrize(
+    "args, wanted",
+    [
+        (["user-prompt"], {"kind": "user-prompt", "workspace": None, "budget": None, "fmt": "json", "url": None}),
+        (["session-start", "-w", "p", "--budget=99", "--format", "cline", "--url", "http://h:1"],
+         {"kind": "session-start", "workspace": "p", "budget": 99, "fmt": "cline", "url": "http://h:1"}),
+        (["user-prompt", "--db", "x.db"], None),  # in-process: the full command
+        (["user-prompt", "--help"], None),
+        (["user-prompt", "--budget", "0"], None),
+        (["user-prompt", "--format", "yaml"], None),
+        (["user-prompt", "-w"], None),
+        (["stop"], None),
+    ],
+)
+def test_light_path_takes_only_plainly_valid_options(args: list[str], wanted) -> None:
+    assert hooks._light_args(args) == wanted
+
+
+def test_http_answers_are_read_whole_and_chunked() -> None:
+    plain = b"HTTP/1.1 200 OK\r\ncontent-length: 7\r\ncontent-type: application/json\r\n\r\n{\"a\":1}"
+    assert hooks._response(plain) == (200, b'{"a":1}')
+    chunked = b"HTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3;x=y\r\n:1}\r\n0\r\n\r\n"
+    assert hooks._response(chunked) == (503, b'{"a":1}')
+    with pytest.raises(ConnectionError):
+        hooks._response(b"SSH-2.0-OpenSSH\r\n")
+
+
+def test_a_silent_server_is_asked_once_per_process() -> None:
+    base = f"http://127.0.0.1:{free_port()}"
+    hooks._SILENT.discard(base)
+    assert hooks.ask_server(base, {"context": "startup"}, None, 0.5) is None
+    assert base in hooks._SILENT
+    assert hooks.ask_server(base, {"context": "startup"}, None, 0.5) is None
 
 
 @pytest.mark.parametrize(

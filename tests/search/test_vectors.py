@@ -58,6 +58,15 @@ def test_other_model_is_refused_until_reembed(db_path: Path) -> None:
         assert [h.memory.id for h in mem.search("bundled model vectors", recipe="memory_vector")] == [m.id]
 
 
+def test_warm_loads_the_model_and_the_index_before_the_first_search(db_path: Path) -> None:
+    with knotwork.open(db_path) as writer:
+        writer.add_many([{"content": "The cat sits on the mat"}, {"content": "Stock markets fell", "workspace": "w"}])
+    with knotwork.open(db_path) as mem:
+        assert len(mem.index) == 0  # the model may be shared with the writer; the index is this store's own
+        mem.warm()
+        assert mem.embedder.loaded and len(mem.index) == 2
+
+
 def test_default_search_puts_a_newer_restatement_first_unless_the_question_looks_back(mem: Knotwork) -> None:
     from dataclasses import replace
 

@@ -9,7 +9,7 @@ from knotwork.config import Settings
 from knotwork.render import render
 from knotwork.service import Knotwork
 
-SECTIONS = ("clock", "directives", "facts", "episodes", "entities", "health")
+SECTIONS = ("clock", "directives", "facts", "graph", "episodes", "entities", "health")
 
 
 @click.command()

@@ -1,19 +1,25 @@
 """The ``knotwork`` console script: error mapping, and a light path for session hooks.
 
 ``knotwork hook …`` runs on every prompt a coding agent sends, so it is
-dispatched before the rest of the CLI (the store, the search engine, numpy)
-is imported; it loads those only if it has to recall in-process.
+dispatched before anything else is imported: :func:`knotwork.adapters.hooks.fast_hook`
+asks the running server with the standard library alone, and only when it
+cannot (no server, an unusual option) does the click command run, which loads
+the store, the search engine and numpy if it has to recall in-process.
 """
 
 from __future__ import annotations
 
 import sys
 
-import click
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import click
 
 
 def run_command(command: click.Command, argv: list[str] | None, prog_name: str = "knotwork") -> None:
     """Run a click command; turn errors into one stderr line and an exit code (2 for bad input)."""
+    import click
+
     from knotwork.errors import BackendUnavailable, KnotworkError
 
     try:
@@ -39,6 +45,11 @@ def run_command(command: click.Command, argv: list[str] | None, prog_name: str =
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["hook"]:
+        from knotwork.adapters.hooks import fast_hook
+
+        code = fast_hook(args[1:])
+        if code is not None:
+            sys.exit(code)
         from knotwork.adapters.cli_hooks import hook
 
         run_command(hook, args[1:], prog_name="knotwork hook")

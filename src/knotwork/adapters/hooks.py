@@ -8,22 +8,31 @@ Cline takes ``{"cancel": false, "contextModification": ...}``; ``text`` prints
 the context alone, for anything else.
 
 A hook asks the running ``knotwork serve`` first (``POST /tools/ambient_recall``)
-and, when nothing answers, recalls in-process from the store file. This module
-imports only the standard library and the settings at load time, so a hook
-that reaches the server starts quickly; the store is opened only when needed.
+and, when nothing answers, recalls in-process from the store file.
+
+A hook runs as a new process on every prompt, so its import time is part of
+every round trip. This module imports only what the interpreter has loaded
+anyway plus ``json`` and ``socket`` (no click, pydantic, urllib, dataclasses,
+numpy or the store): :func:`fast_hook` reads the few settings a hook needs
+from the environment itself and speaks HTTP/1.1 over a plain socket. Anything
+it cannot do alone (no server, an option it does not know, input to report
+as an error) goes to the full ``knotwork hook`` command.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+import socket
+import sys
 
-from knotwork.config import Settings
+TYPE_CHECKING = False  # typing itself is not imported at run time: it costs a hook tens of milliseconds
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    from knotwork.config import Settings
 
 SESSION_START = "SessionStart"
 USER_PROMPT = "UserPromptSubmit"
@@ -35,20 +44,35 @@ class HookError(Exception):
     """The hook input cannot be used (not JSON, not an object, a field of the wrong type)."""
 
 
-@dataclass(frozen=True, slots=True)
 class HookInput:
     """The fields of an agent's hook JSON that knotwork uses."""
 
-    event: str
-    cwd: str | None = None
-    session_id: str | None = None
-    prompt: str | None = None
-    source: str | None = None  # SessionStart: startup, resume, clear or compact
+    __slots__ = ("event", "cwd", "session_id", "prompt", "source")
+
+    def __init__(
+        self,
+        event: str,
+        cwd: str | None = None,
+        session_id: str | None = None,
+        prompt: str | None = None,
+        source: str | None = None,  # SessionStart: startup, resume, clear or compact
+    ) -> None:
+        self.event, self.cwd, self.session_id, self.prompt, self.source = event, cwd, session_id, prompt, source
+
+    def __repr__(self) -> str:
+        return f"HookInput({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HookInput) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
 
 
 def read_input(stream: IO[str], default_event: str) -> HookInput:
     """Parse the hook JSON on ``stream``; an empty stream is an event with no fields."""
-    raw = stream.read()
+    return parse_input(stream.read(), default_event)
+
+
+def parse_input(raw: str, default_event: str) -> HookInput:
+    """Parse hook JSON text; empty text is an event with no fields."""
     if not raw.strip():
         return HookInput(default_event)
     try:
@@ -72,12 +96,16 @@ def read_input(stream: IO[str], default_event: str) -> HookInput:
     )
 
 
-def project_root(cwd: Path) -> Path:
+def project_root(cwd: str) -> str:
     """The nearest folder at or above ``cwd`` holding ``.git`` (a folder, or a file in a worktree); else ``cwd``."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
+    folder = os.path.abspath(cwd)
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
             return folder
-    return cwd
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return os.path.abspath(cwd)
+        folder = parent
 
 
 def workspace_for(cwd: str | None, configured: str | None) -> str | None:
@@ -86,7 +114,7 @@ def workspace_for(cwd: str | None, configured: str | None) -> str | None:
         return configured
     if not cwd:
         return None
-    name = _NOT_NAME.sub("-", project_root(Path(cwd).expanduser()).name).strip("-._:@/+")[:128]
+    name = _NOT_NAME.sub("-", os.path.basename(project_root(os.path.expanduser(cwd)))).strip("-._:@/+")[:128]
     return name or None
 
 
@@ -113,6 +141,9 @@ def server_url(settings: Settings, url: str | None = None) -> str:
     return f"http://[{host}]:{settings.port}" if ":" in host else f"http://{host}:{settings.port}"
 
 
+_SILENT: set[str] = set()  # servers that did not answer this process: not asked twice
+
+
 def ask_server(base: str, body: dict[str, Any], token: str | None, timeout_s: float) -> dict[str, Any] | None:
     """The server's answer, or None when no server answers (refused, unreachable, timed out).
 
@@ -120,23 +151,84 @@ def ask_server(base: str, body: dict[str, Any], token: str | None, timeout_s: fl
     raised as :class:`HookError`, so a bad request is not silently retried
     in-process.
     """
-    request = urllib.request.Request(
-        f"{base}/tools/ambient_recall",
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})},
-        method="POST",
-    )
+    if base in _SILENT:
+        return None
+    headers = {"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})}
+    try:
+        status, raw = post(f"{base}/tools/ambient_recall", json.dumps(body).encode(), headers, timeout_s)
+    except OSError:  # refused, unreachable, timed out, cut off
+        _SILENT.add(base)
+        return None
+    if status >= 400:
+        try:
+            message = json.loads(raw)["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            message = f"HTTP {status}"
+        raise HookError(f"server at {base}: {message}")
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise HookError(f"server at {base}: the answer is not JSON") from None
+
+
+def post(url: str, data: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]:
+    """POST ``data``; (status, body). Plain HTTP goes over a socket (one request, then the
+    connection closes); anything else (https) through urllib. Network failures raise OSError."""
+    if not url.startswith("http://"):
+        return _post_urllib(url, data, headers, timeout_s)
+    location, _, path = url[len("http://") :].partition("/")
+    host, _, port = location[1:].partition("]") if location.startswith("[") else ("", "", "")
+    if host:
+        port = port.removeprefix(":")
+    else:
+        host, _, port = location.partition(":")
+    if not (host and (port.isdigit() or not port)):
+        raise HookError(f"cannot read the server address {url!r}")
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    request = f"POST /{path} HTTP/1.1\r\nhost: {location}\r\ncontent-length: {len(data)}\r\nconnection: close\r\n{head}\r\n"
+    with socket.create_connection((host, int(port or 80)), timeout=timeout_s) as conn:
+        conn.sendall(request.encode("latin-1") + data)
+        pieces = []
+        while piece := conn.recv(65536):
+            pieces.append(piece)
+    return _response(b"".join(pieces))
+
+
+def _response(raw: bytes) -> tuple[int, bytes]:
+    head, sep, body = raw.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    parts = status_line.split()
+    if not sep or len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise ConnectionError("the server's answer is not HTTP")
+    fields = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    if fields.get("transfer-encoding", "").lower() == "chunked":
+        out = bytearray()
+        while True:
+            size_line, _, body = body.partition(b"\r\n")
+            try:
+                size = int(size_line.split(b";")[0] or b"0", 16)
+            except ValueError:
+                raise ConnectionError("the server's chunked answer is cut or garbled") from None
+            if size == 0:
+                break
+            out += body[:size]
+            body = body[size + 2 :]
+        body = bytes(out)
+    elif fields.get("content-length", "").isdigit():
+        body = body[: int(fields["content-length"])]
+    return int(parts[1]), body
+
+
+def _post_urllib(url: str, data: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            return json.loads(response.read())
+            return response.status, response.read()
     except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read())["error"]["message"]
-        except (ValueError, KeyError, TypeError):
-            message = f"HTTP {exc.code}"
-        raise HookError(f"server at {base}: {message}") from None
-    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError):
-        return None
+        return exc.code, exc.read()
 
 
 def recall_in_process(body: dict[str, Any], settings: Settings, db: str | None) -> dict[str, Any]:
@@ -186,3 +278,113 @@ def run_hook(
     if answer is None:
         answer, where = recall_in_process(body, settings, db), "local"
     return hook_output(answer["text"], hook.event, fmt), where
+
+
+# -- the light path ---------------------------------------------------------------------
+class HookSettings:
+    """The settings a hook reads, from the environment as :class:`knotwork.config.Settings` reads them."""
+
+    __slots__ = ("host", "port", "api_token", "hook_timeout_s", "workspace", "hook_budget_tokens", "hook_prompt_budget_tokens")
+
+    def __init__(self, **values: Any) -> None:
+        for name in self.__slots__:
+            setattr(self, name, values[name])
+
+
+def light_settings(environ: dict[str, str] | None = None) -> HookSettings | None:
+    """:class:`HookSettings` from ``KNOTWORK_*`` variables (any case, as pydantic matches them);
+    None when a value needs pydantic's judgement (not plainly valid), so the full path reports it."""
+    env = {k.lower(): v for k, v in (os.environ if environ is None else environ).items() if k[:9].lower() == "knotwork_"}
+
+    def number(name: str, default: int, low: int, high: int) -> int | None:
+        raw = env.get(f"knotwork_{name}")
+        if raw is None:
+            return default
+        value = raw.strip()
+        return int(value) if value.isdigit() and low <= int(value) <= high else None
+
+    def seconds(name: str, default: float) -> float | None:
+        raw = env.get(f"knotwork_{name}")
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            return None
+        return value if 0 < value < float("inf") else None
+
+    values = {
+        "host": env.get("knotwork_host", "127.0.0.1"),
+        "port": number("port", 8765, 1, 65535),
+        "api_token": env.get("knotwork_api_token"),
+        "hook_timeout_s": seconds("hook_timeout_s", 2.0),
+        "workspace": env.get("knotwork_workspace"),
+        "hook_budget_tokens": number("hook_budget_tokens", 1500, 1, 32000),
+        "hook_prompt_budget_tokens": number("hook_prompt_budget_tokens", 600, 1, 32000),
+    }
+    return None if None in (values["port"], values["hook_timeout_s"], values["hook_budget_tokens"], values["hook_prompt_budget_tokens"]) else HookSettings(**values)
+
+
+_FORMATS = ("json", "text", "cline")
+_VALUED = {"-w": "workspace", "--workspace": "workspace", "--budget": "budget", "--format": "fmt", "--url": "url"}
+
+
+def _light_args(args: list[str]) -> dict[str, Any] | None:
+    """The options of ``knotwork hook KIND ...`` when they are plainly valid and need no store; else None."""
+    if not args or args[0] not in ("session-start", "user-prompt"):
+        return None
+    out: dict[str, Any] = {"kind": args[0], "workspace": None, "budget": None, "fmt": "json", "url": None}
+    rest = args[1:]
+    while rest:
+        name, eq, value = rest.pop(0).partition("=")
+        if name not in _VALUED or (eq and name == "-w"):
+            return None  # --db, --help, anything unusual: the full command
+        if not eq:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        out[_VALUED[name]] = value
+    if out["budget"] is not None:
+        if not (out["budget"].isdigit() and 1 <= int(out["budget"]) <= 32000):
+            return None
+        out["budget"] = int(out["budget"])
+    return out if out["fmt"] in _FORMATS else None
+
+
+def fast_hook(args: list[str]) -> int | None:
+    """Run ``knotwork hook ARGS`` against the running server with the standard library alone.
+
+    Returns the exit code, or None when the full command must run instead
+    (no server answered, an option or value it leaves to click, hook input
+    to report as an error); the hook input read from stdin is then put back
+    for it, and the server that did not answer is not asked again.
+    """
+    options = _light_args(args)
+    settings = light_settings()
+    if options is None or settings is None:
+        return None
+    raw = sys.stdin.read() if sys.stdin is not None else ""
+    sys.stdin = io.StringIO(raw)
+    kind = options["kind"]
+    try:
+        hook = parse_input(raw, SESSION_START if kind == "session-start" else USER_PROMPT)
+    except HookError:
+        return None
+    body = recall_request(hook, kind, settings, options["workspace"], options["budget"])
+    if kind == "user-prompt" and not body.get("query"):
+        return 0  # nothing asked: nothing to add
+    try:
+        answer = ask_server(server_url(settings, options["url"]), body, settings.api_token, settings.hook_timeout_s)
+    except HookError as exc:
+        print(f"error: hook {kind}: {exc}", file=sys.stderr)
+        return 1
+    if answer is None:
+        return None
+    out = hook_output(answer["text"], hook.event, options["fmt"])
+    try:
+        if out:
+            print(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return 0

@@ -288,7 +288,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
         query: Annotated[str | None, Field(description="what the turn is about; omit to use the workspace's focus")] = None,
         budget_tokens: Annotated[int, Field(ge=1, le=32000, description="most o200k tokens to return")] = 1500,
         sections: Annotated[
-            list[Literal["clock", "directives", "facts", "episodes", "entities", "health"]] | None,
+            list[Literal["clock", "directives", "facts", "graph", "episodes", "entities", "health"]] | None,
             Field(description="sections to include; default all but entities"),
         ] = None,
         format: Format = "compact",

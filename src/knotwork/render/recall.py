@@ -11,6 +11,10 @@ from datetime import datetime
 
 from knotwork.domain.models import Memory
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from knotwork.knowledge.models import Fact
+
 ENTRY_CHARS = 220  # one entry: enough for a decision and its reason, short enough to keep many
 
 
@@ -52,6 +56,12 @@ def fact_entry(m: Memory, now: datetime) -> str:
     return f"{label}{_flat(m.content)} ({ago(m.valid_at, now)}, {m.id[-8:]})"
 
 
+def graph_fact_entry(f: Fact) -> str:
+    """``Ana prefers tabs (since 2026-01-03, 1a2b3c4d)``: a current fact of the knowledge graph."""
+    since = f"since {f.valid_at.strftime('%Y-%m-%d')}, " if f.valid_at else ""
+    return f"{_flat(f.fact)} ({since}{f.id[-8:]})"
+
+
 def episode_entry(m: Memory, now: datetime) -> str:
     return f"{ago(m.created_at, now)}: {_flat(m.content, ENTRY_CHARS // 2 + 40)} ({m.id[-8:]})"
 
@@ -82,8 +92,13 @@ def entry(text: str) -> str:
 
 def assemble(blocks: list[tuple[str, list[str]]]) -> str:
     """Sections as ``## title`` followed by ``- entry`` lines; a section with no entries is its heading alone."""
-    lines: list[str] = []
+    return "\n".join(lines(blocks))
+
+
+def lines(blocks: list[tuple[str, list[str]]]) -> list[str]:
+    """The lines of :func:`assemble`."""
+    out: list[str] = []
     for title, entries in blocks:
-        lines.append(heading(title))
-        lines += [entry(e) for e in entries]
-    return "\n".join(lines)
+        out.append(heading(title))
+        out += [entry(e) for e in entries]
+    return out

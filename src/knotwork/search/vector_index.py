@@ -9,6 +9,13 @@ sequence numbers) and, when they moved, loads only what is new. sqlite-vec
 does the same scan in SQL without the cross-process cache, and HNSW indexes
 (hnswlib, usearch) would need their own persistence and deletion handling
 for a gain measured in single milliseconds at this size (bench/RESULTS.md).
+
+Rows are kept in one partition per scope (each workspace, and the global
+scope), each a contiguous matrix: a search within a workspace sees only that
+workspace and the global scope, so it multiplies only those two partitions
+and the cost follows the workspace's size, not the store's. Rows keep their
+numbers in the order they were added (``row`` below): partitions only say
+where each row's vector lives.
 """
 
 from __future__ import annotations
@@ -35,6 +42,30 @@ class VectorHit:
     similarity: float
 
 
+class _Partition:
+    """The rows of one scope: their vectors in one contiguous matrix, and each one's row number."""
+
+    __slots__ = ("buffer", "matrix", "rows")
+
+    def __init__(self, dim: int) -> None:
+        self.buffer = self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.rows = np.zeros(0, dtype=np.int64)
+
+    def append(self, block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Add vectors (rows ``rows``); returns where each sits in :attr:`matrix`."""
+        start, end = len(self.rows), len(self.rows) + len(rows)
+        # The buffer doubles when full: a sync after each single write (every write
+        # path syncs, see services/similar.py) then costs its new rows, not a copy of all.
+        if end > len(self.buffer):
+            grown = np.empty((max(end, 2 * len(self.buffer)), self.buffer.shape[1]), dtype=np.float32)
+            grown[:start] = self.matrix
+            self.buffer = grown
+        self.buffer[start:end] = block
+        self.matrix = self.buffer[:end]
+        self.rows = np.concatenate([self.rows, rows])
+        return np.arange(start, end)
+
+
 class VectorIndex:
     """Chunk vectors of every memory, kept in step with the store."""
 
@@ -42,7 +73,8 @@ class VectorIndex:
         self.store = store
         self.dim = dim
         self._lock = threading.RLock()
-        self._matrix = self._buffer = np.zeros((0, dim), dtype=np.float32)
+        self._parts: list[_Partition] = [_Partition(dim)]  # by scope code; 0 is the global scope
+        self._slots = np.zeros(0, dtype=np.int64)  # where each row sits in its partition's matrix
         self._alive = np.zeros(0, dtype=bool)
         self._seqs = np.zeros(0, dtype=np.int64)
         self._memory_ids: list[str] = []
@@ -91,23 +123,24 @@ class VectorIndex:
         with self._lock:
             yield
 
+    def _code(self, workspace: str) -> int:
+        code = self._ws_code_of.setdefault(workspace, len(self._ws_code_of))
+        if code == len(self._parts):
+            self._parts.append(_Partition(self.dim))
+        return code
+
     def _append(self, rows: list[tuple[int, str, str, bytes]]) -> None:
         block = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
         start = len(self._memory_ids)
-        # The rows live in a buffer that doubles when full: a sync after each single write
-        # (every write path syncs, see services/similar.py) then costs its new rows, not a copy of all.
-        end = start + len(rows)
-        if end > len(self._buffer):
-            grown = np.empty((max(end, 2 * len(self._buffer)), self.dim), dtype=np.float32)
-            grown[:start] = self._matrix
-            self._buffer = grown
-        self._buffer[start:end] = block
-        self._matrix = self._buffer[:end]
+        numbers = np.arange(start, start + len(rows))
+        codes = np.fromiter((self._code(r[2]) for r in rows), dtype=np.int32, count=len(rows))
+        slots = np.empty(len(rows), dtype=np.int64)
+        for code in np.unique(codes).tolist():
+            mine = codes == code
+            slots[mine] = self._parts[code].append(block[mine], numbers[mine])
+        self._slots = np.concatenate([self._slots, slots])
         self._alive = np.concatenate([self._alive, np.ones(len(rows), dtype=bool)])
         self._seqs = np.concatenate([self._seqs, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))])
-        codes = np.fromiter(
-            (self._ws_code_of.setdefault(r[2], len(self._ws_code_of)) for r in rows), dtype=np.int32, count=len(rows)
-        )
         self._ws_codes = np.concatenate([self._ws_codes, codes])
         for offset, (seq, memory_id, _, _) in enumerate(rows):
             self._memory_ids.append(memory_id)
@@ -117,7 +150,14 @@ class VectorIndex:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive)
-        self._matrix = self._buffer = self._matrix[keep]
+        renumber = np.full(len(self._alive), -1, dtype=np.int64)
+        renumber[keep] = np.arange(len(keep))
+        self._slots = np.empty(len(keep), dtype=np.int64)
+        for part in self._parts:
+            live = self._alive[part.rows]
+            part.matrix = part.buffer = part.matrix[live]
+            part.rows = renumber[part.rows[live]]
+            self._slots[part.rows] = np.arange(len(part.rows))
         self._seqs = self._seqs[keep]
         self._memory_ids = [self._memory_ids[i] for i in keep]
         self._ws_codes = self._ws_codes[keep]
@@ -129,33 +169,55 @@ class VectorIndex:
         self._dead = 0
         self.generation += 1
 
+    def _vector(self, row: int) -> np.ndarray:
+        return self._parts[self._ws_codes[row]].matrix[self._slots[row]]
+
+    def _scan(self, codes: Sequence[int], query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, similarity of each to ``query``) over the partitions ``codes``."""
+        parts = [self._parts[c] for c in codes]
+        with _BLAS.limit(limits=1, user_api="blas"):
+            sims = [p.matrix @ query for p in parts]
+        if len(parts) == 1:
+            return parts[0].rows, sims[0]
+        return np.concatenate([p.rows for p in parts]), np.concatenate(sims)
+
     def search(self, query: np.ndarray, k: int, workspace: str | None = ALL_WORKSPACES) -> list[VectorHit]:
         """The ``k`` memories whose best chunk is most similar to ``query`` (cosine), best first."""
         self.sync()
         with self._lock:
             if not len(self._memory_ids):
                 return []
-            with _BLAS.limit(limits=1, user_api="blas"):
-                sims = self._matrix @ query.astype(np.float32, copy=False)
-            mask = self._alive
-            if workspace != ALL_WORKSPACES:
-                # A workspace sees itself and the global scope (code 0).
-                code = self._ws_code_of.get(workspace or "", 0)
-                mask = mask & ((self._ws_codes == 0) | (self._ws_codes == code))
-            sims = np.where(mask, sims, -np.inf)
-            # Over-fetch chunks, then keep each memory's best chunk.
-            take = min(len(sims), k * 4)
-            top = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
-            top = top[np.argsort(-sims[top])]
-            out: dict[str, float] = {}
-            for row in top:
-                score = float(sims[row])
-                if score == -np.inf:
+            if workspace == ALL_WORKSPACES:
+                codes: Sequence[int] = range(len(self._parts))
+            else:  # a workspace sees itself and the global scope (code 0)
+                codes = sorted({0, self._ws_code_of.get(workspace or "", 0)})
+            rows, sims = self._scan(codes, query.astype(np.float32, copy=False))
+            sims = np.where(self._alive[rows], sims, -np.inf)
+            # Over-fetch chunks, then keep each memory's best chunk; fetch more
+            # when the best chunks belonged to too few memories.
+            take = k * 4
+            while True:
+                out, exhausted = self._best_memories(rows, sims, min(take, len(sims)), k)
+                if len(out) >= k or exhausted or take >= len(sims):
                     break
-                out.setdefault(self._memory_ids[row], score)
-                if len(out) >= k:
-                    break
+                take *= 4
             return [VectorHit(m, s) for m, s in out.items()]
+
+    def _best_memories(self, rows: np.ndarray, sims: np.ndarray, take: int, k: int) -> tuple[dict[str, float], bool]:
+        """Up to ``k`` memories among the ``take`` best entries of ``sims`` (and whether a masked entry was reached)."""
+        out: dict[str, float] = {}
+        if not take:
+            return out, True
+        top = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
+        top = top[np.argsort(-sims[top])]
+        for at in top.tolist():
+            score = float(sims[at])
+            if score == -np.inf:
+                return out, True
+            out.setdefault(self._memory_ids[rows[at]], score)
+            if len(out) >= k:
+                break
+        return out, False
 
     def vectors_of(self, memory_ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's first live chunk vector (for MMR)."""
@@ -166,13 +228,13 @@ class VectorIndex:
             for mid in memory_ids:
                 row = self._first_row.get(mid)
                 if row is not None and self._alive[row]:
-                    out[mid] = self._matrix[row]
+                    out[mid] = self._vector(row)
                 else:
                     missing.add(mid)
             if missing:  # a re-embedded memory whose first row died: find its live row
                 for row, mid in enumerate(self._memory_ids):
                     if mid in missing and mid not in out and self._alive[row]:
-                        out[mid] = self._matrix[row]
+                        out[mid] = self._vector(row)
                         self._first_row[mid] = row
         return out
 
@@ -208,7 +270,7 @@ class VectorIndex:
         floors: np.ndarray | None = None,
         cells: int = 8_000_000,
     ) -> tuple[list[list[tuple[str, float]]], list[tuple[str, int, float]]]:
-        """Memory-to-memory nearest neighbours: one matrix product per block of queries.
+        """Memory-to-memory nearest neighbours: per block of queries, one matrix product per partition it touches.
 
         Query ``i`` is memory ``queries[i] = (id, workspace)``, whose chunk
         vectors are ``vectors[starts[i]:starts[i + 1]]``. Two memories are as
@@ -235,39 +297,53 @@ class VectorIndex:
             gone = set(exclude) & self._first_row.keys()  # new memories are not indexed yet: nothing to mask
             if gone:
                 usable &= ~np.fromiter(map(gone.__contains__, self._memory_ids), dtype=bool, count=rows)
-            cols = self._ws_codes
-            global_cols = cols == 0
             codes = np.array([self._ws_code_of.get(ws or "", -1) for _, ws in queries])
             bounds = np.asarray(starts)
             step = max(1, cells // rows)
-            for q0 in range(0, n, step):
-                q1 = min(n, q0 + step)
-                sims = vectors[bounds[q0] : bounds[q1]] @ self._matrix.T
-                if bounds[q1] - bounds[q0] != q1 - q0:  # a query with several chunks: keep its best per column
-                    sims = np.maximum.reduceat(sims, bounds[q0:q1] - bounds[q0], axis=0)
-                qc = codes[q0:q1]
-                sees = usable & (global_cols | (cols == qc[:, None]))
-                self._nearest(np.where(sees, sims, -np.inf), queries, q0, k, forward)
-                b = min(q1, backward) - q0
-                if b <= 0 or floors is None:
-                    continue
-                seen = usable & ((qc[:b] == 0)[:, None] | (qc[:b, None] == cols))
-                scores = np.where(seen, sims[:b], -np.inf)
-                q_at, r_at = np.nonzero(scores > floors)
-                pairs += [
-                    (self._memory_ids[r], q0 + q, s)
-                    for q, r, s in zip(q_at.tolist(), r_at.tolist(), scores[q_at, r_at].tolist())
-                ]
+            for code in np.unique(codes).tolist():
+                # A query sees the global scope and its own workspace; a global query is
+                # seen by every row, a workspace's query by that workspace's rows.
+                sees = [0] if code <= 0 else [0, code]
+                seen_by = range(len(self._parts)) if code == 0 else [code] if code > 0 else []
+                group = np.flatnonzero(codes == code)
+                for g0 in range(0, len(group), step):
+                    block = group[g0 : g0 + step]
+                    chunks = np.concatenate([vectors[bounds[i] : bounds[i + 1]] for i in block.tolist()])
+                    heads = np.concatenate([[0], np.cumsum(bounds[block + 1] - bounds[block])])
+                    sims = {c: self._product(chunks, heads, c) for c in sees}
+                    cols = np.concatenate([self._parts[c].rows for c in sees])
+                    scores = np.where(usable[cols], np.concatenate([sims[c] for c in sees], axis=1), -np.inf)
+                    self._nearest(scores, cols, block, [queries[i][0] for i in block.tolist()], k, forward)
+                    b = int(np.searchsorted(block, backward))  # the block's fresh queries come first
+                    if b == 0 or floors is None:
+                        continue
+                    for c in seen_by:
+                        near = sims[c][:b] if c in sims else self._product(chunks[: heads[b]], heads[: b + 1], c)
+                        own = self._parts[c].rows
+                        near = np.where(usable[own], near, -np.inf)
+                        q_at, r_at = np.nonzero(near > floors[own])
+                        pairs += [
+                            (self._memory_ids[own[r]], int(block[q]), s)
+                            for q, r, s in zip(q_at.tolist(), r_at.tolist(), near[q_at, r_at].tolist())
+                        ]
         return forward, pairs
 
-    def _nearest(self, scores: np.ndarray, queries: Sequence[tuple[str, str | None]], q0: int, k: int, out: list) -> None:
-        """Fill ``out[q0 + i]`` with the ``k`` best memories of score row ``i`` (one per memory, not the query itself).
+    def _product(self, chunks: np.ndarray, heads: np.ndarray, code: int) -> np.ndarray:
+        """Each query's similarity to each row of partition ``code``: its best chunk's, per row."""
+        sims = chunks @ self._parts[code].matrix.T
+        if len(chunks) != len(heads) - 1:  # a query with several chunks: keep its best per column
+            sims = np.maximum.reduceat(sims, heads[:-1], axis=0)
+        return sims
 
-        ``scores`` is used up. With k small, k + 1 passes of argmax (vectorised,
-        sorted as they go) cost a fraction of one argpartition over the rows.
+    def _nearest(self, scores: np.ndarray, cols: np.ndarray, at: np.ndarray, owners: list[str], k: int, out: list) -> None:
+        """Fill ``out[at[i]]`` with the ``k`` best memories of score row ``i`` (one per memory, not ``owners[i]``).
+
+        Column ``j`` of ``scores`` is row ``cols[j]``; ``scores`` is used up. With k
+        small, k + 1 passes of argmax (vectorised, sorted as they go) cost a
+        fraction of one argpartition over the rows.
         """
-        n, rows = scores.shape
-        passes = min(rows, k + 1)  # one more: the query itself may be among the best
+        n, width = scores.shape
+        passes = min(width, k + 1)  # one more: the query itself may be among the best
         top = np.empty((n, passes), dtype=np.intp)
         top_s = np.empty((n, passes), dtype=scores.dtype)
         every = np.arange(n)
@@ -276,15 +352,14 @@ class VectorIndex:
             top[:, j], top_s[:, j] = best, scores[every, best]
             scores[every, best] = -np.inf
         for i in range(n):
-            own = queries[q0 + i][0]
-            found = self._distinct(top[i], top_s[i], own, k)
-            if len(found) < k and passes < rows and top_s[i, -1] > -np.inf:
+            found = self._distinct(cols[top[i]], top_s[i], owners[i], k)
+            if len(found) < k and passes < width and top_s[i, -1] > -np.inf:
                 # several of the best rows were chunks of one memory: rank the whole row
                 row = scores[i]
                 row[top[i]] = top_s[i]
                 order = np.argsort(-row)
-                found = self._distinct(order, row[order], own, k)
-            out[q0 + i] = list(found.items())
+                found = self._distinct(cols[order], row[order], owners[i], k)
+            out[int(at[i])] = list(found.items())
 
     def _distinct(self, rows: np.ndarray, scores: np.ndarray, own: str, k: int) -> dict[str, float]:
         best: dict[str, float] = {}

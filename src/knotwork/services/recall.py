@@ -3,13 +3,13 @@
 A recall is a list of sections, each made by one builder and each optional:
 the clock, standing directives, what is relevant now (the ``ambient`` search
 recipe: freshness, diversity and novelty, so the same items do not fill
-every call), recent episodes, topics (off by default: they repeat), and the
-store's health. Builders run in order of priority; each section is fitted
-into what is left of the token budget, capped at its share, and the exact
-o200k count of the final text never exceeds the budget.
+every call), current facts of the knowledge graph, recent episodes, topics
+(off by default: they repeat), and the store's health. Builders run in
+order of priority; each section is fitted into what is left of the token
+budget, capped at its share, and the exact o200k count of the final text
+never exceeds the budget.
 
-Adding a section (entity facts from the knowledge graph, say) is one
-:class:`SectionSpec` in :data:`SECTIONS`.
+Adding a section is one :class:`SectionSpec` in :data:`SECTIONS`.
 
 A context word such as ``startup`` is not a query. Without a query, the
 relevant-now section searches for the workspace's focus: the terms that
@@ -118,7 +118,14 @@ class Ctx:
     shown: set[str] = field(default_factory=set)  # memory ids earlier sections already show
     last_session: datetime | None = None
     last_recall: datetime | None = None
-    recent: list[Memory] = field(default_factory=list)  # newest first, valid now
+    _recent: list[Memory] | None = None
+
+    @property
+    def recent(self) -> list[Memory]:
+        """The workspace's newest memories valid now, newest first (read on first use: a prompt's recall may not need them)."""
+        if self._recent is None:
+            self._recent = self.mem.store.recent_memories(self.workspace, FOCUS_SAMPLE, self.at)
+        return self._recent
 
     def filter(self) -> MemoryFilter:
         return MemoryFilter(workspace=self.workspace)
@@ -171,6 +178,16 @@ def _facts(ctx: Ctx) -> Draft | None:
     return Draft("Relevant now", entries)
 
 
+def _graph_facts(ctx: Ctx) -> Draft | None:
+    """Facts of the knowledge graph that match the query (or focus) and are true now: never a retired one."""
+    if not ctx.query:
+        return None
+    want = max(2, min(10, ctx.cap // 25))
+    hits = ctx.mem.search_facts(ctx.query, limit=want, workspace=ctx.workspace)
+    current = [h.fact for h in hits if h.fact.current(ctx.at) and (h.fact.expired_at is None or h.fact.expired_at > ctx.at)]
+    return Draft("Known facts", [Entry(text.graph_fact_entry(f)) for f in current])
+
+
 def _episodes(ctx: Ctx) -> Draft | None:
     entries = [Entry(text.episode_entry(m, ctx.at), m.id) for m in ctx.recent[:12] if m.id not in ctx.shown]
     return Draft("Recent", entries)
@@ -202,6 +219,7 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("clock", 1.0, True, _clock),
     SectionSpec("directives", 0.35, True, _directives),
     SectionSpec("facts", 0.45, True, _facts),
+    SectionSpec("graph", 0.2, True, _graph_facts),
     SectionSpec("episodes", 0.25, True, _episodes),
     SectionSpec("entities", 0.15, False, _topics),
     SectionSpec("health", 1.0, True, _health),
@@ -268,10 +286,10 @@ def _fit(title: str, entries: list[Entry], cap: int, keep_empty: bool) -> tuple[
 def _trim_to(sections: list[Section], budget: int) -> tuple[list[Section], str, int]:
     """Drop trailing entries (then whole sections) from the lowest priority up until the exact count fits."""
     while True:
-        out = text.assemble([(s.title, [e.text for e in s.entries]) for s in sections])
-        n = tokens.count(out)
+        lines = text.lines([(s.title, [e.text for e in s.entries]) for s in sections])
+        n = tokens.count_lines(lines)
         if n <= budget or not sections:
-            return sections, out, n
+            return sections, "\n".join(lines), n
         last = sections[-1]
         if last.entries:
             dropped = tokens.count(text.entry(last.entries[-1].text)) + 1
@@ -364,7 +382,6 @@ def recall(
     ctx = Ctx(mem, ctx_word, ws, given, at, budget)
     ctx.last_session = _meta_time(mem, _meta_key("session", ws))
     ctx.last_recall = _meta_time(mem, _meta_key("last", ws))
-    ctx.recent = mem.store.recent_memories(ws, FOCUS_SAMPLE, at)
     focus = False
     if ctx.query is None:
         ctx.query = _cached_focus(ctx.recent)

@@ -17,7 +17,6 @@ from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from knotwork import tokens
 from knotwork.adapters.http import errors
 from knotwork.adapters.http.routers import data, knowledge, links, memories, tools
 from knotwork.render.respond import Responder
@@ -91,7 +90,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await run_in_threadpool(tokens.warm)  # the first recall should not pay for loading the tokenizer
+        await run_in_threadpool(mem.warm)  # the first recall should not pay for the tokenizer, the model or the index
         async with AsyncExitStack() as stack:
             if mcp_server is not None:
                 await stack.enter_async_context(mcp_server.session_manager.run())

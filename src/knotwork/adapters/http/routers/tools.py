@@ -12,7 +12,7 @@ from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
 
 router = APIRouter(tags=["recall and status"])
 
-SectionName = Literal["clock", "directives", "facts", "episodes", "entities", "health"]
+SectionName = Literal["clock", "directives", "facts", "graph", "episodes", "entities", "health"]
 
 
 class RecallRequest(BaseModel):
