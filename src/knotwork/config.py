@@ -28,6 +28,13 @@ class Settings(BaseSettings):
         default="minilm",
         description="Embedding model: minilm (bundled, offline), openai:<model>@<base_url>, fastembed:<name>, or none.",
     )
+    blas_threads: int = Field(
+        default=1,
+        ge=0,
+        description="Threads NumPy's BLAS may use in this process (0: leave as found). One, because the "
+        "products knotwork runs are small, and idle OpenBLAS threads spin: with two, each search burned ~25 ms "
+        "more CPU on another core, slowing the search itself.",
+    )
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")

@@ -19,7 +19,7 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
-from knotwork.search.vector_index import VectorIndex
+from knotwork.search.vector_index import VectorIndex, limit_blas_threads
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
@@ -88,6 +88,8 @@ class Knotwork:
     def __init__(self, store: Store, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.store = store
         self.settings = settings or Settings()
+        if self.settings.blas_threads:
+            limit_blas_threads(self.settings.blas_threads)
         self.embedder = embedder
         self.index = VectorIndex(store, embedder.dim) if embedder else None
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)

@@ -85,3 +85,16 @@ def test_default_search_puts_a_newer_restatement_first_unless_the_question_looks
     assert [h.memory.id for h in mem.search(question, recipe=without)][:2] == [old.id, new.id]  # the words favour the old one
     assert [h.memory.id for h in mem.search(question)][:2] == [new.id, old.id]
     assert [h.memory.id for h in mem.search("What was my personal best in the charity 5K at first?")][:2] == [old.id, new.id]
+
+
+def test_opening_a_store_limits_blas_to_the_configured_threads(tmp_path: Path) -> None:
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        with knotwork.open(tmp_path / "a.db", settings=knotwork.Settings(embedder="none", blas_threads=0)):
+            assert blas() == {2}  # 0: left as found
+        with knotwork.open(tmp_path / "b.db", settings=knotwork.Settings(embedder="none")):
+            assert blas() == {1}  # the default: one

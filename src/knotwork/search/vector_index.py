@@ -36,6 +36,18 @@ from knotwork.domain.models import ALL_WORKSPACES
 _BLAS = ThreadpoolController()
 
 
+def limit_blas_threads(threads: int) -> None:
+    """Let NumPy's BLAS use at most ``threads`` threads in this process, from now on.
+
+    Besides the scan (limited above for its own call), search runs small
+    products (MMR, passages closest to the query); with OpenBLAS's default
+    threads each woke a worker that then spun on the other core, ~25 ms of
+    CPU per search that the search's own two threads needed (pool search
+    p50 34 -> 30 ms, CPU 64 -> 39 ms; bench/README.md). ``Settings.blas_threads``.
+    """
+    _BLAS.limit(limits=threads, user_api="blas")
+
+
 @dataclass(frozen=True, slots=True)
 class VectorHit:
     memory_id: str
