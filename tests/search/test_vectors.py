@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import knotwork
@@ -98,3 +99,15 @@ def test_opening_a_store_limits_blas_to_the_configured_threads(tmp_path: Path) -
             assert blas() == {2}  # 0: left as found
         with knotwork.open(tmp_path / "b.db", settings=knotwork.Settings(embedder="none")):
             assert blas() == {1}  # the default: one
+
+
+def test_closest_passage_is_the_passage_that_matches_the_query(mem: Knotwork) -> None:
+    filler = " ".join(f"Paragraph {i} talks about invoices, ledgers and quarterly accounting." for i in range(12))
+    long = mem.add(filler + " Finally: the backup server lives in the Frankfurt data centre.")
+    passages = mem.embedder.chunks(long.content)
+    assert len(passages) > 2
+    query = mem.embedder.embed_query("where is the backup server hosted?")
+    found = mem.index.closest_passages([long.id, "no-such-memory"], query)
+    assert list(found) == [long.id]
+    wanted = next(p for p in passages if "Frankfurt" in p)
+    np.testing.assert_allclose(found[long.id], mem.embedder.embed([wanted])[0], atol=1e-5)

@@ -115,10 +115,10 @@ class Pipeline:
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""
-        if self.embed_query is None:
+        if self.index is None or self.embed_query is None:
             return {}
-        query = self.embed_query(q.text)  # cached: the vector source embedded it already
-        return {mid: p[int(np.argmax(p @ query))] for mid, p in self.store.passage_vectors(ids).items()}
+        # The query vector is cached: the vector source embedded it already.
+        return self.index.closest_passages(ids, self.embed_query(q.text))
 
     # -- run ------------------------------------------------------------------
     def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:

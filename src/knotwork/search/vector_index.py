@@ -250,6 +250,19 @@ class VectorIndex:
                         self._first_row[mid] = row
         return out
 
+    def closest_passages(self, memory_ids: Collection[str], query: np.ndarray) -> dict[str, np.ndarray]:
+        """Each memory's live passage vector most similar to ``query`` (the one its search score came from)."""
+        self.sync()
+        best: dict[str, tuple[float, np.ndarray]] = {}
+        with self._lock:
+            for mid, row in self.rows_of(memory_ids):
+                if self._alive[row]:
+                    vector = self._vector(row)
+                    score = float(vector @ query)
+                    if mid not in best or score > best[mid][0]:
+                        best[mid] = (score, vector)
+        return {mid: vector for mid, (_, vector) in best.items()}
+
     def row_memory_ids(self, start: int = 0) -> list[str]:
         """The memory of each row from ``start`` on (rows stay put until :attr:`generation` changes)."""
         with self._lock:

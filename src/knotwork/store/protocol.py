@@ -11,8 +11,6 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
 
 Tracer = Callable[[str, Sequence[Any]], None]
@@ -47,10 +45,6 @@ class Store(Protocol):
 
     def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
         """:meth:`get_memories` with only the fields of a :class:`MemoryBrief`: cheaper by the hundred."""
-        ...
-
-    def passage_vectors(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Every passage vector stored for each memory (rows in passage order)."""
         ...
 
     def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:

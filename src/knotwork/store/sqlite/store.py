@@ -18,8 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict
@@ -302,16 +300,6 @@ class SQLiteStore(KnowledgeStore):
             memory_ids,
         )
         return {r[0]: RankingFacts(from_text(r[1]), r[2], r[4], r[3]) for r in rows}
-
-    def passage_vectors(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Every stored passage vector of each memory, one row per passage in order."""
-        rows = self._rows_by_ids(
-            "SELECT memory_id, vector FROM memory_vectors WHERE memory_id IN ({ids}) ORDER BY memory_id, chunk", memory_ids
-        )
-        grouped: dict[str, list[bytes]] = {}
-        for mid, blob in rows:
-            grouped.setdefault(mid, []).append(blob)
-        return {mid: np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1) for mid, blobs in grouped.items()}
 
     def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
         if len(ref) == 26:
