@@ -147,3 +147,17 @@ def test_restated_puts_the_later_restatement_above_the_earlier_one() -> None:
     assert ids(rerankers.restated(cands(("old", 1.0), ("new", 0.4)), {"old": same}, dates)) == ["old", "new"]
     assert ids(rerankers.restated(cands(("old", 1.0), ("new", 0.4)), vectors, {"old": june, "new": None})) == ["old", "new"]
     assert rerankers.restated([], vectors, dates) == []
+
+
+def test_restated_needs_less_similarity_between_memories_about_a_thing_the_query_names() -> None:
+    may, july = datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 7, 1, tzinfo=UTC)
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    b = np.array([0.5, np.sqrt(0.75)], dtype=np.float32)  # cosine 0.5 with a
+    vectors, dates = {"old": a, "new": b}, {"old": may, "new": july}
+    pair = cands(("old", 1.0), ("new", 0.4))
+    assert ids(rerankers.restated(pair, vectors, dates)) == ["old", "new"]  # 0.5 < 0.75: not a restatement
+    shared = {"old": {"instagram"}, "new": {"instagram"}}
+    assert ids(rerankers.restated(pair, vectors, dates, topics=shared)) == ["new", "old"]  # same named thing: 0.5 >= 0.4
+    assert ids(rerankers.restated(pair, vectors, dates, topics=shared, topic_threshold=0.6)) == ["old", "new"]
+    apart = {"old": {"instagram"}, "new": {"tiktok"}}
+    assert ids(rerankers.restated(pair, vectors, dates, topics=apart)) == ["old", "new"]

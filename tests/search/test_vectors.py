@@ -111,3 +111,26 @@ def test_closest_passage_is_the_passage_that_matches_the_query(mem: Knotwork) ->
     assert list(found) == [long.id]
     wanted = next(p for p in passages if "Frankfurt" in p)
     np.testing.assert_allclose(found[long.id], mem.embedder.embed([wanted])[0], atol=1e-5)
+
+
+def test_a_later_memory_about_the_thing_the_query_names_comes_first(mem: Knotwork) -> None:
+    from dataclasses import replace
+
+    from knotwork.search.recipes import RECIPES, step
+
+    old = mem.add(
+        "Quick update on my side project: my Instagram account has 1,200 followers, mostly from the travel photos.",
+        valid_at="2023-05-01T10:00:00Z",
+    )
+    mem.add("Can you suggest a playlist for long drives?", valid_at="2023-05-03T10:00:00Z")
+    new = mem.add(
+        "I'd like tips for planning a photo walk in the old town. By the way, Instagram says I'm at 1,500 followers now.",
+        valid_at="2023-07-01T10:00:00Z",
+    )
+    question = "How many followers do I have on Instagram?"
+    hybrid = RECIPES["memory_hybrid"]
+    # The two say it differently (closest passages' cosine ~0.67, under 0.75), but both mention
+    # the entity the question names, Instagram (from offline extraction), so 0.4 is enough.
+    no_topics = replace(hybrid, rerankers=(*hybrid.rerankers[:-1], step("restated", threshold=0.75, topic_threshold=1.1)))
+    assert [h.memory.id for h in mem.search(question, recipe=no_topics)][:2] == [old.id, new.id]
+    assert [h.memory.id for h in mem.search(question)][:2] == [new.id, old.id]

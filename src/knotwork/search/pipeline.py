@@ -7,7 +7,9 @@ before calling it, and records every stage it ran in a ``Trace``.
 
 from __future__ import annotations
 
+import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +26,14 @@ from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
+
+_NON_WORD = re.compile(r"[^\w+#]+")
+
+
+def _words(text: str) -> str:
+    """Lower-case words joined by single spaces, for whole-phrase matching of names."""
+    return _NON_WORD.sub(" ", text.casefold()).strip()
+
 
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
@@ -106,9 +116,10 @@ class Pipeline:
             "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
             "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
             "time_window": lambda: {"dates": {i: f.valid_at for i, f in facts.items()}, "window": time_window(q.text, q.at)},
-            "restated": lambda: {
-                "vectors": {} if looks_back(q.text, q.at) else self._closest_passages(q, ids[:RESTATED_DEPTH]),
+            "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
+                "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": {i: f.valid_at for i, f in facts.items()},
+                "topics": self._named_topics(q, ids[:RESTATED_DEPTH]),
             },
         }
         return gather[name]() if name in gather else {}
@@ -119,6 +130,19 @@ class Pipeline:
             return {}
         # The query vector is cached: the vector source embedded it already.
         return self.index.closest_passages(ids, self.embed_query(q.text))
+
+    def _named_topics(self, q: Query, ids: list[str]) -> dict[str, set[str]]:
+        """For each memory, the knowledge-graph entities it mentions that the query names.
+
+        Entities more than half of the memories mention (the speaker,
+        "User") tell nothing apart and are left out.
+        """
+        mentions = {mid: set(es) for mid, es in self.store.kg_mentions(ids).items()}
+        counts = Counter(e for es in mentions.values() for e in es)
+        entities = self.store.kg_get_entities([e for e, n in counts.items() if n <= max(2, len(ids) // 2)])
+        text = f" {_words(q.text)} "
+        named = {e.id for e in entities.values() if any(f" {_words(n)} " in text for n in (e.name, *e.aliases) if _words(n))}
+        return {mid: es & named for mid, es in mentions.items() if es & named}
 
     # -- run ------------------------------------------------------------------
     def run(self, recipe: Recipe, q: Query) -> tuple[list[Candidate], dict[str, Memory], Trace]:

@@ -62,7 +62,7 @@ RECIPES: dict[str, Recipe] = {
     for r in (
         # MMR last: near-copies of the best hit give way to other evidence
         # (LongMemEval session recall@5 0.838 without it, 0.854 with it).
-        Recipe("memory_hybrid", rerankers=(*RANKING, step("mmr", lambda_=0.7), step("restated", threshold=0.75))),
+        Recipe("memory_hybrid", rerankers=(*RANKING, step("mmr", lambda_=0.7), step("restated", threshold=0.75, topic_threshold=0.4))),
         Recipe("memory_bm25", sources=("bm25",)),
         Recipe("memory_vector", sources=("vector",)),
         Recipe("memory_mmr", rerankers=(*RANKING, step("mmr", lambda_=0.5))),

@@ -157,7 +157,9 @@ def restated(
     cands: Sequence[Candidate],
     vectors: Mapping[str, np.ndarray],
     dates: Mapping[str, datetime | None],
+    topics: Mapping[str, set[str]] | None = None,
     threshold: float = 0.75,
+    topic_threshold: float = 0.4,
 ) -> list[Candidate]:
     """A later memory that says again what a higher-ranked, earlier one says moves just above it.
 
@@ -166,10 +168,14 @@ def restated(
     the words better. ``vectors`` holds, for each candidate, its passage
     closest to the query; two candidates whose such passages have a cosine
     of at least ``threshold`` state the same thing, and the later one is
-    the one that holds now. It takes the place (and the score) of the first
-    earlier restatement above it; everything else keeps its order.
-    Candidates without a vector or a date stay where they are.
+    the one that holds now. ``topics`` gives, for each candidate, the
+    entities the query names that it mentions: two candidates about the same
+    named thing ("Instagram", "Wells Fargo") need only ``topic_threshold``.
+    The later one takes the place (and the score) of the first earlier
+    restatement above it; everything else keeps its order. Candidates
+    without a vector or a date stay where they are.
     """
+    topics = topics or {}
     order = list(cands)
     usable = [i for i, c in enumerate(order) if c.id in vectors and dates.get(c.id) is not None]
     if len(usable) < 2:
@@ -187,7 +193,11 @@ def restated(
             continue
         later = [
             b for b in order[pos + 1 :]
-            if b.id in at and dates[b.id] > dates[a.id] and similar[ka, at[b.id]] >= threshold  # type: ignore[operator]
+            if b.id in at and dates[b.id] > dates[a.id]  # type: ignore[operator]
+            and (
+                similar[ka, at[b.id]] >= threshold
+                or similar[ka, at[b.id]] >= topic_threshold and bool(topics.get(a.id, set()) & topics.get(b.id, set()))
+            )
         ]
         if not later:
             pos += 1
