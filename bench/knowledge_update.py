@@ -28,7 +28,12 @@ retrieved, in which the current one ranks higher. Two orders are measured:
 - ``search``: ``mem.search`` as it is (the default recipe, whose last
   stage, ``restated``, puts a later memory that says again what an earlier
   one says about the question above it; it needs vectors);
-- ``search + fresher first``: the same hits passed through
+- ``search, recipe memory_current``: the recipe for "what is it now"
+  questions, whose ``restated`` also takes two memories that mention an
+  entity the question names as restatements at a lower similarity (it
+  needs the knowledge graph's mentions, i.e. a pool ingested with
+  extraction on);
+- ``search + fresher first``: the default search's hits passed through
   ``mem.prefer_current`` (the knowledge engine's freshness tie-break: of two
   hits about the same entities and close in score, the later one first).
 
@@ -113,25 +118,34 @@ def main(argv: Sequence[str] | None = None) -> None:
                 out.extend(pool.turns_of.get(hit.memory.id) or [(meta["session_id"], meta["turn_index"])])
             return out
 
-        orders: dict[str, Callable[[list[Any]], list[Any]]] = {
-            "search": lambda hits: hits,
-            "search + fresher first": mem.prefer_current,
+        # name -> (recipe, what is done with its hits)
+        orders: dict[str, tuple[str | None, Callable[[list[Any]], list[Any]]]] = {
+            "search": (None, lambda hits: hits),
+            "search + fresher first": (None, mem.prefer_current),
+            "search, recipe memory_current": ("memory_current", lambda hits: hits),
         }
+
+        def ranked(q: Any) -> dict[str | None, list[Any]]:
+            return {
+                recipe: list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth, now=session_time(q.date), recipe=recipe))
+                for recipe in {r for r, _ in orders.values()}
+            }
+
         results: dict[str, list[bool | None]] = {name: [] for name in orders}
         # The cost elsewhere: session recall@5 of every other (non-knowledge-update) question, each order.
         recall: dict[str, list[bool]] = {name: [] for name in orders}
         for q in data.questions:
             if q.type == "knowledge-update":
                 continue
-            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth, now=session_time(q.date)))
-            for name, order in orders.items():
-                recall[name].append(bool(evaluate(keys(order(hits)), q.answer_sessions, q.answer_turns, [5])["session@5"]))
+            hits = ranked(q)
+            for name, (recipe, order) in orders.items():
+                recall[name].append(bool(evaluate(keys(order(hits[recipe])), q.answer_sessions, q.answer_turns, [5])["session@5"]))
         rows = []
         for q, (current, retired) in usable:
-            hits = list(mem.search(q.text, workspace=WORKSPACE, limit=args.depth, now=session_time(q.date)))
+            hits = ranked(q)
             row = {"question_id": q.id}
-            for name, order in orders.items():
-                verdict = judge(keys(order(hits))[: args.depth], current, retired)
+            for name, (recipe, order) in orders.items():
+                verdict = judge(keys(order(hits[recipe]))[: args.depth], current, retired)
                 results[name].append(verdict)
                 row[name] = verdict
             rows.append(row)

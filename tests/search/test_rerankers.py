@@ -157,7 +157,9 @@ def test_restated_needs_less_similarity_between_memories_about_a_thing_the_query
     pair = cands(("old", 1.0), ("new", 0.4))
     assert ids(rerankers.restated(pair, vectors, dates)) == ["old", "new"]  # 0.5 < 0.75: not a restatement
     shared = {"old": {"instagram"}, "new": {"instagram"}}
-    assert ids(rerankers.restated(pair, vectors, dates, topics=shared)) == ["new", "old"]  # same named thing: 0.5 >= 0.4
+    # same named thing: 0.5 >= 0.4
+    assert ids(rerankers.restated(pair, vectors, dates, topics=shared, topic_threshold=0.4)) == ["new", "old"]
     assert ids(rerankers.restated(pair, vectors, dates, topics=shared, topic_threshold=0.6)) == ["old", "new"]
+    assert ids(rerankers.restated(pair, vectors, dates, topics=shared)) == ["old", "new"]  # no allowance by default
     apart = {"old": {"instagram"}, "new": {"tiktok"}}
-    assert ids(rerankers.restated(pair, vectors, dates, topics=apart)) == ["old", "new"]
+    assert ids(rerankers.restated(pair, vectors, dates, topics=apart, topic_threshold=0.4)) == ["old", "new"]

@@ -113,7 +113,7 @@ def test_closest_passage_is_the_passage_that_matches_the_query(mem: Knotwork) ->
     np.testing.assert_allclose(found[long.id], mem.embedder.embed([wanted])[0], atol=1e-5)
 
 
-def test_a_later_memory_about_the_thing_the_query_names_comes_first(mem: Knotwork) -> None:
+def test_memory_current_puts_a_later_memory_about_the_thing_the_query_names_first(mem: Knotwork) -> None:
     from dataclasses import replace
 
     from knotwork.search.recipes import RECIPES, step
@@ -128,9 +128,10 @@ def test_a_later_memory_about_the_thing_the_query_names_comes_first(mem: Knotwor
         valid_at="2023-07-01T10:00:00Z",
     )
     question = "How many followers do I have on Instagram?"
-    hybrid = RECIPES["memory_hybrid"]
     # The two say it differently (closest passages' cosine ~0.67, under 0.75), but both mention
-    # the entity the question names, Instagram (from offline extraction), so 0.4 is enough.
-    no_topics = replace(hybrid, rerankers=(*hybrid.rerankers[:-1], step("restated", threshold=0.75, topic_threshold=1.1)))
-    assert [h.memory.id for h in mem.search(question, recipe=no_topics)][:2] == [old.id, new.id]
-    assert [h.memory.id for h in mem.search(question)][:2] == [new.id, old.id]
+    # the entity the question names, Instagram (from offline extraction): memory_current needs only 0.4.
+    assert [h.memory.id for h in mem.search(question)][:2] == [old.id, new.id]  # the default: not a restatement
+    assert [h.memory.id for h in mem.search(question, recipe="memory_current")][:2] == [new.id, old.id]
+    current = RECIPES["memory_current"]
+    tighter = replace(current, rerankers=(*current.rerankers[:-1], step("restated", threshold=0.75, topic_threshold=0.7)))
+    assert [h.memory.id for h in mem.search(question, recipe=tighter)][:2] == [old.id, new.id]

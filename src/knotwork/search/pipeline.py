@@ -22,7 +22,7 @@ from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, Ranking
 from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.fusion import FUSIONS
 from knotwork.search.lexical import query_terms
-from knotwork.search.recipes import Recipe
+from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
@@ -103,7 +103,7 @@ class Pipeline:
 
     # -- reranker inputs ------------------------------------------------------
     # What each reranker needs besides the candidates, fetched in one batch.
-    def _inputs(self, name: str, q: Query, cands: list[Candidate], facts: dict[str, RankingFacts], state: dict) -> dict[str, Any]:
+    def _inputs(self, step: Step, q: Query, cands: list[Candidate], facts: dict[str, RankingFacts], state: dict) -> dict[str, Any]:
         ids = [c.id for c in cands]
         workspace = q.flt.workspace if q.flt.workspace != ALL_WORKSPACES else None
         gather: dict[str, Callable[[], dict[str, Any]]] = {
@@ -119,10 +119,10 @@ class Pipeline:
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": {i: f.valid_at for i, f in facts.items()},
-                "topics": self._named_topics(q, ids[:RESTATED_DEPTH]),
+                "topics": self._named_topics(q, ids[:RESTATED_DEPTH]) if step.kwargs().get("topic_threshold") else {},
             },
         }
-        return gather[name]() if name in gather else {}
+        return gather[step.name]() if step.name in gather else {}
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""
@@ -177,7 +177,7 @@ class Pipeline:
         cands = [c for c in cands if c.id in facts]
         for st in recipe.rerankers:
             started = time.perf_counter()
-            cands = RERANKERS[st.name](cands, **self._inputs(st.name, q, cands, facts, state), **st.kwargs())
+            cands = RERANKERS[st.name](cands, **self._inputs(st, q, cands, facts, state), **st.kwargs())
             trace.add(f"rerank:{st.name}", len(cands), started)
 
         cands = [c for c in cands if c.score >= recipe.min_score][: q.limit]

@@ -159,7 +159,7 @@ def restated(
     dates: Mapping[str, datetime | None],
     topics: Mapping[str, set[str]] | None = None,
     threshold: float = 0.75,
-    topic_threshold: float = 0.4,
+    topic_threshold: float | None = None,
 ) -> list[Candidate]:
     """A later memory that says again what a higher-ranked, earlier one says moves just above it.
 
@@ -170,7 +170,8 @@ def restated(
     of at least ``threshold`` state the same thing, and the later one is
     the one that holds now. ``topics`` gives, for each candidate, the
     entities the query names that it mentions: two candidates about the same
-    named thing ("Instagram", "Wells Fargo") need only ``topic_threshold``.
+    named thing ("Instagram", "Wells Fargo") need only ``topic_threshold``
+    (None: no such allowance).
     The later one takes the place (and the score) of the first earlier
     restatement above it; everything else keeps its order. Candidates
     without a vector or a date stay where they are.
@@ -196,7 +197,9 @@ def restated(
             if b.id in at and dates[b.id] > dates[a.id]  # type: ignore[operator]
             and (
                 similar[ka, at[b.id]] >= threshold
-                or similar[ka, at[b.id]] >= topic_threshold and bool(topics.get(a.id, set()) & topics.get(b.id, set()))
+                or topic_threshold is not None
+                and similar[ka, at[b.id]] >= topic_threshold
+                and bool(topics.get(a.id, set()) & topics.get(b.id, set()))
             )
         ]
         if not later:
