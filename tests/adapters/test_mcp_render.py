@@ -151,11 +151,17 @@ def test_the_server_records_token_metrics_when_a_file_is_set(tmp_path: Path) -> 
         with knotwork.open(db, settings=Settings(embedder="none", metrics_file=path)) as mem:
             async with Client(build_server(mem)) as client:
                 await ok(client, "add_memory", {"content": "Metrics are written per call", "artifacts": ["a.py"]})
-                return await ok(client, "search_memory", {"query": "metrics per call", "relation_detail": "minimal"})
+                sent = await ok(client, "search_memory", {"query": "metrics per call", "relation_detail": "minimal"})
+                await ok(client, "search_facts", {"query": "metrics"})  # a knowledge-graph tool: recorded too
+                return sent
 
     sent = asyncio.run(go())
     from knotwork.render.metrics import count_tokens, read
 
     records = read(path)
-    assert [(r["operation"], r["relation_detail"]) for r in records] == [("add", "standard"), ("search", "minimal")]
+    assert [(r["operation"], r["relation_detail"]) for r in records] == [
+        ("add", "standard"),
+        ("search", "minimal"),
+        ("search_facts", "standard"),
+    ]
     assert records[1]["sent_tokens"] == count_tokens(sent) < records[1]["raw_tokens"]

@@ -60,13 +60,19 @@ def test_cli_records_and_summarises(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.setenv("KNOTWORK_METRICS_FILE", str(path))
     monkeypatch.setenv("KNOTWORK_EMBEDDER", "none")
     db = str(tmp_path / "k.db")
-    for argv in (["add", "Deploys go out on Tuesdays", "--db", db], ["search", "deploys", "--db", db], ["metrics"]):
+    argv_list = (
+        ["add", "Deploys go out on Tuesdays with Terraform", "--db", db],
+        ["search", "deploys", "--db", db],
+        ["nodes", "terraform", "--db", db],  # knowledge-graph commands answer through the same Responder
+        ["metrics"],
+    )
+    for argv in argv_list:
         main(argv)  # success returns; an error would raise SystemExit
     out = capsys.readouterr().out.splitlines()
     table = out[out.index(next(line for line in out if line.startswith("operation"))):]
-    assert [line.split()[0] for line in table[1:]] == ["add", "search"]
+    assert [line.split()[0] for line in table[1:]] == ["add", "search", "search_nodes"]
     assert all(line.split()[1] == "1" for line in table[1:])
-    assert len(read(path)) == 2  # `metrics` itself records nothing
+    assert len(read(path)) == 3  # `metrics` itself records nothing
 
 
 def test_cli_metrics_without_a_file_is_a_usage_error(tmp_path, capsys, monkeypatch) -> None:

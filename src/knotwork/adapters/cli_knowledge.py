@@ -7,10 +7,9 @@ from typing import Any
 
 import click
 
-from knotwork.adapters.cli import _workspace, cli, with_store, workspace_option
+from knotwork.adapters.cli import _answer, _workspace, cli, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.errors import InvalidInput
-from knotwork.render import render
 from knotwork.service import Knotwork
 
 
@@ -40,7 +39,7 @@ limit_option = click.option("-n", "--limit", type=int, default=10, show_default=
 @with_store
 def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, center: str | None, limit: int) -> str:
     """Find entities of the knowledge graph matching QUERY."""
-    return render("search_nodes", mem.search_nodes(query, center, limit, workspace=_workspace(settings, workspace)), fmt)
+    return _answer(mem, "search_nodes", mem.search_nodes(query, center, limit, workspace=_workspace(settings, workspace)), fmt)
 
 
 @cli.command("facts")
@@ -56,7 +55,7 @@ def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
     hits = mem.search_facts(
         query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace)
     )
-    return render("search_facts", hits, fmt)
+    return _answer(mem, "search_facts", hits, fmt)
 
 
 @cli.command("episodes")
@@ -66,7 +65,7 @@ def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @with_store
 def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, limit: int, query: str | None) -> str:
     """Memories with the entities they mention and the facts they gave."""
-    return render("episodes", mem.episodes(workspace=_workspace(settings, workspace), limit=limit, query=query), fmt)
+    return _answer(mem, "episodes", mem.episodes(workspace=_workspace(settings, workspace), limit=limit, query=query), fmt)
 
 
 @cli.command("entity")
@@ -82,7 +81,7 @@ def entity(mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str
     fs = mem.entity_facts(e.id, workspace=scope, as_of=as_of, include_invalid=include_invalid)
     if fmt == "json":
         return json.dumps({"entity": e.to_dict(), "facts": [f.to_dict() for f in fs]}, ensure_ascii=False, separators=(",", ":"))
-    return render("entity", e, fmt) + "\n" + render("facts", fs, fmt)
+    return _answer(mem, "entity", e, fmt) + "\n" + _answer(mem, "facts", fs, fmt)
 
 
 @cli.command("delete-fact")
@@ -90,7 +89,7 @@ def entity(mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str
 @with_store
 def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Delete a fact; a fact it had retired becomes current again."""
-    return render("delete_fact", mem.delete_fact(id), fmt)
+    return _answer(mem, "delete_fact", mem.delete_fact(id), fmt)
 
 
 @cli.command("clear-graph")
@@ -99,7 +98,7 @@ def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @with_store
 def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, yes: bool) -> str:
     """Delete the knowledge graph of a workspace (memories are kept)."""
-    return render("clear_graph", mem.clear_graph(_workspace(settings, workspace), confirm=yes), fmt)
+    return _answer(mem, "clear_graph", mem.clear_graph(_workspace(settings, workspace), confirm=yes), fmt)
 
 
 @cli.command("merge-entities")
@@ -109,7 +108,7 @@ def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | No
 @with_store
 def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, workspace: str | None) -> str:
     """Merge entities A and B (the more connected stays; the other becomes its alias)."""
-    return render("merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)
+    return _answer(mem, "merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)
 
 
 @cli.command("communities")
@@ -125,7 +124,7 @@ def communities(
     scope = _workspace(settings, workspace)
     if rebuild:
         mem.rebuild_communities(scope)
-    return render("communities", mem.communities(workspace=scope, entity=entity, limit=limit), fmt)
+    return _answer(mem, "communities", mem.communities(workspace=scope, entity=entity, limit=limit), fmt)
 
 
 @cli.command("extract")
@@ -138,6 +137,6 @@ def extract(mem: Knotwork, settings: Settings, fmt: str, show: bool, retry_faile
     if not show:
         report = mem.extract_pending(limit=limit, retry_failed=retry_failed)
         if fmt == "json":
-            return render("extract", report, fmt)
-        click.echo(render("extract", report, fmt))
-    return render("extraction_status", mem.extraction_status(), fmt)
+            return _answer(mem, "extract", report, fmt)
+        click.echo(_answer(mem, "extract", report, fmt))
+    return _answer(mem, "extraction_status", mem.extraction_status(), fmt)

@@ -278,7 +278,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
         """Nodes and edges around a memory, ready to draw."""
         return respond("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
 
-    mcp_knowledge.register(server, mem, ws, tool, READ, DESTROY)
+    mcp_knowledge.register(server, mem, ws, tool, respond, READ, DESTROY)
 
     # -- ambient recall and status ---------------------------------------------
     @tool(READ)

@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from knotwork.render import render
 from knotwork.service import Knotwork
 
 Format = Annotated[Literal["compact", "json"], Field(description="compact text (default) or json")]
@@ -27,7 +26,15 @@ FACTS_DESCRIPTION = (
 )
 
 
-def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None], tool: Callable, read: Any, destroy: Any) -> None:
+def register(
+    server: Any,
+    mem: Knotwork,
+    ws: Callable[[str | None], str | None],
+    tool: Callable,
+    respond: Callable[..., str],
+    read: Any,
+    destroy: Any,
+) -> None:
     @tool(read)
     def search_nodes(
         query: Annotated[str, Field(description="names or words to look for")],
@@ -37,7 +44,7 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
         format: Format = "compact",
     ) -> str:
         """Find entities (people, libraries, files, places…) in the knowledge graph, with their summaries."""
-        return render("search_nodes", mem.search_nodes(query, center, limit, workspace=ws(workspace)), format)
+        return respond("search_nodes", mem.search_nodes(query, center, limit, workspace=ws(workspace)), format)
 
     @tool(read)
     def search_facts(
@@ -51,7 +58,7 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
     ) -> str:
         """Find facts (subject --predicate--> object) that are true now, or at as_of; retired ones on request."""
         hits = mem.search_facts(query, center, limit, as_of, include_invalid, workspace=ws(workspace))
-        return render("search_facts", hits, format)
+        return respond("search_facts", hits, format)
 
     @tool(read)
     def get_episodes(
@@ -61,7 +68,7 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
         format: Format = "compact",
     ) -> str:
         """Recent memories (episodes) with the entities they mention and the facts they gave."""
-        return render("episodes", mem.episodes(workspace=ws(workspace), limit=limit, query=query), format)
+        return respond("episodes", mem.episodes(workspace=ws(workspace), limit=limit, query=query), format)
 
     @tool(destroy)
     def delete_fact(
@@ -69,7 +76,7 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
         format: Format = "compact",
     ) -> str:
         """Delete a wrong fact; a fact it had retired becomes current again."""
-        return render("delete_fact", mem.delete_fact(id), format)
+        return respond("delete_fact", mem.delete_fact(id), format)
 
     @tool(destroy)
     def clear_graph(
@@ -78,7 +85,7 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
         format: Format = "compact",
     ) -> str:
         """Delete every entity and fact of a workspace (memories are kept)."""
-        return render("clear_graph", mem.clear_graph(ws(workspace), confirm=confirm), format)
+        return respond("clear_graph", mem.clear_graph(ws(workspace), confirm=confirm), format)
 
     @tool(read)
     def get_communities(
@@ -88,7 +95,7 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
         format: Format = "compact",
     ) -> str:
         """Communities of closely linked entities (named after their hubs, with a summary), largest first."""
-        return render("communities", mem.communities(workspace=ws(workspace), entity=entity, limit=limit), format)
+        return respond("communities", mem.communities(workspace=ws(workspace), entity=entity, limit=limit), format)
 
     @tool(read)
     def get_extraction_status(
@@ -99,4 +106,4 @@ def register(server: Any, mem: Knotwork, ws: Callable[[str | None], str | None],
         format: Format = "compact",
     ) -> str:
         """The LLM extraction queue: how many memories are pending, running, done or failed, with each one's last error."""
-        return render("extraction_status", mem.extraction_status(status=status, limit=limit), format)
+        return respond("extraction_status", mem.extraction_status(status=status, limit=limit), format)
