@@ -419,10 +419,12 @@ class SQLiteStore(KnowledgeStore):
                 "SELECT rowid, -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?",
                 (match, fetch),
             ).fetchall()
-            score_of = dict(ranked)
             allowed = dict(
-                self._rows_by_ids(f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({{ids}}) AND {where}", list(score_of),
-                                  lambda batch: [*batch, *params])
+                self._rows_by_ids(
+                    f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({{ids}}) AND {where}",
+                    [rowid for rowid, _ in ranked],
+                    lambda batch: [*batch, *params],
+                )
             )
             hits = [(allowed[rowid], score) for rowid, score in ranked if rowid in allowed][:limit]
             if len(hits) < limit and len(ranked) == fetch:
