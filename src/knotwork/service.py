@@ -67,10 +67,6 @@ def _imported_link(d: Mapping[str, Any]) -> Relationship:
     )
 
 
-def _scope(workspace: Any) -> str | None:
-    return ALL_WORKSPACES if workspace == ALL_WORKSPACES else rules.workspace(workspace)
-
-
 def _optional_time(value: Any, field: str) -> datetime | None:
     return None if value is None else parse_time(value, field)
 
@@ -315,7 +311,7 @@ class Knotwork:
 
     def _filter(self, workspace: Any, agent_id: Any, category: Any, tags: Any, since: Any, until: Any, include_invalid: bool) -> MemoryFilter:
         return MemoryFilter(
-            workspace=_scope(workspace),
+            workspace=rules.scope(workspace),
             agent_id=rules.agent_id(agent_id),
             category=rules.category(category),
             tags=rules.tag_filter(tags),

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.errors import InvalidInput
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,127}")
@@ -66,6 +67,12 @@ def _name(value: Any, field: str) -> str | None:
 def workspace(value: Any) -> str | None:
     """A workspace name, or None for the global scope."""
     return _name(value, "workspace")
+
+
+def scope(value: Any) -> str | None:
+    """What a read may cover: a workspace (with the global scope), None for the global scope alone, or
+    ``"*"`` (``ALL_WORKSPACES``) for every workspace."""
+    return ALL_WORKSPACES if value == ALL_WORKSPACES else workspace(value)
 
 
 def agent_id(value: Any) -> str | None:

@@ -59,9 +59,6 @@ NAME_CACHE = 4096  # name vectors kept for names seen again soon (e.g. in anothe
 SPELLED_TYPES = frozenset({"identifier", "function", "file", "url", "reference", "tag", "version", "technology"})
 
 
-def _scope(workspace: Any) -> str | None:
-    return ALL_WORKSPACES if workspace == ALL_WORKSPACES else rules.workspace(workspace)
-
 
 def _bounded(text: str, limit: int = SUMMARY_CHARS) -> str:
     if len(text) <= limit:
@@ -394,7 +391,7 @@ class KnowledgeService:
         if not isinstance(ref, str) or not ref.strip():
             raise InvalidInput("entity", "is empty; give an entity id or name")
         text = ref.strip()
-        scope = _scope(workspace)
+        scope = rules.scope(workspace)
         by_name = self.store.kg_entities_by_norm(scope, normalize(text))
         if len(by_name) == 1:
             return by_name[0]
@@ -433,7 +430,7 @@ class KnowledgeService:
         """Facts about one entity (as subject or object), newest first."""
         eid = self.entity_id(ref, workspace)
         at = parse_time(as_of, "as_of") if as_of is not None else now()
-        return self.store.kg_facts_touching([eid], workspace=_scope(workspace), at=at, include_invalid=include_invalid)
+        return self.store.kg_facts_touching([eid], workspace=rules.scope(workspace), at=at, include_invalid=include_invalid)
 
     # -- merging ----------------------------------------------------------------
     def merge_entities(self, a: str, b: str, workspace: Any = None) -> Entity:
@@ -473,7 +470,7 @@ class KnowledgeService:
         if not center:
             return {}
         start = self.entity_id(center, workspace)
-        scope = _scope(workspace)
+        scope = rules.scope(workspace)
         hops = {start: 0}
         frontier = [start]
         for depth in range(1, CENTER_DEPTH + 1):
@@ -503,7 +500,7 @@ class KnowledgeService:
         """Entities matching ``query`` (BM25 over names and summaries, plus name vectors), near ``center`` first."""
         text = rules.query(query)
         size = rules.limit(limit, 100)
-        scope = _scope(workspace)
+        scope = rules.scope(workspace)
         at = now()
         n = max(50, size * 3)
         ranked = {"bm25": self.store.kg_entities_fts(query_terms(text), scope, n)}
@@ -558,7 +555,7 @@ class KnowledgeService:
         """
         text = rules.query(query)
         size = rules.limit(limit, 100)
-        scope = _scope(workspace)
+        scope = rules.scope(workspace)
         current = now()
         at = parse_time(as_of, "as_of") if as_of is not None else current
         n = max(50, size * 3)
@@ -602,10 +599,10 @@ class KnowledgeService:
     def list_communities(self, workspace: Any = None, entity: str | None = None, limit: int = 20) -> list[Community]:
         size = rules.limit(limit, 1000)
         members = [self.entity_id(entity, workspace)] if entity is not None else None
-        return self.communities.list(_scope(workspace), members, size)
+        return self.communities.list(rules.scope(workspace), members, size)
 
     def rebuild_communities(self, workspace: Any = None) -> list[Community]:
-        scope = _scope(workspace)
+        scope = rules.scope(workspace)
         self.communities.rebuild(scope)
         return self.communities.list(scope, limit=1000)
 
@@ -681,7 +678,7 @@ class KnowledgeService:
         """Delete every entity and fact of one workspace (None: global; ``*``: all). Memories stay."""
         if confirm is not True:
             raise InvalidInput("confirm", "must be true to delete the graph")
-        scope = _scope(workspace)
+        scope = rules.scope(workspace)
         entities, facts = self.store.kg_clear(scope)
         return ClearReport(scope, entities, facts)
 
