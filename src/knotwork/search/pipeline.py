@@ -106,19 +106,25 @@ class Pipeline:
     def _inputs(self, step: Step, q: Query, cands: list[Candidate], facts: dict[str, RankingFacts], state: dict) -> dict[str, Any]:
         ids = [c.id for c in cands]
         workspace = q.flt.workspace if q.flt.workspace != ALL_WORKSPACES else None
+
+        def dates() -> dict[str, datetime]:  # valid_at by id: one map for every stage that reads it
+            if "dates" not in state:
+                state["dates"] = {i: f.valid_at for i, f in facts.items()}
+            return state["dates"]
+
         gather: dict[str, Callable[[], dict[str, Any]]] = {
             "node_distance": lambda: {"hops": self._hops(q, state)},
             "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
             "mmr": lambda: {"vectors": self.index.vectors_of(ids) if self.index else {}, "k": q.limit},
-            "freshness": lambda: {"dates": {i: f.valid_at for i, f in facts.items()}, "now": q.at},
+            "freshness": lambda: {"dates": dates(), "now": q.at},
             "diversity": lambda: {"keys": {i: f.artifact for i, f in facts.items()}},
             "novelty": lambda: {"surfaced": self.store.surfaced_counts(workspace, ids, q.at)},
             "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
             "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
-            "time_window": lambda: {"dates": {i: f.valid_at for i, f in facts.items()}, "window": time_window(q.text, q.at)},
+            "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
-                "dates": {i: f.valid_at for i, f in facts.items()},
+                "dates": dates(),
                 "topics": self._named_topics(q, ids[:RESTATED_DEPTH]) if step.kwargs().get("topic_threshold") else {},
             },
         }
