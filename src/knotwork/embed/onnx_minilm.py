@@ -218,10 +218,6 @@ class MiniLMEmbedder(BaseEmbedder):
             started = time.perf_counter()
             tokenizer = self._load_tokenizer()
             session = self._create_session(self.threads)
-            # A query is one short sequence: split over two threads it took longer
-            # (7.5 vs 5.8 ms p50 on 2 cores), and the second thread is better spent
-            # on the search's BM25 query running beside it. Batches keep every thread.
-            self._query_session = session if self.threads == 1 else self._create_session(1)
             self._tokenizer = tokenizer
             self._session = session
             self.load_seconds = time.perf_counter() - started
@@ -318,8 +314,21 @@ class MiniLMEmbedder(BaseEmbedder):
             yield batch
 
     def _query_vector(self, text: str) -> np.ndarray:
+        return self._normalise(self._run(self._token_ids([text]), self._query_session_ready()), 1)[0]
+
+    def _query_session_ready(self) -> Any:
+        """The session queries run on, created on the first query (a process that only writes never needs it).
+
+        A query is one short sequence: split over two threads it took longer
+        (7.5 vs 5.8 ms p50 on 2 cores), and the second thread is better spent
+        on the search's BM25 query running beside it. Batches keep every thread.
+        """
         self.load()
-        return self._normalise(self._run(self._token_ids([text]), self._query_session), 1)[0]
+        if self._query_session is None:
+            with self._lock:
+                if self._query_session is None:
+                    self._query_session = self._session if self.threads == 1 else self._create_session(1)
+        return self._query_session
 
     def _run(self, batch_ids: list[list[int]], session: Any = None) -> np.ndarray:
         """Mean-pooled (not yet normalised) vectors of one padded batch."""
