@@ -155,6 +155,14 @@ class EntityVectors:
         return [self.ids[i] for i in index], self.matrix[index]
 
 
+# Cosine from which an entity's name vector matches a query. MiniLM puts unrelated
+# short names at 0.35-0.48 ("Caroline" ~ "Maria" 0.48, "Hoka" ~ "Valkey" 0.35) and
+# related ones at 0.55-1.0 ("running shoes" ~ "Nike Pegasus" 0.55, "German capital" ~
+# "Berlin" 0.63): below the floor, a query about a name never stored found facts about
+# whatever name was least unlike it.
+NAME_MATCH_FLOOR = 0.5
+
+
 class KnowledgeService:
     """The graph half of :class:`knotwork.Knotwork`; every public method there delegates here."""
 
@@ -494,7 +502,7 @@ class KnowledgeService:
         ids_, matrix = known
         sims = matrix @ self.embedder.embed_query(query)
         order = np.argsort(-sims)[:n]
-        return [(ids_[i], float(sims[i])) for i in order if sims[i] >= 0.35]
+        return [(ids_[i], float(sims[i])) for i in order if sims[i] >= NAME_MATCH_FLOOR]
 
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, workspace: Any = None) -> Found:
         """Entities matching ``query`` (BM25 over names and summaries, plus name vectors), near ``center`` first."""
