@@ -19,6 +19,7 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
+from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.vector_index import VectorIndex, limit_blas_threads
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
@@ -88,7 +89,10 @@ class Knotwork:
             limit_blas_threads(self.settings.blas_threads)
         self.embedder = embedder
         self.index = VectorIndex(store, embedder.dim) if embedder else None
-        self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)
+        # The in-memory BM25 index needs the store's change log of memory texts; a store
+        # without one ranks text itself (fts_candidates).
+        self.lexical = LexicalIndex(store) if hasattr(store, "text_mark") else None
+        self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None, self.lexical)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self.knowledge = KnowledgeService(store, self.settings, embedder)
         self._links = LinkService(
@@ -371,8 +375,9 @@ class Knotwork:
         """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
 
         ``recipe`` names the sources, fusion and rerankers (default
-        ``memory_hybrid``: BM25 + vectors, weighted fusion, a length prior,
-        the time the query names, MMR); ``center`` is a memory
+        ``memory_hybrid``: BM25 and vectors, each on an absolute scale,
+        averaged, so ``hit.score`` is a relevance in [0, 1] that means the
+        same in every query); ``center`` is a memory
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.
         Memories whose ``invalid_at`` has passed are left out unless
@@ -659,7 +664,7 @@ class Knotwork:
 
     def warm(self) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,
-        a local embedding model (and one run of it), and the vector index."""
+        a local embedding model (and one run of it), the lexical index and the vector index."""
         from knotwork import tokens
 
         tokens.warm()
@@ -668,6 +673,8 @@ class Knotwork:
             load()
             self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
             self.embedder.embed_query(MODEL_WARMUP_TEXT)
+        if self.lexical is not None:
+            self.lexical.sync()
         if self.index is not None:
             self.index.sync()
 

@@ -495,6 +495,30 @@ class SQLiteStore(KnowledgeStore):
             rows = self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > ?", (seq,)).fetchall()
         return [r[0] for r in rows]
 
+    def text_mark(self) -> int:
+        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
+        with self._lock:
+            return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def first_text_change(self) -> int:
+        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
+        with self._lock:
+            return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def texts_changed_after(self, seq: int) -> list[int]:
+        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
+        with self._lock:
+            rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
+        return [r[0] for r in rows]
+
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
+        """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
+        sql = "SELECT rowid, id, workspace, content FROM memories"
+        if rowids is None:
+            with self._lock:
+                return self._run(sql).fetchall()
+        return self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
+
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file (this one's own commits leave it)."""
         with self._lock:
