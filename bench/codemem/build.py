@@ -266,7 +266,8 @@ def adr_memories(cache: Path) -> tuple[list[dict[str, Any]], list[dict[str, str]
                 "evidence": list(evid),
                 "source": {"repo": mod.R, "path": src_path, "commit": commit, "licence": ADR_LICENCE[mod.R]},
             })
-            links += [{"source": mid, "target": target, "type": kind, "why": "stated in the record"} for kind, target in rlinks]
+            for kind, target, *why in rlinks:
+                links.append({"source": mid, "target": target, "type": kind, "why": why[0] if why else "stated in the record"})
     return rows, links
 
 
