@@ -240,7 +240,7 @@ class Run:
     short: str
     ranked: dict[str, list[str]]
     hits: dict[str, dict[str, bool | None]]
-    latency_ms: list[float]
+    latency_ms: dict[str, float]  # per question id; empty when not timed
 
 
 def run(name: str, short: str, retrieve: Retriever, questions: Sequence[Question], ks: Sequence[int], *, timed: bool = True) -> Run:
@@ -248,15 +248,15 @@ def run(name: str, short: str, retrieve: Retriever, questions: Sequence[Question
     depth = max(ks)
     if timed:
         retrieve(questions[0])
-    result = Run(name, short, {}, {}, [])
+    result = Run(name, short, {}, {}, {})
     for q in questions:
         start = time.perf_counter()
         ranked = list(dict.fromkeys(retrieve(q)))[:depth]
-        result.latency_ms.append((time.perf_counter() - start) * 1000)
+        result.latency_ms[q.id] = (time.perf_counter() - start) * 1000
         result.ranked[q.id] = ranked
         result.hits[q.id] = evaluate(ranked, q.gold, q.stale, ks)
     if not timed:
-        result.latency_ms = []
+        result.latency_ms = {}
     return result
 
 
@@ -268,7 +268,7 @@ def summary(r: Run, questions: Sequence[Question], ks: Sequence[int]) -> dict[st
     for k in ks:
         out[f"multi_hop_all@{k}"] = rate(r.hits[q.id][f"all@{k}"] for q in multi)[0]
     out["stale_first"] = rate(r.hits[q.id]["stale_first"] for q in questions)[0]
-    lat = [ms for q, ms in zip(questions, r.latency_ms, strict=False)]
+    lat = [r.latency_ms[q.id] for q in questions if q.id in r.latency_ms]
     out["p50_ms"] = statistics.median(lat) if lat else None
     out["p95_ms"] = percentile(lat, 95) if lat else None
     return out
@@ -409,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             "notes": notes,
             "figures": figures,
             "questions": {
-                r.name: {q.id: {"type": q.type, "half": q.half, "hits": r.hits[q.id], "ranked": r.ranked[q.id]} for q in questions}
+                r.name: {q.id: {"type": q.type, "half": q.half, "hits": r.hits[q.id], "ranked": r.ranked[q.id],
+                         "latency_ms": r.latency_ms.get(q.id)} for q in questions}
                 for r in runs
             },
         }
