@@ -1,7 +1,8 @@
-"""Recipe variants side by side on a built LongMemEval store: one row per variant, per question type.
+"""Recipe variants side by side on a built store: one row per variant, per question type.
 
     python bench/sweep.py --store bench/.cache/lme.db [--asked-at] [--limit-questions N]
                           --variant 'name=Recipe("x", weights=(("bm25", 0.6), ("vector", 0.4)))' ...
+    python bench/sweep.py --codemem dev --store bench/.cache/codemem/store.db --variant ...
 
 A variant is a Python expression over ``Recipe``, ``step``, ``RECIPES`` and
 ``replace`` (dataclasses.replace), or the name of a registered recipe. The
@@ -20,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import codemem as cm  # noqa: E402
 import longmemeval as lme  # noqa: E402
 
 from knotwork.search.recipes import RECIPES, Recipe, step  # noqa: E402
@@ -39,7 +41,10 @@ def main() -> None:
     p.add_argument("--asked-at", action="store_true")
     p.add_argument("--limit-questions", type=int, default=None)
     p.add_argument("--variant", action="append", required=True)
+    p.add_argument("--codemem", choices=("dev", "test"), default=None, help="ask this half of bench/codemem instead of LongMemEval")
     args = p.parse_args()
+    if args.codemem:
+        return codemem(args)
     if not args.store.exists():
         raise SystemExit(f"--store {args.store}: build it first with bench/longmemeval.py --store")
     data = lme.load(args.data)
@@ -63,6 +68,25 @@ def main() -> None:
             flush=True,
         )
     print(f"load {os.getloadavg()[0]:.1f}; by type: session R@5 / turn R@10")
+    kw.close()
+
+
+def codemem(args: argparse.Namespace) -> None:
+    data = cm.load()
+    questions = [q for q in data.questions if q.half == args.codemem]
+    kw = cm.KnotworkStore(data, args.store)
+    ks = [1, 5, 10]
+    print(f"load {os.getloadavg()[0]:.1f}; codemem {args.codemem}: {len(questions)} questions")
+    print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'p50':>6} {'p95':>6}  " + " ".join(f"{t[:9]:>9}" for t in cm.TYPES))
+    for text in args.variant:
+        name, recipe = variant(text)
+        r = cm.run(name, name, kw.retriever(depth=10, recipe=recipe), questions, ks)
+        s = cm.summary(r, questions, ks)
+        by_type = " ".join(
+            f"{lme.fmt(lme.rate(r.hits[q.id]['hit@5'] for q in questions if q.type == t)[0], 2):>9}" for t in cm.TYPES
+        )
+        print(f"{name:<28} {s['hit@1']:6.3f} {s['hit@5']:6.3f} {s['hit@10']:6.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_type}", flush=True)
+    print(f"load {os.getloadavg()[0]:.1f}; by type: recall@5")
     kw.close()
 
 

@@ -20,7 +20,7 @@ SPACES = [None, None, "a", "b", "c"]
 WORDS = "alpha beta gamma delta epsilon zeta theta iota kappa lambda deploy retry policy billing cache redis".split()
 
 
-def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> list[tuple[str, float, float]]:
+def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> list[tuple[str, float, float, float]]:
     """BM25 (Lucene idf) over every memory in the file that ``workspace`` can see, from scratch."""
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT id, workspace, content FROM memories").fetchall()
@@ -35,8 +35,9 @@ def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> 
     for mid, c in docs:
         dl = sum(c.values())
         s = sum(idf[t] * c[t] * (K1 + 1) / (c[t] + K1 * (1 - B + B * dl / avgdl)) for t in terms if c[t])
+        whole = sum(idf.values()) * (K1 + 1) / (1 + K1 * (1 - B + B * dl / avgdl))  # every term once, at this length
         if s > 0:
-            out.append((mid, s, s / best))
+            out.append((mid, s, s / best, min(1.0, s / whole)))
     return sorted(out, key=lambda h: (-h[1], h[0]))[:k]
 
 
@@ -46,11 +47,12 @@ def assert_exact(index: LexicalIndex, path: Path, rng: random.Random) -> None:
         for workspace in [ALL_WORKSPACES, None, "a", "b", "nobody-writes-here"]:
             got = index.search(terms, 8, workspace)
             want = brute_force(path, terms, 8, workspace)
-            assert [h.bm25 for h in got] == pytest.approx([s for _, s, _ in want], rel=1e-4), workspace
-            assert [h.relevance for h in got] == pytest.approx([r for _, _, r in want], rel=1e-4)
+            assert [h.bm25 for h in got] == pytest.approx([s for _, s, _, _ in want], rel=1e-4), workspace
+            assert [h.relevance for h in got] == pytest.approx([r for _, _, r, _ in want], rel=1e-4)
             # ties may come in either order: compare the ids of each distinct score
-            assert {round(h.bm25, 3): h.memory_id for h in got}.keys() == {round(s, 3): m for m, s, _ in want}.keys()
-            assert all(0 < h.relevance <= 1 for h in got)
+            assert {round(h.bm25, 3): h.memory_id for h in got}.keys() == {round(s, 3): m for m, s, _, _ in want}.keys()
+            assert sorted(h.coverage for h in got) == pytest.approx(sorted(c for *_, c in want), rel=1e-4)
+            assert all(0 < h.relevance <= h.coverage <= 1 for h in got)
 
 
 def text(rng: random.Random) -> str:

@@ -11,7 +11,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -77,10 +76,9 @@ class Pipeline:
         self.lexical = lexical
         self.embed_query = embed_query
         self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph}
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knotwork-vector-source")
 
     def close(self) -> None:
-        self._background.shutdown(wait=False, cancel_futures=True)
+        pass
 
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
@@ -92,7 +90,8 @@ class Pipeline:
         while True:
             hits = self.lexical.search(terms, take, q.flt.workspace)
             allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
-            kept = [(h.memory_id, h.relevance) for h in hits if h.memory_id in allowed]
+            scale = state["recipe"].lexical_scale
+            kept = [(h.memory_id, h.coverage if scale == "coverage" else h.relevance) for h in hits if h.memory_id in allowed]
             # A filter that lets few of the best through: look further down, until nothing more matched.
             if len(kept) >= n or len(hits) < take:
                 return kept[:n]
@@ -175,18 +174,13 @@ class Pipeline:
         trace = Trace()
         state: dict[str, Any] = {"recipe": recipe}
         n = max(recipe.candidates, q.limit)
-        background: dict[str, Future] = {}
-        if "vector" in recipe.sources and len(recipe.sources) > 1:
-            # The vector source (embed the query, scan, filter) runs beside the
-            # others: the model, NumPy and SQLite all release the GIL, so on
-            # two cores BM25 and the embedding overlap.
-            background["vector"] = self._background.submit(self._timed, "vector", q, n, state)
+        # Sources run one after the other. The vector source used to run in a worker
+        # beside BM25 when BM25 took 10+ ms in FTS5; with the in-memory index BM25 takes
+        # about a millisecond, and the worker only added GIL hand-offs: on a loaded
+        # machine each one waits for the scheduler (searches of seconds at load 17).
         ranked: dict[str, list[tuple[str, float]]] = {}
         for source in recipe.sources:
-            if source in background:
-                ranked[source], took = background[source].result()
-            else:
-                ranked[source], took = self._timed(source, q, n, state)
+            ranked[source], took = self._timed(source, q, n, state)
             trace.stages.append((f"source:{source}", len(ranked[source]), took))
 
         started = time.perf_counter()

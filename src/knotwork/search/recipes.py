@@ -38,6 +38,10 @@ class Recipe:
     # the fused score means the same in every query (see search/fusion.py).
     fusion: str = "convex"
     rrf_k: int = 60
+    # How BM25 becomes a relevance in [0, 1]: "coverage" divides a document's score by
+    # what it would score holding every query term once (the share of the query's
+    # information it holds); "query" by the most any document could score.
+    lexical_scale: str = "coverage"
     weights: tuple[tuple[str, float], ...] = ()
     rerankers: tuple[Step, ...] = ()
     min_score: float = 0.0
@@ -66,8 +70,9 @@ RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         # The default: lexical relevance and cosine, each on its own absolute scale,
-        # averaged; no stage that encodes one data set's answers.
-        Recipe("memory_hybrid", weights=HYBRID_WEIGHTS),
+        # averaged; then the time the query names, if it names one. No stage that
+        # encodes one data set's answers.
+        Recipe("memory_hybrid", weights=HYBRID_WEIGHTS, rerankers=(step("time_window", boost=0.5),)),
         Recipe("memory_chat_turns", fusion="weighted", rerankers=CHAT_TURNS),
         # For questions about how things are now: later memories about an entity the query
         # names win at a lower similarity (bench/RESULTS.md, knowledge updates).
@@ -76,7 +81,8 @@ RECIPES: dict[str, Recipe] = {
             fusion="weighted",
             rerankers=(*CHAT_TURNS[:3], step("restated", threshold=0.75, topic_threshold=0.4)),
         ),
-        Recipe("memory_bm25", sources=("bm25",)),
+        # BM25 alone ranks by its score ("query" scale: the same order as raw BM25).
+        Recipe("memory_bm25", sources=("bm25",), lexical_scale="query"),
         Recipe("memory_vector", sources=("vector",)),
         Recipe("memory_mmr", weights=HYBRID_WEIGHTS, rerankers=(step("mmr", lambda_=0.5),)),
         Recipe(
