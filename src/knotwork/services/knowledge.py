@@ -116,43 +116,49 @@ def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, 
 
 
 class EntityVectors:
-    """Every entity vector of the store in one matrix, caught up incrementally (rows only grow)."""
+    """Every entity vector of the store, one growing matrix per workspace, caught up incrementally (rows only grow).
+
+    Resolving a name asks for its workspace's vectors once per entity of every
+    memory added: one matrix per workspace, grown by doubling, answers that
+    with a view instead of rebuilding and filtering the whole store's matrix
+    (which made ingest slow down as the graph grew).
+    """
 
     def __init__(self, store: Any, dim: int) -> None:
         self.store = store
         self.dim = dim
-        self.ids: list[str] = []
-        self.workspaces: list[str] = []
-        self.rows: list[np.ndarray] = []
-        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.parts: dict[str, tuple[list[str], np.ndarray]] = {}  # workspace -> (ids, buffer)
         self.last = 0
         self._lock = threading.Lock()
 
     def sync(self) -> None:
         with self._lock:
             fresh = self.store.kg_entity_vectors(self.last)
-            if not fresh:
-                return
             for rowid, eid, ws, blob in fresh:
-                self.ids.append(eid)
-                self.workspaces.append(ws)
-                self.rows.append(np.frombuffer(blob, dtype="<f4"))
+                ids, buffer = self.parts.get(ws) or ([], np.zeros((16, self.dim), dtype=np.float32))
+                if len(ids) == len(buffer):
+                    buffer = np.concatenate([buffer, np.zeros_like(buffer)])
+                buffer[len(ids)] = np.frombuffer(blob, dtype="<f4")
+                ids.append(eid)
+                self.parts[ws] = (ids, buffer)
                 self.last = rowid
-            self.matrix = np.vstack(self.rows).astype(np.float32, copy=False)
 
     def of(self, workspace: str | None, exact: bool) -> tuple[list[str], np.ndarray] | None:
+        """(ids, vectors) of the entities of ``workspace`` (with the global scope's unless ``exact``)."""
         self.sync()
-        if not self.ids:
-            return None
         ws = workspace or ""
         if workspace == ALL_WORKSPACES:
-            keep = np.ones(len(self.ids), dtype=bool)
+            names = list(self.parts)
         elif exact or not ws:
-            keep = np.array([w == ws for w in self.workspaces])
+            names = [ws]
         else:
-            keep = np.array([w in ("", ws) for w in self.workspaces])
-        index = np.flatnonzero(keep)
-        return [self.ids[i] for i in index], self.matrix[index]
+            names = ["", ws]
+        parts = [(ids[:], buffer[: len(ids)]) for n in names if n in self.parts for ids, buffer in [self.parts[n]] if ids]
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        return [i for ids, _ in parts for i in ids], np.concatenate([m for _, m in parts])
 
 
 # Cosine from which an entity's name vector matches a query. MiniLM puts unrelated
