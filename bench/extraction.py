@@ -29,7 +29,6 @@ regular-expression rules (the fallback when spaCy is not installed).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -233,9 +232,10 @@ def main() -> None:
     parser.add_argument("--rules", action="store_true", help="use the regular-expression rules only")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args()
+    from knotwork.knowledge.nlp import disable, pipeline
+
     if args.rules:
-        os.environ["KNOTWORK_NLP_DISABLE"] = "1"
-    from knotwork.knowledge.nlp import pipeline
+        disable()
 
     print("extraction:", "dependency parse (spaCy)" if pipeline() is not None else "regular-expression rules")
     halves = ("dev", "test") if args.half == "both" else (args.half,)

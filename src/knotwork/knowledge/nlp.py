@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import logging
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,6 @@ MODEL_VERSION = "3.8.0"
 MODEL_SHA256 = "038c5b0e179aa4e0726ac33a96bb5b0cf8206d430e741cca5436455943763ae2"
 #: Components the rules do not read.
 EXCLUDE = ("ner", "senter")
-#: Set to ``1`` to use the regular-expression rules even when the pipeline is installed.
-DISABLE_ENV = "KNOTWORK_NLP_DISABLE"
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
@@ -51,9 +48,6 @@ def model_digest(root: Path) -> str:
 
 
 def _load() -> Any | None:
-    if os.environ.get(DISABLE_ENV) == "1":
-        log.info("extraction: %s=1, using the regular-expression rules", DISABLE_ENV)
-        return None
     try:
         import spacy  # noqa: F401 - the pipeline needs it; imported first for a clear message
         package = importlib.import_module(MODEL_PACKAGE)
@@ -80,6 +74,13 @@ def pipeline() -> Any | None:
             if "nlp" not in _state:
                 _state["nlp"] = _load()
     return _state["nlp"]
+
+
+def disable() -> None:
+    """Use the regular-expression rules in this process even when the pipeline is installed."""
+    with _lock:
+        _state["nlp"] = None
+    log.info("extraction: the English pipeline is switched off; using the regular-expression rules")
 
 
 def reset() -> None:
