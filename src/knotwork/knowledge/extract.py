@@ -78,7 +78,7 @@ _UP = "A-Z" + "".join(chr(c) for c in range(0xC0, 0x2000) if chr(c).isupper())
 _LO = "a-z" + "".join(chr(c) for c in range(0xC0, 0x2000) if chr(c).islower())
 _NAME_WORD = rf"[{_UP}][{_UP}{_LO}0-9'’&-]*(?:\.[{_UP}{_LO}]+)*\+*"
 _CAPS = re.compile(
-    rf"(?:\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+)?(?<![\w'’]){_NAME_WORD}"
+    rf"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?(?<![\w'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|van|von|der|da|la|du|del|dos|das|le)\s+)?{_NAME_WORD})*(?:\s+\d{{1,3}}\b(?![.,]\d))?"
 )
 
@@ -508,8 +508,8 @@ def _merge(parsed: Extraction, ruled: Extraction) -> Extraction:
     pairs |= {(o, s) for s, o in pairs}
     objects = {(f.subject.casefold(), f.predicate) for f in parsed.facts}
     for f in ruled.facts:
-        if f.subject.casefold() in NOT_NAMES:
-            continue  # "Nobody uses X"
+        if f.subject.casefold() in NOT_NAMES or f.predicate in ("is_a", "status"):
+            continue  # "Nobody uses X"; what a thing is or its state, the parse reads better ("shipped to X")
         if (f.subject.casefold(), f.object.casefold()) in pairs or (f.subject.casefold(), f.predicate) in objects:
             continue
         parsed.facts.append(f)

@@ -62,6 +62,7 @@ _KIND_WORDS = frozenset(
     "class interface protocol trait struct enum type function method component hook boxes box servers instances "
     "workflows jobs dags charts cluster".split()
 )
+_ADOPT_VERBS = frozenset("adopt introduce install enable roll out add".split(" ")) | {"roll out"}
 _TECH_PREDICATES = frozenset("uses runs_on depends_on implements extends calls".split())
 
 
@@ -91,11 +92,13 @@ class _Names:
                 return TEAM, "team"
             if low in _PRONOUN_PERSON and self.state.get("person"):
                 return self.state["person"], "person"
+            if low == "it" and tok.dep_ in ("nsubj", "nsubjpass") and self.state.get("thing"):
+                return self.state["thing"], None
             if low in ("it", "there") and self.state.get("place"):
                 return self.state["place"], None
             return None
         if tok.pos_ in ("VERB", "AUX", "ADP", "PUNCT", "DET", "SCONJ", "CCONJ", "PART", "ADV"):
-            if not (tok.pos_ == "VERB" and tok.tag_ in ("VBG",) and tok.dep_ in ("dobj", "pobj", "conj")):
+            if not (tok.pos_ == "VERB" and tok.tag_ in ("VBG",) and tok.dep_ in ("dobj", "pobj", "conj", "xcomp")):
                 return None
         called = [c for c in tok.children if c.dep_ == "acl" and c.lemma_ in ("call", "name")]
         for c in called:
@@ -153,6 +156,8 @@ class _Names:
                 keep = keep or (c.dep_ in ("amod", "compound") and c.i < tok.i and tok.lower_ in V.JOB_WORDS)
                 keep = keep or (c.dep_ == "amod" and c.i < tok.i and t.i == tok.i and tok.pos_ == "NOUN"
                                 and c.lower_ not in _PLAIN_ADJECTIVES and c.pos_ == "ADJ" and c.i > t.sent.start)
+                if c.dep_ == "compound" and c.lower_ in V.RELATIVES and c.pos_ == "NOUN":
+                    keep = False  # "my girlfriend Saga": the relation is not part of her name
                 if keep and not (c.dep_ == "poss" and c.lower_ in ("my", "our", "your", "his", "her", "their", "its")):
                     lo, hi = min(lo, c.i), max(hi, c.i)
                     stack.append(c)
@@ -165,10 +170,17 @@ def _common(word: str) -> bool:
     return word in COMMON or (word.endswith("s") and word[:-1] in COMMON)
 
 
+_QUANTITY = frozenset("bit lot couple lots few little".split())
+
+
 def _conjuncts(tok: Any) -> list[Any]:
+    if tok.lower_ in _QUANTITY:  # "a bit of Italian"
+        inner = [q for p in tok.children if p.lower_ == "of" for q in p.children if q.dep_ == "pobj"]
+        if inner:
+            tok = inner[0]
     out = [tok]
     for c in tok.children:
-        if c.dep_ == "conj" and c.pos_ != "VERB":
+        if c.dep_ == "conj" and (c.pos_ != "VERB" or (c.tag_ == "VBG" and tok.tag_ in ("VBG", "NN", "NNS"))):
             out += _conjuncts(c)
     for c in tok.children:  # "two dogs, Pepper and Biscuit": the names stand for the noun
         if c.dep_ == "appos" and c.pos_ == "PROPN" and tok.pos_ == "NOUN":
@@ -221,7 +233,7 @@ def _is_hedged(verb: Any) -> bool:
             t = t.head if t.dep_ != "pcomp" else t.head.head
             continue
         break
-    if verb.tag_ == "VBG" and verb.lemma_ in ("move", "go", "fly", "leave", "start", "get", "visit") and any(
+    if verb.tag_ == "VBG" and verb.lemma_ in ("move", "go", "fly", "leave", "start", "get", "visit", "sell", "buy") and any(
             c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         return True  # "is moving to Madrid", "are going to Tromsø": a plan
     return verb.lemma_ in V.HEDGE_VERBS
@@ -376,6 +388,8 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
             for prep in _children(c, "prep"):
                 key = f"be {c.lemma_.lower()} {prep.lower_}"
                 pred = V.PHRASES.get(key)
+                if pred and pred[0] == "likes" and any(n.dep_ == "neg" for n in verb.children):
+                    pred, past = ("dislikes", False), False  # "I'm not a fan of jazz"
                 if pred:
                     for pobj in _children(prep, "pobj"):
                         for o in _conjuncts(pobj):
@@ -383,7 +397,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                             if n:
                                 for s in subjects:
                                     _fact(out, s, pred[0], n, past or pred[1])
-            if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN") and not _children(c, "prep"):
+            if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN") and not any(p.lower_ == "of" for p in _children(c, "prep")):
                 n = names.name(c)
                 if not n:
                     continue
@@ -400,6 +414,8 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     pred = "is_a"
                 else:
                     continue
+                if pred == "is_a" and verb.tag_ == "VBD":
+                    continue  # "the launch was a success": an event, not what a thing is
                 for s in subjects:
                     if pred == "is_a" and s[0] == TEAM:
                         continue
@@ -468,7 +484,8 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
         return
     key = _key(verb)
     passive = any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
-    if passive and verb.lower_ in V.STATUSES and not _children(verb, "agent"):
+    if passive and verb.lower_ in V.STATUSES and not _children(verb, "agent") and not any(
+            p.lower_ in ("to", "via", "with", "from", "into") for p in _children(verb, "prep")):
         for s in subjects:  # "the build is broken", "the migration is blocked"
             _fact(out, s, "status", (verb.lower_, "status"), past)
         return
@@ -511,6 +528,13 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                 _fact(out, target, pred, n, replaces=old[0])
         return
     dropped = verb.lemma_ in _DROP_VERBS and _children(verb, "dobj")
+    if dropped and "from" in preps and verb.lemma_ in ("remove", "drop"):
+        for t in _children(preps["from"], "pobj"):  # "removed Bootstrap from the landing page"
+            holder = names.name(t)
+            for o in _objects(verb, names)[1]:
+                if holder:
+                    _fact(out, holder, "uses", o, past=True)
+        return
     if dropped and ("for" in preps or _in_favour_of(verb, names)):
         alt = _in_favour_of(verb, names) or next((names.name(p) for p in _children(preps["for"], "pobj")), None)
         for s in subjects:
@@ -522,6 +546,10 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                     _fact(out, s, pred, o, past=True)
         return
     agent_subjects, direct = _objects(verb, names)
+    if passive and not _children(verb, "agent") and key in _ADOPT_VERBS:
+        for s in subjects:  # "Grafana Tempo has been adopted": the team uses it
+            _fact(out, (TEAM, "team"), "uses", s, past)
+        return
     if passive:
         agents = [names.name(o) for a in _children(verb, "agent") for p in _children(a, "pobj") for o in _conjuncts(p)]
         agents = [a for a in agents if a]
@@ -532,8 +560,19 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                     for s in subjects:
                         _fact(out, a, pred[0], s, past or pred[1])
                 return
-    # the direct object
+    # the direct object (or the activity: "I love hiking")
     objs = _children(verb, "dobj")
+    if not objs and V.PHRASES.get(key, ("",))[0] in ("likes", "dislikes", "prefers"):
+        objs = [x for x in _children(verb, "xcomp") if x.tag_ == "VBG" and not list(x.children)[:1]] or [
+            x for x in _children(verb, "xcomp") if x.tag_ == "VBG" and all(c.dep_ in ("cc", "conj") for c in x.children)]
+    if not passive and objs and verb.lemma_ in ("move", "migrate", "port", "switch") and "to" in preps:
+        for o in _conjuncts(objs[0]):  # "Ahmed moved the monorepo to Nx": the monorepo uses Nx
+            on = names.name(o)
+            for t in _children(preps["to"], "pobj"):
+                tn = names.name(t)
+                if on and tn and o.lower_ not in _PLACE_NOUNS:
+                    _fact(out, on, "written_in" if verb.lemma_ == "port" else "uses", tn, past)
+                    return
     if not passive and objs:
         for obj_tok in objs:
             if obj_tok.lower_ == "job" and verb.lemma_ in ("quit", "leave", "lose", "start", "get"):
@@ -550,12 +589,14 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                 for s in subjects:
                     pred = _predicate(key, s, o, names.things)
                     n = names.name(o)
+                    if o.lower_ in _PLACE_NOUNS and "in" in preps:  # "gave up my flat in Camden"
+                        n = next((names.name(q) for q in _children(preps["in"], "pobj") if q.pos_ == "PROPN"), n)
                     if pred and n:
                         _fact(out, s, pred[0], n, past or pred[1])
                         if pred[0] == "lives_in":
                             names.state["place"] = n[0]
                 # "Tomás wrote the migration tool in Elixir": the object's language
-                for p in _children(verb, "prep"):
+                for p in _children(verb, "prep") + _children(o, "prep"):
                     pkey = f"{verb.lemma_.lower()} {p.lower_}"
                     if pkey in V.PHRASES and V.PHRASES[pkey][0] in ("written_in", "runs_on"):
                         on = names.name(o)
@@ -588,8 +629,17 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                             if w.lower_ == "with":
                                 for comp in _children(w, "pobj"):
                                     cn = names.name(comp)
-                                    if cn and comp.pos_ == "PROPN":
+                                    if cn and comp.text[:1].isupper() and cn[0] not in (USER, TEAM):
                                         _fact(out, cn, "lives_in", n, past)
+    if verb.lemma_ == "work":  # "works as a paramedic in Cork", "works for the Red Cross in Geneva"
+        inner = [q for p in _children(verb, "prep") for o in _children(p, "pobj") for q in _children(o, "prep")]
+        for p in _children(verb, "prep") + inner:
+            if p.lower_ == "in":
+                for o in _children(p, "pobj"):
+                    place = names.name(o) if o.pos_ == "PROPN" else None
+                    for s in subjects:
+                        if place and _is_person(s, names.things) and s[0] != TEAM:
+                            _fact(out, s, "lives_in", place, past)
     del agent_subjects, direct
 
 

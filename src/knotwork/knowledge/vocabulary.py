@@ -49,7 +49,7 @@ PHRASES: dict[str, tuple[str, bool]] = {
     "bear in": ("from", False), "come from": ("from", False), "be from": ("from", False),
     # tastes
     "like": ("likes", False), "love": ("likes", False), "enjoy": ("likes", False), "adore": ("likes", False),
-    "be fan of": ("likes", False), "be into": ("likes", False), "support": ("likes", False),
+    "be fan of": ("likes", False), "be into": ("likes", False), "be big fan of": ("likes", False), "support": ("likes", False),
     "hate": ("dislikes", False), "dislike": ("dislikes", False), "detest": ("dislikes", False),
     "stand": ("dislikes", False),
     "prefer": ("prefers", False), "favour": ("prefers", False), "favor": ("prefers", False),
@@ -68,7 +68,7 @@ PHRASES: dict[str, tuple[str, bool]] = {
     "report to": ("reports_to", False), "read": ("reading", False),
     # code
     "use": ("uses", False), "rely on": ("uses", False), "build with": ("uses", False), "build on": ("uses", False),
-    "switch to": ("uses", False), "migrate to": ("uses", False), "adopt for": ("uses", False),
+    "switch to": ("uses", False), "migrate to": ("uses", False), 
     "store in": ("uses", False), "cache in": ("uses", False), "keep in": ("uses", False),
     "talk to": ("uses", False), "integrate with": ("uses", False), "consume": ("uses", False),
     "roll out": ("uses", False), "manage in": ("uses", False),
@@ -117,7 +117,7 @@ RELATIVES: dict[str, str] = {
         "colleague coworker roommate cousin aunt uncle grandmother grandfather grandma grandpa girlfriend "
         "boyfriend fiance fiancee fiancé fiancée doctor dentist therapist landlord landlady neighbour neighbor "
         "mentor teacher coach niece nephew stepmother stepfather sister-in-law brother-in-law mother-in-law "
-        "father-in-law flatmate housemate twin"
+        "father-in-law flatmate housemate twin kids children twins parents grandparents"
     ).split()
 } | {"flatmate": "roommate", "housemate": "roommate", "boss": "manager", "friends": "friend"}
 
