@@ -206,12 +206,6 @@ def _relative(tok: Any) -> tuple[str, bool] | None:
     return rel, retired
 
 
-class _Clause:
-    def __init__(self, verb: Any, past: bool = False) -> None:
-        self.verb = verb
-        self.past = past
-
-
 def _children(tok: Any, *deps: str) -> list[Any]:
     return [c for c in tok.children if c.dep_ in deps]
 
@@ -545,7 +539,6 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                 else:
                     _fact(out, s, pred, o, past=True)
         return
-    agent_subjects, direct = _objects(verb, names)
     if passive and not _children(verb, "agent") and key in _ADOPT_VERBS:
         for s in subjects:  # "Grafana Tempo has been adopted": the team uses it
             _fact(out, (TEAM, "team"), "uses", s, past)
@@ -640,7 +633,6 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                     for s in subjects:
                         if place and _is_person(s, names.things) and s[0] != TEAM:
                             _fact(out, s, "lives_in", place, past)
-    del agent_subjects, direct
 
 
 def _objects(verb: Any, names: _Names) -> tuple[list[Any], list[tuple[str, str | None]]]:
