@@ -197,9 +197,10 @@ class KnowledgeService:
 
     def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
-        for draft, gi in zip(drafts, inputs):
-            if self.settings.kg_extract == "rules":
-                gi.extracted = rules_extract.extract(draft.content)
+        if self.settings.kg_extract == "rules":
+            for gi, extracted in zip(inputs, rules_extract.extract_many([d.content for d in drafts])):
+                gi.extracted = extracted
+        for gi in inputs:
             gi.names = None
         # Resolution by spelling before the write lock is taken: exact names, then trigrams. Only names
         # still unmatched and not spelled-exact kinds are embedded, in one run for the batch.
@@ -351,7 +352,11 @@ class KnowledgeService:
                  single_valued=self.single_valued(f.predicate), replaces_object_id=replaces_id)
         if p.repeat_of:
             self.store.kg_add_fact_source(p.repeat_of, memory.id)
-            return set()
+            if p.end_repeat is None:
+                return set()
+            # "no longer uses Y" about a fact still open: it ends at this memory's time
+            self.store.kg_retire_fact(p.repeat_of, p.end_repeat, at if p.end_repeat <= at else None, None)
+            return {subject_id, object_id}
         names = self.store.kg_get_entities([subject_id, object_id])
         subject, obj = names[subject_id].name, names[object_id].name
         ended = p.invalid_at is not None and p.invalid_at <= at
