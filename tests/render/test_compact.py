@@ -42,11 +42,14 @@ def test_preview_cuts_at_a_word_boundary() -> None:
 
 
 def test_search_standard() -> None:
+    # the similar memory is not among the hits: its score and preview say what it is
+    assert render("search", HITS[:1], view=view()).splitlines()[2] == '  similar: 00BBBBBB 0.91 "Redis TTL for report keys is 600 s"'
+    # it is a hit of the same answer: its own line is there, so it is named by id alone
     assert render("search", HITS, view=view()) == "\n".join([
         "00AAAAAA 0.83 2h ago [decision] We cache report queries in Redis for ten minutes because the reports page took "
         "eight seconds to load under month-end traffic, and the finance team asked for it…",
         "  artifact: src/reports/cache.py",
-        '  similar: 00BBBBBB 0.91 "Redis TTL for report keys is 600 s"',
+        "  similar: 00BBBBBB",
         "  entities: Redis, ReportsModule",
         "  tags: team=platform, urgent",
         "  evidence: ADR-014, PR-123",
@@ -99,7 +102,7 @@ def test_list_history_and_get() -> None:
 
 def test_write_confirmations() -> None:
     assert render("add", TTL, view=view()) == f"✓ Stored Redis TTL for report keys is 600 s (id {B})"
-    assert render("add", TTL.with_duplicate(), view=view()) == f"✓ Already stored (id {B})"
+    assert render("add", TTL.with_duplicate(), view=view()) == f"✓ NOOP: already stored (id {B})"
     assert render("delete", TTL, view=view()) == f"✓ Deleted {B} - Redis TTL for report keys is 600 s"
     assert render("update", TTL, view=view()) == f"✓ Updated {B} (now v1)"
     assert render("import", ImportReport(3, 1), view=view()) == "✓ Imported 3, skipped 1 already present"

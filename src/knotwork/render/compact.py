@@ -97,9 +97,17 @@ def _tags(tags: dict[str, str]) -> str:
 
 # -- write confirmations: the full id, the handle a caller keeps ------------------
 def added(m: Memory, view: View) -> str:
-    if m.duplicate:
-        return f"✓ Already stored (id {m.id})"
-    return f"✓ Stored {preview(m.content, SHORT_PREVIEW_CHARS)} (id {m.id})"
+    """What ``add`` decided (ADD, UPDATE, SUPERSEDE, NOOP, IGNORE) and the memory it touched, one line."""
+    text = preview(m.content, SHORT_PREVIEW_CHARS)
+    if m.decision == "NOOP":
+        return f"✓ NOOP: already stored (id {m.touched or m.id})" + ("" if m.duplicate else f" - {m.reason}")
+    if m.decision == "UPDATE":
+        return f"✓ UPDATE: {m.id} now v{m.version}, {text} (earlier text in its history)"
+    if m.decision == "SUPERSEDE":
+        return f"✓ SUPERSEDE: stored {text} (id {m.id}); retires {m.touched} ({m.reason})"
+    if m.decision == "IGNORE":
+        return f"✗ IGNORE: not stored, {m.reason} (force stores it)"
+    return f"✓ Stored {text} (id {m.id})" + (f"; {m.reason}" if m.reason else "")
 
 
 def added_many(ms: list[Memory], view: View) -> str:
@@ -136,19 +144,25 @@ def page(p: Page, view: View) -> str:
 
 
 def hits(hs: list[Hit], view: View) -> str:
-    """One line per hit (short id, score, age, category, content), then its relations block."""
+    """One line per hit (short id, score, age, category, content), then its relations block.
+
+    A similar memory that is itself a hit of this answer is named by its id alone: its line is already
+    there, and repeating its score and preview was most of a 10-hit answer's relations (bench/tokens.py).
+    """
     if not hs:
         return "No matching memories."
     lines = []
+    in_answer = frozenset(view.sid(h.memory.id) for h in hs)
     for h in hs:
         lines.append(f"{view.sid(h.memory.id)} {h.score:.2f} {ago(h.memory.valid_at, view.now)}"
                      f"{' [' + h.memory.category + ']' if h.memory.category else ''} {preview(h.memory.content)}")
-        lines += relation_lines(view.relations.get(h.memory.id, []), view)
+        lines += relation_lines(view.relations.get(h.memory.id, []), view, in_answer)
     return "\n".join(lines)
 
 
-def relation_lines(rels: Sequence[MetaRelation], view: View) -> list[str]:
-    """The relations block of one hit: one indented ``key: values`` line per non-empty key."""
+def relation_lines(rels: Sequence[MetaRelation], view: View, in_answer: frozenset[str] = frozenset()) -> list[str]:
+    """The relations block of one hit: one indented ``key: values`` line per non-empty key
+    (a similar memory among ``in_answer``, short ids of the answer's hits, by its id alone)."""
     if view.detail == "none":
         return []
     if view.detail == "full":
@@ -157,7 +171,7 @@ def relation_lines(rels: Sequence[MetaRelation], view: View) -> list[str]:
     out = []
     for key, value in block.items():
         if key == "similar":
-            value = "; ".join(_similar(s) for s in value)
+            value = "; ".join(s["id"] if isinstance(s, dict) and s["id"] in in_answer else _similar(s) for s in value)
         elif key == "tags":
             value = _tags(value)
         elif isinstance(value, list):
