@@ -3,17 +3,20 @@
 Pure functions over texts and cosine similarities; the service finds the
 candidates (same workspace and partition, current) and acts on the decision.
 
-- ``NOOP``: the new text says nothing the old one does not (every word of it is
-  in the old one, most of the old one's words are in it, no negation dropped).
-- ``UPDATE``: the new text says everything the old one did and more (every
-  word of the old one is in it): the old memory takes the new text, its earlier
-  version kept in the history.
+- ``NOOP``: the new text says nothing the old one does not: its words are the
+  old one's in the same order with some left out (case and punctuation aside)
+  or with only a filler lead ("as I said, ..."), it keeps at least
+  ``NOOP_OVERLAP`` of the old one's words, and it drops no negation.
+- ``UPDATE``: the new text says everything the old one did, in order, and more
+  (no negation added): the old memory takes the new text, its earlier version
+  kept in the history.
 - ``SUPERSEDE``: the same statement with one value changed ("uses Python
   3.11" → "uses Python 3.12"): one short span differs, after a shared lead of
-  at least two words that holds a word of state ("is", "prefers", "uses", ...),
-  and either the span is a number or version on both sides, or the state word
-  is single-valued ("is", "prefers", "lives", ...). The new memory is stored and
-  supersedes the old one, which retires at the new ``valid_at``.
+  at least two words, and either the span is a number or version on both
+  sides after a lead with a word of state or quantity ("uses", "was",
+  "costs", "around", ...), or the lead holds a single-valued word ("is",
+  "prefers", "lives", ...). The new memory is stored and supersedes the old
+  one, which retires at the new ``valid_at``.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -29,10 +32,10 @@ from dataclasses import dataclass
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
-NOOP_COSINE = 0.90
-UPDATE_COSINE = 0.75
+NOOP_COSINE = 0.94
+UPDATE_COSINE = 0.70
 SUPERSEDE_COSINE = 0.80
-NOOP_OVERLAP = 0.75  # share of the old memory's words the new one repeats
+NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE)
 MAX_SPAN = 3  # words a superseding value may take on either side
 MIN_LEAD = 2  # shared words before the changed value
@@ -43,7 +46,13 @@ NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn'
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
                            "moved", "switched", "changed", "default", "set", "now", "called", "named", "equals"})
 STATE_WORDS = SINGLE_VALUED | frozenset({"uses", "use", "using", "runs", "run", "version", "requires", "needs",
-                                         "pinned", "targets", "costs", "takes", "has", "have"})
+                                         "pinned", "targets", "costs", "cost", "takes", "took", "has", "have", "had",
+                                         "was", "were", "paid", "around", "about", "approximately", "roughly",
+                                         "nearly", "over", "under", "averaging", "for", "at", "limit", "timeout"})
+# Words a restatement may lead with ("As I said, ...") without saying anything new.
+FILLERS = frozenset({"as", "i", "said", "just", "to", "repeat", "reminder", "like", "mentioned", "again", "note",
+                     "noted", "fyi", "btw", "by", "the", "way", "recall", "once", "more", "also", "so", "well",
+                     "ok", "okay", "yes", "yeah", "said", "before", "earlier", "previously"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,21 +94,35 @@ def value_change(old: list[str], new: list[str]) -> str | None:
     return None
 
 
+def _edits(old: list[str], new: list[str]) -> tuple[list[str], list[str], bool]:
+    """(words only ``old`` has, words only ``new`` has, whether any span was replaced) in order."""
+    gone: list[str] = []
+    came: list[str] = []
+    replaced = False
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        gone += old[i1:i2]
+        came += new[j1:j2]
+        replaced |= op == "replace"
+    return gone, came, replaced
+
+
 def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
     """The decision for ``new_text`` against ``candidates`` (id, text, cosine), nearest first."""
     new = words(new_text)
-    new_set = set(new)
     if not new:
         return Decision("ADD")
     for target, old_text, cosine in candidates:
         old = words(old_text)
-        old_set = set(old)
         if not old:
             continue
-        extra, dropped = new_set - old_set, old_set - new_set
-        if cosine >= NOOP_COSINE and not extra and len(new_set) / len(old_set) >= NOOP_OVERLAP and not dropped & NEGATIONS:
+        gone, came, replaced = _edits(old, new)
+        kept = len(set(new) & set(old)) / len(set(old))
+        filler_only = not came or (not replaced and set(came) <= FILLERS)
+        if cosine >= NOOP_COSINE and filler_only and kept >= NOOP_OVERLAP and not NEGATIONS & set(gone):
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
-        if cosine >= UPDATE_COSINE and not dropped and extra:
+        if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
