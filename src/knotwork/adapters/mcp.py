@@ -42,6 +42,8 @@ CORE_TOOLS = frozenset(
     {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories", "ambient_recall"}
 )
 TOOLSETS = ("all", "core")
+# What a tool's signature cannot say in its schema: update_memory needs a field to change besides its id.
+SCHEMA_RULES: dict[str, dict[str, Any]] = {"update_memory": {"minProperties": 2}}
 # Tools that write: a failure reads "✗ Delete failed: <reason>".
 WRITE_OPERATIONS = {"add_memory": "add", "update_memory": "update", "delete_memory": "delete",
                     "link_memories": "link", "unlink_memories": "unlink", "merge_memories": "merge"}
@@ -80,7 +82,7 @@ class KnotworkServer(MCPServer):
     async def list_tools(self) -> list[Any]:
         tools = await super().list_tools()
         for t in tools:
-            t.input_schema = slim_schema(t.input_schema)
+            t.input_schema = {**slim_schema(t.input_schema), **SCHEMA_RULES.get(t.name, {})}
             t.description = " ".join((t.description or "").split())  # a docstring's line breaks and indentation
         return tools
 
@@ -347,7 +349,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
         return respond("duplicates", groups, format)
 
     @tool(WRITE)
-    def merge_memories(ids: Annotated[list[str], Field(min_length=2, description="the first is kept")], format: Format = "compact") -> str:
+    def merge_memories(ids: Annotated[list[MemoryId], Field(min_length=2, description="the first is kept")], format: Format = "compact") -> str:
         """Merge duplicates: the others are retired (history and links kept)."""
         return respond("merge", mem.merge(ids), format)
 
