@@ -4,6 +4,7 @@ store/ignore instructions, expiry and the health in the stats."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -293,3 +294,17 @@ def test_expires_at_is_kept_and_exported(hmem: Knotwork) -> None:
     assert hmem.get(m.id).expires_at == datetime(2099, 1, 1, tzinfo=UTC)
     (record,) = list(hmem.export())
     assert record["expires_at"].startswith("2099-01-01") and now() < hmem.get(m.id).expires_at
+
+
+def test_the_prune_worker_purges_what_expires_while_it_runs(hmem: Knotwork) -> None:
+    from knotwork.services.hygiene import PruneWorker
+
+    m = hmem.add("The staging password rotates tonight", ttl=1)
+    worker = PruneWorker(hmem.prune, interval=0.2).start()
+    try:
+        deadline = time.monotonic() + 30
+        while hmem.stats().health["expired_purged"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        worker.stop()
+    assert hmem.stats().health["expired_purged"] == 1 and hmem.store.get_memory(m.id) is None

@@ -13,9 +13,9 @@ candidates (same workspace and partition, current) and acts on the decision.
 - ``SUPERSEDE``: the same statement with one value changed ("uses Python
   3.11" → "uses Python 3.12"): one short span differs, after a shared lead of
   at least two words, and either the span is a number or version on both
-  sides after a lead with a word of state or quantity ("uses", "was",
-  "costs", "around", ...), or the lead holds a single-valued word ("is",
-  "prefers", "lives", ...). The new memory is stored and supersedes the old
+  sides right after a word of state or quantity ("uses", "was", "costs",
+  "around", ... among the three words before it), or one of those three is a
+  single-valued word ("is", "prefers", "lives", ...). The new memory is stored and supersedes the old
   one, which retires at the new ``valid_at``.
 - ``ADD``: anything else.
 
@@ -39,6 +39,7 @@ NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE)
 MAX_SPAN = 3  # words a superseding value may take on either side
 MIN_LEAD = 2  # shared words before the changed value
+LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
@@ -88,7 +89,7 @@ def value_change(old: list[str], new: list[str]) -> str | None:
         return None
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
-    lead = set(old[:i1])
+    lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
     if (_value_like(gone) and _value_like(came) and lead & STATE_WORDS) or lead & SINGLE_VALUED:
         return f"{' '.join(gone)} -> {' '.join(came)}"
     return None

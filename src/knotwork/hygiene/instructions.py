@@ -48,14 +48,18 @@ STORE_PATTERNS = (
     r"\b(decided|decision|chose|agreed|prefers?|preferred|always|never|must|rule|learned|lesson|turns? out|"
     r"fixed|fix(es)? (it|the)|solution|solved|workaround|worked|works)\b",
 )
-# (pattern, reason) — the reason is what `add` returns for an ignored add.
+# (pattern, reason, longest text it judges) — the reason is what `add` returns for an ignored add. A hedge
+# word inside a longer note ("... cost $200. I might go back") does not make the note speculation: those
+# rules judge one short sentence only.
+SHORT = 240
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
 IGNORE_PATTERNS = (
-    (r"\b(might|maybe|possibly|perhaps|probably)\b", "speculation"),
+    (r"\b(might|maybe|possibly|perhaps|probably)\b", "speculation", SHORT),
     (r"^(let me|let's try|trying|retrying|re-?running|running|checking|still (failing|broken)|debug(ging)?:|"
-     r"hmm|ok(ay)?,? (so|now)|now (trying|running))\b", "transient debugging chatter"),
-    (r"traceback \(most recent call last\)", "transient debugging chatter"),
-    (r"^(search|query|searching|looking up|find|google)\s*[:(]", "a search query"),
-    (r"^[^.!\n]{0,160}\?$", "a question or search query, not a statement"),
+     r"hmm|ok(ay)?,? (so|now)|now (trying|running))\b", "transient debugging chatter", SHORT),
+    (r"traceback \(most recent call last\)", "transient debugging chatter", None),
+    (r"^(search|query|searching|looking up|find|google)\s*[:(]", "a search query", SHORT),
+    (r"^[^.!\n]{0,160}\?$", "a question or search query, not a statement", None),
 )
 
 
@@ -66,7 +70,7 @@ class Instructions:
     store_text: tuple[str, ...] = STORE_TEXT
     ignore_text: tuple[str, ...] = IGNORE_TEXT
     store_patterns: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
-    ignore_patterns: tuple[tuple[re.Pattern[str], str], ...] = field(default_factory=tuple)
+    ignore_patterns: tuple[tuple[re.Pattern[str], str, int | None], ...] = field(default_factory=tuple)
     store_categories: frozenset[str] = STORE_CATEGORIES
     source: str = "built-in"
 
@@ -77,7 +81,10 @@ class Instructions:
         text = " ".join(content.split())
         if any(p.search(text) for p in self.store_patterns):
             return None
-        for pattern, reason in self.ignore_patterns:
+        one_sentence = not _SENTENCE_BREAK.search(text)
+        for pattern, reason, longest in self.ignore_patterns:
+            if longest is not None and (len(text) > longest or not one_sentence):
+                continue
             if m := pattern.search(text):
                 word = m.group(0).strip()
                 return f"{reason} ({word!r})" if len(word) <= 24 else reason
@@ -98,7 +105,7 @@ def _compile(pattern: str, where: str) -> re.Pattern[str]:
 def builtin() -> Instructions:
     return Instructions(
         store_patterns=tuple(_compile(p, "instructions") for p in STORE_PATTERNS),
-        ignore_patterns=tuple((_compile(p, "instructions"), r) for p, r in IGNORE_PATTERNS),
+        ignore_patterns=tuple((_compile(p, "instructions"), r, n) for p, r, n in IGNORE_PATTERNS),
     )
 
 
@@ -109,7 +116,7 @@ def parse(text: str, source: str = "instructions.txt") -> Instructions:
     store_text: list[str] = []
     ignore_text: list[str] = []
     store_p: list[re.Pattern[str]] = []
-    ignore_p: list[tuple[re.Pattern[str], str]] = []
+    ignore_p: list[tuple[re.Pattern[str], str, int | None]] = []
     categories: set[str] = set()
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -131,7 +138,7 @@ def parse(text: str, source: str = "instructions.txt") -> Instructions:
         elif key == "store-pattern":
             store_p.append(_compile(value, where))
         elif key == "ignore-pattern":
-            ignore_p.append((_compile(value, where), f"matches ignore rule of line {number}"))
+            ignore_p.append((_compile(value, where), f"matches ignore rule of line {number}", None))
         elif key == "store-category":
             categories.add(value.lower())
         else:

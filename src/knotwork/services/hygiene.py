@@ -275,11 +275,13 @@ class Hygiene:
 
 
 class PruneWorker:
-    """Runs ``prune`` at start and then every ``interval`` seconds on a daemon thread until :meth:`stop`."""
+    """Runs ``prune`` every ``interval`` seconds on a daemon thread until :meth:`stop`; the first run comes
+    ``first_after`` seconds after the start (at most a minute), not while the server is starting."""
 
-    def __init__(self, prune: Callable[[], object], interval: float) -> None:
+    def __init__(self, prune: Callable[[], object], interval: float, first_after: float = 60.0) -> None:
         self.prune = prune
         self.interval = interval
+        self.first_after = min(first_after, interval)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-prune", daemon=True)
 
@@ -288,12 +290,13 @@ class PruneWorker:
         return self
 
     def _run(self) -> None:
-        while not self._stop.is_set():
+        wait = self.first_after
+        while not self._stop.wait(wait):
+            wait = self.interval
             try:
                 self.prune()
             except Exception:  # noqa: BLE001 - a busy database now is no reason to stop for good
                 logging.getLogger("knotwork.hygiene").warning("prune failed; trying again later", exc_info=True)
-            self._stop.wait(self.interval)
 
     def stop(self) -> None:
         self._stop.set()
