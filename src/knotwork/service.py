@@ -93,12 +93,16 @@ class Knotwork:
         self.index = VectorIndex(store, embedder.dim) if embedder else None
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
-        self.knowledge = KnowledgeService(store, self.settings, embedder)
+        self.instructions = store_rules.load(self.settings.home)
+        kg_settings = self.settings
+        if self.settings.kg_llm_url:  # the LLM extractor is told what is worth keeping, too
+            told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
+            kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
+        self.knowledge = KnowledgeService(store, kg_settings, embedder)
         self._links = LinkService(
             store, self.get, lambda mid, at: self.update(mid, invalid_at=at), about=self.knowledge.about
         )
         self._similar = SimilarLists(store, self.index)
-        self.instructions = store_rules.load(self.settings.home)
         self.hygiene = Hygiene(self, self.instructions)
         self.hygiene.upgrade()
 
