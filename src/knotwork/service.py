@@ -221,7 +221,11 @@ class Knotwork:
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
     def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
-        """Store many memories in one transaction: all are validated first, then all land or none."""
+        """Store many memories in one transaction: all are validated first, then all land or none.
+
+        A bulk load stores what it is given: exact duplicates are kept once, but no consolidation, no
+        store/ignore rules and no snapshot replacement run (``prune_snapshots`` tidies snapshots after).
+        """
         drafts: list[Memory] = []
         graphs: list[GraphInput] = []
         for index, item in enumerate(items):
