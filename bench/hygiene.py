@@ -2,9 +2,9 @@
 
 The corpus: the user turns of the answer sessions of ``--questions`` LongMemEval
 questions, mixed with noise. The true memories, each of which must survive, are
-those turns except the ones that are a single question and nothing else ("Can you
-suggest some meditation apps?"): those are what an agent should not store (the
-issue's "search queries"), and are counted apart. The noise:
+those turns except the ones that are questions and nothing else ("Can you suggest
+some meditation apps? Which one is free?"): those are what an agent should not
+store (the issue's "search queries"), and are counted apart. The noise:
 
 - profile snapshots synced hourly (``--days`` days × 24, partition ``profile-mgr``,
   category ``snapshot``, tag ``key=profile``), each summing up the latest true memories;
@@ -64,7 +64,7 @@ def corpus(args: argparse.Namespace) -> tuple[list[dict], list[longmemeval.Quest
     step = max(1, len(turns) // max(1, len(snapshots)))
     for i, t in enumerate(turns):
         text = t.content.strip()
-        lone_question = text.endswith("?") and not re.search(r"[.!?]\s+\S", text)
+        lone_question = text.endswith("?") and not re.search(r"[.!](\s|$)", text)  # questions, no statement
         items.append({"content": text, "kind": "question turn" if lone_question else "true", "session": t.session_id})
         true_seen.append(text)
         if i % args.restate == 0:
