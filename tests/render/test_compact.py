@@ -58,6 +58,20 @@ def test_search_standard() -> None:
     ])
 
 
+def test_similar_previews_are_kept_to_the_nearest_two_not_yet_shown() -> None:
+    from knotwork.services.links import MetaRelation
+
+    others = [f"0{c}CCCCCCCCCCCCCCCCCCCCCCCC" for c in "CDEF"]
+    sims = [MetaRelation("similar", "memory", o, 0.9 - i / 10, f"note {i}") for i, o in enumerate(others)]
+    rels = {A: relations_of(CACHE, *sims), B: relations_of(TTL, sims[0], sims[3])}
+    lines = render("search", HITS, view=View(short=SHORT, relations=rels, now=NOW)).splitlines()
+    similar = [line for line in lines if line.startswith("  similar: ")]
+    assert similar[0] == ('  similar: 0CCCCCCCCCCCCCCCCCCCCCCCCC 0.90 "note 0"; 0DCCCCCCCCCCCCCCCCCCCCCCCC 0.80 "note 1"; '
+                          "0ECCCCCCCCCCCCCCCCCCCCCCCC 0.70; 0FCCCCCCCCCCCCCCCCCCCCCCCC 0.60")
+    # the second hit: note 0 was previewed above (id and score only), note 3 not yet
+    assert similar[1] == '  similar: 0CCCCCCCCCCCCCCCCCCCCCCCCC 0.90; 0FCCCCCCCCCCCCCCCCCCCCCCCC 0.60 "note 3"'
+
+
 def test_search_minimal_none_and_full() -> None:
     minimal = render("search", HITS, view=view("minimal")).splitlines()
     assert minimal[1:3] == ["  artifact: src/reports/cache.py", "  similar: 00BBBBBB"]
