@@ -43,7 +43,7 @@ def test_preview_cuts_at_a_word_boundary() -> None:
 
 def test_search_standard() -> None:
     # the similar memory is not among the hits: its score and preview say what it is
-    assert render("search", HITS[:1], view=view()).splitlines()[2] == '  similar: 00BBBBBB 0.91 "Redis TTL for report keys is 600 s"'
+    assert render("search", HITS[:1], view=view()).splitlines()[2] == '  similar: 00BBBBBB 0.91 "Redis TTL for report keys is…"'
     # it is a hit of the same answer: its own line is there, so it is named by id alone
     assert render("search", HITS, view=view()) == "\n".join([
         "00AAAAAA 0.83 2h ago [decision] We cache report queries in Redis for ten minutes because the reports page took "

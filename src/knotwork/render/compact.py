@@ -24,7 +24,7 @@ from knotwork.services.links import MetaRelation
 
 PREVIEW_CHARS = 160  # a search hit or list line
 SHORT_PREVIEW_CHARS = 60  # a write confirmation
-SIMILAR_PREVIEW_CHARS = 40  # a similar memory: enough to judge it; 60 cost 7% more tokens per search (bench/tokens.py)
+SIMILAR_PREVIEW_CHARS = 32  # a similar memory: enough to judge it; 60 cost 7% more tokens per search than 40 (bench/tokens.py)
 SIMILAR_PREVIEWS = 2  # similar memories per hit shown with a preview; the others by id and score (bench/tokens.py)
 
 
