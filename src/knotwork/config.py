@@ -71,6 +71,10 @@ class Settings(BaseSettings):
     kg_llm_worker_interval: float = Field(
         default=5.0, gt=0, description="Seconds between queue checks of the extraction worker in `knotwork serve`."
     )
+    # -- hygiene -------------------------------------------------------------------
+    prune_interval: float = Field(
+        default=3600.0, gt=0, description="Seconds between the prunes `knotwork serve` runs (expired memories, extra snapshots)."
+    )
     # -- REST API and session hooks ----------------------------------------------
     api_token: str | None = Field(
         default=None,

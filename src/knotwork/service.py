@@ -25,7 +25,9 @@ from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
 from knotwork.services import shortids
+from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
+from knotwork.services.hygiene import DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.similar import SimilarLists
@@ -37,7 +39,8 @@ if TYPE_CHECKING:
     from knotwork.services.status import Stats, Status
 
 ADD_FIELDS = frozenset(
-    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
+    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
+     "expires_at", "ttl"}
 )
 GRAPH_FIELDS = frozenset({"entities", "facts"})
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
@@ -94,11 +97,18 @@ class Knotwork:
         self.lexical = LexicalIndex(store) if hasattr(store, "text_mark") else None
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None, self.lexical)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
-        self.knowledge = KnowledgeService(store, self.settings, embedder)
+        self.instructions = store_rules.load(self.settings.home)
+        kg_settings = self.settings
+        if self.settings.kg_llm_url:  # the LLM extractor is told what is worth keeping, too
+            told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
+            kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
+        self.knowledge = KnowledgeService(store, kg_settings, embedder)
         self._links = LinkService(
             store, self.get, lambda mid, at: self.update(mid, invalid_at=at), about=self.knowledge.about
         )
         self._similar = SimilarLists(store, self.index)
+        self.hygiene = Hygiene(self, self.instructions)
+        self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
@@ -130,6 +140,10 @@ class Knotwork:
         agent_id = rules.agent_id(fields.get("agent_id"))
         stamp = now()
         valid_at = fields.get("valid_at")
+        valid = stamp if valid_at is None else parse_time(valid_at, "valid_at")
+        expires_at = rules.expiry(_optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
+        if expires_at is not None and expires_at <= stamp:
+            raise InvalidInput("expires_at", f"{expires_at.isoformat()} has passed; a memory must expire in the future")
         return Memory(
             id=ids.new_id(),
             content=text,
@@ -143,9 +157,10 @@ class Knotwork:
             metadata=rules.metadata(fields.get("metadata")),
             created_at=stamp,
             updated_at=stamp,
-            valid_at=stamp if valid_at is None else parse_time(valid_at, "valid_at"),
+            valid_at=valid,
             invalid_at=None,
             content_hash=rules.content_hash(text),
+            expires_at=expires_at,
         )
 
     def add(
@@ -163,11 +178,29 @@ class Knotwork:
         valid_at: str | datetime | None = None,
         entities: list[Mapping[str, Any]] | None = None,
         facts: list[Mapping[str, Any]] | None = None,
+        expires_at: str | datetime | None = None,
+        ttl: int | str | None = None,
+        consolidate: bool = True,
+        force: bool = False,
     ) -> Memory:
-        """Store a memory and return it.
+        """Store a memory and return it, with ``decision`` set to what happened.
 
         The same content in the same workspace and partition is stored once:
-        the existing memory comes back with ``duplicate=True``.
+        the existing memory comes back with ``duplicate=True`` (decision
+        ``NOOP``). With ``consolidate`` (the default), a near-duplicate of a
+        current memory of the same workspace and partition is decided offline
+        (:mod:`knotwork.hygiene.consolidate`): ``NOOP`` (nothing new: the
+        stored memory comes back), ``UPDATE`` (it says more: the stored memory
+        takes the new text, the old one kept in its history) or ``SUPERSEDE``
+        (a value changed: the new memory is stored and retires the old one at
+        its ``valid_at``); ``touched`` names the stored memory. Text the
+        store/ignore rules (:mod:`knotwork.hygiene.instructions`) say is not
+        worth keeping is not stored: decision ``IGNORE`` with the ``reason``
+        (``force=True`` stores it anyway). A ``snapshot`` with a ``key`` tag
+        replaces that key's earlier snapshots of the same day.
+
+        ``expires_at`` (or ``ttl``: seconds, or ``30m``, ``12h``, ``7d``)
+        makes the memory leave every read once passed; ``prune`` purges it.
 
         ``entities`` (``[{name, type?, summary?}]``) and ``facts``
         (``[{subject, predicate, object, valid_at?, invalid_at?}]``) go into
@@ -186,11 +219,17 @@ class Knotwork:
             importance=importance,
             metadata=metadata,
             valid_at=valid_at,
+            expires_at=expires_at,
+            ttl=ttl,
         )
-        return self._insert([draft], [graph])[0]
+        return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
     def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
-        """Store many memories in one transaction: all are validated first, then all land or none."""
+        """Store many memories in one transaction: all are validated first, then all land or none.
+
+        A bulk load stores what it is given: exact duplicates are kept once, but no consolidation, no
+        store/ignore rules and no snapshot replacement run (``prune_snapshots`` tidies snapshots after).
+        """
         drafts: list[Memory] = []
         graphs: list[GraphInput] = []
         for index, item in enumerate(items):
@@ -220,11 +259,13 @@ class Knotwork:
             row += len(chunks)
         return out
 
-    def _insert(self, drafts: list[Memory], graphs: list[GraphInput] | None = None) -> list[Memory]:
+    def _insert(
+        self, drafts: list[Memory], graphs: list[GraphInput] | None = None, vectors: dict[str, list[bytes]] | None = None
+    ) -> list[Memory]:
+        """Store drafts (an existing same content comes back as a duplicate); ``vectors``: already embedded."""
         # Extraction is CPU work on the text alone: done before the write lock is taken.
         graphs = self.knowledge.prepare(drafts, graphs or [GraphInput() for _ in drafts])
-        vectors: dict[str, list[bytes]] = {}
-        if self.embedder:
+        if vectors is None and self.embedder:
             # Embed outside the write transaction (it is the slow part) and only what is new.
             fresh: dict[tuple, Memory] = {}
             for d in drafts:
@@ -232,6 +273,7 @@ class Knotwork:
                 if key not in fresh and not self.store.find_memory_by_hash(*key):
                     fresh[key] = d
             vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
+        vectors = vectors or {}
         with self._similar.transaction():
             out = self.store.insert_memories(drafts)
             embedded = [(m.id, m.workspace, vectors[m.id]) for m in out if not m.duplicate and m.id in vectors]
@@ -294,18 +336,25 @@ class Knotwork:
         """Forget a memory and its past versions; returns what was deleted."""
         memory = self.get(id)
         with self._similar.transaction():
-            self._similar.refresh(removed=[memory.id])
-            # the facts that came only from this memory go with it (see KnowledgeService.forget)
-            if not self.knowledge.forget(memory.id, lambda: self.store.delete_memory(memory.id)):
+            if not self._purge([memory.id]):
                 raise NotFound("memory", id)
         return memory
+
+    def _purge(self, memory_ids: list[str]) -> int:
+        """Delete memories with their versions, vectors, links, similar slots and the facts that rested on
+        them alone; call inside ``self._similar.transaction()``. Returns how many were deleted."""
+        if not memory_ids:
+            return 0
+        self._similar.refresh(removed=memory_ids)
+        # the facts that came only from a memory go with it (see KnowledgeService.forget)
+        return sum(self.knowledge.forget(mid, lambda mid=mid: self.store.delete_memory(mid)) for mid in memory_ids)
 
     # -- reading ----------------------------------------------------------
     def get(self, id: str) -> Memory:
         """The memory a full or short id names."""
         memory = self.store.get_memory(self.resolve(id))
-        if memory is None:  # deleted between resolve and read
-            raise NotFound("memory", id)
+        if memory is None or (memory.expires_at is not None and memory.expires_at <= now()):
+            raise NotFound("memory", id)  # deleted between resolve and read, or expired
         return memory
 
     def history(self, id: str) -> list[Memory]:
@@ -316,7 +365,7 @@ class Knotwork:
     def _filter(self, workspace: Any, agent_id: Any, category: Any, tags: Any, since: Any, until: Any, include_invalid: bool) -> MemoryFilter:
         return MemoryFilter(
             workspace=rules.scope(workspace),
-            agent_id=rules.agent_id(agent_id),
+            agent_id=rules.partition(agent_id),
             category=rules.category(category),
             tags=rules.tag_filter(tags),
             since=_optional_time(since, "since"),
@@ -338,6 +387,10 @@ class Knotwork:
         include_invalid: bool = True,
     ) -> Page:
         """Memories newest first. ``workspace`` W lists W and global; ``"*"`` lists all.
+
+        ``agent_id`` None lists the shared partition only (memories without an
+        agent_id); a name lists that partition; ``"*"`` every partition.
+        Snapshots are listed only with ``category="snapshot"``.
 
         Pass the returned page's ``next_cursor`` as ``cursor`` for the next page.
         """
@@ -372,7 +425,8 @@ class Knotwork:
         explain: bool = False,
         now: str | datetime | None = None,
     ) -> list[Hit]:
-        """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
+        """Memories that answer ``query``, best first. ``workspace`` W searches W and global;
+        ``agent_id`` as for :meth:`list` (None: the shared partition only; ``"*"``: every one).
 
         ``recipe`` names the sources, fusion and rerankers (default
         ``memory_hybrid``: BM25 and vectors, each on an absolute scale,
@@ -685,7 +739,36 @@ class Knotwork:
         return status.status(self)
 
     def stats(self) -> Stats:
-        """Counts by workspace, category and agent; links by type; vectors; database size."""
+        """Counts by workspace, partition, tag and category; date range; links; vectors; database size;
+        embedder; and health: duplicates detected and merged, superseded, expired, snapshots and the last
+        prune, ignored adds, orphaned links and vectors (0 when healthy)."""
         from knotwork.services import status
 
         return status.stats(self)
+
+    # -- hygiene (services/hygiene.py) ------------------------------------------
+    def find_duplicates(
+        self, threshold: float = 0.95, *, workspace: str | None = ALL_WORKSPACES, agent_id: str | None = "*", limit: int = 50
+    ) -> list[DuplicateGroup]:
+        """Groups of current memories of one workspace and partition whose vectors are at least ``threshold``
+        (0.5-1) similar, most similar first; :meth:`merge` folds one group. Needs an embedder."""
+        return self.hygiene.find_duplicates(threshold, workspace, agent_id, limit)
+
+    def merge(self, ids: list[str]) -> MergeReport:
+        """Fold duplicates into the first of ``ids``: it supersedes each other one, which is retired (still
+        readable with its history and links), never deleted. All must share one workspace and partition."""
+        return self.hygiene.merge(ids)
+
+    def prune(self) -> PruneReport:
+        """Purge expired memories (with their vectors, links and the facts that rested on them alone) and keep
+        only the latest snapshot of each day per (workspace, partition, key)."""
+        return self.hygiene.prune()
+
+    def start_prune_worker(self) -> PruneWorker:
+        """A daemon thread running :meth:`prune` now and every ``prune_interval`` seconds; ``.stop()`` ends it."""
+        return PruneWorker(self.prune, self.settings.prune_interval).start()
+
+    def prune_snapshots(self) -> int:
+        """Keep only the latest snapshot of each day per (workspace, partition, key); returns how many went.
+        Idempotent; it ran once when the store was upgraded."""
+        return self.hygiene.prune_snapshots()

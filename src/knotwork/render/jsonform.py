@@ -24,7 +24,7 @@ def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
     if isinstance(result, Memory):
         out = result.to_dict()
         if operation == "add":
-            out["duplicate"] = result.duplicate
+            out.update(duplicate=result.duplicate, decision=result.decision, touched=result.touched, reason=result.reason)
         return out
     if isinstance(result, Relationship):
         out = result.to_dict()

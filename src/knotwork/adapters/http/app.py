@@ -18,14 +18,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork.adapters.http import errors
-from knotwork.adapters.http.routers import data, knowledge, links, memories, tools
+from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-ROUTERS: tuple[APIRouter, ...] = (memories.router, links.router, data.router, tools.router, knowledge.router)
+ROUTERS: tuple[APIRouter, ...] = (memories.router, links.router, data.router, tools.router, knowledge.router, hygiene.router)
 MCP_PATH = "/mcp"
 
 

@@ -18,17 +18,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import migrate
+from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
 from knotwork.store.sqlite.termstats import TermStats
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version"
+    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
 )
 
 
@@ -61,6 +62,7 @@ def _memory(row: Sequence[Any]) -> Memory:
         invalid_at=from_text(row[13]) if row[13] else None,
         content_hash=row[14],
         version=row[15],
+        expires_at=from_text(row[16]) if row[16] else None,
     )
 
 
@@ -89,6 +91,7 @@ def _params(m: Memory) -> tuple[Any, ...]:
         to_text(m.invalid_at) if m.invalid_at else None,
         m.content_hash,
         m.version,
+        to_text(m.expires_at) if m.expires_at else None,
     )
 
 
@@ -109,12 +112,17 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
             params.append(flt.workspace)
         else:
             clauses.append(f"{alias}.workspace = ''")
-    if flt.agent_id:
+    # Trigger: a read without agent_id. Why: partitions hold operational data (a profile
+    # manager's snapshots, a bot's scratch) that would crowd the shared pool. Outcome: None
+    # sees the shared partition only; a name sees that one; "*" sees them all.
+    if flt.agent_id != ALL_PARTITIONS:
         clauses.append(f"{alias}.agent_id = ?")
-        params.append(flt.agent_id)
+        params.append(flt.agent_id or "")
     if flt.category:
         clauses.append(f"{alias}.category = ?")
         params.append(flt.category)
+    elif not flt.include_snapshots:  # snapshots are regenerated state: seen only when asked for
+        clauses.append(f"coalesce({alias}.category, '') != '{SNAPSHOT}'")
     tag_clauses: list[str] = []
     for key, value in flt.tags.items():
         if value is None:
@@ -145,11 +153,15 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     if not flt.include_invalid and at is not None:
         clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)")
         params.append(to_text(at))
+    if at is not None:  # expired memories leave every read, include_invalid or not
+        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
+        params.append(to_text(at))
     return (" AND ".join(clauses) or "1"), params
 
 
-class SQLiteStore(KnowledgeStore):
-    """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``)."""
+class SQLiteStore(KnowledgeStore, HygieneStore):
+    """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``,
+    the hygiene ones from ``HygieneStore``)."""
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None) -> None:
         self.location = str(path)
@@ -251,7 +263,7 @@ class SQLiteStore(KnowledgeStore):
     # -- memories ---------------------------------------------------------
     def _insert(self, m: Memory) -> None:
         self._run(
-            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 16)}, ?)",
+            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 17)}, ?)",
             (*_params(m), m.id[::-1]),
         )
         self._write_tags(m)
@@ -390,7 +402,8 @@ class SQLiteStore(KnowledgeStore):
             after = rows[-1][0]
 
     def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        where, params = _where(flt or MemoryFilter(workspace=ALL_WORKSPACES, include_invalid=True), at)
+        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
+        where, params = _where(flt or everything, at)
         with self._lock:
             return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
@@ -738,20 +751,22 @@ class SQLiteStore(KnowledgeStore):
         return [_memory(r) for r in rows]
 
     def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
-        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first.
+        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first
+        (the shared partition, no snapshots, nothing expired).
 
         One index-ordered read per scope, merged: ``workspace IN ('', ?)``
         with ``ORDER BY id`` would read and sort every memory of both scopes.
         """
         scopes = ("", workspace) if workspace else ("",)
         part = (
-            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ?"
+            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ''"
+            f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > ?)"
             " AND (invalid_at IS NULL OR invalid_at > ?) ORDER BY id DESC LIMIT ?)"
         )
         sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT ?"
         params: list[Any] = []
         for scope in scopes:
-            params += [scope, to_text(at), limit]
+            params += [scope, to_text(at), to_text(at), limit]
         with self._lock:
             rows = self._run(sql, (*params, limit)).fetchall()
         return [_memory(r) for r in rows]

@@ -37,6 +37,10 @@ class NewMemory(MemoryFields):
     facts: list[dict[str, Any]] | None = Field(
         default=None, description="[{subject, predicate, object, valid_at?, invalid_at?}] it states"
     )
+    expires_at: str | None = Field(default=None, description="when it expires (ISO-8601); then it leaves every read")
+    ttl: int | str | None = Field(default=None, description="time to live instead of expires_at: seconds, or 30m, 12h, 7d")
+    consolidate: bool = Field(default=True, description="false: no NOOP/UPDATE/SUPERSEDE decision, store as given")
+    force: bool = Field(default=False, description="store even what the store/ignore instructions would ignore")
 
 
 class NewMemories(Strict):
@@ -70,11 +74,17 @@ class SearchRequest(Strict):
     now: str | None = Field(default=None, description="when the question is asked (ISO-8601); default the current time")
 
 
-@router.post("/memories", status_code=201, summary="Store a memory")
+@router.post(
+    "/memories",
+    status_code=201,
+    summary="Store a memory",
+    response_description="the memory with decision (ADD, UPDATE, SUPERSEDE, NOOP, IGNORE), touched and reason;"
+    " 201 when a memory was created (ADD, SUPERSEDE), else 200",
+)
 def add_memory(body: NewMemory, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     fields = body.model_dump(exclude={"content", "workspace"})
     m = mem.add(body.content, workspace=default_workspace(request, body.workspace), **fields)
-    return reply("add", m, format, 200 if m.duplicate else 201)
+    return reply("add", m, format, 201 if m.decision in ("ADD", "SUPERSEDE") and not m.duplicate else 200)
 
 
 @router.post("/memories/batch", status_code=201, summary="Store many memories in one transaction")
