@@ -146,7 +146,7 @@ def time_window(
     window: tuple[datetime, datetime] | None,
     boost: float = 0.5,
 ) -> list[Candidate]:
-    """Favour what was valid when the query says: ``score·(1 + boost)`` inside ``window`` (at most 1).
+    """Favour what was valid when the query says: ``score·(1 + boost)`` inside ``window``.
 
     ``window`` comes from the query's own words ("two weeks ago", "in March";
     see ``search.when``); with none, nothing changes.
@@ -155,7 +155,7 @@ def time_window(
         return [c.rescored("time_window", c.score) for c in cands]
     start, end = window
     return _sorted([
-        c.rescored("time_window", min(1.0, c.score * (1 + boost)) if (d := dates.get(c.id)) and start <= d <= end else c.score)
+        c.rescored("time_window", c.score * (1 + boost) if (d := dates.get(c.id)) and start <= d <= end else c.score)
         for c in cands
     ])
 
