@@ -83,8 +83,10 @@ class Pipeline:
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         """(memory id, lexical relevance in [0, 1]) of the best BM25 matches the filter lets through."""
-        if self.lexical is None:  # a store that ranks text itself
-            return self.store.fts_candidates(query_terms(q.text), q.flt, n, q.at)
+        if self.lexical is None:  # a store that ranks text itself (PostgreSQL): raw BM25, scaled to its best
+            found = self.store.fts_candidates(query_terms(q.text), q.flt, n, q.at)
+            top = max((s for _, s in found), default=0.0) or 1.0
+            return [(mid, s / top) for mid, s in found]
         terms = analyze_query(q.text)
         take = 2 * n
         while True:
