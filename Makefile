@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The web UI's bundle is built from web/ (npm ci + esbuild), not committed; see README "Web UI".
 UI := src/knotwork/adapters/http/static/app.js
-UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build.mjs
+UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build.mjs web/tsconfig.json
 
 .PHONY: run test bench clean ui
 
