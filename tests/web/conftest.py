@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +23,10 @@ import pytest
 
 import knotwork
 from knotwork.adapters.http.routers import ui
-from tests.adapters.conftest import HttpLauncher
+from tests.adapters.conftest import HOST, KNOTWORK, clean_env, free_port
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
+STARTUP_DEADLINE_S = 120.0  # the server loads the model before it listens; two workers on two busy cores are slow
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -85,17 +89,35 @@ def seed(db: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
+    """``knotwork serve`` (the installed command, its own process) on a seeded store, until the session ends."""
     home = tmp_path_factory.mktemp("web-home")
     db = home / "web.db"
     ids = seed(db)
-    launcher = HttpLauncher(home)
+    port = free_port()
+    log = home / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([KNOTWORK, "serve", "--db", str(db), "--port", str(port)], stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, env=clean_env(home))
     try:
-        endpoint = launcher.start(db)
-        assert endpoint.base_url
-        with httpx2.Client(base_url=endpoint.base_url, timeout=30) as http:
-            yield Seeded(endpoint.base_url, http, ids)
+        deadline = time.monotonic() + STARTUP_DEADLINE_S
+        while True:
+            try:
+                socket.create_connection((HOST, port), timeout=0.5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"knotwork serve did not start on port {port}; log:\n{log.read_text(errors='replace')}")
+                time.sleep(0.1)
+        base_url = f"http://{HOST}:{port}"
+        with httpx2.Client(base_url=base_url, timeout=60) as http:
+            yield Seeded(base_url, http, ids)
     finally:
-        launcher.stop_all()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")
@@ -111,7 +133,7 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             str(profile), executable_path=chromium_path(), args=CHROMIUM_FLAGS, headless=True,
             viewport={"width": 1280, "height": 900},
         )
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(60_000)
         try:
             yield context
         finally:

@@ -150,6 +150,13 @@ def test_knowledge_graph_draws_entities_and_the_slider_goes_back_in_time(page: A
     page.wait_for_selector("#graph canvas")
     names = set(page.evaluate("window.knotworkGraph.nodes().map(n => n.data('label'))"))
     assert {"knotwork", "PostgreSQL", "Alice", "tabs"} <= names
+    # Clicking an entity shows its facts, each with the memories it came from.
+    box = page.locator("#graph").bounding_box()
+    pos = page.evaluate("window.knotworkGraph.nodes().filter(n => n.data('label') === 'knotwork')[0].renderedPosition()")
+    page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+    page.wait_for_selector("#entity ul.facts li")
+    assert "knotwork uses PostgreSQL" in page.locator("#entity").inner_text()
+    assert page.locator(f'#entity a[href="#/memory/{served.ids["postgres"]}"]').count() == 1
     # Halfway between the first fact (2025-01-10) and now, Alice's preference (2026-03-01) was not true yet.
     before = page.evaluate("window.knotworkGraph.edges().length")
     page.locator("#as-of").evaluate("el => { el.value = '1'; el.dispatchEvent(new Event('input')); }")

@@ -1,6 +1,6 @@
 // Search (POST /search) and the paged list (GET /memories): compact rows with score and age that expand.
 
-import { ApiError, Memory, api, choices, query } from "./api";
+import { ApiError, Choices, Memory, api, choices, query } from "./api";
 import { age, clear, errorBox, h, preview, select, short } from "./dom";
 
 interface Hit {
@@ -80,13 +80,21 @@ function row(m: Memory, score: number | null, explain?: Record<string, number>):
   return li;
 }
 
+type Options = [string, string][];
+const pairs = (xs: string[]): Options => xs.map((x) => [x, x]);
+const workspaceOptions = (c: Choices): Options => [["", "server default"], ["*", "every workspace"], ...pairs(c.workspaces)];
+const agentOptions = (c: Choices): Options => [["", "any partition"], ...pairs(c.agents)];
+const categoryOptions = (c: Choices): Options => [["", "any category"], ...pairs(c.categories)];
+const recipeOptions = (c: Choices): Options => c.recipes.map((r) => [r, r === c.default_recipe ? `${r} (default)` : r]);
+
+const NO_CHOICES: Choices = { workspaces: [], agents: [], categories: [], tags: [], recipes: [], default_recipe: "", link_types: [] };
+
 export async function searchView(root: HTMLElement): Promise<void> {
-  const c = await choices();
+  // The form is drawn at once; its pickers are filled when the store's choices arrive.
+  const pending = choices();
+  let c = NO_CHOICES;
   const f = state.form;
-  const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...c.workspaces.map((w) => [w, w] as [string, string])];
-  const agents: [string, string][] = [["", "any partition"], ...c.agents.map((a) => [a, a] as [string, string])];
-  const cats: [string, string][] = [["", "any category"], ...c.categories.map((x) => [x, x] as [string, string])];
-  const recipes: [string, string][] = c.recipes.map((r) => [r, r === c.default_recipe ? `${r} (default)` : r]);
+  const ws = workspaceOptions(c), agents = agentOptions(c), cats = categoryOptions(c), recipes = recipeOptions(c);
   const form = h("form", { class: "search", autocomplete: "off" },
     h("div", { class: "bar" },
       h("input", { type: "search", name: "query", placeholder: "What do you want to recall?", value: f.query ?? "", autofocus: true, "aria-label": "query" }),
@@ -108,6 +116,14 @@ export async function searchView(root: HTMLElement): Promise<void> {
   );
   const out = h("section", { id: "results" });
   clear(root, h("h1", {}, "Search"), form, out);
+  c = await pending;
+  const pick = (name: string, options: Options, value: string) =>
+    form.querySelector(`select[name=${name}]`)!.replaceWith(select(name, options, value));
+  pick("workspace", workspaceOptions(c), f.workspace ?? "");
+  pick("agent_id", agentOptions(c), f.agent_id ?? "");
+  pick("recipe", recipeOptions(c), f.recipe ?? c.default_recipe);
+  pick("category", categoryOptions(c), f.category ?? "");
+  form.querySelector("#tag-keys")!.replaceChildren(...c.tags.map((t) => h("option", { value: t })));
 
   const show = () => {
     if (state.hits === null) return;
@@ -153,9 +169,7 @@ export async function searchView(root: HTMLElement): Promise<void> {
 
 export async function listView(root: HTMLElement, params: URLSearchParams): Promise<void> {
   const c = await choices();
-  const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...c.workspaces.map((w) => [w, w] as [string, string])];
-  const agents: [string, string][] = [["", "any partition"], ...c.agents.map((a) => [a, a] as [string, string])];
-  const cats: [string, string][] = [["", "any category"], ...c.categories.map((x) => [x, x] as [string, string])];
+  const ws = workspaceOptions(c), agents = agentOptions(c), cats = categoryOptions(c);
   const form = h("form", { class: "filters" },
     h("label", {}, "workspace ", select("workspace", ws, params.get("workspace") ?? "")),
     h("label", {}, "partition ", select("agent_id", agents, params.get("agent_id") ?? "")),
