@@ -140,9 +140,17 @@ def test_memory_graph_draws_its_nodes_and_a_click_opens_one(page: Any, served: S
 
 
 def test_memory_graph_follows_type_and_direction(page: Any, served: Seeded) -> None:
-    open_view(page, served.base_url, f"/graph/{served.ids['sqlite']}?depth=1&direction=outgoing")
+    ids = served.ids
+    drawn = "window.knotworkGraph.nodes().map(n => n.id())"
+    open_view(page, served.base_url, f"/graph/{ids['sqlite']}?depth=1&type=references")
     page.wait_for_selector("#graph canvas")
-    assert set(page.evaluate("window.knotworkGraph.nodes().map(n => n.id())")) == {served.ids["sqlite"], served.ids["tabs"]}
+    assert set(page.evaluate(drawn)) == {ids["sqlite"], ids["tabs"]}
+    assert page.locator("input[name=type][value=references]").is_checked()
+    page.select_option("select[name=direction]", "incoming")
+    page.uncheck("input[name=type][value=references]")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_function(f"window.knotworkGraph && window.knotworkGraph.$id('{ids['postgres']}').length === 1")
+    assert set(page.evaluate(drawn)) == {ids["sqlite"], ids["postgres"]}
 
 
 def test_knowledge_graph_draws_entities_and_the_slider_goes_back_in_time(page: Any, served: Seeded) -> None:

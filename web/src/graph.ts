@@ -86,7 +86,7 @@ export async function memoryGraphView(root: HTMLElement, id: string, params: URL
       elements.push({ data: { id: `e${e.id}`, source: e.from, target: e.to, label: e.type } });
     }
     info.textContent = `${rel.related.length + 1} memories, ${rel.related.length} links. Click a memory to open it; drag to pan, scroll to zoom.`;
-    const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 30, animate: false } as any);
+    const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 70, animate: false } as any);
     cy.on("tap", "node", (evt) => {
       location.hash = `#/memory/${evt.target.id()}`;
     });
