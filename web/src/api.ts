@@ -82,15 +82,24 @@ export interface Choices {
   workspaces: string[];
   agents: string[];
   categories: string[];
-  tags: string[];
   recipes: string[];
   default_recipe: string;
   link_types: string[];
 }
 
 let cached: Promise<Choices> | null = null;
+let cachedTags: Promise<string[]> | null = null;
+
+/** Tag keys in use (the server reads every memory for them, so they are asked for apart and late). */
+export function tagKeys(): Promise<string[]> {
+  if (!cachedTags) cachedTags = api<{ tags: string[] }>("GET", "/ui/api/tags").then((r) => r.tags);
+  return cachedTags;
+}
 
 export function choices(refresh = false): Promise<Choices> {
-  if (!cached || refresh) cached = api<Choices>("GET", "/ui/api/choices");
+  if (!cached || refresh) {
+    cached = api<Choices>("GET", "/ui/api/choices");
+    cachedTags = null;
+  }
   return cached;
 }

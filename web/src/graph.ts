@@ -25,9 +25,9 @@ function draw(container: HTMLElement, elements: ElementDefinition[], layout: cyt
     minZoom: 0.1,
     maxZoom: 4,
     style: [
-      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": "120px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3 } },
+      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": "120px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6 } },
       { selector: "node.center", style: { width: 28, height: 28, "border-width": 3, "border-color": "#111" } },
-      { selector: "edge", style: { width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8, color: "#555", "text-rotation": "autorotate" } },
+      { selector: "edge", style: { width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8, color: "#555", "text-rotation": "autorotate", "min-zoomed-font-size": 6 } },
       { selector: "edge.invalid", style: { "line-style": "dashed" } },
       { selector: ":selected", style: { "border-width": 3, "border-color": "#f0a020" } },
     ],

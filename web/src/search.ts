@@ -1,6 +1,6 @@
 // Search (POST /search) and the paged list (GET /memories): compact rows with score and age that expand.
 
-import { ApiError, Choices, Memory, api, choices, query } from "./api";
+import { ApiError, Choices, Memory, api, choices, query, tagKeys } from "./api";
 import { age, clear, errorBox, h, preview, select, short } from "./dom";
 
 interface Hit {
@@ -87,7 +87,14 @@ const agentOptions = (c: Choices): Options => [["", "any partition"], ...pairs(c
 const categoryOptions = (c: Choices): Options => [["", "any category"], ...pairs(c.categories)];
 const recipeOptions = (c: Choices): Options => c.recipes.map((r) => [r, r === c.default_recipe ? `${r} (default)` : r]);
 
-const NO_CHOICES: Choices = { workspaces: [], agents: [], categories: [], tags: [], recipes: [], default_recipe: "", link_types: [] };
+const NO_CHOICES: Choices = { workspaces: [], agents: [], categories: [], recipes: [], default_recipe: "", link_types: [] };
+
+/** A datalist of the tag keys in use, filled when they arrive. */
+function tagList(): HTMLDataListElement {
+  const list = h("datalist", { id: "tag-keys" });
+  tagKeys().then((tags) => list.replaceChildren(...tags.map((t) => h("option", { value: t }))), () => undefined);
+  return list;
+}
 
 export async function searchView(root: HTMLElement): Promise<void> {
   // The form is drawn at once; its pickers are filled when the store's choices arrive.
@@ -106,7 +113,7 @@ export async function searchView(root: HTMLElement): Promise<void> {
       h("label", {}, "recipe ", select("recipe", recipes, f.recipe ?? c.default_recipe)),
       h("label", {}, "category ", select("category", cats, f.category ?? "")),
       h("label", {}, "tags ", h("input", { name: "tags", placeholder: "key=value, …", value: f.tags ?? "", list: "tag-keys", size: 14 })),
-      h("datalist", { id: "tag-keys" }, c.tags.map((t) => h("option", { value: t }))),
+      tagList(),
       h("label", {}, "artifact ", h("input", { name: "artifact", placeholder: "path or URL", value: f.artifact ?? "", size: 14 })),
       h("label", {}, "after ", h("input", { type: "date", name: "created_after", value: f.created_after ?? "" })),
       h("label", {}, "before ", h("input", { type: "date", name: "created_before", value: f.created_before ?? "" })),
@@ -123,7 +130,6 @@ export async function searchView(root: HTMLElement): Promise<void> {
   pick("agent_id", agentOptions(c), f.agent_id ?? "");
   pick("recipe", recipeOptions(c), f.recipe ?? c.default_recipe);
   pick("category", categoryOptions(c), f.category ?? "");
-  form.querySelector("#tag-keys")!.replaceChildren(...c.tags.map((t) => h("option", { value: t })));
 
   const show = () => {
     if (state.hits === null) return;
@@ -175,7 +181,7 @@ export async function listView(root: HTMLElement, params: URLSearchParams): Prom
     h("label", {}, "partition ", select("agent_id", agents, params.get("agent_id") ?? "")),
     h("label", {}, "category ", select("category", cats, params.get("category") ?? "")),
     h("label", {}, "tag ", h("input", { name: "tag", placeholder: "key or key=value", value: params.get("tag") ?? "", list: "tag-keys", size: 14 })),
-    h("datalist", { id: "tag-keys" }, c.tags.map((t) => h("option", { value: t }))),
+    tagList(),
     h("label", {}, "since ", h("input", { type: "date", name: "since", value: params.get("since") ?? "" })),
     h("label", {}, "until ", h("input", { type: "date", name: "until", value: params.get("until") ?? "" })),
     h("button", { type: "submit" }, "Show"),

@@ -30,12 +30,11 @@ TOP_KEYS = 8  # series per chart; the rest are summed under "other"
 
 @dataclass(frozen=True, slots=True)
 class Choices:
-    """What the UI's pickers offer: workspaces, partitions, categories, tags, recipes, link types."""
+    """What the UI's pickers offer: workspaces, partitions, categories, recipes, link types."""
 
     workspaces: list[str]
     agents: list[str]
     categories: list[str]
-    tags: list[str]
     recipes: list[str]
     default_recipe: str
     link_types: list[str]
@@ -118,18 +117,22 @@ class MemoryKnowledge:
 
 def choices(mem: Knotwork) -> Choices:
     store = mem.store
-    tags: Counter[str] = Counter()
-    for m in store.iter_memories():
-        tags.update(m.tags.keys())
     return Choices(
         workspaces=sorted(k for k in store.count_memories_by("workspace") if k),
         agents=sorted(k for k in store.count_memories_by("agent_id") if k),
         categories=sorted(k for k in store.count_memories_by("category") if k),
-        tags=[k for k, _ in tags.most_common(200)],
         recipes=sorted(RECIPES),
         default_recipe=DEFAULT_RECIPE,
         link_types=list(LINK_TYPES),
     )
+
+
+def tag_keys(mem: Knotwork, limit: int = 200) -> list[str]:
+    """The tag keys memories carry, most used first (reads every memory: the UI asks for it apart)."""
+    tags: Counter[str] = Counter()
+    for m in mem.store.iter_memories():
+        tags.update(m.tags.keys())
+    return [k for k, _ in tags.most_common(rules.limit(limit))]
 
 
 def activity(mem: Knotwork, bucket: str = "month") -> Activity:

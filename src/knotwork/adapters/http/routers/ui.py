@@ -33,9 +33,14 @@ def index() -> Response:
     return FileResponse(INDEX, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/ui/api/choices", summary="What the UI's pickers offer: workspaces, partitions, categories, tags, recipes, link types")
+@router.get("/ui/api/choices", summary="What the UI's pickers offer: workspaces, partitions, categories, recipes, link types")
 def choices(mem: Mem, reply: Reply) -> Response:
     return reply("ui_choices", browse.choices(mem))
+
+
+@router.get("/ui/api/tags", summary="Tag keys in use, most used first")
+def tags(mem: Mem, reply: Reply, limit: int = 200) -> Response:
+    return reply("ui_tags", {"tags": browse.tag_keys(mem, limit)})
 
 
 @router.get("/ui/api/activity", summary="Memories created per day, month or year, by workspace, category, partition and tag")
