@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -206,7 +205,6 @@ def knowledge(mem: Knotwork, workspace: str | None = None, as_of: str | None = N
     ``limit`` entities, those of the largest communities first, with the facts between them true then."""
     size = rules.limit(limit, 2000)
     at = parse_time(as_of, "as_of") if as_of else now()
-    assert isinstance(at, datetime)
     scope = rules.scope(workspace)
     mem.knowledge.list_communities(workspace, None, 1)  # recompute the communities whose facts changed
     store = mem.store
