@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import Seeded, open_view
+from knotwork import Knotwork
+from tests.adapters._http import serving
+
+from .conftest import ARTIFACTS, Seeded, open_view
 
 
 def ready(page: Any, view: str) -> None:
@@ -186,3 +189,24 @@ def test_dashboard_draws_counts_and_charts(page: Any, served: Seeded) -> None:
     assert "bulk" in page.locator('[data-chart="by workspace"] .legend').inner_text()
     search_row = page.locator("#latency tr", has_text="search").inner_text()
     assert " ms" in search_row
+
+
+def test_a_server_with_a_token_asks_for_it_once_and_then_answers(browser_context: Any, mem: Knotwork) -> None:
+    mem.add("Only the token holder may read this.", workspace="w")
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept("s3cret")
+
+    with serving(mem, api_token="s3cret") as http:
+        tab = browser_context.new_page()
+        try:
+            tab.on("dialog", answer)
+            open_view(tab, str(http.base_url).rstrip("/"), "/list?workspace=w")
+            assert "Only the token holder may read this." in tab.locator("ul.hits").inner_text()
+            assert len(asked) == 1 and "token" in asked[0]
+            ARTIFACTS.mkdir(exist_ok=True)
+            tab.screenshot(path=str(ARTIFACTS / "token-list.png"))
+        finally:
+            tab.close()
