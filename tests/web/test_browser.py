@@ -74,6 +74,13 @@ def test_memory_page_shows_fields_links_relations_and_facts(page: Any, served: S
     assert "similar" in page.locator("dl.meta").inner_text()
 
 
+def test_a_memory_that_does_not_exist_shows_the_apis_message(page: Any, served: Seeded) -> None:
+    missing = "01ZZZZZZZZZZZZZZZZZZZZZZZZ"
+    expected = served.http.get(f"/memories/{missing}").json()["error"]["message"]
+    open_view(page, served.base_url, f"/memory/{missing}")
+    assert page.locator(".error").inner_text() == expected
+
+
 def test_edit_is_confirmed_saved_and_diffed(page: Any, served: Seeded) -> None:
     mid = served.add("The cache expires after ten minutes.", category="fact")
     open_view(page, served.base_url, f"/memory/{mid}")
