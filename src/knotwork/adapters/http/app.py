@@ -43,8 +43,13 @@ def is_loopback(host: str) -> bool:
 
 
 # The web UI's page and built files hold no data: a browser must load them to be asked for the token.
-OPEN_PATHS = ("/", "/favicon.ico")
+OPEN_PATHS = ("/",)
 OPEN_PREFIX = "/ui/static/"
+
+
+def _ui_shell(scope: Scope) -> bool:
+    path = scope.get("path", "")
+    return scope["method"] in ("GET", "HEAD") and (path in OPEN_PATHS or path.startswith(OPEN_PREFIX))
 
 
 class BearerToken:
@@ -56,9 +61,7 @@ class BearerToken:
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        shell = scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and (path in OPEN_PATHS or path.startswith(OPEN_PREFIX))
-        if scope["type"] == "http" and not shell:
+        if scope["type"] == "http" and not _ui_shell(scope):
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
                 body = json.dumps(errors.error_body("unauthorized", "missing or wrong bearer token")).encode()

@@ -70,6 +70,7 @@ class BrowserGuard:
                 return
             kind = headers.get("content-type", "").split(";")[0].strip().lower()
             if kind in FORM_TYPES:
-                await _refuse(send, 415, "unsupported_media_type", f"write refused: send JSON (Content-Type: application/json), not {kind}")
+                message = f"write refused: send JSON (Content-Type: application/json), not {kind}"
+                await _refuse(send, 415, "unsupported_media_type", message)
                 return
         await self.app(scope, receive, send)
