@@ -29,8 +29,8 @@ from knotwork.search.recipes import RECIPES, Recipe, step  # noqa: E402
 
 def variant(text: str) -> tuple[str, Recipe]:
     name, _, expr = text.partition("=")
-    if not expr:
-        return name, RECIPES[name]
+    if not expr or expr in RECIPES:
+        return name, RECIPES[expr or name]
     return name, eval(expr, {"Recipe": Recipe, "step": step, "RECIPES": RECIPES, "replace": replace})  # noqa: S307
 
 

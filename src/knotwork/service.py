@@ -430,7 +430,7 @@ class Knotwork:
 
         ``recipe`` names the sources, fusion and rerankers (default
         ``memory_hybrid``: BM25 and vectors, each on an absolute scale,
-        averaged, so ``hit.score`` is a relevance in [0, 1] that means the
+        in a weighted mean, so ``hit.score`` is a relevance in [0, 1] that means the
         same in every query); ``center`` is a memory
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.

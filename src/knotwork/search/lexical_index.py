@@ -19,16 +19,15 @@ in [0, 1] that mean the same for every query and store, so fusion and
 ``min_score`` can rely on them:
 
 - ``relevance``: the score over the most any document could score for the
-  query (every term, ``idf·(k1+1)``; Lucene's non-negative idf), the
-  theoretical min-max of Bruch et al., "An Analysis of Fusion Functions for
-  Hybrid Retrieval" (2023). It orders documents as BM25 does.
+  query (every term, ``idf·(k1+1)``), the theoretical min-max of Bruch et
+  al., "An Analysis of Fusion Functions for Hybrid Retrieval" (2023). It
+  orders documents as BM25 does; the default fusion uses this one.
 - ``coverage``: the score over what *this* document would score holding every
   query term once — the share of the query's information (idf) the document
-  holds, with a bonus for repeats, at most 1. A rare exact token ("2581",
-  "mk17") carries most of a question's idf, so the one memory holding it
-  stands out however long it is; the default fusion uses this one
-  (bench/RESULTS.md: on codemem's identifier questions 0.82 recall@5 against
-  0.64 with ``relevance`` at equal weights).
+  holds, with a bonus for repeats, at most 1 (``Recipe.lexical_scale =
+  "coverage"``). Measured, not the default: it saturates on long memories
+  that hold every common word of a question (LongMemEval session recall@5
+  0.726 against 0.818; bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -46,6 +45,17 @@ from knotwork.search.lexical import analyze
 
 K1 = 1.2
 B = 0.75
+
+
+def IDF(n: int, df: int) -> float:  # noqa: N802
+    """Robertson-Sparck Jones idf with FTS5's floor: a term in over half the documents counts for (almost) nothing.
+
+    Lucene's always-positive ``log(1 + …)`` let "I", "the", "my" add up in chat
+    turns: LongMemEval session recall@5 0.814 against 0.818 with this one
+    (bench/RESULTS.md). The floor is FTS5's: in a store of a few memories a term
+    they all hold may be all a query has, and it still finds them.
+    """
+    return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +260,7 @@ class LexicalIndex:
             best = 0.0
             for per_scope in found:
                 df = sum(int(s.alive[p[0]].sum()) for s, p in zip(scopes, per_scope) if p is not None)
-                idf = math.log(1 + (live - df + 0.5) / (df + 0.5))
+                idf = IDF(live, df)
                 best += idf * (K1 + 1)
                 for score, norm, p in zip(scores, norms, per_scope):
                     if p is not None:
