@@ -110,7 +110,7 @@ def test_add_memory_reports_the_decision_over_mcp(tmp_path: Path) -> None:
     assert forced.startswith("✓ Stored")
     assert "✗ Store failed: ttl:" in bad
     hits = [line for line in shared.splitlines() if not line.startswith("  ")]  # relation lines may name the retired one
-    assert len(hits) == 1 and "3.12" in hits[0]
+    assert "3.12" in hits[0] and not any("3.11" in line for line in hits)  # the superseded one is retired
     assert count == 3
 
 

@@ -21,7 +21,7 @@ WORDS = "alpha beta gamma delta epsilon zeta theta iota kappa lambda deploy retr
 
 
 def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> list[tuple[str, float, float, float]]:
-    """BM25 (Robertson idf, floored at 1e-6 as FTS5 does) over every memory in the file that ``workspace`` can see, from scratch."""
+    """BM25 (Lucene idf) over every memory in the file that ``workspace`` can see, from scratch."""
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT id, workspace, content FROM memories").fetchall()
     conn.close()
@@ -29,7 +29,8 @@ def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> 
     if not docs:
         return []
     avgdl = sum(sum(c.values()) for _, c in docs) / len(docs)
-    idf = {t: max(1e-6, math.log((len(docs) - (df := sum(t in c for _, c in docs)) + 0.5) / (df + 0.5))) for t in terms}
+    dfs = {t: sum(t in c for _, c in docs) for t in terms}
+    idf = {t: math.log(1 + (len(docs) - dfs[t] + 0.5) / (dfs[t] + 0.5)) for t in terms}
     best = sum(idf.values()) * (K1 + 1)
     out = []
     for mid, c in docs:
