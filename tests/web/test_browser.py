@@ -40,6 +40,7 @@ def test_search_filters_by_category(page: Any, served: Seeded) -> None:
     open_view(page, served.base_url, "/search")
     page.fill("input[name=query]", "default embedded store, tabs in the Makefile")
     page.select_option("select[name=workspace]", "proj")
+    page.select_option("select[name=agent_id]", "*")  # the tabs memory is in alice's partition, not the shared pool
     page.click("form.search button[type=submit]")
     page.wait_for_selector("#result-count")
     shown = page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)")

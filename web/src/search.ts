@@ -83,7 +83,7 @@ function row(m: Memory, score: number | null, explain?: Record<string, number>):
 type Options = [string, string][];
 const pairs = (xs: string[]): Options => xs.map((x) => [x, x]);
 const workspaceOptions = (c: Choices): Options => [["", "server default"], ["*", "every workspace"], ...pairs(c.workspaces)];
-const agentOptions = (c: Choices): Options => [["", "any partition"], ...pairs(c.agents)];
+const agentOptions = (c: Choices): Options => [["", "shared pool"], ["*", "every partition"], ...pairs(c.agents)];
 const categoryOptions = (c: Choices): Options => [["", "any category"], ...pairs(c.categories)];
 const recipeOptions = (c: Choices): Options => c.recipes.map((r) => [r, r === c.default_recipe ? `${r} (default)` : r]);
 
