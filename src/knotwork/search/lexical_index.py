@@ -269,33 +269,26 @@ class LexicalIndex:
                     if p is not None:
                         slots, tf = p
                         score[slots] += idf * tf * (K1 + 1) / (tf + norm[slots])
-            total_idf = best / (K1 + 1)
-            return self._top(scopes, scores, norms, k, best, total_idf)
+            return self._top(scopes, scores, norms, k, best)
 
     @staticmethod
-    def _top(scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], k: int, best: float, total_idf: float) -> list[LexicalHit]:
+    def _top(scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
+        """The ``k`` best scores of the visible scopes as hits; ``best`` is the most any document could score."""
         flat = np.concatenate([np.where(s.alive, sc, 0) for s, sc in zip(scopes, scores)])
-        # what each document would score with every query term once, at its own length
-        whole = np.concatenate(norms)
-        whole = total_idf * (K1 + 1) / (1 + whole)
-        owners = [(s, len(s.ids)) for s in scopes]
-        hits = int(np.count_nonzero(flat))
-        take = min(k, hits)
-        if not take:
+        take = min(k, int(np.count_nonzero(flat)))
+        if not take or best <= 0:
             return []
         top = np.argpartition(-flat, take - 1)[:take] if take < len(flat) else np.arange(len(flat))
         top = top[np.argsort(-flat[top], kind="stable")]
+        ends = np.cumsum([len(s.ids) for s in scopes])
         out: list[LexicalHit] = []
         for at in top.tolist():
             value = float(flat[at])
             if value <= 0:
                 break
-            offset = 0
-            for scope, size in owners:
-                if at < size:
-                    cover = min(1.0, value / float(whole[at + offset])) if best > 0 else 0.0
-                    out.append(LexicalHit(scope.ids[at], value, min(1.0, value / best) if best > 0 else 0.0, cover))
-                    break
-                at -= size
-                offset += size
+            i = int(np.searchsorted(ends, at, side="right"))
+            slot = at - (int(ends[i - 1]) if i else 0)
+            # what this document would score holding every query term once, at its own length
+            whole = best / (1 + float(norms[i][slot]))
+            out.append(LexicalHit(scopes[i].ids[slot], value, min(1.0, value / best), min(1.0, value / whole)))
         return out
