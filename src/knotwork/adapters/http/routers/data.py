@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from knotwork.adapters.http.common import Format, Mem, Reply
+from knotwork.domain import rules
 from knotwork.errors import InvalidInput
+from knotwork.limits import JSON_DEPTH, MAX_IMPORT_RECORDS
 
 router = APIRouter(tags=["data"])
 
@@ -25,25 +27,37 @@ def export(mem: Mem) -> StreamingResponse:
     return StreamingResponse(lines(), media_type="application/x-ndjson")
 
 
+def _json(text: str, where: str) -> Any:
+    """One JSON value; records nest a few levels (an array of them, a record, its history, a version) above
+    metadata's ``JSON_DEPTH``, and no deeper."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(where, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise InvalidInput(where, f"is nested more than {JSON_DEPTH} levels deep") from None
+    if rules.json_depth(value, JSON_DEPTH + 4) > JSON_DEPTH + 4:
+        raise InvalidInput(where, f"is nested more than {JSON_DEPTH} levels deep")
+    return value
+
+
 def parse_records(raw: bytes) -> list[Any]:
-    """An export body: JSON lines, or one JSON array of records."""
+    """An export body: JSON lines, or one JSON array of records; at most ``MAX_IMPORT_RECORDS``."""
     try:
         body = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput("body", f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     if body.lstrip().startswith("["):
-        try:
-            records = json.loads(body)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput("body", f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
-        return records
-    records = []
-    for number, line in enumerate(body.splitlines(), 1):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
+        records = _json(body, "body")
+        if not isinstance(records, list):
+            raise InvalidInput("body", "expected a JSON array of records, or JSON lines")
+    else:
+        lines = [(number, line) for number, line in enumerate(body.splitlines(), 1) if line.strip()]
+        if len(lines) > MAX_IMPORT_RECORDS:
+            raise InvalidInput("body", f"{len(lines):,} records; at most {MAX_IMPORT_RECORDS:,} per request (import the rest in more)")
+        records = [_json(line, f"line {number}") for number, line in lines]
+    if len(records) > MAX_IMPORT_RECORDS:
+        raise InvalidInput("body", f"{len(records):,} records; at most {MAX_IMPORT_RECORDS:,} per request (import the rest in more)")
     return records
 
 
