@@ -32,8 +32,8 @@ def content(value: Any, max_bytes: int) -> str:
     """Memory text: a non-blank string of at most ``max_bytes`` UTF-8 bytes, trimmed."""
     if not isinstance(value, str):
         raise InvalidInput("content", f"expected text, got {type(value).__name__}")
-    if len(value) > max_bytes:  # each character is at least one byte: refused before any work
-        raise InvalidInput("content", f"is over {max_bytes} bytes ({len(value):,} characters); the limit is {max_bytes} bytes")
+    if len(value) > 2 * max_bytes:  # far over, whatever trimming would take off: refused before any work
+        raise InvalidInput("content", f"is {len(value)} characters; the limit is {max_bytes} bytes")
     text = unicodedata.normalize("NFC", value).strip()
     if not text:
         raise InvalidInput("content", "is empty; a memory needs some text")
