@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from knotwork.app import open as open_store
 from knotwork.config import Settings
+from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
 from knotwork.errors import InvalidInput
@@ -327,10 +328,7 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
         raise InvalidInput("file", f"{file} does not exist")
     records = []
     for number, line in _read_jsonl(file):
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
+        records.append(rules.export_json(line, f"line {number}"))
     with _progress(len(records), "import", progress) as bar:
         report = mem.import_records(records, on_progress=bar.update)
     return _answer(mem, "import", report, fmt)

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, Field, ValidationError
 
-from knotwork.adapters import mcp_knowledge
+from knotwork.adapters import mcp_knowledge, mcp_stdio
 from knotwork.errors import KnotworkError, quote
 from knotwork.limits import ERRORS_SHOWN
 from knotwork.render import render
@@ -127,6 +127,11 @@ class KnotworkServer(MCPServer):
                 raise
             known = [list(t.input_schema.get("properties", {})) for t in await self.list_tools() if t.name == name]
             raise ToolError(argument_errors(name, exc.__cause__, known[0] if known else [])) from exc.__cause__
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, with every malformed message answered (:mod:`.mcp_stdio`); the low-level
+        server is the SDK's own, which its ``run_stdio_async`` runs the same way."""
+        await mcp_stdio.serve(self._lowlevel_server)
 
     async def list_tools(self) -> list[Any]:
         tools = await super().list_tools()

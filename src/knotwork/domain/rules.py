@@ -286,6 +286,20 @@ def _utf8(text: str, field: str) -> bytes:
         raise InvalidInput(field, f"is not valid Unicode: lone surrogate {text[exc.start]!r} at position {exc.start}") from None
 
 
+def export_json(text: str, field: str) -> Any:
+    """One JSON value of an export (a record, or an array of them), never deeper than records go: an array,
+    a record, its history, a version, then metadata's ``JSON_DEPTH``. Deeper text is refused, not a crash."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(field, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise InvalidInput(field, f"is nested more than {JSON_DEPTH} levels deep") from None
+    if json_depth(value, JSON_DEPTH + 4) > JSON_DEPTH + 4:
+        raise InvalidInput(field, f"is nested more than {JSON_DEPTH} levels deep")
+    return value
+
+
 def json_depth(value: Any, stop: int) -> int:
     """How deeply ``value``'s dicts and lists nest (a scalar is 0), counting no further than ``stop + 1``.
 

@@ -21,6 +21,7 @@ from knotwork.adapters.http import errors
 from knotwork.adapters.http.guard import BodyLimit, BrowserGuard
 from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools, ui
 from knotwork.adapters.http.timing import SearchTimer
+from knotwork.errors import InvalidInput
 from knotwork.limits import REQUEST_BYTES
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
@@ -101,6 +102,9 @@ def create_app(
     from fastapi.staticfiles import StaticFiles
 
     from knotwork import __version__
+
+    if api_token and (not api_token.strip() or api_token != api_token.strip()):
+        raise InvalidInput("KNOTWORK_API_TOKEN", "is blank or has spaces around it; give the exact text clients will send")
 
     mcp_routes: list[Any] = []
     if mcp_server is not None:

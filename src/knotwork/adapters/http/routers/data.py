@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from knotwork.adapters.http.common import Format, Mem, Reply
 from knotwork.domain import rules
 from knotwork.errors import InvalidInput
-from knotwork.limits import JSON_DEPTH, MAX_IMPORT_RECORDS
+from knotwork.limits import MAX_IMPORT_RECORDS
 
 router = APIRouter(tags=["data"])
 
@@ -28,17 +28,7 @@ def export(mem: Mem) -> StreamingResponse:
 
 
 def _json(text: str, where: str) -> Any:
-    """One JSON value; records nest a few levels (an array of them, a record, its history, a version) above
-    metadata's ``JSON_DEPTH``, and no deeper."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(where, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
-    except RecursionError:
-        raise InvalidInput(where, f"is nested more than {JSON_DEPTH} levels deep") from None
-    if rules.json_depth(value, JSON_DEPTH + 4) > JSON_DEPTH + 4:
-        raise InvalidInput(where, f"is nested more than {JSON_DEPTH} levels deep")
-    return value
+    return rules.export_json(text, where)
 
 
 def parse_records(raw: bytes) -> list[Any]:
