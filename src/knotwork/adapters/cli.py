@@ -60,6 +60,8 @@ def _json_option(value: str | None, field: str) -> Any:
         return json.loads(value)
     except json.JSONDecodeError as exc:
         raise InvalidInput(field, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise InvalidInput(field, "is nested too deeply") from None
 
 
 def _content(value: str) -> str:
