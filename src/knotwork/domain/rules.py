@@ -125,7 +125,7 @@ def expiry(expires_at: datetime | None, time_to_live: Any, start: datetime) -> d
 
 def threshold(value: Any, field: str = "threshold") -> float:
     """A similarity threshold: a number from 0.5 to 1 (below 0.5, unrelated texts would count as duplicates)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
         raise InvalidInput(field, f"expected a number from 0.5 to 1, got {quote(value)}")
     if not 0.5 <= value <= 1.0:
         raise InvalidInput(field, f"must be from 0.5 to 1, got {quote(value)}")
@@ -143,7 +143,7 @@ def _tag_value(key: str, value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float) and math.isfinite(value):
+    if isinstance(value, int | float) and _finite(value) and abs(value) < 10**TAG_VALUE_CHARS:
         return str(value)
     if not isinstance(value, str):
         raise InvalidInput("tags", f"value of {quote(key)} must be text or a number, got {type(value).__name__}")
@@ -241,7 +241,7 @@ def importance(value: Any) -> float:
         return DEFAULT_IMPORTANCE
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInput("importance", f"expected a number from 0 to 1, got {quote(value)}")
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+    if not _finite(value) or not 0.0 <= value <= 1.0:
         raise InvalidInput("importance", f"must be between 0 and 1, got {quote(value)}")
     return float(value)
 
@@ -298,6 +298,14 @@ def export_json(text: str, field: str) -> Any:
     if json_depth(value, JSON_DEPTH + 4) > JSON_DEPTH + 4:
         raise InvalidInput(field, f"is nested more than {JSON_DEPTH} levels deep")
     return value
+
+
+def _finite(value: int | float) -> bool:
+    """A number a float can hold (an int past 1e308 is not: ``math.isfinite`` raises on it)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def json_depth(value: Any, stop: int) -> int:
