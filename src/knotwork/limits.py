@@ -32,6 +32,7 @@ MAX_IMPORT_RECORDS = 10_000  # records in one POST /import
 # -- the doors ------------------------------------------------------------------------
 REQUEST_BYTES = 32 * 1024 * 1024  # an HTTP request body (413 above it)
 MCP_MESSAGE_BYTES = 4 * 1024 * 1024  # one MCP message on stdio (one line)
+URI_CHARS = 1024  # an MCP resource URI
 # -- errors ------------------------------------------------------------------------------
 QUOTE_CHARS = 100  # characters of an offending value an error quotes
 ERRORS_SHOWN = 5  # problems an error lists before "and N more"

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 import knotwork
 from knotwork import Settings
@@ -96,6 +97,19 @@ def test_huge_values_get_short_errors(shared: Session, tool: str, args: dict[str
     message = shared.run(lambda client: err(client, tool, args))
     assert len(message) <= MAX_ERROR_CHARS, f"{len(message)} characters: {message[:200]}"
     assert count(shared.db) == before
+
+
+def test_a_long_tool_name_or_resource_uri_is_not_echoed(shared: Session) -> None:
+    message = shared.run(lambda client: err(client, "x" * 1_000_000, {}))
+    assert message.startswith("Unknown tool: xxx") and len(message) <= MAX_ERROR_CHARS
+
+    async def read(client: Client) -> str:
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("memory://graph/" + "A" * 1_000_000)
+        return str(caught.value)
+
+    message = shared.run(read)
+    assert "uri" in message and "1,000,015 characters" in message and len(message) <= MAX_ERROR_CHARS
 
 
 # -- raw lines -------------------------------------------------------------------------------------

@@ -16,12 +16,15 @@ from typing import Annotated, Any, Literal
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ToolAnnotations
 from pydantic import ConfigDict, Field, ValidationError
 
 from knotwork.adapters import mcp_knowledge, mcp_stdio
 from knotwork.errors import KnotworkError, quote
-from knotwork.limits import ERRORS_SHOWN
+from knotwork.limits import ERRORS_SHOWN, QUOTE_CHARS, URI_CHARS
+
+MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
@@ -124,9 +127,18 @@ class KnotworkServer(MCPServer):
         except ToolError as exc:
             # The SDK's message for rejected arguments is pydantic's multi-line report; say it in one line.
             if type(exc) is not ToolError or not isinstance(exc.__cause__, ValidationError):
+                if len(str(exc)) > MESSAGE_CHARS:  # "Unknown tool: <name>" echoes a name of any length
+                    raise type(exc)(f"{str(exc)[:MESSAGE_CHARS]}… ({len(str(exc)):,} characters)") from exc.__cause__
                 raise
             known = [list(t.input_schema.get("properties", {})) for t in await self.list_tools() if t.name == name]
             raise ToolError(argument_errors(name, exc.__cause__, known[0] if known else [])) from exc.__cause__
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        # The SDK answers a failed read with the URI quoted whole in the error's data; a long one is refused
+        # here instead, as a protocol error the SDK passes on as it is.
+        if len(str(uri)) > URI_CHARS:
+            raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS}")
+        return await super().read_resource(uri, context)
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio serving, with every malformed message answered (:mod:`.mcp_stdio`); the low-level
@@ -149,9 +161,12 @@ def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
     still validated against the full model, so an explicit null stays accepted. What JSON Schema
     implies anyway goes too: ``additionalProperties: true`` (the default) and the ``type`` of a
     string ``enum`` (its values say it); and ``format``'s default, compact (every tool's answer
-    unless json is asked for, as the server instructions say).
+    unless json is asked for, as the server instructions say). The top level's ``additionalProperties:
+    false`` (:func:`strict_arguments`) goes as well: the server refuses an unknown argument whatever the
+    schema says, and on 22 tools the keyword cost 110 tokens of every turn's context (bench/tokens.py),
+    to tell a model what it does anyway, send only the listed arguments.
     """
-    out = {k: v for k, v in schema.items() if k != "title"}
+    out = {k: v for k, v in schema.items() if k not in ("title", "additionalProperties")}
     props = {}
     for name, prop in schema.get("properties", {}).items():
         prop = {k: v for k, v in prop.items() if k != "title"}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain import rules
 from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
 from knotwork.domain.temporal import now, to_text
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 from knotwork.hygiene import consolidate as rules_c
 from knotwork.hygiene.instructions import Instructions
 from knotwork.search.lexical import query_terms
@@ -84,9 +84,9 @@ class Hygiene:
     # -- add --------------------------------------------------------------------
     def add(self, draft: Memory, graph: GraphInput, *, consolidate: bool, force: bool) -> Memory:
         if not isinstance(consolidate, bool):
-            raise InvalidInput("consolidate", f"must be true or false, got {consolidate!r}")
+            raise InvalidInput("consolidate", f"must be true or false, got {quote(consolidate)}")
         if not isinstance(force, bool):
-            raise InvalidInput("force", f"must be true or false, got {force!r}")
+            raise InvalidInput("force", f"must be true or false, got {quote(force)}")
         mem = self.mem
         if not force:
             reason = self.instructions.ignore_reason(draft.content, draft.category)
