@@ -19,7 +19,10 @@ from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
 from knotwork.domain.temporal import now, to_text
 from knotwork.errors import InvalidInput
 from knotwork.hygiene import consolidate as rules_c
+from knotwork.hygiene import judge
+from knotwork.hygiene.judge import ConsolidationJudge
 from knotwork.hygiene.instructions import Instructions
+from knotwork.knowledge.llm import ChatEndpoint
 from knotwork.search.lexical import query_terms
 
 if TYPE_CHECKING:
@@ -80,6 +83,15 @@ class Hygiene:
         self.mem = mem
         self.store = mem.store
         self.instructions = instructions
+        settings = mem.settings
+        self.judge = (
+            ConsolidationJudge(
+                ChatEndpoint(settings.kg_llm_url, settings.kg_llm_model, settings.kg_llm_api_key, settings.consolidation_llm_timeout),
+                instructions.prose(),
+            )
+            if settings.kg_llm_url and settings.consolidation_llm
+            else None
+        )
 
     # -- add --------------------------------------------------------------------
     def add(self, draft: Memory, graph: GraphInput, *, consolidate: bool, force: bool) -> Memory:
@@ -166,6 +178,10 @@ class Hygiene:
                     found.append((f"#{j}", drafts[j].content, score))
             found.sort(key=lambda c: -c[2])
             decision = rules_c.decide(draft.content, found[:CANDIDATES])
+            if self.judge is not None and judge.unclear(decision, found):
+                ruled = self.judge.decide(draft.content, found)
+                self.store.bump_counter("consolidation_llm_asked" if ruled else "consolidation_llm_failed")
+                decision = ruled or decision
             if decision.kind == "UPDATE" and (graphs[i].entities or graphs[i].facts):
                 continue  # the caller's entities and facts need a memory of their own to rest on: ADD
             if decision.kind != "ADD":
