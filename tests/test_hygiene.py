@@ -255,6 +255,12 @@ def test_ignored_adds_store_nothing_and_say_why(hmem: Knotwork, text: str, reaso
     assert hmem.stats().health["ignored_adds"] == 1
 
 
+def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None:
+    kept = hmem.add("Is it safe to use tea tree oil on my scalp as a treatment for dandruff?", workspace="w")
+    assert kept.decision == "ADD"
+    assert hmem.add("Is it safe to use tea tree oil as a treatment for dandruff?", workspace="v").decision == "IGNORE"
+
+
 def test_decisions_and_explicit_categories_are_kept_despite_hedges(hmem: Knotwork) -> None:
     kept = [
         hmem.add("We decided to pin numpy because 2.0 might break the wheels"),
