@@ -72,6 +72,14 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="Seconds between queue checks of the extraction worker in `knotwork serve`."
     )
     # -- hygiene -------------------------------------------------------------------
+    consolidation_llm: bool = Field(
+        default=True,
+        description="With kg_llm_url set, ask that LLM about the consolidation cases the offline rules leave unclear "
+        "(an ADD at cosine >= 0.80 to a stored memory); without it, or when it fails, the rules decide.",
+    )
+    consolidation_llm_timeout: float = Field(
+        default=20.0, gt=0, description="Seconds an add waits for the LLM's consolidation answer before the rules decide."
+    )
     prune_interval: float = Field(
         default=3600.0, gt=0, description="Seconds between the prunes `knotwork serve` runs (expired memories, extra snapshots)."
     )

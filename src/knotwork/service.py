@@ -224,11 +224,15 @@ class Knotwork:
         )
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
-    def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
+    def add_many(
+        self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False
+    ) -> list[Memory]:
         """Store many memories in one transaction: all are validated first, then all land or none.
 
-        A bulk load stores what it is given: exact duplicates are kept once, but no consolidation, no
-        store/ignore rules and no snapshot replacement run (``prune_snapshots`` tidies snapshots after).
+        Each item is decided as :meth:`add` decides (store/ignore rules, exact duplicates, consolidation
+        against the store and the items before it, snapshots of a key); one answer per item, in order,
+        with its ``decision``. A bulk load of data that must go in as it is passes ``consolidate=False``
+        (exact duplicates are still stored once) and ``force=True`` (no store/ignore rules).
         """
         drafts: list[Memory] = []
         graphs: list[GraphInput] = []
@@ -245,7 +249,7 @@ class Knotwork:
                 drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return self._insert(drafts, graphs)
+        return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
         """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
