@@ -43,7 +43,7 @@ class InvalidInput(KnotworkError, ValueError):
 
     def __init__(self, field: str, problem: str) -> None:
         # Callers quote values through quote(); this bound holds whatever a message interpolated.
-        self.field = _bounded(field, QUOTE_CHARS)
+        self.field = _bounded(field, 4 * QUOTE_CHARS)
         self.problem = _bounded(problem, 4 * QUOTE_CHARS)
         super().__init__(f"{self.field}: {self.problem}")
 

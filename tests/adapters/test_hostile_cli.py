@@ -58,3 +58,11 @@ def test_refused_with_exit_2_and_one_short_line(
     assert lines[0].startswith(f"error: {named}"), lines[0]
     with knotwork.open(db, settings=Settings(embedder="none")) as mem:
         assert [(m.id, m.version) for m in mem.list(workspace="*", agent_id="*")] == [(kept.id, 1)]
+
+
+def test_serve_refuses_a_blank_token(run_cli: Callable[..., subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    result = run_cli("serve", "--db", str(tmp_path / "serve.db"), "--port", "1", env={**NO_MODEL, "KNOTWORK_API_TOKEN": " "})
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines() == [
+        "error: KNOTWORK_API_TOKEN: is blank or has spaces around it; give the exact text clients will send"
+    ]
