@@ -122,7 +122,7 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-TEXTS = st.text(max_size=300) | st.sampled_from(["2026-01-03", "2026-01-03T10:00:00Z", "7d", "decision", "k=v", "  "])
+TEXTS = st.text(max_size=300) | st.sampled_from(["2026-01-03", "2026-01-03T10:00:00Z", "7d", "decision", "k=v", "  ", "a\ud800"])
 FIELDS = ["workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
           "expires_at", "ttl"]
 CHANGES = ["content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"]

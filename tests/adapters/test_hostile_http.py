@@ -141,6 +141,24 @@ class TestRefusedBeforeAnyWork:
         assert "before valid_at" in message
 
 
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ('{"content": "x", "artifacts": ["a\\ud800"]}', "artifacts"),
+        ('{"content": "x", "evidence": ["\\udfff"]}', "evidence"),
+        ('{"content": "x", "tags": {"k": "\\ud800"}}', "tags"),
+        ('{"content": "x", "metadata": {"\\ud800": 1}}', "metadata"),
+        ('{"content": "x", "facts": [{"subject": "a", "predicate": "uses", "object": "\\ud800"}]}', "facts[0].object"),
+        ('{"content": "a\\ud800b"}', "content"),
+    ],
+)
+def test_a_lone_surrogate_is_a_400_not_a_500(http: httpx2.Client, body: str, field: str) -> None:
+    """JSON may escape half a surrogate pair; Python's parser lets it through, UTF-8 cannot hold it."""
+    message = refused(http.post("/memories", content=body, headers={"content-type": "application/json"}), 400, field)
+    assert "lone surrogate" in message
+
+
 def test_the_spec_lists_error_answers_compact_text_and_ranges(http: httpx2.Client) -> None:
     spec = http.get("/openapi.json").json()
     for path, operations in spec["paths"].items():

@@ -39,7 +39,7 @@ def content(value: Any, max_bytes: int) -> str:
         raise InvalidInput("content", "is empty; a memory needs some text")
     if "\x00" in text:
         raise InvalidInput("content", "contains a NUL character")
-    size = len(_utf8(text, "content"))
+    size = len(utf8(text, "content"))
     if size > max_bytes:
         raise InvalidInput("content", f"is {size} bytes; the limit is {max_bytes} bytes")
     return text
@@ -150,6 +150,7 @@ def _tag_value(key: str, value: Any) -> str:
     text = value.strip()
     if len(text) > TAG_VALUE_CHARS or "\n" in text or "\r" in text:
         raise InvalidInput("tags", f"value of {quote(key)} must be one line of at most {TAG_VALUE_CHARS} characters")
+    utf8(text, "tags")
     return text
 
 
@@ -225,6 +226,7 @@ def str_list(value: Any, field: str) -> list[str]:
         text = item.strip()
         if len(text) > LIST_ITEM_CHARS or "\n" in text:
             raise InvalidInput(field, f"items must be one line of at most {LIST_ITEM_CHARS} characters")
+        utf8(text, field)
         out[text] = None
     return list(out)
 
@@ -258,7 +260,7 @@ def metadata(value: Any) -> dict[str, Any]:
         text = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInput("metadata", f"is not JSON-serialisable: {exc}") from None
-    if len(text.encode("utf-8")) > METADATA_BYTES:
+    if len(utf8(text, "metadata")) > METADATA_BYTES:
         raise InvalidInput("metadata", f"is larger than {METADATA_BYTES} bytes")
     return json.loads(text)
 
@@ -274,11 +276,11 @@ def query(value: Any) -> str:
         raise InvalidInput("query", f"is {len(value):,} characters; the limit is {QUERY_CHARS}")
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("query", "is empty; give some words to search for")
-    _utf8(value, "query")
+    utf8(value, "query")
     return value.strip()
 
 
-def _utf8(text: str, field: str) -> bytes:
+def utf8(text: str, field: str) -> bytes:
     """``text`` as UTF-8; a lone surrogate (from a broken decode upstream) is bad input, not a crash."""
     try:
         return text.encode("utf-8")

@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from knotwork.domain import rules
 from knotwork.domain.temporal import parse_time
 from knotwork.errors import InvalidInput, quote
 from knotwork.knowledge.models import EntityDraft, FactDraft
@@ -31,6 +32,7 @@ def name(value: Any, field: str) -> str:
         raise InvalidInput(field, "is empty; an entity needs a name")
     if len(text) > MAX_NAME:
         raise InvalidInput(field, f"is {len(text)} characters; the limit is {MAX_NAME}")
+    rules.utf8(text, field)
     return text
 
 
@@ -63,6 +65,7 @@ def summary(value: Any, field: str) -> str | None:
     text = " ".join(value.split())
     if len(text) > MAX_SUMMARY:
         raise InvalidInput(field, f"is {len(text)} characters; the limit is {MAX_SUMMARY}")
+    rules.utf8(text, field)
     return text or None
 
 
