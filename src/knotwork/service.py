@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,19 @@ MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates t
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
+
+
+@dataclass(frozen=True, slots=True)
+class BackupReport:
+    """Where a backup went, how large it is, and what it holds."""
+
+    path: str
+    bytes: int
+    memories: int
+    schema_version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "bytes": self.bytes, "memories": self.memories, "schema_version": self.schema_version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -762,6 +776,15 @@ class Knotwork:
         """Fold duplicates into the first of ``ids``: it supersedes each other one, which is retired (still
         readable with its history and links), never deleted. All must share one workspace and partition."""
         return self.hygiene.merge(ids)
+
+    def backup(self, target: str | Path, progress: Callable[[int, int], None] | None = None) -> BackupReport:
+        """A consistent copy of the store in the new file ``target``, taken online (others go on reading and
+        writing); :func:`knotwork.restore` copies it back. ``progress(done, total)`` gets pages copied."""
+        if not isinstance(target, str | Path) or not str(target).strip():
+            raise InvalidInput("target", "name the file to write the backup to")
+        path = Path(target).expanduser()
+        self.store.backup(path, progress)
+        return BackupReport(str(path), path.stat().st_size, self.store.count_memories(), self.store.schema_version())
 
     def prune(self) -> PruneReport:
         """Purge expired memories (with their vectors, links and the facts that rested on them alone) and keep

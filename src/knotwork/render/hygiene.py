@@ -26,5 +26,9 @@ def pruned(r: Any) -> str:
     return f"✓ Pruned {r.expired} expired memories and {r.snapshots} snapshots"
 
 
-for _operation, _text in {"duplicates": duplicates, "merge": merged, "prune": pruned}.items():
+def backed_up(r: Any) -> str:
+    return f"✓ Backed up {r.memories:,} memories (schema {r.schema_version}) to {r.path}, {r.bytes / 1e6:.1f} MB"
+
+
+for _operation, _text in {"duplicates": duplicates, "merge": merged, "prune": pruned, "backup": backed_up}.items():
     register(_operation, _text, lambda result: {"groups": [g.to_dict() for g in result]} if isinstance(result, list) else result.to_dict())
