@@ -28,7 +28,7 @@ from knotwork.knowledge.models import (
 from knotwork.services import shortids
 from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
-from knotwork.services.hygiene import DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
+from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.similar import SimilarLists
@@ -482,6 +482,13 @@ class Knotwork:
         if not self.embedder:
             raise InvalidInput("embedder", "no embedder is configured (KNOTWORK_EMBEDDER=none)")
         self.store.clear_vectors()
+        done = self._embed_missing(on_progress, batch)
+        self.store.set_meta("embedding_model", self.embedder.model_id)
+        return done
+
+    def _embed_missing(self, on_progress: Callable[[int], object] | None = None, batch: int = 256) -> int:
+        """Embed the memories that have no vector; how many there were."""
+        assert self.embedder is not None
         done = 0
         while True:
             todo = self.store.memories_without_vectors(batch)
@@ -495,7 +502,6 @@ class Knotwork:
             done += len(todo)
             if on_progress:
                 on_progress(len(todo))
-        self.store.set_meta("embedding_model", self.embedder.model_id)
         return done
 
     # -- relationships ----------------------------------------------------
@@ -785,6 +791,12 @@ class Knotwork:
         path = Path(target).expanduser()
         self.store.backup(path, progress)
         return BackupReport(str(path), path.stat().st_size, self.store.count_memories(), self.store.schema_version())
+
+    def check(self, repair: bool = False) -> CheckReport:
+        """Check the store: SQLite's quick check, the full-text index against the memories, memories without
+        vectors, orphaned rows. ``repair=True`` rebuilds a full-text index that disagrees and embeds memories
+        that have no vector; ``knotwork serve`` does so at start-up."""
+        return self.hygiene.check(repair)
 
     def prune(self) -> PruneReport:
         """Purge expired memories (with their vectors, links and the facts that rested on them alone) and keep

@@ -400,6 +400,11 @@ def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str |
     if not is_loopback(host) and not settings.api_token:
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
     with open_store(db, settings=settings) as mem:
+        # A full-text index out of step with the memories, or memories stored without vectors (by a process
+        # without an embedder, or before a model change), would hide memories from search: mend them first.
+        checked = mem.check(repair=True)
+        for line in [f"repaired: {r}" for r in checked.repaired] + [f"check: {p}" for p in checked.problems]:
+            click.echo(f"knotwork: {line}", err=True)
         default = _workspace(settings, workspace)
         app = create_app(
             mem,

@@ -66,4 +66,15 @@ def restore(ctx: click.Context, source: str, db: str | None, yes: bool) -> None:
     click.echo(f"✓ Restored {source} into {path}")
 
 
-COMMANDS = (prune, duplicates, merge, backup, restore)
+@click.command()
+@click.option("--repair", is_flag=True, help="Rebuild a full-text index that disagrees; embed memories without vectors.")
+@with_store
+def check(mem: Knotwork, settings: Settings, fmt: str, repair: bool) -> None:
+    """Check the store's consistency (exit 1 when something is still wrong)."""
+    report = mem.check(repair=repair)
+    click.echo(_answer(mem, "check", report, fmt))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+COMMANDS = (prune, duplicates, merge, backup, restore, check)
