@@ -91,6 +91,9 @@ class Settings(BaseSettings):
         default=3600.0, gt=0, description="Seconds between the prunes `knotwork serve` runs (expired memories, extra snapshots)."
     )
     # -- REST API and session hooks ----------------------------------------------
+    workers: int = Field(
+        default=1, ge=1, le=64, description="Server processes `knotwork serve` runs over the one store (one per core helps)."
+    )
     api_token: str | None = Field(
         default=None,
         description="Bearer token the REST API and /mcp require; needed to bind anywhere but a loopback address.",
