@@ -46,6 +46,13 @@ def check_model(store, embedder: Embedder | None, *, adopt: bool = False) -> Non
         )
 
 
+def _target(path_or_url: str | Path | None, settings: Settings) -> tuple[str, str]:
+    """(scheme, what follows it) of the store a call names, or of the configured one; a bare path is sqlite."""
+    target = str(path_or_url) if path_or_url is not None else settings.database()
+    scheme, sep, rest = target.partition("://")
+    return (scheme, rest) if sep else ("sqlite", target)
+
+
 def open(
     path_or_url: str | Path | None = None,
     *,
@@ -62,12 +69,9 @@ def open(
     that :meth:`Knotwork.reembed` can rebuild them.
     """
     settings = settings or Settings()
-    target = str(path_or_url) if path_or_url is not None else settings.database()
-    if "://" in target:
-        scheme, _, rest = target.partition("://")
-        if scheme != "sqlite":
-            raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path or sqlite:///path")
-        target = rest
+    scheme, target = _target(path_or_url, settings)
+    if scheme != "sqlite":
+        raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path or sqlite:///path")
     from knotwork.store.sqlite import SQLiteStore
 
     store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer, synchronous=settings.synchronous)
@@ -96,13 +100,9 @@ def restore(
     """
     from knotwork.store.sqlite import backup as sqlite_backup
 
-    settings = settings or Settings()
-    target = str(path_or_url) if path_or_url is not None else settings.database()
-    if "://" in target:
-        scheme, _, rest = target.partition("://")
-        if scheme != "sqlite":
-            raise InvalidInput("database", f"restore is for SQLite stores; for {scheme!r} use that server's own tools")
-        target = rest
+    scheme, target = _target(path_or_url, settings or Settings())
+    if scheme != "sqlite":
+        raise InvalidInput("database", f"restore is for SQLite stores; for {scheme!r} use that server's own tools")
     if target == ":memory:":
         raise InvalidInput("database", "an in-memory store cannot be restored into")
     path = Path(target).expanduser()
