@@ -53,13 +53,16 @@ def main() -> None:
     parser.add_argument("--singles", type=int, default=1_000)
     parser.add_argument("--without-similar", action="store_true", help="skip the upkeep of similar lists")
     parser.add_argument("--raw", action="store_true", help="consolidate=False, force=True: store as given")
+    parser.add_argument("--synchronous", choices=("full", "normal"), default="full", help="durability (KNOTWORK_SYNCHRONOUS)")
+    parser.add_argument("--embedder", default=None, help="KNOTWORK_EMBEDDER for the run (none: no model)")
     args = parser.parse_args()
 
     hygiene = {"consolidate": False, "force": True} if args.raw else {}
     items = corpus(args.count + args.singles)
     bulk, singles = items[: args.count], items[args.count :]
     with tempfile.TemporaryDirectory() as tmp:
-        with knotwork.open(Path(tmp) / "bench.db") as mem:
+        settings = knotwork.Settings(synchronous=args.synchronous, **({"embedder": args.embedder} if args.embedder else {}))
+        with knotwork.open(Path(tmp) / "bench.db", settings=settings) as mem:
             if args.without_similar:
                 mem._similar = SimilarLists(mem.store, None)  # the lists' no-op form (as without an embedder)
             upkeep = [0.0]
@@ -91,6 +94,7 @@ def main() -> None:
     print(f"| measure | value |\n|---|---|")
     print(f"| similar lists | {'off' if args.without_similar else 'kept'} |")
     print(f"| consolidation and store/ignore rules | {'off (--raw)' if args.raw else 'on'} |")
+    print(f"| durability (synchronous), embedder | {args.synchronous}, {args.embedder or 'default'} |")
     print(f"| add_many: {args.count} memories, batches of {args.batch} | {bulk_s:.2f} s, {args.count / bulk_s:,.0f} memories/s |")
     print(f"| of which similar-list upkeep (add_many) | {bulk_upkeep:.2f} s ({100 * bulk_upkeep / bulk_s:.1f}%) |")
     print(f"| add: {args.singles} single calls on a {args.count}-memory store | p50 {p50:.2f} ms, p95 {p95:.2f} ms |")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from knotwork.knowledge.models import (
 from knotwork.services import shortids
 from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
-from knotwork.services.hygiene import DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
+from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.similar import SimilarLists
@@ -47,6 +48,19 @@ MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates t
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
+
+
+@dataclass(frozen=True, slots=True)
+class BackupReport:
+    """Where a backup went, how large it is, and what it holds."""
+
+    path: str
+    bytes: int
+    memories: int
+    schema_version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "bytes": self.bytes, "memories": self.memories, "schema_version": self.schema_version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +492,13 @@ class Knotwork:
         if not self.embedder:
             raise InvalidInput("embedder", "no embedder is configured (KNOTWORK_EMBEDDER=none)")
         self.store.clear_vectors()
+        done = self._embed_missing(on_progress, batch)
+        self.store.set_meta("embedding_model", self.embedder.model_id)
+        return done
+
+    def _embed_missing(self, on_progress: Callable[[int], object] | None = None, batch: int = 256) -> int:
+        """Embed the memories that have no vector; how many there were."""
+        assert self.embedder is not None
         done = 0
         while True:
             todo = self.store.memories_without_vectors(batch)
@@ -491,7 +512,6 @@ class Knotwork:
             done += len(todo)
             if on_progress:
                 on_progress(len(todo))
-        self.store.set_meta("embedding_model", self.embedder.model_id)
         return done
 
     # -- relationships ----------------------------------------------------
@@ -774,6 +794,21 @@ class Knotwork:
         readable with its history and links), never deleted. All must share one workspace and partition."""
         rules.id_count(ids, "ids")
         return self.hygiene.merge(ids)
+
+    def backup(self, target: str | Path, progress: Callable[[int, int], None] | None = None) -> BackupReport:
+        """A consistent copy of the store in the new file ``target``, taken online (others go on reading and
+        writing); :func:`knotwork.restore` copies it back. ``progress(done, total)`` gets pages copied."""
+        if not isinstance(target, str | Path) or not str(target).strip():
+            raise InvalidInput("target", "name the file to write the backup to")
+        path = Path(target).expanduser()
+        self.store.backup(path, progress)
+        return BackupReport(str(path), path.stat().st_size, self.store.count_memories(), self.store.schema_version())
+
+    def check(self, repair: bool = False) -> CheckReport:
+        """Check the store: SQLite's quick check, the full-text index against the memories, memories without
+        vectors, orphaned rows. ``repair=True`` rebuilds a full-text index that disagrees and embeds memories
+        that have no vector; ``knotwork serve`` does so at start-up."""
+        return self.hygiene.check(repair)
 
     def prune(self) -> PruneReport:
         """Purge expired memories (with their vectors, links and the facts that rested on them alone) and keep

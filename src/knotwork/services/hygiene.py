@@ -72,6 +72,22 @@ class PruneReport:
         return {"expired": self.expired, "snapshots": self.snapshots, "at": to_text(self.at)}
 
 
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """What a store check found wrong, and what it repaired (``ok``: nothing is wrong now)."""
+
+    problems: list[str]
+    repaired: list[str]
+    orphans: dict[str, int]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not any(self.orphans.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "problems": self.problems, "repaired": self.repaired, "orphans": self.orphans}
+
+
 def _snapshot_key(m: Memory) -> str | None:
     return m.tags.get("key") if m.category == SNAPSHOT else None
 
@@ -305,6 +321,27 @@ class Hygiene:
         if FIRST_PRUNE not in self.store.counters():
             self.prune_snapshots()
             self.store.set_counter(FIRST_PRUNE, to_text(now()))
+
+    # -- consistency ------------------------------------------------------------------
+    def check(self, repair: bool) -> CheckReport:
+        """The database's and the full-text index's own checks, memories without vectors, orphaned rows.
+        With ``repair``: a full-text index that disagrees with the memories is built again, and memories
+        without vectors are embedded (when an embedder is configured)."""
+        if not isinstance(repair, bool):
+            raise InvalidInput("repair", f"must be true or false, got {repair!r}")
+        problems = self.store.integrity_problems()
+        repaired: list[str] = []
+        if repair and any(p.startswith("full-text index") for p in problems):
+            self.store.rebuild_text_index()
+            repaired.append("full-text index rebuilt")
+            problems = self.store.integrity_problems()
+        if self.mem.embedder is not None and (missing := self.store.count_without_vectors()):
+            if repair:
+                self.mem._embed_missing()
+                repaired.append(f"{missing} memories without vectors embedded")
+            else:
+                problems.append(f"vectors: {missing} memories have none")
+        return CheckReport(problems, repaired, self.store.count_orphans())
 
     # -- expiry -------------------------------------------------------------------
     def prune(self) -> PruneReport:
