@@ -398,6 +398,7 @@ def serve(
     import uvicorn
 
     from knotwork.adapters.http import create_app, is_loopback
+    from knotwork.adapters.http.app import check_token
     from knotwork.adapters.mcp import build_server
 
     settings = _settings(ctx)
@@ -405,6 +406,7 @@ def serve(
     port = port or settings.port
     if not is_loopback(host) and not settings.api_token:
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
+    check_token(settings.api_token)  # before any worker process starts
     with open_store(db, settings=settings) as mem:
         # A full-text index out of step with the memories, or memories stored without vectors (by a process
         # without an embedder, or before a model change), would hide memories from search: mend them first.

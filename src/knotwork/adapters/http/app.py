@@ -85,6 +85,12 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+def check_token(token: str | None) -> None:
+    """Refuse a token no client could send as it is: blank, or with spaces around it (HTTP trims them)."""
+    if token and (not token.strip() or token != token.strip()):
+        raise InvalidInput("KNOTWORK_API_TOKEN", "is blank or has spaces around it; give the exact text clients will send")
+
+
 def create_app(
     mem: Knotwork,
     *,
@@ -103,8 +109,7 @@ def create_app(
 
     from knotwork import __version__
 
-    if api_token and (not api_token.strip() or api_token != api_token.strip()):
-        raise InvalidInput("KNOTWORK_API_TOKEN", "is blank or has spaces around it; give the exact text clients will send")
+    check_token(api_token)
 
     mcp_routes: list[Any] = []
     if mcp_server is not None:
