@@ -1,6 +1,6 @@
 """Load: concurrent clients against a real ``knotwork serve`` on loopback, with and without a hostile one.
 
-    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--memories 5000] [--hostile]
+    .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--memories 5000] [--hostile] [--workers 1]
 
 Builds (once, cached as bench/.cache/load-<memories>.db) a store of generated memories (bench/ingest.py's
 generator) with the bundled embedder, copies it, starts ``knotwork serve`` on 127.0.0.1 over the copy,
@@ -62,6 +62,14 @@ def rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def rss_kb_tree(pid: int) -> int:
+    """RSS of a process and its children (the worker processes of ``serve --workers``)."""
+    total = rss_kb(pid)
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        total += rss_kb_tree(int(child))
+    return total
 
 
 def loadavg() -> str:
@@ -139,6 +147,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--memories", type=int, default=5000)
     parser.add_argument("--hostile", action="store_true", help="add one client sending 10-20k-item requests")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (knotwork serve --workers)")
     args = parser.parse_args()
     CACHE.mkdir(exist_ok=True)
     cached = CACHE / f"load-{args.memories}.db"
@@ -151,7 +160,8 @@ def main() -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")} | {"KNOTWORK_HOME": str(work)}
     log = (work / "serve.log").open("wb")
-    server = subprocess.Popen([KNOTWORK, "serve", "--db", str(db), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=env)
+    command = [KNOTWORK, "serve", "--db", str(db), "--port", str(port), "--workers", str(args.workers)]
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://{HOST}:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -167,7 +177,7 @@ def main() -> None:
         with httpx2.Client(base_url=base, timeout=TIMEOUT_S) as http:  # warm-up: the first search loads the indexes
             for i in range(20):
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
-        rss_start, load_start = rss_kb(server.pid), loadavg()
+        rss_start, load_start = rss_kb_tree(server.pid), loadavg()
         tally = Tally()
         stop = time.monotonic() + args.seconds
         threads = [threading.Thread(target=client, args=(base, tally, stop, i)) for i in range(args.clients)]
@@ -179,7 +189,7 @@ def main() -> None:
         for t in threads:
             t.join()
         elapsed = time.monotonic() - started
-        rss_end, load_end = rss_kb(server.pid), loadavg()
+        rss_end, load_end = rss_kb_tree(server.pid), loadavg()
     finally:
         server.terminate()
         try:
@@ -191,6 +201,7 @@ def main() -> None:
     normal = sum(len(v) for k, v in tally.times.items() if not k.startswith("hostile"))
     report = {
         "clients": args.clients,
+        "workers": args.workers,
         "hostile": args.hostile,
         "seconds": round(elapsed, 1),
         "memories": args.memories,
