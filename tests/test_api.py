@@ -122,7 +122,7 @@ def test_search_filters(mem: Knotwork) -> None:
 
 def test_invalid_memories_leave_search_unless_asked(mem: Knotwork) -> None:
     m = mem.add("the office is in Lisbon")
-    mem.update(m.id, invalid_at="2000-01-01")
+    mem.update(m.id, valid_at="1999-01-01", invalid_at="2000-01-01")
     assert mem.search("office Lisbon") == []
     assert [h.memory.id for h in mem.search("office Lisbon", include_invalid=True)] == [m.id]
 

@@ -29,7 +29,7 @@ def plain(tmp_path: Path) -> Iterator[Knotwork]:
 
 
 def retired_past(mem: Knotwork, content: str, **fields) -> str:
-    m = mem.add(content, **fields)
+    m = mem.add(content, **{"valid_at": now() - timedelta(hours=1), **fields})
     mem.update(m.id, invalid_at=now() - timedelta(minutes=1))
     return m.id
 
@@ -64,7 +64,7 @@ def test_recall_never_exceeds_the_budget_and_never_shows_a_retired_memory(memori
                 continue
             m = mem.add(spec["content"], workspace="w", category=spec["category"], importance=spec["importance"])
             if spec["retired"] and not m.duplicate:
-                mem.update(m.id, invalid_at=now() - timedelta(seconds=1))
+                mem.update(m.id, valid_at=now() - timedelta(minutes=1), invalid_at=now() - timedelta(seconds=1))
                 retired.add(m.id)
         sections = ["clock", "directives", "facts", "episodes", "health"] + (["entities"] if entities else [])
         r = mem.recall("startup", workspace="w", query=query, budget_tokens=budget, sections=sections)

@@ -7,7 +7,31 @@ words a caller can act on; they never depend on the adapter.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
+
+from knotwork.limits import QUOTE_CHARS
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, QUOTE_CHARS, QUOTE_CHARS
+_REPR.maxtuple = _REPR.maxlist = _REPR.maxdict = _REPR.maxset = 4
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, saying how long a cut text was.
+
+    Errors quote what they refuse through this, so a 10 MB value comes back as
+    100 characters and a count, and a 100,000-deep list costs no recursion.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    return _bounded(_REPR.repr(value), limit)
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 class KnotworkError(Exception):
@@ -18,9 +42,10 @@ class InvalidInput(KnotworkError, ValueError):
     """The caller passed something knotwork cannot accept; nothing was written."""
 
     def __init__(self, field: str, problem: str) -> None:
-        self.field = field
-        self.problem = problem
-        super().__init__(f"{field}: {problem}")
+        # Callers quote values through quote(); this bound holds whatever a message interpolated.
+        self.field = _bounded(field, 4 * QUOTE_CHARS)
+        self.problem = _bounded(problem, 4 * QUOTE_CHARS)
+        super().__init__(f"{self.field}: {self.problem}")
 
 
 class NotFound(KnotworkError, LookupError):
@@ -29,7 +54,7 @@ class NotFound(KnotworkError, LookupError):
     def __init__(self, kind: str, ref: str) -> None:
         self.kind = kind
         self.ref = ref
-        super().__init__(f"no {kind} matches id {ref!r}")
+        super().__init__(f"no {kind} matches id {quote(ref)}")
 
 
 class AmbiguousId(KnotworkError, LookupError):
@@ -43,7 +68,7 @@ class AmbiguousId(KnotworkError, LookupError):
         shown = ", ".join(self.candidates[:10])
         more = f" and {self.total - 10} more" if self.total > 10 else ""
         super().__init__(
-            f"id {ref!r} is ambiguous: it matches {shown}{more}; give more characters"
+            f"id {quote(ref)} is ambiguous: it matches {shown}{more}; give more characters"
         )
 
 

@@ -118,7 +118,7 @@ class Knotwork:
             kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
         self.knowledge = KnowledgeService(store, kg_settings, embedder)
         self._links = LinkService(
-            store, self.get, lambda mid, at: self.update(mid, invalid_at=at), about=self.knowledge.about
+            store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
         )
         self._similar = SimilarLists(store, self.index)
         self.hygiene = Hygiene(self, self.instructions)
@@ -306,8 +306,13 @@ class Knotwork:
 
         Fields: content, category, tags (replaced whole), artifacts, evidence,
         importance, metadata, valid_at, invalid_at. A change that changes
-        nothing creates no version.
+        nothing creates no version. ``invalid_at`` before ``valid_at`` is refused.
         """
+        return self._change(id, changes, ordered=True)
+
+    def _change(self, id: str, changes: Mapping[str, Any], *, ordered: bool) -> Memory:
+        """:meth:`update`; ``ordered=False`` lets a supersedes link retire a memory from before its
+        ``valid_at`` (a merge keeps the oldest memory, which then retires newer ones from its own time)."""
         unknown = set(changes) - UPDATE_FIELDS
         if unknown:
             raise InvalidInput(
@@ -337,6 +342,11 @@ class Knotwork:
             values["valid_at"] = parse_time(changes["valid_at"], "valid_at")
         if "invalid_at" in changes:
             values["invalid_at"] = _optional_time(changes["invalid_at"], "invalid_at")
+        valid, invalid = values.get("valid_at", old.valid_at), values.get("invalid_at", old.invalid_at)
+        if ordered and invalid is not None and invalid < valid and {"valid_at", "invalid_at"} & set(values):
+            raise InvalidInput(
+                "invalid_at", f"{temporal.to_text(invalid)} is before valid_at {temporal.to_text(valid)}; a memory ends after it begins"
+            )
         if all(getattr(old, k) == v for k, v in values.items()):
             return old
         new = replace(old, **values, version=old.version + 1, updated_at=now())
@@ -538,6 +548,7 @@ class Knotwork:
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
         """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app),
         and its ``similar`` memories: the 5 nearest by vector, with score and preview (with an embedder)."""
+        rules.id_count(ids, "ids")
         own = self._links.relations(ids)
         similar = self._similar.relations(list(own))
         return {mid: rels + similar.get(mid, []) for mid, rels in own.items()}
@@ -781,6 +792,7 @@ class Knotwork:
     def merge(self, ids: list[str]) -> MergeReport:
         """Fold duplicates into the first of ``ids``: it supersedes each other one, which is retired (still
         readable with its history and links), never deleted. All must share one workspace and partition."""
+        rules.id_count(ids, "ids")
         return self.hygiene.merge(ids)
 
     def backup(self, target: str | Path, progress: Callable[[int, int], None] | None = None) -> BackupReport:

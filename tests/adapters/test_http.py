@@ -61,7 +61,7 @@ def test_add_get_update_history_delete(http: httpx2.Client, mem: Knotwork) -> No
     assert u.status_code == 200 and u.json()["version"] == 2
     assert mem.get(m["id"]).importance == 0.9
 
-    retired = http.patch(f"/memories/{m['id']}", json={"invalid_at": "2020-01-01"}).json()
+    retired = http.patch(f"/memories/{m['id']}", json={"valid_at": "2019-06-01", "invalid_at": "2020-01-01"}).json()
     assert retired["invalid_at"].startswith("2020-01-01")
     cleared = http.patch(f"/memories/{m['id']}", json={"invalid_at": None}).json()
     assert cleared["invalid_at"] is None
@@ -202,7 +202,7 @@ def test_reembed(http: httpx2.Client, tmp_path: Path) -> None:
 def test_ambient_recall_for_hooks(http: httpx2.Client) -> None:
     http.post("/memories", json={"content": "Always run make test before pushing", "category": "directive"})
     old = http.post("/memories", json={"content": "Retired rule: push on Fridays", "category": "directive"}).json()["id"]
-    http.patch(f"/memories/{old}", json={"invalid_at": "2020-01-01"})
+    http.patch(f"/memories/{old}", json={"valid_at": "2019-06-01", "invalid_at": "2020-01-01"})
     r = http.post("/tools/ambient_recall", json={"context": "startup", "budget_tokens": 200})
     assert r.status_code == 200
     body = r.json()

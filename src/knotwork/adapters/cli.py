@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from knotwork.app import open as open_store
 from knotwork.config import Settings
+from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
 from knotwork.errors import InvalidInput
@@ -60,6 +61,8 @@ def _json_option(value: str | None, field: str) -> Any:
         return json.loads(value)
     except json.JSONDecodeError as exc:
         raise InvalidInput(field, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise InvalidInput(field, "is nested too deeply") from None
 
 
 def _content(value: str) -> str:
@@ -328,10 +331,7 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
         raise InvalidInput("file", f"{file} does not exist")
     records = []
     for number, line in _read_jsonl(file):
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
+        records.append(rules.export_json(line, f"line {number}"))
     with _progress(len(records), "import", progress) as bar:
         report = mem.import_records(records, on_progress=bar.update)
     return _answer(mem, "import", report, fmt)
@@ -398,6 +398,7 @@ def serve(
     import uvicorn
 
     from knotwork.adapters.http import create_app, is_loopback
+    from knotwork.adapters.http.app import check_token
     from knotwork.adapters.mcp import build_server
 
     settings = _settings(ctx)
@@ -405,6 +406,7 @@ def serve(
     port = port or settings.port
     if not is_loopback(host) and not settings.api_token:
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
+    check_token(settings.api_token)  # before any worker process starts
     with open_store(db, settings=settings) as mem:
         # A full-text index out of step with the memories, or memories stored without vectors (by a process
         # without an embedder, or before a model change), would hide memories from search: mend them first.

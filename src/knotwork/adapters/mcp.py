@@ -9,16 +9,22 @@ whose text is the error's message; for a write it reads
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp_types import ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ToolAnnotations
+from pydantic import ConfigDict, Field, ValidationError
 
-from knotwork.adapters import mcp_knowledge
-from knotwork.errors import KnotworkError
+from knotwork.adapters import mcp_knowledge, mcp_stdio
+from knotwork.errors import KnotworkError, quote
+from knotwork.limits import ERRORS_SHOWN, QUOTE_CHARS, URI_CHARS
+
+MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
@@ -76,8 +82,68 @@ def _errors_as_tool_errors(fn: Callable[..., str], respond: Responder) -> Callab
     return wrapper
 
 
+def strict_arguments(tool: Tool) -> Tool:
+    """``tool`` with an argument model that refuses unknown arguments and loose types.
+
+    The SDK builds each tool's argument model from its signature with pydantic's defaults: an unknown
+    argument is dropped (``delete_memory`` with a misspelled extra argument still deletes) and ``true``
+    passes as the number 1. Its ``FuncMetadata`` reads ``arg_model`` at each call, so a subclass with
+    ``extra="forbid", strict=True`` takes its place, and the published schema says
+    ``additionalProperties: false``. (Strict still takes a whole number where a float is asked for, and
+    the SDK still unpacks an object or list sent as a JSON string, as some clients do.)
+    """
+    loose = tool.fn_metadata.arg_model
+    config = ConfigDict(**{**loose.model_config, "extra": "forbid", "strict": True})
+    tool.fn_metadata.arg_model = type(loose.__name__, (loose,), {"model_config": config, "__module__": __name__})
+    tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
+    return tool
+
+
+def argument_errors(tool: str, exc: ValidationError, known: list[str]) -> str:
+    """A tool's rejected arguments in one line, each named: the first few problems and a count of the rest."""
+    problems = []
+    for e in exc.errors()[:ERRORS_SHOWN]:
+        name = ".".join(str(p) for p in e.get("loc", ())) or "arguments"
+        name = name if len(name) <= 64 else quote(name, 64)
+        if e["type"] == "extra_forbidden":
+            problems.append(f"{name}: unknown argument (known: {', '.join(known)})")
+        elif e["type"] == "missing":
+            problems.append(f"{name}: is required")
+        else:
+            given = e.get("input")
+            shown = json.dumps(given) if given is None or isinstance(given, bool) else quote(given, 40)
+            problems.append(f"{name}: {e['msg'][0].lower()}{e['msg'][1:]}, got {shown}")
+    more = f"; and {exc.error_count() - ERRORS_SHOWN:,} more" if exc.error_count() > ERRORS_SHOWN else ""
+    return f"Invalid arguments to {tool}: " + "; ".join(problems) + more
+
+
 class KnotworkServer(MCPServer):
-    """The SDK's server, with a tool catalog trimmed of what costs tokens and tells a model nothing."""
+    """The SDK's server, with strict tool arguments, one-line argument errors, and a tool catalog trimmed
+    of what costs tokens and tells a model nothing."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            # The SDK's message for rejected arguments is pydantic's multi-line report; say it in one line.
+            if type(exc) is not ToolError or not isinstance(exc.__cause__, ValidationError):
+                if len(str(exc)) > MESSAGE_CHARS:  # "Unknown tool: <name>" echoes a name of any length
+                    raise type(exc)(f"{str(exc)[:MESSAGE_CHARS]}… ({len(str(exc)):,} characters)") from exc.__cause__
+                raise
+            known = [list(t.input_schema.get("properties", {})) for t in await self.list_tools() if t.name == name]
+            raise ToolError(argument_errors(name, exc.__cause__, known[0] if known else [])) from exc.__cause__
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        # The SDK answers a failed read with the URI quoted whole in the error's data; a long one is refused
+        # here instead, as a protocol error the SDK passes on as it is.
+        if len(str(uri)) > URI_CHARS:
+            raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS}")
+        return await super().read_resource(uri, context)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, with every malformed message answered (:mod:`.mcp_stdio`); the low-level
+        server is the SDK's own, which its ``run_stdio_async`` runs the same way."""
+        await mcp_stdio.serve(self._lowlevel_server)
 
     async def list_tools(self) -> list[Any]:
         tools = await super().list_tools()
@@ -95,9 +161,12 @@ def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
     still validated against the full model, so an explicit null stays accepted. What JSON Schema
     implies anyway goes too: ``additionalProperties: true`` (the default) and the ``type`` of a
     string ``enum`` (its values say it); and ``format``'s default, compact (every tool's answer
-    unless json is asked for, as the server instructions say).
+    unless json is asked for, as the server instructions say). The top level's ``additionalProperties:
+    false`` (:func:`strict_arguments`) goes as well: the server refuses an unknown argument whatever the
+    schema says, and on 22 tools the keyword cost 110 tokens of every turn's context (bench/tokens.py),
+    to tell a model what it does anyway, send only the listed arguments.
     """
-    out = {k: v for k, v in schema.items() if k != "title"}
+    out = {k: v for k, v in schema.items() if k not in ("title", "additionalProperties")}
     props = {}
     for name, prop in schema.get("properties", {}).items():
         prop = {k: v for k, v in prop.items() if k != "title"}
@@ -129,8 +198,8 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     """
     if tools not in TOOLSETS:
         raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
-    server = KnotworkServer(name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
     respond = Responder(mem)
+    registered: list[Tool] = []
 
     def ws(value: str | None) -> str | None:
         return value if value is not None else default_workspace
@@ -138,7 +207,8 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., str]], Callable[..., str]]:
         def register(fn: Callable[..., str]) -> Callable[..., str]:
             if tools == "all" or fn.__name__ in CORE_TOOLS:
-                server.add_tool(_errors_as_tool_errors(fn, respond), annotations=annotations, structured_output=False)
+                wrapped = _errors_as_tool_errors(fn, respond)
+                registered.append(strict_arguments(Tool.from_function(wrapped, annotations=annotations, structured_output=False)))
             return fn
 
         return register
@@ -304,7 +374,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
         """Nodes and edges around a memory, ready to draw."""
         return respond("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
 
-    mcp_knowledge.register(server, mem, ws, tool, respond, READ, DESTROY)
+    mcp_knowledge.register(mem, ws, tool, respond, READ, DESTROY)
 
     # -- ambient recall and status ---------------------------------------------
     @tool(READ)
@@ -352,6 +422,10 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     def merge_memories(ids: Annotated[list[MemoryId], Field(min_length=2, description="the first is kept")], format: Format = "compact") -> str:
         """Merge duplicates: the others are retired (history and links kept)."""
         return respond("merge", mem.merge(ids), format)
+
+    server = KnotworkServer(
+        name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING", tools=registered
+    )
 
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:

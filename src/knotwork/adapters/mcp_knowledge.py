@@ -20,7 +20,6 @@ FACTS_DESCRIPTION = "facts it states: [{subject, predicate, object, valid_at?}];
 
 
 def register(
-    server: Any,
     mem: Knotwork,
     ws: Callable[[str | None], str | None],
     tool: Callable,

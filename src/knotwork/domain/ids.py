@@ -9,7 +9,7 @@ import time
 
 from ulid import ULID
 
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 
 ID_LENGTH = 26
 MIN_REF_LENGTH = 8
@@ -45,6 +45,6 @@ def normalize_ref(ref: object, field: str = "id") -> str:
     if not MIN_REF_LENGTH <= len(text) <= ID_LENGTH or not _CROCKFORD.fullmatch(text):
         raise InvalidInput(
             field,
-            f"{ref!r} is not an id: give the full id or at least {MIN_REF_LENGTH} of its first or last characters",
+            f"{quote(ref)} is not an id: give the full id or at least {MIN_REF_LENGTH} of its first or last characters",
         )
     return text

@@ -17,14 +17,14 @@ from typing import Any
 from datetime import datetime, timedelta
 
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
+from knotwork.limits import (
+    JSON_DEPTH, LIST_ITEM_CHARS, MAX_IDS, MAX_LIST_ITEMS, MAX_TAGS, METADATA_BYTES, NAME_CHARS, QUERY_CHARS, TAG_KEY_CHARS,
+    TAG_VALUE_CHARS,
+)
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,127}")
-_TAG_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,63}")
-_MAX_TAG_VALUE = 256
-_MAX_LIST_ITEM = 2048
-_MAX_LIST_LEN = 256
-_MAX_METADATA_BYTES = 64 * 1024
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@/+-]{{0,{NAME_CHARS - 1}}}")
+_TAG_KEY = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.:/-]{{0,{TAG_KEY_CHARS - 1}}}")
 DEFAULT_IMPORTANCE = 0.5
 
 
@@ -32,12 +32,14 @@ def content(value: Any, max_bytes: int) -> str:
     """Memory text: a non-blank string of at most ``max_bytes`` UTF-8 bytes, trimmed."""
     if not isinstance(value, str):
         raise InvalidInput("content", f"expected text, got {type(value).__name__}")
+    if len(value) > 2 * max_bytes:  # far over, whatever trimming would take off: refused before any work
+        raise InvalidInput("content", f"is {len(value)} characters; the limit is {max_bytes} bytes")
     text = unicodedata.normalize("NFC", value).strip()
     if not text:
         raise InvalidInput("content", "is empty; a memory needs some text")
     if "\x00" in text:
         raise InvalidInput("content", "contains a NUL character")
-    size = len(_utf8(text, "content"))
+    size = len(utf8(text, "content"))
     if size > max_bytes:
         raise InvalidInput("content", f"is {size} bytes; the limit is {max_bytes} bytes")
     return text
@@ -60,7 +62,7 @@ def _name(value: Any, field: str) -> str | None:
     if not _NAME.fullmatch(text):
         raise InvalidInput(
             field,
-            f"{value!r} is not a valid name: use 1-128 letters, digits or ._:@/+- "
+            f"{quote(value)} is not a valid name: use 1-{NAME_CHARS} letters, digits or ._:@/+- "
             "starting with a letter or digit",
         )
     return text
@@ -88,7 +90,7 @@ def partition(value: Any) -> str | None:
     if value == ALL_PARTITIONS:
         return ALL_PARTITIONS
     if isinstance(value, str) and "*" in value:
-        raise InvalidInput("agent_id", f"{value!r}: give a partition name, or '*' alone for every partition")
+        raise InvalidInput("agent_id", f"{quote(value)}: give a partition name, or '*' alone for every partition")
     return _name(value, "agent_id")
 
 
@@ -101,15 +103,15 @@ def ttl(value: Any) -> timedelta | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise InvalidInput("ttl", f"expected seconds or text such as 7d, got {value!r}")
+        raise InvalidInput("ttl", f"expected seconds or text such as 7d, got {quote(value)}")
     if isinstance(value, int):
         seconds = value
     elif isinstance(value, str) and (m := _TTL.fullmatch(value.strip().lower())):
         seconds = int(m[1]) * _TTL_SECONDS[m[2]]
     else:
-        raise InvalidInput("ttl", f"expected whole seconds or text such as 90s, 30m, 12h, 7d, 2w; got {value!r}")
+        raise InvalidInput("ttl", f"expected whole seconds or text such as 90s, 30m, 12h, 7d, 2w; got {quote(value)}")
     if not 1 <= seconds <= 100 * 365 * 86400:
-        raise InvalidInput("ttl", f"must be from 1 second to 100 years, got {value!r}")
+        raise InvalidInput("ttl", f"must be from 1 second to 100 years, got {quote(value)}")
     return timedelta(seconds=seconds)
 
 
@@ -123,10 +125,10 @@ def expiry(expires_at: datetime | None, time_to_live: Any, start: datetime) -> d
 
 def threshold(value: Any, field: str = "threshold") -> float:
     """A similarity threshold: a number from 0.5 to 1 (below 0.5, unrelated texts would count as duplicates)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(field, f"expected a number from 0.5 to 1, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+        raise InvalidInput(field, f"expected a number from 0.5 to 1, got {quote(value)}")
     if not 0.5 <= value <= 1.0:
-        raise InvalidInput(field, f"must be from 0.5 to 1, got {value!r}")
+        raise InvalidInput(field, f"must be from 0.5 to 1, got {quote(value)}")
     return float(value)
 
 
@@ -141,13 +143,14 @@ def _tag_value(key: str, value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float) and math.isfinite(value):
+    if isinstance(value, int | float) and _finite(value) and abs(value) < 10**TAG_VALUE_CHARS:
         return str(value)
     if not isinstance(value, str):
-        raise InvalidInput("tags", f"value of {key!r} must be text or a number, got {type(value).__name__}")
+        raise InvalidInput("tags", f"value of {quote(key)} must be text or a number, got {type(value).__name__}")
     text = value.strip()
-    if len(text) > _MAX_TAG_VALUE or "\n" in text or "\r" in text:
-        raise InvalidInput("tags", f"value of {key!r} must be one line of at most {_MAX_TAG_VALUE} characters")
+    if len(text) > TAG_VALUE_CHARS or "\n" in text or "\r" in text:
+        raise InvalidInput("tags", f"value of {quote(key)} must be one line of at most {TAG_VALUE_CHARS} characters")
+    utf8(text, "tags")
     return text
 
 
@@ -161,13 +164,15 @@ def tags(value: Any) -> dict[str, str]:
     if value is None:
         return {}
     pairs: list[tuple[Any, Any]]
+    if isinstance(value, Mapping | list | tuple) and len(value) > MAX_TAGS:
+        raise InvalidInput("tags", f"{len(value):,} given; at most {MAX_TAGS} tags")
     if isinstance(value, Mapping):
         pairs = list(value.items())
     elif isinstance(value, list | tuple):
         pairs = []
         for item in value:
             if not isinstance(item, str):
-                raise InvalidInput("tags", f"list items must be 'key' or 'key=value' text, got {item!r}")
+                raise InvalidInput("tags", f"list items must be 'key' or 'key=value' text, got {quote(item)}")
             key, _, val = item.partition("=")
             pairs.append((key, val))
     else:
@@ -176,11 +181,9 @@ def tags(value: Any) -> dict[str, str]:
     for key, val in pairs:
         if not isinstance(key, str) or not _TAG_KEY.fullmatch(key.strip()):
             raise InvalidInput(
-                "tags", f"key {key!r} is not valid: use 1-64 letters, digits or _.:/- starting with a letter, digit or _"
+                "tags", f"key {quote(key)} is not valid: use 1-{TAG_KEY_CHARS} letters, digits or _.:/- starting with a letter, digit or _"
             )
         out[key.strip()] = _tag_value(key, val)
-    if len(out) > _MAX_LIST_LEN:
-        raise InvalidInput("tags", f"at most {_MAX_LIST_LEN} tags")
     return out
 
 
@@ -190,11 +193,13 @@ def tag_filter(value: Any) -> dict[str, str | None]:
         return {}
     if isinstance(value, str):
         value = [value]
+    if isinstance(value, Mapping | list | tuple) and len(value) > MAX_TAGS:
+        raise InvalidInput("tags", f"{len(value):,} filters given; at most {MAX_TAGS}")
     if isinstance(value, list | tuple):
         parsed: dict[str, str | None] = {}
         for item in value:
             if not isinstance(item, str):
-                raise InvalidInput("tags", f"list items must be 'key' or 'key=value' text, got {item!r}")
+                raise InvalidInput("tags", f"list items must be 'key' or 'key=value' text, got {quote(item)}")
             key, eq, val = item.partition("=")
             parsed.update({k: (v if eq else None) for k, v in tags({key: val}).items()})
         return parsed
@@ -212,18 +217,24 @@ def str_list(value: Any, field: str) -> list[str]:
         value = [value]
     if not isinstance(value, list | tuple):
         raise InvalidInput(field, f"expected a list of text, got {type(value).__name__}")
-    out: list[str] = []
+    if len(value) > MAX_LIST_ITEMS:
+        raise InvalidInput(field, f"{len(value):,} given; at most {MAX_LIST_ITEMS} items")
+    out: dict[str, None] = {}  # insertion-ordered set: de-duplication in linear time
     for item in value:
         if not isinstance(item, str) or not item.strip():
-            raise InvalidInput(field, f"items must be non-empty text, got {item!r}")
+            raise InvalidInput(field, f"items must be non-empty text, got {quote(item)}")
         text = item.strip()
-        if len(text) > _MAX_LIST_ITEM or "\n" in text:
-            raise InvalidInput(field, f"items must be one line of at most {_MAX_LIST_ITEM} characters")
-        if text not in out:
-            out.append(text)
-    if len(out) > _MAX_LIST_LEN:
-        raise InvalidInput(field, f"at most {_MAX_LIST_LEN} items")
-    return out
+        if len(text) > LIST_ITEM_CHARS or "\n" in text:
+            raise InvalidInput(field, f"items must be one line of at most {LIST_ITEM_CHARS} characters")
+        utf8(text, field)
+        out[text] = None
+    return list(out)
+
+
+def id_count(value: Any, field: str) -> None:
+    """Refuse more than ``MAX_IDS`` ids in one call, before any is looked up."""
+    if isinstance(value, list | tuple) and len(value) > MAX_IDS:
+        raise InvalidInput(field, f"{len(value):,} ids given; at most {MAX_IDS}")
 
 
 def importance(value: Any) -> float:
@@ -231,9 +242,9 @@ def importance(value: Any) -> float:
     if value is None:
         return DEFAULT_IMPORTANCE
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidInput("importance", f"expected a number from 0 to 1, got {value!r}")
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise InvalidInput("importance", f"must be between 0 and 1, got {value!r}")
+        raise InvalidInput("importance", f"expected a number from 0 to 1, got {quote(value)}")
+    if not _finite(value) or not 0.0 <= value <= 1.0:
+        raise InvalidInput("importance", f"must be between 0 and 1, got {quote(value)}")
     return float(value)
 
 
@@ -243,31 +254,80 @@ def metadata(value: Any) -> dict[str, Any]:
         return {}
     if not isinstance(value, Mapping):
         raise InvalidInput("metadata", f"expected a JSON object, got {type(value).__name__}")
+    if json_depth(value, JSON_DEPTH) > JSON_DEPTH:
+        raise InvalidInput("metadata", f"is nested more than {JSON_DEPTH} levels deep")
     try:
         text = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInput("metadata", f"is not JSON-serialisable: {exc}") from None
-    if len(text.encode("utf-8")) > _MAX_METADATA_BYTES:
-        raise InvalidInput("metadata", f"is larger than {_MAX_METADATA_BYTES} bytes")
+    if len(utf8(text, "metadata")) > METADATA_BYTES:
+        raise InvalidInput("metadata", f"is larger than {METADATA_BYTES} bytes")
     return json.loads(text)
 
 
 def limit(value: Any, maximum: int = 1000) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
-        raise InvalidInput("limit", f"must be a whole number from 1 to {maximum}, got {value!r}")
+        raise InvalidInput("limit", f"must be a whole number from 1 to {maximum}, got {quote(value)}")
     return value
 
 
 def query(value: Any) -> str:
+    if isinstance(value, str) and len(value) > QUERY_CHARS:
+        raise InvalidInput("query", f"is {len(value):,} characters; the limit is {QUERY_CHARS}")
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("query", "is empty; give some words to search for")
-    _utf8(value, "query")
+    utf8(value, "query")
     return value.strip()
 
 
-def _utf8(text: str, field: str) -> bytes:
+def utf8(text: str, field: str) -> bytes:
     """``text`` as UTF-8; a lone surrogate (from a broken decode upstream) is bad input, not a crash."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidInput(field, f"is not valid Unicode: lone surrogate {text[exc.start]!r} at position {exc.start}") from None
+
+
+def export_json(text: str, field: str) -> Any:
+    """One JSON value of an export (a record, or an array of them), never deeper than records go: an array,
+    a record, its history, a version, then metadata's ``JSON_DEPTH``. Deeper text is refused, not a crash."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(field, f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise InvalidInput(field, f"is nested more than {JSON_DEPTH} levels deep") from None
+    if json_depth(value, JSON_DEPTH + 4) > JSON_DEPTH + 4:
+        raise InvalidInput(field, f"is nested more than {JSON_DEPTH} levels deep")
+    return value
+
+
+def _finite(value: int | float) -> bool:
+    """A number a float can hold (an int past 1e308 is not: ``math.isfinite`` raises on it)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def json_depth(value: Any, stop: int) -> int:
+    """How deeply ``value``'s dicts and lists nest (a scalar is 0), counting no further than ``stop + 1``.
+
+    Iterative, so a 100,000-deep value costs ``stop`` steps down one branch and no recursion.
+    """
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, Mapping):
+            children = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > stop:
+            return depth
+        deepest = max(deepest, depth)
+        pending.extend((child, depth) for child in children)
+    return deepest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 
 
 def now() -> datetime:
@@ -28,7 +28,7 @@ def parse_time(value: str | datetime, field: str) -> datetime:
             dt = datetime.fromisoformat(text.replace("z", "Z"))
         except ValueError:
             raise InvalidInput(
-                field, f"{value!r} is not an ISO-8601 date; expected e.g. 2026-01-03 or 2026-01-03T10:00:00Z"
+                field, f"{quote(value)} is not an ISO-8601 date; expected e.g. 2026-01-03 or 2026-01-03T10:00:00Z"
             ) from None
     else:
         raise InvalidInput(field, f"expected an ISO-8601 string or datetime, got {type(value).__name__}")

@@ -11,13 +11,13 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from knotwork.domain import rules
 from knotwork.domain.temporal import parse_time
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 from knotwork.knowledge.models import EntityDraft, FactDraft
-
-MAX_NAME = 200
-MAX_SUMMARY = 2000
-MAX_ITEMS = 200
+from knotwork.limits import ENTITY_NAME_CHARS as MAX_NAME
+from knotwork.limits import MAX_GRAPH_ITEMS as MAX_ITEMS
+from knotwork.limits import SUMMARY_CHARS as MAX_SUMMARY
 _PREDICATE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _TYPE = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 ENTITY_FIELDS = frozenset({"name", "type", "summary"})
@@ -32,6 +32,7 @@ def name(value: Any, field: str) -> str:
         raise InvalidInput(field, "is empty; an entity needs a name")
     if len(text) > MAX_NAME:
         raise InvalidInput(field, f"is {len(text)} characters; the limit is {MAX_NAME}")
+    rules.utf8(text, field)
     return text
 
 
@@ -42,7 +43,7 @@ def entity_type(value: Any, field: str) -> str | None:
         raise InvalidInput(field, f"expected text, got {type(value).__name__}")
     text = value.strip().lower().replace(" ", "_")
     if not _TYPE.fullmatch(text):
-        raise InvalidInput(field, f"{value!r} is not a valid type: use 1-40 letters, digits, _ or - starting with a letter")
+        raise InvalidInput(field, f"{quote(value)} is not a valid type: use 1-40 letters, digits, _ or - starting with a letter")
     return text
 
 
@@ -52,7 +53,7 @@ def predicate(value: Any, field: str) -> str:
         raise InvalidInput(field, f"expected text, got {type(value).__name__}")
     text = re.sub(r"[\s-]+", "_", value.strip().lower())
     if not _PREDICATE.fullmatch(text):
-        raise InvalidInput(field, f"{value!r} is not a valid predicate: use 1-64 letters, digits and spaces or _, starting with a letter")
+        raise InvalidInput(field, f"{quote(value)} is not a valid predicate: use 1-64 letters, digits and spaces or _, starting with a letter")
     return text
 
 
@@ -64,6 +65,7 @@ def summary(value: Any, field: str) -> str | None:
     text = " ".join(value.split())
     if len(text) > MAX_SUMMARY:
         raise InvalidInput(field, f"is {len(text)} characters; the limit is {MAX_SUMMARY}")
+    rules.utf8(text, field)
     return text or None
 
 
@@ -73,7 +75,7 @@ def _items(value: Any, field: str, allowed: frozenset[str]) -> list[Mapping[str,
     if not isinstance(value, list | tuple):
         raise InvalidInput(field, f"expected a list of objects, got {type(value).__name__}")
     if len(value) > MAX_ITEMS:
-        raise InvalidInput(field, f"at most {MAX_ITEMS} items")
+        raise InvalidInput(field, f"{len(value):,} given; at most {MAX_ITEMS} items")
     for index, item in enumerate(value):
         if not isinstance(item, Mapping):
             raise InvalidInput(f"{field}[{index}]", f"expected an object, got {type(item).__name__}")

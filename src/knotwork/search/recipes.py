@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,4 +113,4 @@ def get_recipe(recipe: str | Recipe | None) -> Recipe:
     try:
         return RECIPES[recipe]
     except KeyError:
-        raise InvalidInput("recipe", f"unknown recipe {recipe!r}; known: {', '.join(RECIPES)}") from None
+        raise InvalidInput("recipe", f"unknown recipe {quote(recipe)}; known: {', '.join(RECIPES)}") from None

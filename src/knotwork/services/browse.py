@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain import rules
 from knotwork.domain.models import LINK_TYPES
 from knotwork.domain.temporal import now, parse_time, to_text
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def activity(mem: Knotwork, bucket: str = "month") -> Activity:
     """Memories (retired ones too) by the period of ``created_at``; each dimension keeps its
     :data:`TOP_KEYS` largest keys and sums the rest as ``other``. ``''`` is global / none / shared."""
     if bucket not in BUCKETS:
-        raise InvalidInput("bucket", f"must be one of {', '.join(BUCKETS)}, not {bucket!r}")
+        raise InvalidInput("bucket", f"must be one of {', '.join(BUCKETS)}, not {quote(bucket)}")
     width = BUCKETS[bucket]
     counts: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     periods: set[str] = set()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain import rules
 from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
 from knotwork.domain.temporal import now, to_text
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 from knotwork.hygiene import consolidate as rules_c
 from knotwork.hygiene import judge
 from knotwork.hygiene.judge import ConsolidationJudge
@@ -123,7 +123,7 @@ class Hygiene:
         """
         for name, flag in (("consolidate", consolidate), ("force", force)):
             if not isinstance(flag, bool):
-                raise InvalidInput(name, f"must be true or false, got {flag!r}")
+                raise InvalidInput(name, f"must be true or false, got {quote(flag)}")
         mem = self.mem
         out: list[Memory | None] = [None] * len(drafts)
         kept: list[int] = []

@@ -10,7 +10,7 @@ from typing import Any
 from knotwork.domain import ids, rules
 from knotwork.domain.models import LINK_TYPES, Graph, Memory, Related, Relationship
 from knotwork.domain.temporal import now
-from knotwork.errors import AmbiguousId, InvalidInput, NotFound
+from knotwork.errors import AmbiguousId, InvalidInput, NotFound, quote
 from knotwork.graph.adjacency import Adjacency
 from knotwork.graph.traverse import DIRECTIONS, bfs
 from knotwork.store.protocol import Store
@@ -38,13 +38,13 @@ class MetaRelation:
 
 def _bounded(value: Any, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(field, f"must be a whole number from {low} to {high}, got {value!r}")
+        raise InvalidInput(field, f"must be a whole number from {low} to {high}, got {quote(value)}")
     return value
 
 
 def _direction(value: Any) -> str:
     if value not in DIRECTIONS:
-        raise InvalidInput("direction", f"must be one of {', '.join(DIRECTIONS)}, got {value!r}")
+        raise InvalidInput("direction", f"must be one of {', '.join(DIRECTIONS)}, got {quote(value)}")
     return value
 
 
@@ -77,7 +77,7 @@ class LinkService:
 
     def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
         if type not in LINK_TYPES:
-            raise InvalidInput("type", f"unknown relationship type {type!r}; known: {', '.join(LINK_TYPES)}")
+            raise InvalidInput("type", f"unknown relationship type {quote(type)}; known: {', '.join(LINK_TYPES)}")
         meta = rules.metadata(metadata)
         source, target = self.get(from_id), self.get(to_id)
         if source.id == target.id:

@@ -31,7 +31,7 @@ from knotwork import tokens
 from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
 from knotwork.domain.temporal import from_text, now, to_text
-from knotwork.errors import InvalidInput
+from knotwork.errors import InvalidInput, quote
 from knotwork.render import recall as text
 from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import RECIPES
@@ -348,13 +348,13 @@ def _sections(value: Sequence[str] | None) -> tuple[str, ...]:
 
 def _budget(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_BUDGET:
-        raise InvalidInput("budget_tokens", f"must be a whole number from 1 to {MAX_BUDGET}, got {value!r}")
+        raise InvalidInput("budget_tokens", f"must be a whole number from 1 to {MAX_BUDGET}, got {quote(value)}")
     return value
 
 
 def _context(value: Any) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 64:
-        raise InvalidInput("context", f"must be a short word such as 'startup' or 'prompt', got {value!r}")
+        raise InvalidInput("context", f"must be a short word such as 'startup' or 'prompt', got {quote(value)}")
     return value.strip()
 
 

@@ -18,9 +18,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork.adapters.http import errors
-from knotwork.adapters.http.guard import BrowserGuard
+from knotwork.adapters.http.guard import BodyLimit, BrowserGuard
 from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools, ui
 from knotwork.adapters.http.timing import SearchTimer
+from knotwork.errors import InvalidInput
+from knotwork.limits import REQUEST_BYTES
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 from knotwork.services.recall import Latencies
@@ -83,6 +85,12 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+def check_token(token: str | None) -> None:
+    """Refuse a token no client could send as it is: blank, or with spaces around it (HTTP trims them)."""
+    if token and (not token.strip() or token != token.strip()):
+        raise InvalidInput("KNOTWORK_API_TOKEN", "is blank or has spaces around it; give the exact text clients will send")
+
+
 def create_app(
     mem: Knotwork,
     *,
@@ -100,6 +108,8 @@ def create_app(
     from fastapi.staticfiles import StaticFiles
 
     from knotwork import __version__
+
+    check_token(api_token)
 
     mcp_routes: list[Any] = []
     if mcp_server is not None:
@@ -133,7 +143,56 @@ def create_app(
     app.mount("/ui/static", StaticFiles(directory=ui.STATIC, check_dir=False), name="ui-static")
     app.router.routes.extend(mcp_routes)
     app.add_middleware(SearchTimer, latencies=app.state.search_latencies)
+    app.add_middleware(BodyLimit, limit=REQUEST_BYTES)
     app.add_middleware(BrowserGuard, loopback_only=not api_token and is_loopback(host))
     if api_token:
         app.add_middleware(BearerToken, token=api_token)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["type", "message"],
+            "properties": {"type": {"type": "string"}, "message": {"type": "string"}, "field": {"type": "string"}},
+        }
+    },
+}
+ERROR_ANSWERS = {
+    "400": "invalid input or an ambiguous short id",
+    "404": "no such memory, relationship, entity or fact",
+    "413": "the request body is over the limit",
+    "422": "a malformed request (a missing or mistyped field, a value out of range)",
+}
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's spec, completed with what its routes cannot declare: every error answer (JSON
+    ``{error: {type, message, field?}}``, not FastAPI's own 422 shape) and, where ``format`` may ask for it,
+    the compact text answer beside JSON."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    from fastapi.openapi.utils import get_openapi
+
+    spec = get_openapi(title=app.title, version=app.version, summary=app.summary, description=app.description, routes=app.routes)
+    spec.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    for path, operations in spec.get("paths", {}).items():
+        for operation in operations.values():
+            answers = operation.setdefault("responses", {})
+            compact = any(p.get("name") == "format" for p in operation.get("parameters", []))
+            for status, answer in answers.items():
+                if compact and status.startswith("2"):
+                    answer.setdefault("content", {})["text/plain"] = {"schema": {"type": "string"}}
+            for status, description in ERROR_ANSWERS.items():
+                if status == "404" and "{" not in path:
+                    continue
+                answers[status] = {
+                    "description": description,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                }
+    app.openapi_schema = spec
+    return spec

@@ -11,6 +11,11 @@ from fastapi.responses import PlainTextResponse, Response
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
+def ranged(low: float, high: float) -> dict[str, Any]:
+    """A number's range, for the spec: the service checks it (400 outside), so FastAPI is not asked to (422)."""
+    return {"json_schema_extra": {"minimum": low, "maximum": high}}
+
+
 Format = Annotated[Literal["json", "compact"], Query(description="json (default) or compact text, as agents read it")]
 
 

@@ -13,7 +13,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
+from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound, quote
+from knotwork.limits import ERRORS_SHOWN, QUOTE_CHARS
 
 # Most specific first: AmbiguousId and NotFound are both LookupErrors, InvalidInput a ValueError.
 STATUS: tuple[tuple[type[KnotworkError], int, str], ...] = (
@@ -53,22 +54,32 @@ def _location(loc: tuple[Any, ...]) -> str:
     so a body field that happens to be called ``query`` keeps its name."""
     if loc and loc[0] in ("body", "query", "path", "header", "cookie"):
         loc = loc[1:]
-    return ".".join(str(p) for p in loc) or "request"
+    text = ".".join(p if isinstance(p, str) and len(p) <= QUOTE_CHARS else quote(p) for p in map(_part, loc))
+    return text or "request"
+
+
+def _part(p: Any) -> str:
+    return p if isinstance(p, str) else str(p)
+
+
+def validation_summary(errors: list[Any]) -> tuple[str, str]:
+    """The first few problems of a validation (field: message) and a count of the rest, and the first field:
+    a request with 100,000 bad items gets a one-line answer, not one line per item."""
+    problems = [f"{_location(tuple(e.get('loc', ())))}: {str(e.get('msg', 'invalid'))[: 2 * QUOTE_CHARS]}" for e in errors[:ERRORS_SHOWN]]
+    more = f"; and {len(errors) - ERRORS_SHOWN:,} more" if len(errors) > ERRORS_SHOWN else ""
+    first = _location(tuple(errors[0].get("loc", ()))) if errors else "request"
+    return "; ".join(problems) + more or "invalid request", first
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    problems = [f"{_location(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}" for e in exc.errors()]
-    first = exc.errors()[0] if exc.errors() else {}
-    return JSONResponse(
-        error_body("invalid_request", "; ".join(problems) or "invalid request", field=_location(tuple(first.get("loc", ())))),
-        status_code=422,
-    )
+    message, field = validation_summary(list(exc.errors()))
+    return JSONResponse(error_body("invalid_request", message, field=field), status_code=422)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    kinds = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}
+    kinds = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
     return JSONResponse(
         error_body(kinds.get(exc.status_code, "http_error"), str(exc.detail)), status_code=exc.status_code, headers=exc.headers
     )

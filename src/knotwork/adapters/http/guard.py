@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from knotwork.adapters.http.errors import error_body
 
@@ -74,3 +75,54 @@ class BrowserGuard:
                 await _refuse(send, 415, "unsupported_media_type", message)
                 return
         await self.app(scope, receive, send)
+
+
+class _TooLarge(HTTPException):
+    """Raised from ``receive``: as an HTTPException it passes the framework's body parsing and its
+    handler answers 413."""
+
+    def __init__(self, limit: int, size: int) -> None:
+        super().__init__(413, f"the request body is over {limit:,} bytes ({size:,} read); send less at once")
+
+
+class BodyLimit:
+    """Refuse a request body over ``limit`` bytes with 413, from ``Content-Length`` before reading it, or as
+    soon as a streamed body passes the limit; nothing past the limit is read."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or ()).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(send, int(declared))
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge(self.limit, seen)
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send, seen)
+
+    async def _refuse(self, send: Send, size: int) -> None:
+        await _refuse(send, 413, "request_too_large", str(_TooLarge(self.limit, size).detail))

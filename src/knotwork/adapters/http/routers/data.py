@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from knotwork.adapters.http.common import Format, Mem, Reply
+from knotwork.domain import rules
 from knotwork.errors import InvalidInput
+from knotwork.limits import MAX_IMPORT_RECORDS
 
 router = APIRouter(tags=["data"])
 
@@ -25,25 +27,27 @@ def export(mem: Mem) -> StreamingResponse:
     return StreamingResponse(lines(), media_type="application/x-ndjson")
 
 
+def _json(text: str, where: str) -> Any:
+    return rules.export_json(text, where)
+
+
 def parse_records(raw: bytes) -> list[Any]:
-    """An export body: JSON lines, or one JSON array of records."""
+    """An export body: JSON lines, or one JSON array of records; at most ``MAX_IMPORT_RECORDS``."""
     try:
         body = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput("body", f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     if body.lstrip().startswith("["):
-        try:
-            records = json.loads(body)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput("body", f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
-        return records
-    records = []
-    for number, line in enumerate(body.splitlines(), 1):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"line {number}", f"is not valid JSON ({exc.msg})") from None
+        records = _json(body, "body")
+        if not isinstance(records, list):
+            raise InvalidInput("body", "expected a JSON array of records, or JSON lines")
+    else:
+        lines = [(number, line) for number, line in enumerate(body.splitlines(), 1) if line.strip()]
+        if len(lines) > MAX_IMPORT_RECORDS:
+            raise InvalidInput("body", f"{len(lines):,} records; at most {MAX_IMPORT_RECORDS:,} per request (import the rest in more)")
+        records = [_json(line, f"line {number}") for number, line in lines]
+    if len(records) > MAX_IMPORT_RECORDS:
+        raise InvalidInput("body", f"{len(records):,} records; at most {MAX_IMPORT_RECORDS:,} per request (import the rest in more)")
     return records
 
 

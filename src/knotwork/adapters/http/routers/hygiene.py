@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
 
 router = APIRouter(tags=["hygiene"])
 
@@ -24,10 +24,10 @@ def duplicates(
     request: Request,
     mem: Mem,
     reply: Reply,
-    threshold: Annotated[float, Query(description="least cosine similarity, 0.5-1")] = 0.95,
+    threshold: Annotated[float, Query(description="least cosine similarity, 0.5-1", **ranged(0.5, 1))] = 0.95,
     workspace: Annotated[str | None, Query(description="a workspace (with global), or * for all")] = None,
     agent_id: Annotated[str, Query(description="a partition, or * for all")] = "*",
-    limit: int = 50,
+    limit: Annotated[int, Query(**ranged(1, 1000))] = 50,
     format: Format = "json",
 ) -> Response:
     scope = default_workspace(request, workspace)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
 
 router = APIRouter(tags=["knowledge graph"])
 
@@ -23,14 +23,14 @@ class Strict(BaseModel):
 class NodeSearch(Strict):
     query: str = Field(description="names or words to look for")
     center: str | None = Field(None, description="an entity (name or id): entities near it in the graph rank first")
-    limit: int = 10
+    limit: int = Field(10, **ranged(1, 100))
     workspace: str | None = None
 
 
 class FactSearch(Strict):
     query: str = Field(description="what the facts are about")
     center: str | None = Field(None, description="an entity (name or id): facts near it in the graph rank first")
-    limit: int = 10
+    limit: int = Field(10, **ranged(1, 100))
     as_of: str | None = Field(None, description=AS_OF)
     include_invalid: bool = Field(False, description="also facts no longer true")
     workspace: str | None = None
@@ -43,7 +43,7 @@ class Merge(Strict):
 
 
 class Drain(Strict):
-    limit: int | None = Field(None, description="most extraction attempts to make; default: until none is due")
+    limit: int | None = Field(None, description="most extraction attempts to make; default: until none is due", **ranged(1, 100_000))
     retry_failed: bool = Field(False, description="give failed memories a fresh start first")
 
 
@@ -72,7 +72,7 @@ def episodes(
     mem: Mem,
     reply: Reply,
     workspace: str | None = None,
-    limit: int = 20,
+    limit: Annotated[int, Query(**ranged(1, 1000))] = 20,
     query: Annotated[str | None, Query(description="best matches for this instead of the newest")] = None,
     format: Format = "json",
 ) -> Response:
@@ -136,7 +136,7 @@ def communities(
     reply: Reply,
     workspace: str | None = None,
     entity: Annotated[str | None, Query(description="only the community of this entity (name or id)")] = None,
-    limit: int = 20,
+    limit: Annotated[int, Query(**ranged(1, 1000))] = 20,
     format: Format = "json",
 ) -> Response:
     found = mem.communities(workspace=default_workspace(request, workspace), entity=entity, limit=limit)
@@ -159,7 +159,7 @@ def extraction_status(
     mem: Mem,
     reply: Reply,
     status: Annotated[str | None, Query(description="pending, running, done or failed")] = None,
-    limit: int = 50,
+    limit: Annotated[int, Query(**ranged(1, 1000))] = 50,
     format: Format = "json",
 ) -> Response:
     return reply("extraction_status", mem.extraction_status(status=status, limit=limit), format)

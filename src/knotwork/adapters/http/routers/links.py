@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
-from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
 from knotwork.render import render
 
 router = APIRouter(tags=["relationships"])
@@ -59,7 +59,7 @@ def related(
     id: str,
     mem: Mem,
     reply: Reply,
-    depth: int = 1,
+    depth: Annotated[int, Query(**ranged(1, 5))] = 1,
     direction: Direction = "both",
     type: Annotated[list[str] | None, Query(description="only these types; repeat")] = None,
     format: Format = "json",
@@ -72,8 +72,8 @@ def graph(
     id: str,
     mem: Mem,
     reply: Reply,
-    max_depth: int = 2,
-    max_nodes: int = 50,
+    max_depth: Annotated[int, Query(**ranged(1, 3))] = 2,
+    max_nodes: Annotated[int, Query(**ranged(1, 100))] = 50,
     format: Literal["json", "compact", "dot", "mermaid"] = "json",
 ) -> Response:
     g = mem.graph(id, max_depth=max_depth, max_nodes=max_nodes)

@@ -8,7 +8,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
+from knotwork.limits import MAX_BATCH
 
 router = APIRouter(tags=["memories"])
 
@@ -24,7 +25,7 @@ class MemoryFields(Strict):
     tags: dict[str, Any] | list[str] | None = None
     artifacts: list[str] | None = None
     evidence: list[str] | None = None
-    importance: float | None = None
+    importance: float | None = Field(None, **ranged(0, 1))
     metadata: dict[str, Any] | None = None
     valid_at: str | None = None
 
@@ -44,7 +45,9 @@ class NewMemory(MemoryFields):
 
 
 class NewMemories(Strict):
-    items: list[dict[str, Any]] = Field(description="memories as for POST /memories; all land or none")
+    items: list[dict[str, Any]] = Field(
+        description="memories as for POST /memories; all land or none", max_length=MAX_BATCH
+    )
     consolidate: StrictBool = Field(True, description="decide each item as POST /memories does (false: exact duplicates only)")
     force: StrictBool = Field(False, description="store items the store/ignore rules would drop")
 
@@ -59,7 +62,7 @@ class MemoryChanges(MemoryFields):
 class SearchRequest(Strict):
     query: str
     workspace: str | None = None
-    limit: int = 10
+    limit: int = Field(10, **ranged(1, 1000))
     agent_id: str | None = None
     category: str | None = None
     tags: dict[str, Any] | list[str] | None = None
@@ -107,7 +110,7 @@ def list_memories(
     tag: Annotated[list[str] | None, Query(description="KEY or KEY=VALUE; repeat")] = None,
     since: str | None = None,
     until: str | None = None,
-    limit: int = 50,
+    limit: Annotated[int, Query(**ranged(1, 1000))] = 50,
     cursor: str | None = None,
     include_invalid: bool = True,
     format: Format = "json",

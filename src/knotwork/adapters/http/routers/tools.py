@@ -8,7 +8,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
+from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
+from knotwork.services.recall import MAX_BUDGET
 
 router = APIRouter(tags=["recall and status"])
 
@@ -20,7 +21,7 @@ class RecallRequest(BaseModel):
     context: str = Field("startup", description="startup (session start), prompt (a new turn), resume…")
     workspace: str | None = None
     query: str | None = Field(None, description="what the turn is about; omit to use the workspace's focus")
-    budget_tokens: int = Field(1500, description="most o200k tokens of text")
+    budget_tokens: int = Field(1500, description="most o200k tokens of text", **ranged(1, MAX_BUDGET))
     sections: list[SectionName] | None = Field(None, description="default: all but entities")
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
-from knotwork.adapters.http.common import Mem, Reply, default_workspace
+from knotwork.adapters.http.common import Mem, Reply, default_workspace, ranged
 from knotwork.services import browse
 
 router = APIRouter(tags=["web UI"])
@@ -39,7 +39,7 @@ def choices(mem: Mem, reply: Reply) -> Response:
 
 
 @router.get("/ui/api/tags", summary="Tag keys in use, most used first")
-def tags(mem: Mem, reply: Reply, limit: int = 200) -> Response:
+def tags(mem: Mem, reply: Reply, limit: Annotated[int, Query(**ranged(1, 1000))] = 200) -> Response:
     return reply("ui_tags", {"tags": browse.tag_keys(mem, limit)})
 
 
@@ -70,6 +70,6 @@ def knowledge(
     reply: Reply,
     workspace: str | None = None,
     as_of: Annotated[str | None, Query(description="ISO-8601 time: the facts true then (default now)")] = None,
-    limit: int = 300,
+    limit: Annotated[int, Query(**ranged(1, 2000))] = 300,
 ) -> Response:
     return reply("ui_knowledge", browse.knowledge(mem, default_workspace(request, workspace), as_of, limit))
