@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from knotwork.config import Settings
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.service import Knotwork
-from knotwork.store.protocol import Tracer
+from knotwork.store.protocol import Store, Tracer
 
 if TYPE_CHECKING:
     from knotwork.embed.protocol import Embedder
@@ -45,6 +45,29 @@ def check_model(store, embedder: Embedder | None, *, adopt: bool = False) -> Non
         )
 
 
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+def open_store(target: str, settings: Settings, tracer: Tracer | None = None) -> Store:
+    """The store a path or URL names: a SQLite file (path, ``sqlite:///path``, ``:memory:``) or PostgreSQL (``postgresql://``)."""
+    if "://" in target:
+        scheme, _, rest = target.partition("://")
+        if scheme in POSTGRES_SCHEMES:
+            try:
+                from knotwork.store.postgres import PostgresStore
+            except ImportError as exc:  # the driver is an optional dependency: pip install 'knotwork[postgres]'
+                raise BackendUnavailable(f"PostgreSQL support is not installed ({exc}); install knotwork[postgres]") from None
+            return PostgresStore(target, busy_timeout_ms=settings.busy_timeout_ms, pool_size=settings.pool_size, tracer=tracer)
+        if scheme != "sqlite":
+            raise InvalidInput(
+                "database", f"unsupported URL scheme {scheme!r}; use a file path, sqlite:///path or postgresql://..."
+            )
+        target = rest
+    from knotwork.store.sqlite import SQLiteStore
+
+    return SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer)
+
+
 def open(
     path_or_url: str | Path | None = None,
     *,
@@ -54,7 +77,8 @@ def open(
 ) -> Knotwork:
     """Open (creating if needed) a knotwork store.
 
-    ``path_or_url``: a file path, ``sqlite:///path``, or ``:memory:``; by
+    ``path_or_url``: a file path, ``sqlite:///path``, ``:memory:`` or
+    ``postgresql://user:password@host/dbname`` (PostgreSQL 15+ with pgvector); by
     default ``$KNOTWORK_DB`` or ``$KNOTWORK_HOME/knotwork.db`` (``~/.knotwork``).
     ``tracer`` is called with every SQL statement and its parameters.
     ``reembed=True`` opens a store whose vectors came from another model, so
@@ -62,14 +86,7 @@ def open(
     """
     settings = settings or Settings()
     target = str(path_or_url) if path_or_url is not None else settings.database()
-    if "://" in target:
-        scheme, _, rest = target.partition("://")
-        if scheme != "sqlite":
-            raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path or sqlite:///path")
-        target = rest
-    from knotwork.store.sqlite import SQLiteStore
-
-    store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer)
+    store = open_store(target, settings, tracer)
     try:
         embedder = embedder_for(settings.embedder)
         if not reembed:

@@ -81,10 +81,7 @@ class Pipeline:
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
             return []
-        hits = self.index.search(self.embed_query(q.text), n * 2, q.flt.workspace)
-        hits = [h for h in hits if h.similarity >= state["recipe"].min_similarity]
-        allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
-        return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:n]
+        return self.store.vector_candidates(self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity)
 
     def _graph(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         hops = self._hops(q, state)

@@ -435,6 +435,18 @@ class SQLiteStore(KnowledgeStore):
                 ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
 
+    def vector_candidates(
+        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+    ) -> list[tuple[str, float]]:
+        """The ``k`` memories nearest ``query`` that ``flt`` lets through, from the process's in-memory ``index``.
+
+        SQLite has no k-NN of its own: the index scans its workspace's
+        partitions for twice ``k``, and the filter keeps what it lets through.
+        """
+        hits = [h for h in index.search(query, k * 2, flt.workspace) if h.similarity >= min_similarity]
+        allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
+        return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:k]
+
     # -- links --------------------------------------------------------------
     def insert_link(self, rel: Relationship) -> Relationship:
         with self.transaction():
