@@ -219,7 +219,7 @@ class _Result:
 def redact(url: str) -> str:
     """``url`` without its password (for messages and ``location``)."""
     parts = urlsplit(url)
-    if parts.password is None:
+    if not parts.password:
         return url
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
@@ -413,16 +413,16 @@ class PostgresStore(KnowledgeStore):
             clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
             if clash and clash.id != new.id:
                 raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
-            self._run(
-                "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
-                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
-            )
             assignments = ", ".join(f"{c.strip()} = %s" for c in _COLUMNS.split(",")[1:])
             cur = self._run(
                 f"UPDATE memories SET {assignments} WHERE id = %s AND version = %s", (*_params(new)[1:], old.id, old.version)
             )
-            if cur.rowcount != 1:
+            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
                 raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
+            self._run(
+                "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
+                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
+            )
             self._write_tags(new)
         return new
 

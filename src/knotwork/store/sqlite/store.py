@@ -328,14 +328,14 @@ class SQLiteStore(KnowledgeStore):
             clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
             if clash and clash.id != new.id:
                 raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
+            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
+            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
+            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
+                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
             self._run(
                 "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
                 (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
             )
-            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
-            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
-            if cur.rowcount != 1:
-                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
             self._write_tags(new)
         return new
 
