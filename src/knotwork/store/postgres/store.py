@@ -44,6 +44,7 @@ FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candi
 WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
 VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
 HNSW_EF_MAX = 1000  # pgvector's largest hnsw.ef_search
+_ROWS_PER_INSERT = 1000  # memories per INSERT statement: 16,000 parameters, under PostgreSQL's 65,535
 
 
 def _json(text: str) -> Any:
@@ -278,6 +279,9 @@ class PostgresStore(KnowledgeStore):
             return _Result(cur.fetchall() if cur.description else [], cur.rowcount)
 
     def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if len(rows) == 1:
+            self._run(sql, rows[0])  # one round trip (executemany opens a pipeline: two)
+            return
         if self.tracer:
             self.tracer(sql, rows)
         if not rows:
@@ -337,9 +341,17 @@ class PostgresStore(KnowledgeStore):
         return self._run(sql, (unique, *params)).fetchall()
 
     # -- memories ---------------------------------------------------------
-    def _insert(self, m: Memory) -> None:
-        self._run(f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join(['%s'] * 16)})", _params(m))
-        self._write_tags(m)
+    def _insert(self, memories: Sequence[Memory]) -> None:
+        """Insert new memories and their tags: one statement for the memories, one for the tags."""
+        row = "(" + ", ".join(["%s"] * 16) + ")"
+        for start in range(0, len(memories), _ROWS_PER_INSERT):
+            batch = memories[start : start + _ROWS_PER_INSERT]
+            self._run(
+                f"INSERT INTO memories ({_COLUMNS}) VALUES {', '.join([row] * len(batch))}",
+                [v for m in batch for v in _params(m)],
+            )
+        tags = [(m.id, key, value) for m in memories for key, value in m.tags.items()]
+        self._run_many("INSERT INTO memory_tags (memory_id, key, value) VALUES (%s, %s, %s)", tags)
 
     def _write_tags(self, m: Memory) -> None:
         self._run("DELETE FROM memory_tags WHERE memory_id = %s", (m.id,))
@@ -355,15 +367,30 @@ class PostgresStore(KnowledgeStore):
         )
 
     def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
+        # Round trips, not rows, are what a write costs here: the stored duplicates are read in one
+        # statement and the new memories written in one, in the order given (a memory repeated
+        # within the batch is a duplicate of its first occurrence, as when inserted one by one).
         out: list[Memory] = []
         with self.transaction():
-            for m in memories:
-                existing = self.find_memory_by_hash(m.workspace, m.agent_id, m.content_hash)
-                if existing:
-                    out.append(existing.with_duplicate())
+            keys = [(m.workspace or "", m.agent_id or "", m.content_hash) for m in memories]
+            stored = {
+                (r[2], r[3], r[14]): _memory(r)
+                for r in self._run(
+                    f"SELECT {_COLUMNS} FROM memories WHERE (workspace, agent_id, content_hash) IN"
+                    " (SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]))",
+                    [list(column) for column in zip(*keys)] if keys else [[], [], []],
+                )
+            }
+            new: list[Memory] = []
+            for key, m in zip(keys, memories):
+                if key in stored:
+                    out.append(stored[key].with_duplicate())
                     continue
-                self._insert(m)
+                stored[key] = m
+                new.append(m)
                 out.append(m)
+            if new:
+                self._insert(new)
         return out
 
     def get_memory(self, memory_id: str) -> Memory | None:
@@ -449,7 +476,7 @@ class PostgresStore(KnowledgeStore):
             clash = self.find_memory_by_hash(memory.workspace, memory.agent_id, memory.content_hash)
             if clash:
                 raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
-            self._insert(memory)
+            self._insert([memory])
             self._run_many(
                 "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
                 [(memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)) for old in past_versions],
@@ -664,14 +691,19 @@ class PostgresStore(KnowledgeStore):
 
     def put_vectors(self, memory_id: str, vectors: Sequence[bytes]) -> None:
         """Replace a memory's vectors (one per chunk)."""
+        arrays = [np.frombuffer(blob, dtype="<f4") for blob in vectors]
         with self.transaction():
-            self._run("DELETE FROM memory_vectors WHERE memory_id = %s", (memory_id,))
-            arrays = [np.frombuffer(blob, dtype="<f4") for blob in vectors]
             for dim in {len(a) for a in arrays}:
                 self._ensure_vector_index(dim)
-            self._run_many(
-                "INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (%s, %s, %s)",
-                [(memory_id, chunk, a) for chunk, a in enumerate(arrays)],
+            if not arrays:
+                self._run("DELETE FROM memory_vectors WHERE memory_id = %s", (memory_id,))
+                return
+            # One round trip: the delete and the insert in one statement (the CTE's delete
+            # does not see the rows the insert adds).
+            self._run(
+                "WITH gone AS (DELETE FROM memory_vectors WHERE memory_id = %s)"
+                f" INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES {', '.join(['(%s, %s, %s)'] * len(arrays))}",
+                [memory_id, *(v for chunk, a in enumerate(arrays) for v in (memory_id, chunk, a))],
             )
 
     def vector_marks(self) -> tuple[int, int]:
