@@ -21,7 +21,6 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
@@ -31,171 +30,25 @@ from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.knowledge import KnowledgeStore
+from knotwork.store.postgres.rows import (
+    BRIEF_COLUMNS,
+    COLUMNS,
+    LINK_COLUMNS,
+    bm25_sql,
+    brief_row,
+    link_row,
+    memory_params,
+    memory_row,
+    stored_link_row,
+    where_sql,
+)
 from knotwork.store.postgres.termstats import TermStats
+from knotwork.store.postgres.vectors import VectorStore
 from knotwork.store.protocol import Tracer
 
-_COLUMNS = (
-    "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version"
-)
-
-_EMPTY = {"{}": dict, "[]": list}
 FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candidates)
 WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
-VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
-HNSW_EF_MAX = 1000  # pgvector's largest hnsw.ef_search
 _ROWS_PER_INSERT = 1000  # memories per INSERT statement: 16,000 parameters, under PostgreSQL's 65,535
-
-
-def _json(text: str) -> Any:
-    empty = _EMPTY.get(text)
-    return empty() if empty else json.loads(text)
-
-
-def _blob(vector: Any) -> bytes:
-    """A pgvector value as the float32 little-endian bytes the rest of knotwork passes vectors in."""
-    return np.asarray(vector.to_numpy(), dtype="<f4").tobytes()
-
-
-def _memory(row: Sequence[Any]) -> Memory:
-    return Memory(
-        id=row[0],
-        content=row[1],
-        workspace=row[2] or None,
-        agent_id=row[3] or None,
-        category=row[4],
-        tags=_json(row[5]),
-        artifacts=_json(row[6]),
-        evidence=_json(row[7]),
-        importance=row[8],
-        metadata=_json(row[9]),
-        created_at=row[10],
-        updated_at=row[11],
-        valid_at=row[12],
-        invalid_at=row[13],
-        content_hash=row[14],
-        version=row[15],
-    )
-
-
-_BRIEF_COLUMNS = "id, content, workspace, category, importance, valid_at, invalid_at"
-
-
-def _brief(row: Sequence[Any]) -> MemoryBrief:
-    return MemoryBrief(row[0], row[1], row[2] or None, row[3], row[4], row[5], row[6])
-
-
-def _params(m: Memory) -> tuple[Any, ...]:
-    return (
-        m.id,
-        m.content,
-        m.workspace or "",
-        m.agent_id or "",
-        m.category,
-        json.dumps(m.tags, ensure_ascii=False, sort_keys=True),
-        json.dumps(m.artifacts, ensure_ascii=False),
-        json.dumps(m.evidence, ensure_ascii=False),
-        m.importance,
-        json.dumps(m.metadata, ensure_ascii=False, sort_keys=True),
-        m.created_at,
-        m.updated_at,
-        m.valid_at,
-        m.invalid_at,
-        m.content_hash,
-        m.version,
-    )
-
-
-# Links are read as StoredLink: time as to_text, metadata as the JSON text written.
-_LINK_COLUMNS = "id, from_id, to_id, type, workspace, created_at, metadata"
-
-
-def _stored_link(row: Sequence[Any]) -> StoredLink:
-    return StoredLink(row[0], row[1], row[2], row[3], row[4], to_text(row[5]), row[6])
-
-
-def _link(row: Sequence[Any]) -> Relationship:
-    return _stored_link(row).relationship()
-
-
-def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> tuple[str, list[Any]]:
-    """SQL conditions (joined with AND) and their parameters for a filter."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if flt.workspace != ALL_WORKSPACES:
-        if flt.workspace:
-            clauses.append(f"{alias}.workspace IN ('', %s)")
-            params.append(flt.workspace)
-        else:
-            clauses.append(f"{alias}.workspace = ''")
-    if flt.agent_id:
-        clauses.append(f"{alias}.agent_id = %s")
-        params.append(flt.agent_id)
-    if flt.category:
-        clauses.append(f"{alias}.category = %s")
-        params.append(flt.category)
-    tag_clauses: list[str] = []
-    for key, value in flt.tags.items():
-        if value is None:
-            tag_clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = %s)")
-            params.append(key)
-        else:
-            tag_clauses.append(
-                f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = %s AND t.value = %s)"
-            )
-            params.extend((key, value))
-    if tag_clauses:
-        clauses.append("(" + (" OR " if flt.tags_mode == "any" else " AND ").join(tag_clauses) + ")")
-    if flt.artifact:
-        clauses.append(f"{alias}.artifacts::jsonb ? %s")
-        params.append(flt.artifact)
-    if flt.valid_since:
-        clauses.append(f"{alias}.valid_at >= %s")
-        params.append(flt.valid_since)
-    if flt.valid_until:
-        clauses.append(f"{alias}.valid_at < %s")
-        params.append(flt.valid_until)
-    if flt.since:
-        clauses.append(f"{alias}.created_at >= %s")
-        params.append(flt.since)
-    if flt.until:
-        clauses.append(f"{alias}.created_at < %s")
-        params.append(flt.until)
-    if not flt.include_invalid and at is not None:
-        clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > %s)")
-        params.append(at)
-    return (" AND ".join(clauses) or "TRUE"), params
-
-
-# Each lexeme of a row's tsvector with its term frequency (positions held) and the row's length in words.
-ROW_TERMS = (
-    "SELECT lexeme, tf, sum(tf) OVER () AS dl"
-    " FROM (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf FROM unnest(h.tsv)) AS lexemes"
-)
-
-
-def _bm25_sql(n_terms: int, where: str) -> str:
-    """BM25 of the memories matching any of ``n_terms`` terms (and ``where``), best first.
-
-    Parameters: the terms, their idfs, the terms again (one per tsquery),
-    ``where``'s, the mean row length, the limit. A term's lexemes are what
-    the stemmer makes of it; a row's term frequency is the count of
-    positions its tsvector holds for the lexeme, its length the sum of those.
-    """
-    return (
-        "WITH weights AS (SELECT DISTINCT ON (x.lexeme) x.lexeme, t.idf"
-        " FROM unnest(%s::text[], %s::float8[]) AS t(term, idf), unnest(to_tsvector('knotwork_english', t.term)) AS x"
-        " ORDER BY x.lexeme, t.idf DESC),"
-        f" hits AS (SELECT m.id, m.tsv FROM memories m, {_tsquery(['_'] * n_terms)} WHERE m.tsv @@ tq.q AND {where})"
-        " SELECT h.id, sum(w.idf * (u.tf * 2.2) / (u.tf + 1.2 * (0.25 + 0.75 * u.dl / %s::float8))) AS score"
-        f" FROM hits h CROSS JOIN LATERAL ({ROW_TERMS}) u"
-        " JOIN weights w ON w.lexeme = u.lexeme GROUP BY h.id ORDER BY score DESC, h.id LIMIT %s"
-    )
-
-
-def _tsquery(terms: Sequence[str]) -> str:
-    """A tsquery matching any of ``terms``: each goes through the stemmer as plain text (never parsed as syntax)."""
-    return "(SELECT " + " || ".join(["plainto_tsquery('knotwork_english', %s)"] * len(terms)) + " AS q) AS tq"
 
 
 class _Result:
@@ -226,8 +79,8 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(KnowledgeStore):
-    """The Store protocol on one PostgreSQL database (the knowledge graph's methods come from ``KnowledgeStore``)."""
+class PostgresStore(VectorStore, KnowledgeStore):
+    """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from ``KnowledgeStore``)."""
 
     def __init__(
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
@@ -331,7 +184,7 @@ class PostgresStore(KnowledgeStore):
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Memory | None:
         row = self._run(sql, params).fetchone()
-        return _memory(row) if row else None
+        return memory_row(row) if row else None
 
     def _rows_by_ids(self, sql: str, ids: Sequence[Any], *params: Any) -> list[Any]:
         """Every row of ``sql``, whose first parameter is the list of distinct ``ids`` (``= ANY(%s)``)."""
@@ -347,8 +200,8 @@ class PostgresStore(KnowledgeStore):
         for start in range(0, len(memories), _ROWS_PER_INSERT):
             batch = memories[start : start + _ROWS_PER_INSERT]
             self._run(
-                f"INSERT INTO memories ({_COLUMNS}) VALUES {', '.join([row] * len(batch))}",
-                [v for m in batch for v in _params(m)],
+                f"INSERT INTO memories ({COLUMNS}) VALUES {', '.join([row] * len(batch))}",
+                [v for m in batch for v in memory_params(m)],
             )
         tags = [(m.id, key, value) for m in memories for key, value in m.tags.items()]
         self._run_many("INSERT INTO memory_tags (memory_id, key, value) VALUES (%s, %s, %s)", tags)
@@ -362,7 +215,7 @@ class PostgresStore(KnowledgeStore):
 
     def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
         return self._one(
-            f"SELECT {_COLUMNS} FROM memories WHERE workspace = %s AND agent_id = %s AND content_hash = %s",
+            f"SELECT {COLUMNS} FROM memories WHERE workspace = %s AND agent_id = %s AND content_hash = %s",
             (workspace or "", agent_id or "", content_hash),
         )
 
@@ -374,9 +227,9 @@ class PostgresStore(KnowledgeStore):
         with self.transaction():
             keys = [(m.workspace or "", m.agent_id or "", m.content_hash) for m in memories]
             stored = {
-                (r[2], r[3], r[14]): _memory(r)
+                (r[2], r[3], r[14]): memory_row(r)
                 for r in self._run(
-                    f"SELECT {_COLUMNS} FROM memories WHERE (workspace, agent_id, content_hash) IN"
+                    f"SELECT {COLUMNS} FROM memories WHERE (workspace, agent_id, content_hash) IN"
                     " (SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]))",
                     [list(column) for column in zip(*keys)] if keys else [[], [], []],
                 )
@@ -394,15 +247,15 @@ class PostgresStore(KnowledgeStore):
         return out
 
     def get_memory(self, memory_id: str) -> Memory | None:
-        return self._one(f"SELECT {_COLUMNS} FROM memories WHERE id = %s", (memory_id,))
+        return self._one(f"SELECT {COLUMNS} FROM memories WHERE id = %s", (memory_id,))
 
     def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        rows = self._rows_by_ids(f"SELECT {_COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
-        return {r[0]: _memory(r) for r in rows}
+        rows = self._rows_by_ids(f"SELECT {COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
+        return {r[0]: memory_row(r) for r in rows}
 
     def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
-        rows = self._rows_by_ids(f"SELECT {_BRIEF_COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
-        return {r[0]: _brief(r) for r in rows}
+        rows = self._rows_by_ids(f"SELECT {BRIEF_COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
+        return {r[0]: brief_row(r) for r in rows}
 
     def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
         rows = self._rows_by_ids(
@@ -440,9 +293,9 @@ class PostgresStore(KnowledgeStore):
             clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
             if clash and clash.id != new.id:
                 raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
-            assignments = ", ".join(f"{c.strip()} = %s" for c in _COLUMNS.split(",")[1:])
+            assignments = ", ".join(f"{c.strip()} = %s" for c in COLUMNS.split(",")[1:])
             cur = self._run(
-                f"UPDATE memories SET {assignments} WHERE id = %s AND version = %s", (*_params(new)[1:], old.id, old.version)
+                f"UPDATE memories SET {assignments} WHERE id = %s AND version = %s", (*memory_params(new)[1:], old.id, old.version)
             )
             if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
                 raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
@@ -458,12 +311,12 @@ class PostgresStore(KnowledgeStore):
             return self._run("DELETE FROM memories WHERE id = %s", (memory_id,)).rowcount > 0
 
     def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
-        where, params = _where(flt, at)
+        where, params = where_sql(flt, at)
         if before_id:
             where += " AND m.id < %s"
             params.append(before_id)
-        rows = self._run(f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT %s", (*params, limit))
-        return [_memory(r) for r in rows]
+        rows = self._run(f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT %s", (*params, limit))
+        return [memory_row(r) for r in rows]
 
     def memory_versions(self, memory_id: str) -> list[Memory]:
         rows = self._run("SELECT record FROM memory_versions WHERE memory_id = %s ORDER BY version", (memory_id,))
@@ -486,15 +339,15 @@ class PostgresStore(KnowledgeStore):
     def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
         after = ""
         while True:
-            rows = self._run(f"SELECT {_COLUMNS} FROM memories WHERE id > %s ORDER BY id LIMIT %s", (after, batch)).fetchall()
+            rows = self._run(f"SELECT {COLUMNS} FROM memories WHERE id > %s ORDER BY id LIMIT %s", (after, batch)).fetchall()
             if not rows:
                 return
             for r in rows:
-                yield _memory(r)
+                yield memory_row(r)
             after = rows[-1][0]
 
     def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        where, params = _where(flt or MemoryFilter(workspace=ALL_WORKSPACES, include_invalid=True), at)
+        where, params = where_sql(flt or MemoryFilter(workspace=ALL_WORKSPACES, include_invalid=True), at)
         return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     # -- retrieval --------------------------------------------------------
@@ -513,82 +366,28 @@ class PostgresStore(KnowledgeStore):
             return []
         words = [t for t, _ in weighted]
         idfs = [idf for _, idf in weighted]
-        where, params = _where(flt, at)
+        where, params = where_sql(flt, at)
         fetch = FTS_OVERFETCH * limit
-        ranked = self._run(_bm25_sql(len(words), "TRUE"), (words, idfs, *words, self._term_stats.mean_length, fetch)).fetchall()
+        ranked = self._run(bm25_sql(len(words), "TRUE"), (words, idfs, *words, self._term_stats.mean_length, fetch)).fetchall()
         allowed = {r[0] for r in self._rows_by_ids(f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", [r[0] for r in ranked], *params)}
         hits = [(mid, score) for mid, score in ranked if mid in allowed][:limit]
         if len(hits) < limit and len(ranked) == fetch:
             hits = self._run(
-                _bm25_sql(len(words), where), (words, idfs, *words, *params, self._term_stats.mean_length, limit)
+                bm25_sql(len(words), where), (words, idfs, *words, *params, self._term_stats.mean_length, limit)
             ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
-
-    def vector_candidates(
-        self, index: Any, query: np.ndarray, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
-    ) -> list[tuple[str, float]]:
-        """The ``k`` memories whose best chunk is nearest ``query`` (cosine), among those ``flt`` lets through.
-
-        pgvector's HNSW index answers; ``index`` (the process's in-memory
-        copy) is not needed. HNSW filters after the walk, so the nearest
-        chunks are read first and filtered, and read again with a larger
-        beam when too few memories passed; when the beam is at its largest
-        and still too few passed (a small workspace in a large store), the
-        filtered rows are scanned exactly.
-        """
-        dim = len(query)
-        vec = f"v.vector::vector({dim})"
-        where, params = _where(flt, at)
-        q = np.asarray(query, dtype=np.float32)
-        fetch = max(VECTOR_OVERFETCH * k, 40)
-        while True:
-            sql = (
-                f"WITH near AS (SELECT v.memory_id, {vec} <=> %s AS d FROM memory_vectors v"
-                f" WHERE vector_dims(v.vector) = {dim} ORDER BY {vec} <=> %s LIMIT %s)"
-                f" SELECT near.memory_id, 1 - near.d FROM near JOIN memories m ON m.id = near.memory_id WHERE {where}"
-                " ORDER BY near.d"
-            )
-            if self.tracer:
-                self.tracer(sql, (q, q, fetch, *params))
-            with self._connection() as conn, conn.transaction():  # SET LOCAL needs a transaction (a savepoint in a write's)
-                conn.execute(f"SET LOCAL hnsw.ef_search = {min(fetch, HNSW_EF_MAX)}")
-                rows = conn.execute(sql, (q, q, fetch, *params)).fetchall()
-            best = self._best(rows, k, min_similarity)
-            if len(best) >= k or fetch >= HNSW_EF_MAX:
-                break
-            fetch = min(fetch * 4, HNSW_EF_MAX)
-        if len(best) < k and fetch >= HNSW_EF_MAX:
-            # Exact: "+ 0" keeps the planner off the HNSW index, whose beam is what fell short.
-            rows = self._run(
-                f"SELECT v.memory_id, 1 - ({vec} <=> %s) AS s FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-                f" WHERE vector_dims(v.vector) = {dim} AND {where} ORDER BY ({vec} <=> %s) + 0 LIMIT %s",
-                (q, *params, q, VECTOR_OVERFETCH * k),
-            ).fetchall()
-            best = self._best(rows, k, min_similarity)
-        return list(best.items())
-
-    @staticmethod
-    def _best(rows: Sequence[tuple[str, float]], k: int, min_similarity: float) -> dict[str, float]:
-        best: dict[str, float] = {}
-        for mid, sim in rows:
-            if sim < min_similarity:
-                break
-            best.setdefault(mid, float(sim))
-            if len(best) >= k:
-                break
-        return best
 
     # -- links --------------------------------------------------------------
     def insert_link(self, rel: Relationship) -> Relationship:
         with self.transaction():
             row = self._run(
-                f"SELECT {_LINK_COLUMNS} FROM links WHERE from_id = %s AND to_id = %s AND type = %s",
+                f"SELECT {LINK_COLUMNS} FROM links WHERE from_id = %s AND to_id = %s AND type = %s",
                 (rel.from_id, rel.to_id, rel.type),
             ).fetchone()
             if row:
-                return replace(_link(row), existing=True)
+                return replace(link_row(row), existing=True)
             self._run(
-                f"INSERT INTO links ({_LINK_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO links ({LINK_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 (
                     rel.id,
                     rel.from_id,
@@ -602,15 +401,15 @@ class PostgresStore(KnowledgeStore):
         return rel
 
     def get_link(self, link_id: str) -> Relationship | None:
-        row = self._run(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = %s", (link_id,)).fetchone()
-        return _link(row) if row else None
+        row = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE id = %s", (link_id,)).fetchone()
+        return link_row(row) if row else None
 
     def stored_links(self, link_ids: Sequence[str] | None = None) -> list[StoredLink]:
         """The links of ``link_ids`` (those that exist), or every link when None, as stored (repeated values shared)."""
         if link_ids is not None:
-            rows = self._rows_by_ids(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ANY(%s)", link_ids)
+            rows = self._rows_by_ids(f"SELECT {LINK_COLUMNS} FROM links WHERE id = ANY(%s)", link_ids)
         else:
-            rows = self._run(f"SELECT {_LINK_COLUMNS} FROM links").fetchall()
+            rows = self._run(f"SELECT {LINK_COLUMNS} FROM links").fetchall()
         one = {}.setdefault
         new = tuple.__new__
         return [
@@ -648,21 +447,21 @@ class PostgresStore(KnowledgeStore):
         """Links leaving (outgoing), entering (incoming) or touching (both) any of ``memory_ids``, as stored."""
         type_sql = " AND type = ANY(%s)" if types else ""
         ends = [end for end, way in (("from_id", "outgoing"), ("to_id", "incoming")) if direction in (way, "both")]
-        sql = " UNION ".join(f"SELECT {_LINK_COLUMNS} FROM links WHERE {end} = ANY(%s){type_sql}" for end in ends)
+        sql = " UNION ".join(f"SELECT {LINK_COLUMNS} FROM links WHERE {end} = ANY(%s){type_sql}" for end in ends)
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return []
         params: list[Any] = []
         for _ in ends:
             params += [ids, list(types)] if types else [ids]
-        return [_stored_link(r) for r in self._run(sql + " ORDER BY id", params)]
+        return [stored_link_row(r) for r in self._run(sql + " ORDER BY id", params)]
 
     def list_links(self, workspace: str | None, limit: int = 1000) -> list[Relationship]:
         where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else (
             ("workspace IN ('', %s)", [workspace]) if workspace else ("workspace = ''", [])
         )
-        rows = self._run(f"SELECT {_LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT %s", (*params, limit))
-        return [_link(r) for r in rows]
+        rows = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT %s", (*params, limit))
+        return [link_row(r) for r in rows]
 
     def count_links(self) -> int:
         return self._run("SELECT count(*) FROM links").fetchone()[0]
@@ -678,74 +477,6 @@ class PostgresStore(KnowledgeStore):
                 "INSERT INTO store_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, value),
             )
-
-    def _ensure_vector_index(self, dim: int) -> None:
-        """The HNSW index (cosine) over vectors of ``dim`` dimensions, created the first time one is written."""
-        if dim in self._dims:
-            return
-        self._run(
-            f"CREATE INDEX IF NOT EXISTS memory_vectors_hnsw_{dim} ON memory_vectors"
-            f" USING hnsw ((vector::vector({dim})) vector_cosine_ops) WHERE vector_dims(vector) = {dim}"
-        )
-        self._dims.add(dim)
-
-    def put_vectors(self, memory_id: str, vectors: Sequence[bytes]) -> None:
-        """Replace a memory's vectors (one per chunk)."""
-        arrays = [np.frombuffer(blob, dtype="<f4") for blob in vectors]
-        with self.transaction():
-            for dim in {len(a) for a in arrays}:
-                self._ensure_vector_index(dim)
-            if not arrays:
-                self._run("DELETE FROM memory_vectors WHERE memory_id = %s", (memory_id,))
-                return
-            # One round trip: the delete and the insert in one statement (the CTE's delete
-            # does not see the rows the insert adds).
-            self._run(
-                "WITH gone AS (DELETE FROM memory_vectors WHERE memory_id = %s)"
-                f" INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES {', '.join(['(%s, %s, %s)'] * len(arrays))}",
-                [memory_id, *(v for chunk, a in enumerate(arrays) for v in (memory_id, chunk, a))],
-            )
-
-    def vector_marks(self) -> tuple[int, int]:
-        row = self._run(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM memory_vectors), (SELECT coalesce(max(seq), 0) FROM vector_tombstones)"
-        ).fetchone()
-        return row[0], row[1]
-
-    def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
-        rows = self._run(
-            "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
-            " JOIN memories m ON m.id = v.memory_id WHERE v.seq > %s ORDER BY v.seq LIMIT %s",
-            (seq, limit),
-        ).fetchall()
-        return [(s, mid, ws, _blob(v)) for s, mid, ws, v in rows]
-
-    def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
-        return self._run("SELECT seq, vector_seq FROM vector_tombstones WHERE seq > %s ORDER BY seq", (seq,)).fetchall()
-
-    def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
-        rows = self._run(
-            f"SELECT {_COLUMNS} FROM memories m WHERE NOT EXISTS"
-            " (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT %s",
-            (limit,),
-        )
-        return [_memory(r) for r in rows]
-
-    def clear_vectors(self) -> None:
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors")
-            self._run("DELETE FROM memory_similar")
-
-    def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
-        rows = self._rows_by_ids(
-            "SELECT v.memory_id, m.workspace, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-            " WHERE v.memory_id = ANY(%s) ORDER BY v.memory_id, v.chunk",
-            memory_ids,
-        )
-        out: dict[str, tuple[str | None, list[bytes]]] = {}
-        for mid, workspace, vector in rows:
-            out.setdefault(mid, (workspace or None, []))[1].append(_blob(vector))
-        return out
 
     # -- similar lists --------------------------------------------------------
     def similar_lists(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
@@ -786,7 +517,7 @@ class PostgresStore(KnowledgeStore):
         return dict(rows.fetchall())
 
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
-        where, params = _where(flt, at)
+        where, params = where_sql(flt, at)
         return {r[0] for r in self._rows_by_ids(f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, *params)}
 
     # -- signals for rerankers ------------------------------------------------
@@ -817,25 +548,25 @@ class PostgresStore(KnowledgeStore):
     # -- recall and statistics ---------------------------------------------------
     def directive_memories(self, flt: MemoryFilter, limit: int, at: datetime) -> list[Memory]:
         """Standing instructions: memories of a directive-like category or of importance >= 0.8 (partial index)."""
-        where, params = _where(flt, at)
+        where, params = where_sql(flt, at)
         rows = self._run(
-            f"SELECT {_COLUMNS} FROM memories m WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT %s",
+            f"SELECT {COLUMNS} FROM memories m WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT %s",
             (*params, limit),
         )
-        return [_memory(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
         """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first."""
         scopes = ("", workspace) if workspace else ("",)
         part = (
-            f"(SELECT {_COLUMNS} FROM memories WHERE workspace = %s"
+            f"(SELECT {COLUMNS} FROM memories WHERE workspace = %s"
             " AND (invalid_at IS NULL OR invalid_at > %s) ORDER BY id DESC LIMIT %s)"
         )
         sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT %s"
         params: list[Any] = []
         for scope in scopes:
             params += [scope, at, limit]
-        return [_memory(r) for r in self._run(sql, (*params, limit))]
+        return [memory_row(r) for r in self._run(sql, (*params, limit))]
 
     def count_memories_by(self, column: str) -> dict[str, int]:
         if column not in _GROUPABLE:
