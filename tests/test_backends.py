@@ -7,11 +7,15 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import psycopg
 import pytest
 
 import knotwork
 from knotwork import BackendUnavailable, Settings
+from knotwork.domain.models import ALL_WORKSPACES, MemoryFilter
+from knotwork.domain.temporal import now
+from knotwork.search.vector_index import VectorIndex
 from knotwork.store.postgres import migrate as pg_migrate
 
 NO_EMBEDDINGS = Settings(embedder="none")
@@ -76,8 +80,7 @@ def test_failed_batch_rolls_back(target: str) -> None:
 
 
 def test_tracer_sees_statements(target: str) -> None:
-    seen: list[str] = []
-    with knotwork.open(target, settings=NO_EMBEDDINGS, tracer=lambda sql, params: seen.append(sql)) as mem:
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
         mem.add("traced")
     assert any(s.startswith("INSERT INTO memories") for s in seen)
 
@@ -126,3 +129,27 @@ def test_processes_writing_at_once_make_exactly_their_writes(target: str) -> Non
         for name in writers:  # and each writer's edits are in the order it made them
             mine = [m.metadata["edit"] for m in history[1:] if m.metadata["edit"].startswith(name + "-")]
             assert mine == [f"{name}-{i}" for i in range(per_writer)]
+
+
+def test_nearest_memories_of_a_small_workspace_beside_a_large_one(target: str) -> None:
+    """The k nearest memories a filter lets through, whatever crowds them out (HNSW filters after its walk)."""
+    dim, big, small = 16, 400, 4
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((big + small, dim)).astype("<f4")
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        drafts = [mem._draft(f"big {i}", workspace="big") for i in range(big)]
+        drafts += [mem._draft(f"small {i}", workspace="small") for i in range(small)]
+        with mem.store.transaction():
+            stored = mem.store.insert_memories(drafts)
+            for m, v in zip(stored, vectors):
+                mem.store.put_vectors(m.id, [v.tobytes()])
+        query = vectors[0] + 0.01 * rng.standard_normal(dim).astype("<f4")  # right next to a memory of "big"
+        query /= np.linalg.norm(query)
+        index = VectorIndex(mem.store, dim)
+        got = mem.store.vector_candidates(index, query, 2, MemoryFilter(workspace="small"), now())
+        exact = sorted(((float(v @ query), m.id) for m, v in zip(stored[big:], vectors[big:])), reverse=True)[:2]
+        assert [mid for mid, _ in got] == [mid for _, mid in exact]
+        assert [round(score, 4) for _, score in got] == [round(score, 4) for score, _ in exact]
+        everywhere = mem.store.vector_candidates(index, query, 1, MemoryFilter(workspace=ALL_WORKSPACES), now())
+        assert everywhere[0][0] == stored[0].id
