@@ -80,7 +80,8 @@ def test_failed_batch_rolls_back(target: str) -> None:
 
 
 def test_tracer_sees_statements(target: str) -> None:
-    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+    seen: list[str] = []
+    with knotwork.open(target, settings=NO_EMBEDDINGS, tracer=lambda sql, params: seen.append(sql)) as mem:
         mem.add("traced")
     assert any(s.startswith("INSERT INTO memories") for s in seen)
 
