@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The web UI's bundle is built from web/ (npm ci + esbuild), not committed; see README "Web UI".
+UI := src/knotwork/adapters/http/static/app.js
+UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build.mjs web/tsconfig.json
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean ui
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,14 +15,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres]'
 	touch $(STAMP)
 
-run: $(STAMP)
+$(UI): $(UI_SRC)
+	@if command -v npm >/dev/null 2>&1; then \
+		cd web && npm ci --no-audit --no-fund && npm run build; \
+	else \
+		echo "make: npm not found: the web UI is not built (GET / answers 503, its browser tests are skipped)"; \
+	fi
+
+ui: $(UI)
+
+run: $(STAMP) $(UI)
 	$(BIN)/knotwork serve
 
-test: $(STAMP)
+test: $(STAMP) $(UI)
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache web/node_modules src/knotwork/adapters/http/static

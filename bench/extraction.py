@@ -1,25 +1,44 @@
-"""Precision and recall of the offline extraction rules on a labelled set.
+"""Precision and recall of the offline extraction on labelled sets.
 
-    python bench/extraction.py [--labels bench/data/extraction_labels.txt] [--show-errors]
+    python bench/extraction.py [--half dev|test|both] [--rules] [--show-errors] [--labels FILE]
+
+Three sets (bench/data/):
+
+- ``extraction_heldout.txt``: 305 sentences labelled before any system ran
+  on them, in a dev half (tune on it) and a test half (report it), each with
+  coding-agent memories and personal chat. ``F:`` facts are current, ``R:``
+  facts are stated as over, negated or replaced; a fact matches only with
+  the same status (a predicted ``past`` fact, or the ``replaces`` value of a
+  change, is retired).
+- ``extraction_sequences.txt``: dated value-change sequences, stored in order
+  into a fresh store (the real service, rules extraction, no embedder). A
+  sequence is *current and not stale* when its labelled value is current
+  after the last memory and none of its older values is; *as_of* is the share
+  of dated checks where the value true at that date is current then and the
+  sequence's other values are not.
+- ``extraction_labels.txt``: the older set the regular-expression rules were
+  tuned on (one status: every labelled fact, past or present, counts alike;
+  the old value of a change is not labelled there and not counted).
 
 Entities are compared by normalised name (the resolver's exact-match key);
-the predicted entities are the rules' entities plus the ends of their facts
-(what the graph stores). Facts are compared as (subject, predicate, object)
-with normalised names. Micro-averaged, per section and overall, with the
-extraction time per sentence.
+the predicted entities are the extraction's entities plus the ends of its
+facts (what the graph stores). Micro-averaged. ``--rules`` forces the
+regular-expression rules (the fallback when spaCy is not installed).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knotwork.knowledge.extract import extract
-from knotwork.knowledge.resolve import normalize
-
-LABELS = Path(__file__).parent / "data" / "extraction_labels.txt"
+DATA = Path(__file__).parent / "data"
+LABELS = DATA / "extraction_labels.txt"
+HELDOUT = DATA / "extraction_heldout.txt"
+SEQUENCES = DATA / "extraction_sequences.txt"
 
 
 @dataclass
@@ -27,10 +46,17 @@ class Item:
     section: str
     text: str
     entities: set[str] = field(default_factory=set)
-    facts: set[tuple[str, str, str]] = field(default_factory=set)
+    facts: set[tuple] = field(default_factory=set)
 
 
-def load(path: Path) -> list[Item]:
+def _triple(text: str, normalize) -> tuple[str, str, str]:
+    s, p, o = (x.strip() for x in text.split("|"))
+    return normalize(s), p, normalize(o)
+
+
+def load(path: Path, statuses: bool) -> list[Item]:
+    from knotwork.knowledge.resolve import normalize
+
     items: list[Item] = []
     section = "all"
     for raw in path.read_text(encoding="utf-8").splitlines():
@@ -41,21 +67,31 @@ def load(path: Path) -> list[Item]:
             section = line[3:].strip()
         elif line.startswith("E:"):
             items[-1].entities = {normalize(x) for x in line[2:].split(";") if x.strip()}
-        elif line.startswith("F:"):
+        elif line.startswith(("F:", "R:")):
+            status = "current" if line.startswith("F:") else "retired"
             for triple in line[2:].split(";"):
                 if triple.strip():
-                    s, p, o = (x.strip() for x in triple.split("|"))
-                    items[-1].facts.add((normalize(s), p, normalize(o)))
+                    items[-1].facts.add(_triple(triple, normalize) + ((status,) if statuses else ()))
         else:
             items.append(Item(section, line))
     return items
 
 
-def predict(text: str) -> tuple[set[str], set[tuple[str, str, str]]]:
-    out = extract(text)
-    facts = {(normalize(f.subject), f.predicate, normalize(f.object)) for f in out.facts}
-    entities = {normalize(e.name) for e in out.entities} | {s for s, _, _ in facts} | {o for _, _, o in facts}
-    return entities, facts
+def predict(texts: list[str], statuses: bool) -> list[tuple[set[str], set[tuple]]]:
+    from knotwork.knowledge.extract import extract_many
+    from knotwork.knowledge.resolve import normalize
+
+    out = []
+    for ex in extract_many(texts):
+        facts: set[tuple] = set()
+        for f in ex.facts:
+            triple = (normalize(f.subject), f.predicate, normalize(f.object))
+            facts.add(triple + (("retired" if f.past else "current",) if statuses else ()))
+            if statuses and f.replaces:
+                facts.add((triple[0], f.predicate, normalize(f.replaces), "retired"))
+        entities = {normalize(e.name) for e in ex.entities} | {t[0] for t in facts} | {t[2] for t in facts}
+        out.append((entities, facts))
+    return out
 
 
 @dataclass
@@ -78,35 +114,144 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--labels", type=Path, default=LABELS)
-    parser.add_argument("--show-errors", action="store_true")
-    args = parser.parse_args()
-    items = load(args.labels)
-    scores: dict[str, tuple[Score, Score]] = {}
+def score_sentences(items: list[Item], statuses: bool, show_errors: bool) -> dict[str, tuple[Score, Score, int]]:
+    scores: dict[str, tuple[Score, Score, int]] = {}
     start = time.perf_counter()
-    for item in items:
-        ents, facts = predict(item.text)
+    predicted = predict([i.text for i in items], statuses)
+    ms = (time.perf_counter() - start) / max(len(items), 1) * 1000
+    for item, (ents, facts) in zip(items, predicted):
         for key in (item.section, "all"):
-            e, f = scores.setdefault(key, (Score(), Score()))
+            e, f, n = scores.setdefault(key, (Score(), Score(), 0))
             e.add(ents, item.entities)
             f.add(facts, item.facts)
-        if args.show_errors and (ents != item.entities or facts != item.facts):
+            scores[key] = (e, f, n + 1)
+        if show_errors and (ents != item.entities or facts != item.facts):
             print(item.text)
             for label, pred, gold in (("entities", ents, item.entities), ("facts", facts, item.facts)):
                 if pred - gold:
                     print(f"   extra {label}: {sorted(pred - gold)}")
                 if gold - pred:
                     print(f"   missed {label}: {sorted(gold - pred)}")
-    per_item_ms = (time.perf_counter() - start) / len(items) * 1000
-    print(f"{len(items)} sentences, {per_item_ms:.2f} ms each\n")
+    print(f"({len(items)} sentences, {ms:.2f} ms each)")
+    return scores
+
+
+def print_table(title: str, scores: dict[str, tuple[Score, Score, int]]) -> None:
+    print(f"\n{title}\n")
     print("| section | sentences | entity P | entity R | fact P | fact R |")
     print("|---|---|---|---|---|---|")
-    for key, (e, f) in scores.items():
-        n = len(items) if key == "all" else sum(i.section == key for i in items)
+    for key, (e, f, n) in scores.items():
         print(f"| {key} | {n} | {e.precision:.3f} | {e.recall:.3f} | {f.precision:.3f} | {f.recall:.3f} |")
 
 
+@dataclass
+class Sequence:
+    half: str
+    name: str
+    steps: list[tuple[str, str]] = field(default_factory=list)
+    current: tuple[str, str, str] | None = None
+    stale: list[str] = field(default_factory=list)
+    as_of: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+
+def load_sequences(path: Path) -> list[Sequence]:
+    seqs: list[Sequence] = []
+    half = ""
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("# "):
+            continue
+        if line.startswith("### "):
+            seqs.append(Sequence(half, line[4:].strip()))
+        elif line.startswith("## "):
+            half = line[3:].strip()
+        elif line.startswith("C:"):
+            seqs[-1].current = tuple(x.strip() for x in line[2:].split("|"))  # type: ignore[assignment]
+        elif line.startswith("S:"):
+            seqs[-1].stale = [x.strip() for x in line[2:].split(";") if x.strip()]
+        elif line.startswith("A:"):
+            seqs[-1].as_of.append(tuple(x.strip() for x in line[2:].split("|")))  # type: ignore[arg-type]
+        else:
+            date, text = (x.strip() for x in line.split("|", 1))
+            seqs[-1].steps.append((date, text))
+    return seqs
+
+
+def _values(mem, subject: str, predicate: str, at: str) -> set[str]:
+    from knotwork.errors import NotFound
+    from knotwork.knowledge.resolve import normalize
+
+    try:
+        facts = mem.entity_facts(subject, as_of=at)
+    except NotFound:
+        return set()
+    subj = normalize(subject)
+    return {normalize(f.object) for f in facts if f.predicate == predicate and normalize(f.subject) == subj}
+
+
+def score_sequences(seqs: list[Sequence], show_errors: bool) -> dict[str, tuple[int, int, int, int]]:
+    """By half: (current-and-not-stale, sequences, as_of right, as_of checks)."""
+    import knotwork
+    from knotwork.config import Settings
+    from knotwork.knowledge.resolve import normalize
+
+    out: dict[str, tuple[int, int, int, int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, seq in enumerate(seqs):
+            settings = Settings(embedder="none")
+            mem = knotwork.open(Path(tmp) / f"seq{i}.db", settings=settings)
+            try:
+                for date, text in seq.steps:
+                    mem.add(text, valid_at=date + "T12:00:00Z")
+                s, p, o = seq.current  # type: ignore[misc]
+                end = "2099-01-01T00:00:00Z"
+                now_values = _values(mem, s, p, end)
+                ok = normalize(o) in now_values and not any(normalize(x) in now_values for x in seq.stale)
+                others = {normalize(o)} | {normalize(x) for x in seq.stale}
+                right = 0
+                for date, s2, p2, o2 in seq.as_of:
+                    vals = _values(mem, s2, p2, date + "T00:00:00Z")
+                    good = normalize(o2) in vals and not (vals & (others - {normalize(o2)}))
+                    right += good
+                    if show_errors and not good:
+                        print(f"   {seq.name} as of {date}: {sorted(vals)} (want {o2})")
+                if show_errors and not ok:
+                    print(f"   {seq.name} at the end: {sorted(now_values)} (want {o}, not {seq.stale})")
+            finally:
+                mem.close()
+            a, n, r, c = out.get(seq.half, (0, 0, 0, 0))
+            out[seq.half] = (a + ok, n + 1, r + right, c + len(seq.as_of))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--half", choices=("dev", "test", "both"), default="dev",
+                        help="which half of the held-out sets to score (the test half: only to report)")
+    parser.add_argument("--labels", type=Path, default=LABELS, help="the older labelled set")
+    parser.add_argument("--rules", action="store_true", help="use the regular-expression rules only")
+    parser.add_argument("--show-errors", action="store_true")
+    args = parser.parse_args()
+    from knotwork.knowledge.nlp import disable, pipeline
+
+    if args.rules:
+        disable()
+
+    print("extraction:", "dependency parse (spaCy)" if pipeline() is not None else "regular-expression rules")
+    halves = ("dev", "test") if args.half == "both" else (args.half,)
+    items = [i for i in load(HELDOUT, statuses=True) if i.section.split()[0] in halves]
+    print_table(f"{HELDOUT.name}, half {args.half} (facts with status)", score_sentences(items, True, args.show_errors))
+    seqs = [s for s in load_sequences(SEQUENCES) if s.half in halves]
+    print(f"\n{SEQUENCES.name}, half {args.half}\n")
+    print("| half | sequences | current and not stale | as_of right |")
+    print("|---|---|---|---|")
+    for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
+        print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
+    old = load(args.labels, statuses=False)
+    print()
+    print_table(f"{args.labels.name} (tuning set of the regular-expression rules)",
+                score_sentences(old, False, args.show_errors and args.half == "dev" and False))
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -113,10 +113,11 @@ def test_search_ranks_relevant_first_and_respects_limit(mem: Knotwork) -> None:
 def test_search_filters(mem: Knotwork) -> None:
     a = mem.add("postgres tuning notes", category="ops", tags={"db": "pg"}, agent_id="x")
     b = mem.add("postgres backup notes", category="howto", tags={"db": "pg"}, agent_id="y")
-    assert [h.memory.id for h in mem.search("postgres", category="ops")] == [a.id]
+    assert mem.search("postgres") == []  # both live in partitions: the shared pool has neither
+    assert [h.memory.id for h in mem.search("postgres", category="ops", agent_id="*")] == [a.id]
     assert [h.memory.id for h in mem.search("postgres", agent_id="y")] == [b.id]
-    assert {h.memory.id for h in mem.search("postgres", tags=["db=pg"])} == {a.id, b.id}
-    assert mem.search("postgres", tags={"db": "mysql"}) == []
+    assert {h.memory.id for h in mem.search("postgres", tags=["db=pg"], agent_id="*")} == {a.id, b.id}
+    assert mem.search("postgres", tags={"db": "mysql"}, agent_id="*") == []
 
 
 def test_invalid_memories_leave_search_unless_asked(mem: Knotwork) -> None:

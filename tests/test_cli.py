@@ -35,7 +35,7 @@ def test_add_get_update_history_delete(capsys, db_path: Path) -> None:
     mid = added["id"]
 
     code, out, _ = run(capsys, "add", "Use uv for Python installs", "--db", db, "-w", "tools")
-    assert code == 0 and "Already stored" in out and mid in out
+    assert code == 0 and "already stored" in out and mid in out
 
     code, out, _ = run(capsys, "get", mid[-8:], "--db", db)
     assert code == 0 and "Use uv for Python installs" in out and "ADR-7" in out and "pyproject.toml" in out

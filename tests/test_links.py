@@ -51,7 +51,7 @@ def test_link_refusals(mem: Knotwork, make, error, needle) -> None:
 def test_link_scope_rules(mem: Knotwork) -> None:
     g1, g2 = chain(mem, 2)
     w1 = mem.add("in w1", workspace="w1").id
-    w1b = mem.add("also in w1", workspace="w1").id
+    w1b = mem.add("also in w1", workspace="w1", consolidate=False).id
     w2 = mem.add("in w2", workspace="w2").id
     assert mem.link(g1, g2, "relates_to").workspace is None
     assert mem.link(w1, g1, "references").workspace == "w1"

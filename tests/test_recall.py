@@ -258,7 +258,7 @@ def test_stats_group_by_workspace_category_and_agent(plain: Knotwork) -> None:
     assert s.by_agent == {"": 3, "bot": 1}
     assert s.size_bytes > 0
     assert render("stats", s, "json").startswith('{"memories":4')
-    assert len(render("stats", s).splitlines()) == 2
+    assert len(render("stats", s).splitlines()) == 3  # counts, groups, health
 
 
 def test_directives_read_through_the_partial_index(tmp_path: Path) -> None:

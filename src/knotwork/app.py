@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from knotwork.config import Settings
@@ -65,7 +66,7 @@ def open_store(target: str, settings: Settings, tracer: Tracer | None = None) ->
         target = rest
     from knotwork.store.sqlite import SQLiteStore
 
-    return SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer)
+    return SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer, synchronous=settings.synchronous)
 
 
 def open(
@@ -95,3 +96,32 @@ def open(
         store.close()
         raise
     return Knotwork(store, settings, embedder)
+
+
+def restore(
+    backup: str | Path,
+    path_or_url: str | Path | None = None,
+    *,
+    settings: Settings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Copy a backup (``Knotwork.backup`` / ``knotwork backup``) over a store's database; the store's path.
+
+    The target is the store :func:`open` would open. Stop the processes that hold it open first: their
+    in-memory indexes follow the database forward, not back in time. The backup is checked first (a knotwork
+    database this version can open, intact); nothing is written when it is not.
+    """
+    from knotwork.store.sqlite import backup as sqlite_backup
+
+    settings = settings or Settings()
+    target = str(path_or_url) if path_or_url is not None else settings.database()
+    if "://" in target:
+        scheme, _, rest = target.partition("://")
+        if scheme != "sqlite":
+            raise InvalidInput("database", f"restore is for SQLite stores; for {scheme!r} use that server's own tools")
+        target = rest
+    if target == ":memory:":
+        raise InvalidInput("database", "an in-memory store cannot be restored into")
+    path = Path(target).expanduser()
+    sqlite_backup.restore(Path(backup).expanduser(), path, progress)
+    return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +24,12 @@ class Settings(BaseSettings):
     busy_timeout_ms: int = Field(default=30_000, ge=0, description="How long a writer waits for another process's lock.")
     pool_size: int = Field(
         default=8, ge=2, le=1000, description="Most connections one process holds to a PostgreSQL database (its pool)."
+    )
+    synchronous: Literal["full", "normal"] = Field(
+        default="full",
+        description="SQLite durability. full: a write acknowledged is on disk, through a power loss or an OS crash "
+        "(one fsync per commit). normal: faster commits; a power loss may lose the last transactions, never the "
+        "database's integrity (a crash of knotwork alone loses nothing either way).",
     )
     metrics_file: Path | None = Field(
         default=None, description="JSONL file that gets one line of token metrics per rendered call (off when unset)."
@@ -73,6 +80,18 @@ class Settings(BaseSettings):
     )
     kg_llm_worker_interval: float = Field(
         default=5.0, gt=0, description="Seconds between queue checks of the extraction worker in `knotwork serve`."
+    )
+    # -- hygiene -------------------------------------------------------------------
+    consolidation_llm: bool = Field(
+        default=True,
+        description="With kg_llm_url set, ask that LLM about the consolidation cases the offline rules leave unclear "
+        "(an ADD at cosine >= 0.80 to a stored memory); without it, or when it fails, the rules decide.",
+    )
+    consolidation_llm_timeout: float = Field(
+        default=20.0, gt=0, description="Seconds an add waits for the LLM's consolidation answer before the rules decide."
+    )
+    prune_interval: float = Field(
+        default=3600.0, gt=0, description="Seconds between the prunes `knotwork serve` runs (expired memories, extra snapshots)."
     )
     # -- REST API and session hooks ----------------------------------------------
     api_token: str | None = Field(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +20,15 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
 from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
+from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.vector_index import VectorIndex, limit_blas_threads
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
 from knotwork.services import shortids
+from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
+from knotwork.services.hygiene import DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.similar import SimilarLists
@@ -36,13 +40,27 @@ if TYPE_CHECKING:
     from knotwork.services.status import Stats, Status
 
 ADD_FIELDS = frozenset(
-    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at"}
+    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
+     "expires_at", "ttl"}
 )
 GRAPH_FIELDS = frozenset({"entities", "facts"})
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
+
+
+@dataclass(frozen=True, slots=True)
+class BackupReport:
+    """Where a backup went, how large it is, and what it holds."""
+
+    path: str
+    bytes: int
+    memories: int
+    schema_version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "bytes": self.bytes, "memories": self.memories, "schema_version": self.schema_version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +106,21 @@ class Knotwork:
             limit_blas_threads(self.settings.blas_threads)
         self.embedder = embedder
         self.index = VectorIndex(store, embedder.dim) if embedder else None
-        self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None)
+        self.lexical = LexicalIndex(store)  # BM25 in memory, kept in step through the store's change log of texts
+        self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None, self.lexical)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
-        self.knowledge = KnowledgeService(store, self.settings, embedder)
+        self.instructions = store_rules.load(self.settings.home)
+        kg_settings = self.settings
+        if self.settings.kg_llm_url:  # the LLM extractor is told what is worth keeping, too
+            told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
+            kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
+        self.knowledge = KnowledgeService(store, kg_settings, embedder)
         self._links = LinkService(
             store, self.get, lambda mid, at: self.update(mid, invalid_at=at), about=self.knowledge.about
         )
         self._similar = SimilarLists(store, self.index)
+        self.hygiene = Hygiene(self, self.instructions)
+        self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
@@ -126,6 +152,10 @@ class Knotwork:
         agent_id = rules.agent_id(fields.get("agent_id"))
         stamp = now()
         valid_at = fields.get("valid_at")
+        valid = stamp if valid_at is None else parse_time(valid_at, "valid_at")
+        expires_at = rules.expiry(_optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
+        if expires_at is not None and expires_at <= stamp:
+            raise InvalidInput("expires_at", f"{expires_at.isoformat()} has passed; a memory must expire in the future")
         return Memory(
             id=ids.new_id(),
             content=text,
@@ -139,9 +169,10 @@ class Knotwork:
             metadata=rules.metadata(fields.get("metadata")),
             created_at=stamp,
             updated_at=stamp,
-            valid_at=stamp if valid_at is None else parse_time(valid_at, "valid_at"),
+            valid_at=valid,
             invalid_at=None,
             content_hash=rules.content_hash(text),
+            expires_at=expires_at,
         )
 
     def add(
@@ -159,11 +190,29 @@ class Knotwork:
         valid_at: str | datetime | None = None,
         entities: list[Mapping[str, Any]] | None = None,
         facts: list[Mapping[str, Any]] | None = None,
+        expires_at: str | datetime | None = None,
+        ttl: int | str | None = None,
+        consolidate: bool = True,
+        force: bool = False,
     ) -> Memory:
-        """Store a memory and return it.
+        """Store a memory and return it, with ``decision`` set to what happened.
 
         The same content in the same workspace and partition is stored once:
-        the existing memory comes back with ``duplicate=True``.
+        the existing memory comes back with ``duplicate=True`` (decision
+        ``NOOP``). With ``consolidate`` (the default), a near-duplicate of a
+        current memory of the same workspace and partition is decided offline
+        (:mod:`knotwork.hygiene.consolidate`): ``NOOP`` (nothing new: the
+        stored memory comes back), ``UPDATE`` (it says more: the stored memory
+        takes the new text, the old one kept in its history) or ``SUPERSEDE``
+        (a value changed: the new memory is stored and retires the old one at
+        its ``valid_at``); ``touched`` names the stored memory. Text the
+        store/ignore rules (:mod:`knotwork.hygiene.instructions`) say is not
+        worth keeping is not stored: decision ``IGNORE`` with the ``reason``
+        (``force=True`` stores it anyway). A ``snapshot`` with a ``key`` tag
+        replaces that key's earlier snapshots of the same day.
+
+        ``expires_at`` (or ``ttl``: seconds, or ``30m``, ``12h``, ``7d``)
+        makes the memory leave every read once passed; ``prune`` purges it.
 
         ``entities`` (``[{name, type?, summary?}]``) and ``facts``
         (``[{subject, predicate, object, valid_at?, invalid_at?}]``) go into
@@ -182,11 +231,21 @@ class Knotwork:
             importance=importance,
             metadata=metadata,
             valid_at=valid_at,
+            expires_at=expires_at,
+            ttl=ttl,
         )
-        return self._insert([draft], [graph])[0]
+        return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
-    def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
-        """Store many memories in one transaction: all are validated first, then all land or none."""
+    def add_many(
+        self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False
+    ) -> list[Memory]:
+        """Store many memories in one transaction: all are validated first, then all land or none.
+
+        Each item is decided as :meth:`add` decides (store/ignore rules, exact duplicates, consolidation
+        against the store and the items before it, snapshots of a key); one answer per item, in order,
+        with its ``decision``. A bulk load of data that must go in as it is passes ``consolidate=False``
+        (exact duplicates are still stored once) and ``force=True`` (no store/ignore rules).
+        """
         drafts: list[Memory] = []
         graphs: list[GraphInput] = []
         for index, item in enumerate(items):
@@ -202,7 +261,7 @@ class Knotwork:
                 drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return self._insert(drafts, graphs)
+        return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
         """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
@@ -216,11 +275,13 @@ class Knotwork:
             row += len(chunks)
         return out
 
-    def _insert(self, drafts: list[Memory], graphs: list[GraphInput] | None = None) -> list[Memory]:
+    def _insert(
+        self, drafts: list[Memory], graphs: list[GraphInput] | None = None, vectors: dict[str, list[bytes]] | None = None
+    ) -> list[Memory]:
+        """Store drafts (an existing same content comes back as a duplicate); ``vectors``: already embedded."""
         # Extraction is CPU work on the text alone: done before the write lock is taken.
         graphs = self.knowledge.prepare(drafts, graphs or [GraphInput() for _ in drafts])
-        vectors: dict[str, list[bytes]] = {}
-        if self.embedder:
+        if vectors is None and self.embedder:
             # Embed outside the write transaction (it is the slow part) and only what is new.
             fresh: dict[tuple, Memory] = {}
             for d in drafts:
@@ -228,6 +289,7 @@ class Knotwork:
                 if key not in fresh and not self.store.find_memory_by_hash(*key):
                     fresh[key] = d
             vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
+        vectors = vectors or {}
         with self._similar.transaction():
             out = self.store.insert_memories(drafts)
             embedded = [(m.id, m.workspace, vectors[m.id]) for m in out if not m.duplicate and m.id in vectors]
@@ -290,18 +352,25 @@ class Knotwork:
         """Forget a memory and its past versions; returns what was deleted."""
         memory = self.get(id)
         with self._similar.transaction():
-            self._similar.refresh(removed=[memory.id])
-            # the facts that came only from this memory go with it (see KnowledgeService.forget)
-            if not self.knowledge.forget(memory.id, lambda: self.store.delete_memory(memory.id)):
+            if not self._purge([memory.id]):
                 raise NotFound("memory", id)
         return memory
+
+    def _purge(self, memory_ids: list[str]) -> int:
+        """Delete memories with their versions, vectors, links, similar slots and the facts that rested on
+        them alone; call inside ``self._similar.transaction()``. Returns how many were deleted."""
+        if not memory_ids:
+            return 0
+        self._similar.refresh(removed=memory_ids)
+        # the facts that came only from a memory go with it (see KnowledgeService.forget)
+        return sum(self.knowledge.forget(mid, lambda mid=mid: self.store.delete_memory(mid)) for mid in memory_ids)
 
     # -- reading ----------------------------------------------------------
     def get(self, id: str) -> Memory:
         """The memory a full or short id names."""
         memory = self.store.get_memory(self.resolve(id))
-        if memory is None:  # deleted between resolve and read
-            raise NotFound("memory", id)
+        if memory is None or (memory.expires_at is not None and memory.expires_at <= now()):
+            raise NotFound("memory", id)  # deleted between resolve and read, or expired
         return memory
 
     def history(self, id: str) -> list[Memory]:
@@ -312,7 +381,7 @@ class Knotwork:
     def _filter(self, workspace: Any, agent_id: Any, category: Any, tags: Any, since: Any, until: Any, include_invalid: bool) -> MemoryFilter:
         return MemoryFilter(
             workspace=rules.scope(workspace),
-            agent_id=rules.agent_id(agent_id),
+            agent_id=rules.partition(agent_id),
             category=rules.category(category),
             tags=rules.tag_filter(tags),
             since=_optional_time(since, "since"),
@@ -334,6 +403,10 @@ class Knotwork:
         include_invalid: bool = True,
     ) -> Page:
         """Memories newest first. ``workspace`` W lists W and global; ``"*"`` lists all.
+
+        ``agent_id`` None lists the shared partition only (memories without an
+        agent_id); a name lists that partition; ``"*"`` every partition.
+        Snapshots are listed only with ``category="snapshot"``.
 
         Pass the returned page's ``next_cursor`` as ``cursor`` for the next page.
         """
@@ -368,11 +441,13 @@ class Knotwork:
         explain: bool = False,
         now: str | datetime | None = None,
     ) -> list[Hit]:
-        """Memories that answer ``query``, best first. ``workspace`` W searches W and global.
+        """Memories that answer ``query``, best first. ``workspace`` W searches W and global;
+        ``agent_id`` as for :meth:`list` (None: the shared partition only; ``"*"``: every one).
 
         ``recipe`` names the sources, fusion and rerankers (default
-        ``memory_hybrid``: BM25 + vectors, weighted fusion, a length prior,
-        the time the query names, MMR); ``center`` is a memory
+        ``memory_hybrid``: BM25 and vectors, each on an absolute scale,
+        in a weighted mean, so ``hit.score`` is a relevance in [0, 1] that means the
+        same in every query); ``center`` is a memory
         the graph source and the node-distance reranker measure from;
         ``explain=True`` fills ``hit.explain`` with every stage's score.
         Memories whose ``invalid_at`` has passed are left out unless
@@ -659,7 +734,7 @@ class Knotwork:
 
     def warm(self) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,
-        a local embedding model (and one run of it), and the vector index."""
+        a local embedding model (and one run of it), the lexical index and the vector index."""
         from knotwork import tokens
 
         tokens.warm()
@@ -668,6 +743,7 @@ class Knotwork:
             load()
             self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
             self.embedder.embed_query(MODEL_WARMUP_TEXT)
+        self.lexical.sync()
         if self.index is not None:
             self.index.sync()
 
@@ -678,7 +754,45 @@ class Knotwork:
         return status.status(self)
 
     def stats(self) -> Stats:
-        """Counts by workspace, category and agent; links by type; vectors; database size."""
+        """Counts by workspace, partition, tag and category; date range; links; vectors; database size;
+        embedder; and health: duplicates detected and merged, superseded, expired, snapshots and the last
+        prune, ignored adds, orphaned links and vectors (0 when healthy)."""
         from knotwork.services import status
 
         return status.stats(self)
+
+    # -- hygiene (services/hygiene.py) ------------------------------------------
+    def find_duplicates(
+        self, threshold: float = 0.95, *, workspace: str | None = ALL_WORKSPACES, agent_id: str | None = "*", limit: int = 50
+    ) -> list[DuplicateGroup]:
+        """Groups of current memories of one workspace and partition whose vectors are at least ``threshold``
+        (0.5-1) similar, most similar first; :meth:`merge` folds one group. Needs an embedder."""
+        return self.hygiene.find_duplicates(threshold, workspace, agent_id, limit)
+
+    def merge(self, ids: list[str]) -> MergeReport:
+        """Fold duplicates into the first of ``ids``: it supersedes each other one, which is retired (still
+        readable with its history and links), never deleted. All must share one workspace and partition."""
+        return self.hygiene.merge(ids)
+
+    def backup(self, target: str | Path, progress: Callable[[int, int], None] | None = None) -> BackupReport:
+        """A consistent copy of the store in the new file ``target``, taken online (others go on reading and
+        writing); :func:`knotwork.restore` copies it back. ``progress(done, total)`` gets pages copied."""
+        if not isinstance(target, str | Path) or not str(target).strip():
+            raise InvalidInput("target", "name the file to write the backup to")
+        path = Path(target).expanduser()
+        self.store.backup(path, progress)
+        return BackupReport(str(path), path.stat().st_size, self.store.count_memories(), self.store.schema_version())
+
+    def prune(self) -> PruneReport:
+        """Purge expired memories (with their vectors, links and the facts that rested on them alone) and keep
+        only the latest snapshot of each day per (workspace, partition, key)."""
+        return self.hygiene.prune()
+
+    def start_prune_worker(self) -> PruneWorker:
+        """A daemon thread running :meth:`prune` now and every ``prune_interval`` seconds; ``.stop()`` ends it."""
+        return PruneWorker(self.prune, self.settings.prune_interval).start()
+
+    def prune_snapshots(self) -> int:
+        """Keep only the latest snapshot of each day per (workspace, partition, key); returns how many went.
+        Idempotent; it ran once when the store was upgraded."""
+        return self.hygiene.prune_snapshots()

@@ -40,6 +40,7 @@ KNOWLEDGE_TOOLS = {
     "search_nodes", "search_facts", "get_episodes", "delete_fact", "clear_graph", "get_communities", "get_extraction_status",
 }
 RECALL_TOOLS = {"ambient_recall", "get_status", "get_memory_stats"}  # exercised in test_serve_hooks.py
+HYGIENE_TOOLS = {"find_duplicates", "merge_memories"}  # exercised in test_hygiene_adapters.py
 ABSENT_ID = "00000000000000000000000000"  # well-formed, never generated (time 0)
 SCENARIO_TIMEOUT_S = 120
 
@@ -176,7 +177,7 @@ class McpContract:
         tools = shared.run(scenario)
         names = [t.name for t in tools]
         assert len(names) == len(set(names)), names
-        assert set(names) == TOOLS | RELATIONSHIP_TOOLS | KNOWLEDGE_TOOLS | RECALL_TOOLS, names
+        assert set(names) == TOOLS | RELATIONSHIP_TOOLS | KNOWLEDGE_TOOLS | RECALL_TOOLS | HYGIENE_TOOLS, names
         by_name = {t.name: t for t in tools}
         for tool in tools:
             assert tool.description and tool.description.strip(), f"{tool.name} has no description"

@@ -78,7 +78,7 @@ def test_serve_runs_rest_and_mcp_in_one_process(start_http: Callable[..., Endpoi
     assert not recall.is_error and "Added over REST" in text(recall) and tokens.count(text(recall)) <= 300
     s = json.loads(text(status))
     assert s["memories"] == 2 and s["recall"]["count"] == 2  # one recall over REST, one over MCP: one process
-    assert len(text(stats).splitlines()) == 2 and "2 memories" in text(stats)
+    assert len(text(stats).splitlines()) == 3 and "2 memories" in text(stats) and "health:" in text(stats)
     assert bad.is_error and "weather" in text(bad)
 
 

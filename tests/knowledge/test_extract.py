@@ -1,4 +1,4 @@
-"""The offline extraction rules: one case per rule, plus the labelled set's precision floor."""
+"""The offline extraction: one case per rule, the fallback rules, plus the labelled sets' floors."""
 
 from __future__ import annotations
 
@@ -83,12 +83,18 @@ def test_replacement_and_past_tense_are_marked() -> None:
     assert g.past and (g.subject, g.predicate, g.object) == ("User", "lives_in", "Boston")
 
 
-@pytest.mark.parametrize("text", ["We don't use Redis anymore.", "I never worked at Initech.", "Tests live in tests/api/."])
-def test_negations_and_non_people_give_no_fact(text: str) -> None:
-    assert extract(text).facts == []
+def test_negated_and_past_facts_come_back_retired() -> None:
+    (f,) = extract("We don't use Redis anymore.").facts
+    assert (f.subject, f.predicate, f.object, f.past) == ("Team", "uses", "Redis", True)
+    (g,) = extract("I never worked at Initech.").facts
+    assert (g.subject, g.predicate, g.object, g.past) == ("User", "works_at", "Initech", True)
 
 
-def test_labelled_set_precision_floor() -> None:
+def test_things_do_not_live_anywhere() -> None:
+    assert all(f.predicate != "lives_in" for f in extract("Tests live in tests/api/.").facts)
+
+
+def _bench():
     spec = importlib.util.spec_from_file_location("extraction_bench", BENCH)
     bench = importlib.util.module_from_spec(spec)
     assert spec.loader
@@ -97,10 +103,30 @@ def test_labelled_set_precision_floor() -> None:
         spec.loader.exec_module(bench)
     finally:
         sys.modules.pop(spec.name, None)
+    return bench
+
+
+def _scores(bench, items, statuses):
     entities, facts = bench.Score(), bench.Score()
-    for item in bench.load(bench.LABELS):
-        e, f = bench.predict(item.text)
+    for item, (e, f) in zip(items, bench.predict([i.text for i in items], statuses)):
         entities.add(e, item.entities)
         facts.add(f, item.facts)
-    assert entities.precision >= 0.85 and facts.precision >= 0.85
-    assert entities.recall >= 0.6 and facts.recall >= 0.6
+    return entities, facts
+
+
+def test_labelled_set_floor() -> None:
+    """The older set the regular-expression rules were tuned on keeps its figures from collapsing."""
+    bench = _bench()
+    entities, facts = _scores(bench, bench.load(bench.LABELS, statuses=False), False)
+    assert entities.precision >= 0.85 and facts.precision >= 0.8
+    assert entities.recall >= 0.9 and facts.recall >= 0.9
+
+
+def test_heldout_dev_half_floor() -> None:
+    """The dev half of the held-out set (the test half is only scored by bench/extraction.py to report)."""
+    bench = _bench()
+    items = [i for i in bench.load(bench.HELDOUT, statuses=True) if i.section.startswith("dev")]
+    assert len(items) >= 150
+    entities, facts = _scores(bench, items, True)
+    assert entities.precision >= 0.85 and entities.recall >= 0.85
+    assert facts.precision >= 0.8 and facts.recall >= 0.65

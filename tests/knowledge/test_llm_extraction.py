@@ -91,7 +91,8 @@ def test_good_output_goes_into_the_graph(tmp_path: Path, server: ChatServer) -> 
     assert request["model"] == "toy"
     assert request["response_format"]["type"] == "json_schema"
     assert request["response_format"]["json_schema"]["schema"]["required"] == ["entities", "facts"]
-    assert request["messages"][0]["content"].endswith("Also: Name services in CamelCase.")
+    assert "\n\nAlso: Store: decisions" in request["messages"][0]["content"]  # the store/ignore instructions come first
+    assert request["messages"][0]["content"].endswith(" Name services in CamelCase.")
     assert "BillingService uses Stripe for payments." in request["messages"][1]["content"]
 
 
@@ -189,3 +190,15 @@ def test_the_serve_worker_drains_the_queue(tmp_path: Path, server: ChatServer) -
         finally:
             worker.stop()
         assert status_of(mem, m.id)[0] == "done"
+
+
+def test_the_extractor_is_told_the_store_and_ignore_instructions(tmp_path: Path, server: ChatServer) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "instructions.txt").write_text("store: release notes\nignore: weather small talk\n")
+    with open_kg(tmp_path / "kg.db", server.base_url, home=home, kg_llm_instructions="Name services in CamelCase.") as mem:
+        mem.add("BillingService uses Stripe for payments.")
+        mem.extract_pending()
+    (request,) = server.chat_requests
+    system = request["messages"][0]["content"]
+    assert "Store: release notes. Ignore: weather small talk." in system and system.endswith("Name services in CamelCase.")

@@ -42,17 +42,34 @@ def test_preview_cuts_at_a_word_boundary() -> None:
 
 
 def test_search_standard() -> None:
+    # the similar memory is not among the hits: its score and preview say what it is
+    assert render("search", HITS[:1], view=view()).splitlines()[2] == '  similar: 00BBBBBB 0.91 "Redis TTL for report keys is…"'
+    # it is a hit of the same answer: its own line is there, so it is named by id alone
     assert render("search", HITS, view=view()) == "\n".join([
         "00AAAAAA 0.83 2h ago [decision] We cache report queries in Redis for ten minutes because the reports page took "
         "eight seconds to load under month-end traffic, and the finance team asked for it…",
         "  artifact: src/reports/cache.py",
-        '  similar: 00BBBBBB 0.91 "Redis TTL for report keys is 600 s"',
+        "  similar: 00BBBBBB",
         "  entities: Redis, ReportsModule",
         "  tags: team=platform, urgent",
         "  evidence: ADR-014, PR-123",
         "00BBBBBB 0.50 3d ago Redis TTL for report keys is 600 s",
         "  artifacts: ops/redis.conf, ops/ttl.md",
     ])
+
+
+def test_similar_previews_are_kept_to_the_nearest_two_not_yet_shown() -> None:
+    from knotwork.services.links import MetaRelation
+
+    others = [f"0{c}CCCCCCCCCCCCCCCCCCCCCCCC" for c in "CDEF"]
+    sims = [MetaRelation("similar", "memory", o, 0.9 - i / 10, f"note {i}") for i, o in enumerate(others)]
+    rels = {A: relations_of(CACHE, *sims), B: relations_of(TTL, sims[0], sims[3])}
+    lines = render("search", HITS, view=View(short=SHORT, relations=rels, now=NOW)).splitlines()
+    similar = [line for line in lines if line.startswith("  similar: ")]
+    assert similar[0] == ('  similar: 0CCCCCCCCCCCCCCCCCCCCCCCCC 0.90 "note 0"; 0DCCCCCCCCCCCCCCCCCCCCCCCC 0.80 "note 1"; '
+                          "0ECCCCCCCCCCCCCCCCCCCCCCCC 0.70; 0FCCCCCCCCCCCCCCCCCCCCCCCC 0.60")
+    # the second hit: note 0 was previewed above (id and score only), note 3 not yet
+    assert similar[1] == '  similar: 0CCCCCCCCCCCCCCCCCCCCCCCCC 0.90; 0FCCCCCCCCCCCCCCCCCCCCCCCC 0.60 "note 3"'
 
 
 def test_search_minimal_none_and_full() -> None:
@@ -99,7 +116,7 @@ def test_list_history_and_get() -> None:
 
 def test_write_confirmations() -> None:
     assert render("add", TTL, view=view()) == f"✓ Stored Redis TTL for report keys is 600 s (id {B})"
-    assert render("add", TTL.with_duplicate(), view=view()) == f"✓ Already stored (id {B})"
+    assert render("add", TTL.with_duplicate(), view=view()) == f"✓ NOOP: already stored (id {B})"
     assert render("delete", TTL, view=view()) == f"✓ Deleted {B} - Redis TTL for report keys is 600 s"
     assert render("update", TTL, view=view()) == f"✓ Updated {B} (now v1)"
     assert render("import", ImportReport(3, 1), view=view()) == "✓ Imported 3, skipped 1 already present"
@@ -178,6 +195,9 @@ def test_relations_relationships_and_bulk_adds() -> None:
     assert render("relations", {}, view=view()) == "No relations."
     assert render("relationships", [LINK], view=view()) == f"{LINK.id} 00AAAAAA --relates_to--> 00BBBBBB"
     assert render("relationships", [], view=view()) == "No relationships."
-    assert render("add_many", [TTL, CACHE.with_duplicate()], view=view()).splitlines() == [
-        "✓ Stored 1, 1 already present", f"+ {B}", f"= {A}",
+    ignored = TTL.decided("IGNORE", None, "speculation (maybe)")
+    retiring = TTL.decided("SUPERSEDE", A, "value changed: 300 -> 600")
+    assert render("add_many", [TTL, CACHE.with_duplicate(), retiring, ignored], view=view()).splitlines() == [
+        "✓ 4 item(s): 1 ADD, 1 SUPERSEDE, 1 NOOP, 1 IGNORE", f"+ {B}", f"= {A}", f"» {B} (retires {A})",
+        "✗ not stored: speculation (maybe)",
     ]

@@ -36,7 +36,7 @@ def test_custom_recipe_object_and_unknown_name(mem: Knotwork) -> None:
     mem.add("alpha beta")
     custom = Recipe("mine", sources=("bm25",), rerankers=(step("novelty", weight=1.0),))
     assert [h.memory.content for h in mem.search("alpha", recipe=custom)] == ["alpha beta"]
-    assert mem.last_trace.names() == ["source:bm25", "fusion:weighted", "rerank:novelty"]
+    assert mem.last_trace.names() == ["source:bm25", "fusion:convex", "rerank:novelty"]
     with pytest.raises(InvalidInput, match="unknown recipe"):
         mem.search("alpha", recipe="nope")
 

@@ -78,7 +78,9 @@ def test_mmr_prefers_novel_content() -> None:
     assert ids(rerankers.mmr(cs, v, lambda_=0.5)) == ["a", "b", "a2"]  # the near-duplicate waits
     assert ids(rerankers.mmr(cs, v, lambda_=0.5, k=2))[:2] == ["a", "b"]
     after_one = rerankers.mmr(cs, v, lambda_=0.5, k=1)  # past k, the incoming order stands
-    assert ids(after_one) == ["a", "a2", "b"] and after_one[1].score == -math.inf
+    assert ids(after_one) == ["a", "a2", "b"] and after_one[1].scores["mmr"] == -math.inf
+    # MMR decides the order, not the score: each keeps its relevance
+    assert {c.id: c.score for c in rerankers.mmr(cs, v, lambda_=0.5)} == {"a": 1.0, "a2": 0.95, "b": 0.7}
     assert ids(rerankers.mmr(cs, {}, lambda_=0.5)) == ["a", "a2", "b"]  # no vectors: relevance alone
     assert rerankers.mmr([], v) == []
 

@@ -68,7 +68,7 @@ def test_warm_loads_the_model_and_the_index_before_the_first_search(db_path: Pat
         assert mem.embedder.loaded and len(mem.index) == 2
 
 
-def test_default_search_puts_a_newer_restatement_first_unless_the_question_looks_back(mem: Knotwork) -> None:
+def test_chat_turns_recipe_puts_a_newer_restatement_first_unless_the_question_looks_back(mem: Knotwork) -> None:
     from dataclasses import replace
 
     from knotwork.search.recipes import RECIPES
@@ -80,12 +80,13 @@ def test_default_search_puts_a_newer_restatement_first_unless_the_question_looks
         valid_at="2023-07-01T10:00:00Z",
     )
     question = "What is my personal best time in the charity 5K?"
-    hybrid = RECIPES["memory_hybrid"]
+    hybrid = RECIPES["memory_chat_turns"]
     assert hybrid.stages()[-1] == "rerank:restated"
     without = replace(hybrid, rerankers=hybrid.rerankers[:-1])
     assert [h.memory.id for h in mem.search(question, recipe=without)][:2] == [old.id, new.id]  # the words favour the old one
-    assert [h.memory.id for h in mem.search(question)][:2] == [new.id, old.id]
-    assert [h.memory.id for h in mem.search("What was my personal best in the charity 5K at first?")][:2] == [old.id, new.id]
+    assert [h.memory.id for h in mem.search(question, recipe=hybrid)][:2] == [new.id, old.id]
+    first = "What was my personal best in the charity 5K at first?"
+    assert [h.memory.id for h in mem.search(first, recipe=hybrid)][:2] == [old.id, new.id]
 
 
 def test_opening_a_store_limits_blas_to_the_configured_threads(tmp_path: Path) -> None:

@@ -76,10 +76,16 @@ workspace_option = click.option(
     "-w", "--workspace", help="Workspace name (default $KNOTWORK_WORKSPACE; none means global)."
 )
 filter_options = [
-    click.option("--agent", "agent_id", help="Only this agent partition."),
+    click.option("--agent", "agent_id", help="Partition (default: the shared one; * for every one)."),
     click.option("-c", "--category", help="Only this category."),
     click.option("--tag", "tags", multiple=True, metavar="KEY[=VALUE]", help="Only memories with this tag (repeat)."),
 ]
+
+
+tools_option = click.option(
+    "--tools", type=click.Choice(["all", "core"]), default="all", show_default=True,
+    help="MCP tool set; core: only the everyday memory tools (add, search, get, update, delete, list, recall), a smaller catalog.",
+)
 
 
 def _apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
@@ -110,6 +116,10 @@ def cli() -> None:
 @click.option("--valid-at", help="When it became true (ISO-8601).")
 @click.option("--entity", "entities", multiple=True, metavar="NAME[:TYPE]", help="An entity it is about (repeat).")
 @click.option("--fact", "facts", multiple=True, metavar="S|P|O[|VALID_AT]", help="A fact it states (repeat).")
+@click.option("--expires-at", help="When it expires (ISO-8601): then it leaves every read.")
+@click.option("--ttl", help="Time to live instead of --expires-at: seconds, or 30m, 12h, 7d, 2w.")
+@click.option("--no-consolidate", is_flag=True, help="Store as given: no NOOP/UPDATE/SUPERSEDE decision.")
+@click.option("--force", is_flag=True, help="Store even what the store/ignore instructions would ignore.")
 @with_store
 def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
     """Store a memory (CONTENT, or - to read it from stdin)."""
@@ -126,6 +136,10 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
         valid_at=opts["valid_at"],
         entities=[cli_knowledge.parse_entity(e) for e in opts["entities"]] or None,
         facts=[cli_knowledge.parse_fact(f) for f in opts["facts"]] or None,
+        expires_at=opts["expires_at"],
+        ttl=int(opts["ttl"]) if opts["ttl"] and opts["ttl"].isdigit() else opts["ttl"],
+        consolidate=not opts["no_consolidate"],
+        force=opts["force"],
     )
     return _answer(mem, "add", m, fmt)
 
@@ -213,7 +227,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 @workspace_option
 @_apply(filter_options)
 @click.option("-n", "--limit", type=int, default=10, show_default=True, help="Most hits to show.")
-@click.option("--recipe", help="Search recipe (memory_hybrid, memory_bm25, memory_vector, memory_mmr, memory_current, memory_node_distance, ambient).")
+@click.option("--recipe", help="Search recipe (memory_hybrid, memory_bm25, memory_vector, memory_mmr, memory_chat_turns, memory_current, memory_node_distance, ambient).")
 @click.option("--center", help="Memory id that graph-aware recipes measure distance from.")
 @click.option("--explain", is_flag=True, help="Include every stage's score (JSON output).")
 @click.option(
@@ -390,10 +404,7 @@ def migrate(ctx: click.Context, source: str, target: str, progress: bool | None)
 @cli.command()
 @click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
 @workspace_option
-@click.option(
-    "--tools", type=click.Choice(["all", "core"]), default="all", show_default=True,
-    help="core: only the everyday memory tools (add, search, get, update, delete, list), a smaller catalog.",
-)
+@tools_option
 @click.pass_context
 def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -> None:
     """Serve MCP over stdio (what an agent launches)."""
@@ -409,8 +420,9 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
 @workspace_option
 @click.option("--host", help="Address to bind (default 127.0.0.1; any other needs KNOTWORK_API_TOKEN).")
 @click.option("--port", type=int, help="Port (default 8765).")
+@tools_option
 @click.pass_context
-def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None) -> None:
+def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None, tools: str) -> None:
     """Serve the REST API and MCP (streamable HTTP at /mcp) on http://HOST:PORT (and run queued LLM extraction, if configured)."""
     import uvicorn
 
@@ -428,14 +440,16 @@ def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str |
             mem,
             default_workspace=default,
             api_token=settings.api_token,
-            mcp_server=build_server(mem, default_workspace=default),
+            mcp_server=build_server(mem, default_workspace=default, tools=tools),
             host=host,
         )
         click.echo(f"knotwork: REST at http://{host}:{port}/ (docs /docs), MCP at /mcp (database {mem.store.location})", err=True)
         worker = mem.start_extraction_worker()  # drains the LLM extraction queue while serving, if one is configured
+        pruner = mem.start_prune_worker()  # purges expired memories and extra snapshots now and then
         try:
             uvicorn.run(app, host=host, port=port, log_level="warning")
         finally:
+            pruner.stop()
             if worker is not None:
                 worker.stop()
 
@@ -462,9 +476,9 @@ def main(argv: list[str] | None = None) -> None:
 
 # -- session hooks and agent set-up (adapters/cli_hooks.py) -------------------------
 def _register_hook_commands() -> None:
-    from knotwork.adapters import cli_hooks, cli_recall
+    from knotwork.adapters import cli_hooks, cli_hygiene, cli_recall
 
-    for command in (*cli_hooks.COMMANDS, *cli_recall.COMMANDS):
+    for command in (*cli_hooks.COMMANDS, *cli_recall.COMMANDS, *cli_hygiene.COMMANDS):
         cli.add_command(command)
 
 

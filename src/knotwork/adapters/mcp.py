@@ -23,38 +23,44 @@ from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 
-Format = Annotated[Literal["compact", "json"], Field(description="json for the full record")]
-Workspace = Annotated[str | None, Field(description="workspace name; omit for the server default (global if none)")]
-MemoryId = Annotated[str, Field(description="memory id (full, or a unique 8+ char prefix/suffix)")]
-Tags = Annotated[dict[str, str] | None, Field(description="tags as {key: value}")]
+# The catalog is in the agent's context on every turn: each description says only what the name and
+# type do not (bench/tokens.py counts it; the targets are in bench/RESULTS.md).
+Format = Literal["compact", "json"]
+Workspace = str | None  # omitted: the server's default workspace
+MemoryId = Annotated[str, Field(description="memory id or 8+ char prefix/suffix")]
+Partition = Annotated[str | None, Field(description="omit: shared pool; a partition name; * all")]
+Tags = dict[str, Any] | None  # {key: value}; values text or numbers (domain.rules.tags checks them)
 LinkType = Literal[
     "relates_to", "parent_of", "child_of", "references", "supersedes", "implements", "example_of", "contradicts", "fixes"
 ]
-StrList = Annotated[list[str] | None, Field(description="list of strings")]
-RelationDetail = Annotated[
-    Literal["none", "minimal", "standard", "full"],
-    Field(description="relations per hit: none, minimal (artifacts, similar ids), standard, full (debug)"),
-]
+StrList = list[str] | None
+When = Annotated[str | None, Field(description="ISO-8601")]
+RelationDetail = Literal["none", "minimal", "standard", "full"]  # relations shown per hit
 
-# The everyday tools: what `knotwork mcp --tools core` exposes (ambient_recall once it exists).
+# The everyday tools: what `knotwork mcp --tools core` and `serve --tools core` expose.
 CORE_TOOLS = frozenset(
     {"add_memory", "search_memory", "get_memory", "update_memory", "delete_memory", "list_memories", "ambient_recall"}
 )
 TOOLSETS = ("all", "core")
+# What a tool's signature cannot say in its schema: update_memory needs a field to change besides its id.
+SCHEMA_RULES: dict[str, dict[str, Any]] = {"update_memory": {"minProperties": 2}}
 # Tools that write: a failure reads "✗ Delete failed: <reason>".
 WRITE_OPERATIONS = {"add_memory": "add", "update_memory": "update", "delete_memory": "delete",
-                    "link_memories": "link", "unlink_memories": "unlink"}
+                    "link_memories": "link", "unlink_memories": "unlink", "merge_memories": "merge"}
 
 INSTRUCTIONS = (
     "knotwork is long-term memory. Search it before answering questions about past work, decisions or "
-    "preferences; store durable facts, decisions and lessons with add_memory."
+    "preferences; store durable facts, decisions and lessons with add_memory. Tools answer in compact text "
+    "unless format is json."
 )
 
 # Hints left unset take the spec's defaults (read_only false, destructive true, idempotent false,
-# open_world true): the catalog is in the agent's context on every turn, so it says only what differs.
-READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(destructive_hint=False, open_world_hint=False)
-DESTROY = ToolAnnotations(idempotent_hint=True, open_world_hint=False)
+# open_world true): the catalog is in the agent's context on every turn, so it says only what tells a
+# client which calls are safe. The other hints apply only to tools that write (the spec), and
+# open_world, true or false, changes no call.
+READ = ToolAnnotations(read_only_hint=True)
+WRITE = ToolAnnotations(destructive_hint=False)
+DESTROY = ToolAnnotations(idempotent_hint=True)
 
 
 def _errors_as_tool_errors(fn: Callable[..., str], respond: Responder) -> Callable[..., str]:
@@ -76,7 +82,8 @@ class KnotworkServer(MCPServer):
     async def list_tools(self) -> list[Any]:
         tools = await super().list_tools()
         for t in tools:
-            t.input_schema = slim_schema(t.input_schema)
+            t.input_schema = {**slim_schema(t.input_schema), **SCHEMA_RULES.get(t.name, {})}
+            t.description = " ".join((t.description or "").split())  # a docstring's line breaks and indentation
         return tools
 
 
@@ -85,7 +92,10 @@ def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
     ``{"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": "Workspace"}``
     becomes ``{"type": "string"}``: a field not in ``required`` is already optional. Arguments are
-    still validated against the full model, so an explicit null stays accepted.
+    still validated against the full model, so an explicit null stays accepted. What JSON Schema
+    implies anyway goes too: ``additionalProperties: true`` (the default) and the ``type`` of a
+    string ``enum`` (its values say it); and ``format``'s default, compact (every tool's answer
+    unless json is asked for, as the server instructions say).
     """
     out = {k: v for k, v in schema.items() if k != "title"}
     props = {}
@@ -95,10 +105,20 @@ def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if options and len(options) == 2 and {"type": "null"} in options and prop.get("default", 0) is None:
             (kept,) = [o for o in options if o != {"type": "null"}]
             prop = {**{k: v for k, v in prop.items() if k not in ("anyOf", "default")}, **kept}
-        props[name] = prop
+        props[name] = _implied_dropped({k: v for k, v in prop.items() if not (name == "format" and k == "default")})
     if props:
         out["properties"] = props
     return out
+
+
+def _implied_dropped(prop: dict[str, Any]) -> dict[str, Any]:
+    prop = {k: v for k, v in prop.items() if not (k == "additionalProperties" and v is True)}
+    if "enum" in prop and prop.get("type") == "string":
+        prop.pop("type")
+    items = prop.get("items")
+    if isinstance(items, dict):
+        prop["items"] = _implied_dropped(items)
+    return prop
 
 
 def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: str = "all") -> MCPServer:
@@ -125,24 +145,26 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
 
     @tool(WRITE)
     def add_memory(
-        content: Annotated[str, Field(description="the text to remember")],
+        content: str,
         workspace: Workspace = None,
-        agent_id: Annotated[str | None, Field(description="partition, e.g. your agent name")] = None,
-        category: Annotated[str | None, Field(description="e.g. decision, preference, fact, lesson")] = None,
+        agent_id: Annotated[str | None, Field(description="partition for operational data")] = None,
+        category: Annotated[str | None, Field(description="e.g. decision, preference, lesson, snapshot (tag key; one a day)")] = None,
         tags: Tags = None,
-        artifacts: Annotated[list[str] | None, Field(description="related file paths or URLs")] = None,
-        evidence: Annotated[list[str] | None, Field(description="references such as ADR-014, PR-123")] = None,
-        importance: Annotated[float | None, Field(ge=0, le=1, description="0-1, default 0.5")] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description="any JSON object")] = None,
-        valid_at: Annotated[str | None, Field(description="ISO-8601 time the content became true")] = None,
+        artifacts: Annotated[list[str] | None, Field(description="file paths, URLs")] = None,
+        evidence: Annotated[list[str] | None, Field(description="e.g. PR-123")] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1)] = None,
+        metadata: dict[str, Any] | None = None,
+        valid_at: Annotated[str | None, Field(description="ISO-8601 time it became true")] = None,
+        expires_at: When = None,
+        ttl: Annotated[str | None, Field(description="e.g. 3600, 12h, 7d")] = None,
         entities: Annotated[list[dict[str, Any]] | None, Field(description=mcp_knowledge.ENTITIES_DESCRIPTION)] = None,
         facts: Annotated[list[dict[str, Any]] | None, Field(description=mcp_knowledge.FACTS_DESCRIPTION)] = None,
+        consolidate: bool = True,
+        force: Annotated[bool, Field(description="store even if IGNOREd")] = False,
         format: Format = "compact",
     ) -> str:
-        """Store a memory. Identical content in the same workspace is kept once.
-
-        Also pass the entities and facts it states, if you know them: they build the knowledge graph.
-        """
+        """Store a memory. Answers ADD, UPDATE (extends one stored), SUPERSEDE (changes its value), NOOP (known)
+        or IGNORE (speculation, chatter, queries)."""
         m = mem.add(
             content,
             workspace=ws(workspace),
@@ -156,16 +178,20 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
             valid_at=valid_at,
             entities=entities,
             facts=facts,
+            expires_at=expires_at,
+            ttl=int(ttl) if ttl and ttl.isdigit() else ttl,
+            consolidate=consolidate,
+            force=force,
         )
         return respond("add", m, format)
 
     @tool(READ)
     def search_memory(
-        query: Annotated[str, Field(description="what to look for, in plain words")],
+        query: str,
         workspace: Workspace = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
-        agent_id: Annotated[str | None, Field(description="only this partition")] = None,
-        category: Annotated[str | None, Field(description="only this category")] = None,
+        agent_id: Partition = None,
+        category: str | None = None,
         tags: Tags = None,
         relation_detail: RelationDetail = "standard",
         format: Format = "compact",
@@ -182,18 +208,18 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     @tool(WRITE)
     def update_memory(
         id: MemoryId,
-        content: Annotated[str | None, Field(description="new text")] = None,
-        category: Annotated[str | None, Field(description="new category")] = None,
-        tags: Annotated[dict[str, str] | None, Field(description="replaces all tags")] = None,
+        content: str | None = None,
+        category: str | None = None,
+        tags: Annotated[dict[str, Any] | None, Field(description="replaces all")] = None,
         artifacts: StrList = None,
         evidence: StrList = None,
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description="replaces metadata")] = None,
-        valid_at: Annotated[str | None, Field(description="ISO-8601")] = None,
-        invalid_at: Annotated[str | None, Field(description="ISO-8601 time it stopped being true")] = None,
+        metadata: Annotated[dict[str, Any] | None, Field(description="replaces all")] = None,
+        valid_at: When = None,
+        invalid_at: Annotated[str | None, Field(description="ISO-8601; retires it")] = None,
         format: Format = "compact",
     ) -> str:
-        """Change a memory; only the fields given change. Earlier versions are kept."""
+        """Change the given fields of a memory; earlier versions are kept."""
         given = {
             "content": content,
             "category": category,
@@ -216,13 +242,13 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     @tool(READ)
     def list_memories(
         workspace: Workspace = None,
-        agent_id: Annotated[str | None, Field(description="only this partition")] = None,
-        category: Annotated[str | None, Field(description="only this category")] = None,
+        agent_id: Partition = None,
+        category: str | None = None,
         tags: Tags = None,
-        since: Annotated[str | None, Field(description="created at or after (ISO-8601)")] = None,
-        until: Annotated[str | None, Field(description="created before (ISO-8601)")] = None,
+        since: Annotated[str | None, Field(description="created from, ISO-8601")] = None,
+        until: Annotated[str | None, Field(description="created before")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 20,
-        cursor: Annotated[str | None, Field(description="next cursor from the previous page")] = None,
+        cursor: Annotated[str | None, Field(description="from the previous page")] = None,
         format: Format = "compact",
     ) -> str:
         """List memories, newest first."""
@@ -242,8 +268,8 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     def link_memories(
         from_id: MemoryId,
         to_id: MemoryId,
-        type: Annotated[LinkType, Field(description="from --type--> to; supersedes retires the target")],
-        metadata: Annotated[dict[str, Any] | None, Field(description="any JSON object")] = None,
+        type: Annotated[LinkType, Field(description="from --type--> to; supersedes retires to")],
+        metadata: dict[str, Any] | None = None,
         format: Format = "compact",
     ) -> str:
         """Link two memories with a typed, directed relationship (idempotent)."""
@@ -251,7 +277,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
 
     @tool(DESTROY)
     def unlink_memories(
-        relationship_id: Annotated[str, Field(description="relationship id (full or unique 8+ char prefix/suffix)")],
+        relationship_id: Annotated[str, Field(description="relationship id or 8+ char prefix/suffix")],
         format: Format = "compact",
     ) -> str:
         """Remove a relationship."""
@@ -260,9 +286,9 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     @tool(READ)
     def get_related_memories(
         id: MemoryId,
-        types: Annotated[list[LinkType] | None, Field(description="only these relationship types")] = None,
+        types: list[LinkType] | None = None,
         depth: Annotated[int, Field(ge=1, le=5)] = 1,
-        direction: Annotated[Literal["outgoing", "incoming", "both"], Field()] = "both",
+        direction: Literal["outgoing", "incoming", "both"] = "both",
         format: Format = "compact",
     ) -> str:
         """Memories linked to one memory, up to depth hops, nearest first."""
@@ -273,7 +299,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
         id: MemoryId,
         max_depth: Annotated[int, Field(ge=1, le=3)] = 2,
         max_nodes: Annotated[int, Field(ge=1, le=100)] = 50,
-        format: Annotated[Literal["compact", "json", "dot", "mermaid"], Field(description="compact, json, dot or mermaid")] = "compact",
+        format: Literal["compact", "json", "dot", "mermaid"] = "compact",
     ) -> str:
         """Nodes and edges around a memory, ready to draw."""
         return respond("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
@@ -283,13 +309,13 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     # -- ambient recall and status ---------------------------------------------
     @tool(READ)
     def ambient_recall(
-        context: Annotated[str, Field(description="why you ask: startup (session start), prompt (a new turn), resume")] = "startup",
+        context: Annotated[str, Field(description="startup, prompt or resume")] = "startup",
         workspace: Workspace = None,
-        query: Annotated[str | None, Field(description="what the turn is about; omit to use the workspace's focus")] = None,
-        budget_tokens: Annotated[int, Field(ge=1, le=32000, description="most o200k tokens to return")] = 1500,
+        query: Annotated[str | None, Field(description="the turn's topic")] = None,
+        budget_tokens: Annotated[int, Field(ge=1, le=32000)] = 1500,
         sections: Annotated[
             list[Literal["clock", "directives", "facts", "graph", "episodes", "entities", "health"]] | None,
-            Field(description="sections to include; default all but entities"),
+            Field(description="default: all but entities"),
         ] = None,
         format: Format = "compact",
     ) -> str:
@@ -307,8 +333,25 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
 
     @tool(READ)
     def get_memory_stats(format: Format = "compact") -> str:
-        """Memory counts by workspace, category and agent; links; vectors; database size."""
+        """Counts by workspace, partition, tag, category; health: duplicates, superseded, expired, snapshots, orphans."""
         return respond("stats", mem.stats(), format)
+
+    @tool(READ)
+    def find_duplicates(
+        threshold: Annotated[float, Field(ge=0.5, le=1, description="least cosine")] = 0.95,
+        workspace: Annotated[str | None, Field(description="omit: all")] = None,
+        agent_id: Annotated[str, Field(description="partition; * all")] = "*",
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        format: Format = "compact",
+    ) -> str:
+        """Groups of near-duplicate memories, for merge_memories."""
+        groups = mem.find_duplicates(threshold, workspace=workspace or default_workspace or "*", agent_id=agent_id, limit=limit)
+        return respond("duplicates", groups, format)
+
+    @tool(WRITE)
+    def merge_memories(ids: Annotated[list[MemoryId], Field(min_length=2, description="the first is kept")], format: Format = "compact") -> str:
+        """Merge duplicates: the others are retired (history and links kept)."""
+        return respond("merge", mem.merge(ids), format)
 
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:

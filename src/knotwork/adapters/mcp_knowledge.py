@@ -9,21 +9,14 @@ from pydantic import Field
 
 from knotwork.service import Knotwork
 
-Format = Annotated[Literal["compact", "json"], Field(description="compact text (default) or json")]
-Workspace = Annotated[str | None, Field(description="workspace name; omit for the server default (global if none)")]
-Center = Annotated[str | None, Field(description="an entity (name or id): results near it in the graph rank first")]
+Format = Literal["compact", "json"]
+Workspace = str | None  # omitted: the server's default workspace
+Center = Annotated[str | None, Field(description="entity name or id: nearer ranks first")]
 
 #: What add_memory says about its graph arguments: the calling model already
 #: understands the text, so naming its entities and facts costs it nothing.
-ENTITIES_DESCRIPTION = (
-    "optional: the entities this memory is about, as [{name, type?, summary?}] "
-    "(e.g. {name: 'Redis', type: 'library'}); pass them when you know them"
-)
-FACTS_DESCRIPTION = (
-    "optional: facts this memory states, as [{subject, predicate, object, valid_at?, invalid_at?}] "
-    "(e.g. {subject: 'user', predicate: 'lives in', object: 'Berlin'}); a new value of a single-valued "
-    "predicate (lives in, prefers, works at, status…) retires the old one"
-)
+ENTITIES_DESCRIPTION = "entities it is about: [{name, type?, summary?}]"
+FACTS_DESCRIPTION = "facts it states: [{subject, predicate, object, valid_at?}]; a new value of a single-valued one retires the old"
 
 
 def register(

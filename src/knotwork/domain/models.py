@@ -16,9 +16,15 @@ class Memory:
 
     ``workspace`` None is the global scope; ``agent_id`` None is the shared
     partition. ``version`` starts at 1 and grows with every update; earlier
-    versions are kept (see ``Knotwork.history``). ``duplicate`` is not stored:
-    ``add`` sets it when the same content already existed in the same
-    workspace and partition and the existing memory was returned instead.
+    versions are kept (see ``Knotwork.history``). ``expires_at``: when set and
+    passed, the memory leaves every read and ``prune`` purges it.
+
+    Not stored, set by ``add``: ``duplicate`` when the same content already
+    existed in the same workspace and partition and the existing memory was
+    returned instead; ``decision`` (``ADD``, ``UPDATE``, ``SUPERSEDE``,
+    ``NOOP``, or ``IGNORE`` when the store/ignore rules kept nothing),
+    ``touched`` (the id of the existing memory the decision concerned) and
+    ``reason`` (why, in a few words).
     """
 
     id: str
@@ -37,13 +43,17 @@ class Memory:
     invalid_at: datetime | None
     content_hash: str
     version: int = 1
+    expires_at: datetime | None = None
     duplicate: bool = field(default=False, compare=False)
+    decision: str = field(default="ADD", compare=False)
+    touched: str | None = field(default=None, compare=False)
+    reason: str | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with every stored field (times as ISO-8601 UTC)."""
         out: dict[str, Any] = {}
         for f in fields(self):
-            if f.name == "duplicate":
+            if f.name in _UNSTORED:
                 continue
             value = getattr(self, f.name)
             out[f.name] = to_text(value) if isinstance(value, datetime) else value
@@ -69,13 +79,22 @@ class Memory:
             invalid_at=parse_time(d["invalid_at"], "invalid_at") if d.get("invalid_at") else None,
             content_hash=d["content_hash"],
             version=int(d.get("version", 1)),
+            expires_at=parse_time(d["expires_at"], "expires_at") if d.get("expires_at") else None,
         )
 
     def with_duplicate(self) -> Memory:
-        return replace(self, duplicate=True)
+        return replace(self, duplicate=True, decision="NOOP", touched=self.id, reason="same content already stored")
+
+    def decided(self, decision: str, touched: str | None = None, reason: str | None = None) -> Memory:
+        """This memory as ``add`` returns it: with the consolidation decision that produced it."""
+        return replace(self, decision=decision, touched=touched, reason=reason)
 
     def brief(self) -> MemoryBrief:
         return MemoryBrief(self.id, self.content, self.workspace, self.category, self.importance, self.valid_at, self.invalid_at)
+
+
+_UNSTORED = frozenset({"duplicate", "decision", "touched", "reason"})
+ADD_DECISIONS = ("ADD", "UPDATE", "SUPERSEDE", "NOOP", "IGNORE")
 
 
 class MemoryBrief(NamedTuple):
@@ -146,6 +165,8 @@ class Page(list):
 
 
 ALL_WORKSPACES = "*"
+ALL_PARTITIONS = "*"
+SNAPSHOT = "snapshot"  # the category of regenerated state (a profile, a status page): kept once per day per key
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +175,10 @@ class MemoryFilter:
 
     ``workspace`` None sees the global scope only; a name sees that workspace
     and the global scope; ``ALL_WORKSPACES`` sees every workspace.
-    ``agent_id`` None sees every partition; a name sees that partition only.
+    ``agent_id`` None sees the shared partition only (memories without an
+    ``agent_id``); a name sees that partition only; ``ALL_PARTITIONS`` sees
+    every partition. Snapshots (category ``snapshot``) are seen only when
+    ``category`` asks for them, and expired memories never.
     ``tags``: every key (``tags_mode="all"``) or at least one (``"any"``) must be
     present, with the given value unless it is None. ``artifact``: memories that
     reference this artifact. ``valid_since`` / ``valid_until`` bound ``valid_at``.
@@ -173,6 +197,7 @@ class MemoryFilter:
     artifact: str | None = None
     valid_since: datetime | None = None
     valid_until: datetime | None = None
+    include_snapshots: bool = False
 
 
 LINK_TYPES = (

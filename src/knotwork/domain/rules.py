@@ -14,7 +14,9 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from knotwork.domain.models import ALL_WORKSPACES
+from datetime import datetime, timedelta
+
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES
 from knotwork.errors import InvalidInput
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,127}")
@@ -78,6 +80,54 @@ def scope(value: Any) -> str | None:
 def agent_id(value: Any) -> str | None:
     """A partition name, or None for the shared partition."""
     return _name(value, "agent_id")
+
+
+def partition(value: Any) -> str | None:
+    """What a read may cover by partition: None for the shared partition (memories without an agent_id), a
+    partition name for that one, or ``"*"`` (``ALL_PARTITIONS``) for every partition."""
+    if value == ALL_PARTITIONS:
+        return ALL_PARTITIONS
+    if isinstance(value, str) and "*" in value:
+        raise InvalidInput("agent_id", f"{value!r}: give a partition name, or '*' alone for every partition")
+    return _name(value, "agent_id")
+
+
+_TTL = re.compile(r"(\d+)\s*([smhdw])")
+_TTL_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def ttl(value: Any) -> timedelta | None:
+    """A time to live: whole seconds, or text such as ``90s``, ``30m``, ``12h``, ``7d``, ``2w``."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise InvalidInput("ttl", f"expected seconds or text such as 7d, got {value!r}")
+    if isinstance(value, int):
+        seconds = value
+    elif isinstance(value, str) and (m := _TTL.fullmatch(value.strip().lower())):
+        seconds = int(m[1]) * _TTL_SECONDS[m[2]]
+    else:
+        raise InvalidInput("ttl", f"expected whole seconds or text such as 90s, 30m, 12h, 7d, 2w; got {value!r}")
+    if not 1 <= seconds <= 100 * 365 * 86400:
+        raise InvalidInput("ttl", f"must be from 1 second to 100 years, got {value!r}")
+    return timedelta(seconds=seconds)
+
+
+def expiry(expires_at: datetime | None, time_to_live: Any, start: datetime) -> datetime | None:
+    """When a memory expires: ``expires_at`` as given, or ``start`` + ``ttl``; both at once is an error."""
+    span = ttl(time_to_live)
+    if span is not None and expires_at is not None:
+        raise InvalidInput("ttl", "give expires_at or ttl, not both")
+    return start + span if span is not None else expires_at
+
+
+def threshold(value: Any, field: str = "threshold") -> float:
+    """A similarity threshold: a number from 0.5 to 1 (below 0.5, unrelated texts would count as duplicates)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput(field, f"expected a number from 0.5 to 1, got {value!r}")
+    if not 0.5 <= value <= 1.0:
+        raise InvalidInput(field, f"must be from 0.5 to 1, got {value!r}")
+    return float(value)
 
 
 def category(value: Any) -> str | None:

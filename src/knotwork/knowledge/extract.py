@@ -16,13 +16,17 @@ a fact needs a relational phrase between two such names (or "I"/"we").
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, RELATIVES, STOP_AFTER, TECH
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
+from knotwork.knowledge.nlp import pipeline
+from knotwork.knowledge.parse import NOT_NAMES, read
 
 USER = "User"
 TEAM = "Team"
+BATCH = 64  # texts per parser batch
 
 _SENTENCE = re.compile(
     r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9@#`])|\n+|;\s+"
@@ -69,9 +73,13 @@ _CAMEL = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[0-9]*(?:[
 _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 _WORD = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]")
+# Upper- and lower-case letters beyond ASCII ("Zoë", "Łukasz", "Škoda"): Python's re has no \p{Lu}.
+_UP = "A-Z" + "".join(chr(c) for c in range(0xC0, 0x2000) if chr(c).isupper())
+_LO = "a-z" + "".join(chr(c) for c in range(0xC0, 0x2000) if chr(c).islower())
+_NAME_WORD = rf"[{_UP}][{_UP}{_LO}0-9'’&-]*(?:\.[{_UP}{_LO}]+)*\+*"
 _CAPS = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+)?\b[A-Z][a-zA-Z0-9'’&-]*"
-    r"(?:\s+(?:(?:of|de|van|von|der|da|la|du|del)\s+)?[A-Z][a-zA-Z0-9'’&-]*)*(?:\s+\d{1,3}\b(?![.,]\d))?"
+    rf"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?(?<![\w'’]){_NAME_WORD}"
+    rf"(?:\s+(?:(?:of|de|van|von|der|da|la|du|del|dos|das|le)\s+)?{_NAME_WORD})*(?:\s+\d{{1,3}}\b(?![.,]\d))?"
 )
 
 
@@ -446,18 +454,17 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
-def extract(text: str) -> Extraction:
-    """Entities and facts in ``text`` (deterministic; no I/O)."""
+def _rule_sentences(text: str) -> Extraction:
     out = Extraction()
-    seen: dict[str, int] = {}
     for sentence in sentences(text):
         sent = _Sentence(sentence)
-        for span in sent.spans:
-            key = span.name.casefold()
-            if key not in seen:
-                seen[key] = len(out.entities)
-                out.entities.append(EntityDraft(span.name, span.type))
+        out.entities += [EntityDraft(span.name, span.type) for span in sent.spans]
         _sentence_facts(sent, out)
+    return out
+
+
+def _tidy(out: Extraction) -> Extraction:
+    """One entity per name (a typed mention wins) and one fact per (subject, predicate, object)."""
     entities: dict[str, EntityDraft] = {}
     for e in out.entities:
         key = e.name.casefold()
@@ -469,3 +476,47 @@ def extract(text: str) -> Extraction:
         unique.setdefault((f.subject.casefold(), f.predicate, f.object.casefold()), f)
     out.facts = list(unique.values())
     return out
+
+
+def extract_rules(text: str) -> Extraction:
+    """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O)."""
+    return _tidy(_rule_sentences(text))
+
+
+def _spans(sentence: str) -> list[Span]:
+    return entity_spans(_CONTRACTION.sub(lambda m: m.group(0), sentence))
+
+
+def extract_many(texts: Sequence[str]) -> list[Extraction]:
+    """Entities and facts of each text: read through the dependency parse when the English pipeline is
+    installed (one batched run for all texts), else by the regular-expression rules."""
+    nlp = pipeline()
+    if nlp is None:
+        return [extract_rules(t) for t in texts]
+    docs = nlp.pipe(texts, batch_size=BATCH)
+    return [_tidy(_merge(read(doc, _spans), _rule_sentences(text))) for text, doc in zip(texts, docs)]
+
+
+def _merge(parsed: Extraction, ruled: Extraction) -> Extraction:
+    """The parse's facts, plus the rules' facts about pairs of names the parse related in no way.
+
+    Trigger: the regular-expression rules know shapes the parse rules do not read ("pinned X to 3.2",
+    "my favourite colour is …"). Why: they are precise on those shapes. Outcome: a rules fact is kept
+    only where the parse said nothing about the same two names (the parse's reading of a pair wins:
+    it sees negation, tense and passives)."""
+    pairs = {(f.subject.casefold(), f.object.casefold()) for f in parsed.facts}
+    pairs |= {(o, s) for s, o in pairs}
+    objects = {(f.subject.casefold(), f.predicate) for f in parsed.facts}
+    for f in ruled.facts:
+        if f.subject.casefold() in NOT_NAMES or f.predicate in ("is_a", "status"):
+            continue  # "Nobody uses X"; what a thing is or its state, the parse reads better ("shipped to X")
+        if (f.subject.casefold(), f.object.casefold()) in pairs or (f.subject.casefold(), f.predicate) in objects:
+            continue
+        parsed.facts.append(f)
+    parsed.entities += ruled.entities
+    return parsed
+
+
+def extract(text: str) -> Extraction:
+    """Entities and facts in ``text`` (deterministic; no I/O once the pipeline is loaded)."""
+    return extract_many([text])[0]

@@ -17,7 +17,10 @@ Rules (world time; a missing ``valid_at`` is "since always", a missing
     is stored already retired at the stored fact's ``valid_at`` and points
     at it;
 - ``replaces=Y`` ("moved from Y to Z"): facts with object Y that overlap are
-  retired the same way, whatever the predicate's kind.
+  retired the same way, whatever the predicate's kind;
+- same object, the new fact stated as over ("no longer uses Y": no start,
+  an end) while the stored one is still open: a repeat that ends the stored
+  fact at the new fact's end (``end_repeat``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ class Plan:
     superseded_by: str | None = None       # the fact that already replaces the new one
     retire: list[Retire] = field(default_factory=list)
     restated: bool = False                  # the replaced object was never stored: store it retired
+    end_repeat: datetime | None = None      # the repeated stored fact ends then ("no longer uses Y")
 
 
 def _start(t: datetime | None) -> tuple[int, datetime | None]:
@@ -75,6 +79,8 @@ def plan(
     for f in stored:
         if f.object_id == object_id and overlaps(f.valid_at, f.invalid_at, valid_at, invalid_at):
             out.repeat_of = f.id
+            if valid_at is None and invalid_at is not None and (f.invalid_at is None or f.invalid_at > invalid_at):
+                out.end_repeat = invalid_at
             return out
     conflicting = [
         f

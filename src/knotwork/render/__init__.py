@@ -5,7 +5,7 @@ pure :func:`render`), so the same operation reads the same wherever it is
 called from. Importing this package registers every renderer.
 """
 
-from knotwork.render import compact, drawing, knowledge, status  # noqa: F401 - registers the renderers
+from knotwork.render import compact, drawing, hygiene, knowledge, status  # noqa: F401 - registers the renderers
 from knotwork.render.core import FORMATS, RENDERERS, Rendered, View, register, register_all, render, render_safe, to_json
 from knotwork.render.relations import DETAILS
 

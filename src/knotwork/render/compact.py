@@ -11,11 +11,12 @@ o200k tokens (bench/tokens.py).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
+from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
@@ -24,7 +25,8 @@ from knotwork.services.links import MetaRelation
 
 PREVIEW_CHARS = 160  # a search hit or list line
 SHORT_PREVIEW_CHARS = 60  # a write confirmation
-SIMILAR_PREVIEW_CHARS = 40  # a similar memory: enough to judge it; 60 cost 7% more tokens per search (bench/tokens.py)
+SIMILAR_PREVIEW_CHARS = 32  # a similar memory: enough to judge it; 60 cost 7% more tokens per search than 40 (bench/tokens.py)
+SIMILAR_PREVIEWS = 2  # similar memories per hit shown with a preview; the others by id and score (bench/tokens.py)
 
 
 def _when(dt: Any) -> str:
@@ -97,16 +99,34 @@ def _tags(tags: dict[str, str]) -> str:
 
 # -- write confirmations: the full id, the handle a caller keeps ------------------
 def added(m: Memory, view: View) -> str:
-    if m.duplicate:
-        return f"✓ Already stored (id {m.id})"
-    return f"✓ Stored {preview(m.content, SHORT_PREVIEW_CHARS)} (id {m.id})"
+    """What ``add`` decided (ADD, UPDATE, SUPERSEDE, NOOP, IGNORE) and the memory it touched, one line."""
+    text = preview(m.content, SHORT_PREVIEW_CHARS)
+    if m.decision == "NOOP":
+        return f"✓ NOOP: already stored (id {m.touched or m.id})" + ("" if m.duplicate else f" - {m.reason}")
+    if m.decision == "UPDATE":
+        return f"✓ UPDATE: {m.id} now v{m.version}, {text} (earlier text in its history)"
+    if m.decision == "SUPERSEDE":
+        return f"✓ SUPERSEDE: stored {text} (id {m.id}); retires {m.touched} ({m.reason})"
+    if m.decision == "IGNORE":
+        return f"✗ IGNORE: not stored, {m.reason} (force stores it)"
+    return f"✓ Stored {text} (id {m.id})" + (f"; {m.reason}" if m.reason else "")
 
 
 def added_many(ms: list[Memory], view: View) -> str:
-    new = sum(not m.duplicate for m in ms)
-    lines = [f"✓ Stored {new}, {len(ms) - new} already present"]
-    lines += [f"{'=' if m.duplicate else '+'} {m.id}" for m in ms]
+    """A count per decision, then one line per item in order: its decision's mark and the id it resolves to."""
+    counts = Counter("NOOP" if m.duplicate else m.decision for m in ms)
+    summary = ", ".join(f"{counts[d]} {d}" for d in ADD_DECISIONS if counts[d])
+    lines = [f"✓ {len(ms)} item(s): {summary or 'none'}"]
+    for m in ms:
+        decision = "NOOP" if m.duplicate else m.decision
+        if decision == "IGNORE":
+            lines.append(f"{_MARK[decision]} not stored: {m.reason}")
+        else:
+            lines.append(f"{_MARK[decision]} {m.id}" + (f" (retires {m.touched})" if decision == "SUPERSEDE" else ""))
     return "\n".join(lines)
+
+
+_MARK = {"ADD": "+", "NOOP": "=", "UPDATE": "~", "SUPERSEDE": "»", "IGNORE": "✗"}
 
 
 def updated(m: Memory, view: View) -> str:
@@ -136,19 +156,33 @@ def page(p: Page, view: View) -> str:
 
 
 def hits(hs: list[Hit], view: View) -> str:
-    """One line per hit (short id, score, age, category, content), then its relations block."""
+    """One line per hit (short id, score, age, category, content), then its relations block.
+
+    A similar memory that is itself a hit of this answer is named by its id alone: its line is already
+    there. Of the others, the nearest ``SIMILAR_PREVIEWS`` of each hit that this answer has not
+    previewed yet come with a preview; the rest by id and score (bench/tokens.py counts the answer).
+    """
     if not hs:
         return "No matching memories."
     lines = []
+    in_answer = frozenset(view.sid(h.memory.id) for h in hs)
+    previewed: set[str] = set()
     for h in hs:
         lines.append(f"{view.sid(h.memory.id)} {h.score:.2f} {ago(h.memory.valid_at, view.now)}"
                      f"{' [' + h.memory.category + ']' if h.memory.category else ''} {preview(h.memory.content)}")
-        lines += relation_lines(view.relations.get(h.memory.id, []), view)
+        lines += relation_lines(view.relations.get(h.memory.id, []), view, in_answer, previewed)
     return "\n".join(lines)
 
 
-def relation_lines(rels: Sequence[MetaRelation], view: View) -> list[str]:
-    """The relations block of one hit: one indented ``key: values`` line per non-empty key."""
+def relation_lines(
+    rels: Sequence[MetaRelation], view: View, in_answer: frozenset[str] = frozenset(), previewed: set[str] | None = None
+) -> list[str]:
+    """The relations block of one hit: one indented ``key: values`` line per non-empty key.
+
+    A similar memory among ``in_answer`` (short ids of the answer's hits) is named by its id alone; with
+    ``previewed`` (ids the answer has previewed, updated here), only the first ``SIMILAR_PREVIEWS`` not
+    previewed before keep their preview.
+    """
     if view.detail == "none":
         return []
     if view.detail == "full":
@@ -157,13 +191,30 @@ def relation_lines(rels: Sequence[MetaRelation], view: View) -> list[str]:
     out = []
     for key, value in block.items():
         if key == "similar":
-            value = "; ".join(_similar(s) for s in value)
+            value = _similar_items(value, in_answer, previewed)
         elif key == "tags":
             value = _tags(value)
         elif isinstance(value, list):
             value = ", ".join(value)
         out.append(f"  {key}: {value}")
     return out
+
+
+def _similar_items(items: list[Any], in_answer: frozenset[str], previewed: set[str] | None) -> str:
+    parts, shown = [], 0
+    for item in items:
+        if isinstance(item, dict) and item["id"] in in_answer:
+            parts.append(item["id"])
+        elif isinstance(item, dict) and previewed is not None and "preview" in item:
+            if shown < SIMILAR_PREVIEWS and item["id"] not in previewed:
+                previewed.add(item["id"])
+                shown += 1
+                parts.append(_similar(item))
+            else:
+                parts.append(_similar({k: v for k, v in item.items() if k != "preview"}))
+        else:
+            parts.append(_similar(item))
+    return "; ".join(parts)
 
 
 def _similar(item: Any) -> str:

@@ -94,4 +94,6 @@ def _shown_ids(result: Any, relations: dict[str, list]) -> list[str]:
             out += [item.memory.id, item.relationship.from_id, item.relationship.to_id]
         elif isinstance(item, Relationship):
             out += [item.from_id, item.to_id]
+        elif isinstance(getattr(item, "ids", None), list):  # a group of near-duplicates
+            out += item.ids
     return out

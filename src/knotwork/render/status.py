@@ -41,11 +41,22 @@ def status(s: Any) -> str:
 
 
 def stats(s: Any) -> str:
+    h = s.health
+    orphans = sum(h["orphaned"].values())
+    span = f"{s.first_valid_at[:10]} to {s.last_valid_at[:10]}" if s.first_valid_at else "empty"
     return (
-        f"{count_of(s.memories, 'memory', 'memories')} ({s.retired:,} retired) · {count_of(s.links, 'link')} ({_counts(s.links_by_type, '?')}) · "
-        f"{s.embedded_memories:,} embedded ({s.vectors:,} vectors) · {_size(s.size_bytes)}\n"
-        f"workspaces: {_counts(s.by_workspace, '(global)')} · categories: {_counts(s.by_category, '(none)')} · "
-        f"agents: {_counts(s.by_agent, '(shared)')}"
+        f"{count_of(s.memories, 'memory', 'memories')} ({s.retired:,} retired) · {span} · {count_of(s.links, 'link')} "
+        f"({_counts(s.links_by_type, '?')}) · {s.embedded_memories:,} embedded ({s.vectors:,} vectors, {s.embedder}) · "
+        f"{_size(s.size_bytes)}\n"
+        f"workspaces: {_counts(s.by_workspace, '(global)')} · partitions: {_counts(s.by_agent, '(shared)')} · "
+        f"categories: {_counts(s.by_category, '(none)')} · tags: {_counts(s.by_tag, '?', 5)}\n"
+        f"health: duplicates {h['duplicates_detected']:,} detected, {h['duplicates_merged']:,} merged · "
+        f"{h['superseded']:,} superseded · {h['expired']:,} expired ({h['expired_purged']:,} purged) · "
+        f"{h['snapshots']:,} snapshots ({h['snapshots_replaced'] + h['snapshots_pruned']:,} pruned, last prune "
+        f"{(h['last_prune'] or 'never')[:16].replace('T', ' ')}) · {h['ignored_adds']:,} ignored adds · "
+        + (f"LLM consolidation {h['consolidation_llm_asked']:,} decided, {h['consolidation_llm_failed']:,} failed · "
+           if h["consolidation_llm_asked"] or h["consolidation_llm_failed"] else "")
+        + f"orphans {orphans}" + ("" if not orphans else f" ({_counts(h['orphaned'], '?')})")
     )
 
 

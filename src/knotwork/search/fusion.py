@@ -45,10 +45,32 @@ def weighted(
     return _candidates(total, scores, "weighted")
 
 
+def convex(ranked: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float] | None = None) -> list[Candidate]:
+    """A weighted mean of the sources' own scores, which must already mean the same for every query.
+
+    Each source scores in [0, 1] on an absolute scale (lexical relevance:
+    BM25 over the most the query could score; vectors: cosine), so the
+    fused score is comparable across queries and stores: a query about
+    nothing stored scores low. Weights default to equal and are divided by
+    their sum; a candidate a source did not return gets 0 from it.
+    """
+    w = {s: (weights or {}).get(s, 1.0) for s in ranked}
+    total_w = sum(w.values()) or 1.0
+    total: dict[str, float] = {}
+    scores: dict[str, dict[str, float]] = {}
+    for source, items in ranked.items():
+        for cid, raw in items:
+            total[cid] = total.get(cid, 0.0) + w[source] / total_w * max(0.0, raw)
+            scores.setdefault(cid, {})[source] = raw
+    return _candidates(total, scores, "convex")
+
+
 def _candidates(total: dict[str, float], scores: dict[str, dict[str, float]], stage: str) -> list[Candidate]:
     out = [Candidate(cid, s, {**scores[cid], stage: s}) for cid, s in total.items()]
     out.sort(key=lambda c: (-c.score, c.id))
     return out
 
 
-FUSIONS = {"rrf": rrf, "weighted": weighted}
+FUSIONS = {"rrf": rrf, "weighted": weighted, "convex": convex}
+#: Fusions whose scores compare candidates of one query only (ranks; per-query min-max).
+RELATIVE_FUSIONS = frozenset({"rrf", "weighted"})

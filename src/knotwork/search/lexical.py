@@ -1,4 +1,4 @@
-"""Query text to search terms.
+"""Text to search terms.
 
 User text never reaches the FTS engine as syntax: it is cut into word tokens,
 each of which the store quotes, so quotes, ``*``, ``-``, ``NEAR`` or ``OR``
@@ -8,13 +8,26 @@ Function words are kept. BM25's idf already makes them count for little, and
 some carry signal in a memory store: "I", "my", "we" in a question match the
 first-person statements an agent was told. Dropping a stopword list from
 queries cost 0.03 session recall@5 on LongMemEval (bench/README.md).
+
+:func:`analyze` is the analyzer of the in-memory lexical index (documents and
+queries alike): lower case, diacritics folded, English Snowball stems, and
+code identifiers kept whole *and* cut into their parts, so ``parse_config``,
+``ReportsModule`` or ``mk17`` match as written and ``config`` still finds
+``parse_config``.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Inner boundaries of an identifier: snake_case, camelCase / PascalCase, letters|digits.
+_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_]+", re.UNICODE)
+_STEMMER = Stemmer.Stemmer("english")
 
 
 def query_terms(text: str, max_terms: int = 64) -> list[str]:
@@ -27,3 +40,36 @@ def query_terms(text: str, max_terms: int = 64) -> list[str]:
         if len(seen) >= max_terms:
             break
     return list(seen)
+
+
+def _fold(text: str) -> str:
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=200_000)
+def _terms_of_word(word: str) -> tuple[str, ...]:
+    """The index terms of one ``\\w+`` run: its stem, plus its parts' stems when it is a compound identifier."""
+    whole = word.strip("_").lower()
+    if not whole:
+        return ()
+    terms = [_STEMMER.stemWord(whole)]
+    parts = _PARTS.findall(word)
+    if len(parts) > 1:
+        terms += [_STEMMER.stemWord(p.lower()) for p in parts if len(p) > 1]
+    return tuple(dict.fromkeys(terms))
+
+
+def analyze(text: str) -> list[str]:
+    """Every index term of ``text``, in order, repeats kept (a term's count is its frequency)."""
+    out: list[str] = []
+    for word in _WORD.findall(_fold(text)):
+        out += _terms_of_word(word)
+    return out
+
+
+def analyze_query(text: str, max_terms: int = 64) -> list[str]:
+    """Distinct index terms of a query, in order of first appearance (at most ``max_terms``)."""
+    return list(dict.fromkeys(analyze(text)))[:max_terms]

@@ -11,7 +11,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,8 +19,9 @@ import numpy as np
 
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, RankingFacts
 from knotwork.graph.traverse import bfs, over_links
-from knotwork.search.fusion import FUSIONS
-from knotwork.search.lexical import query_terms
+from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
+from knotwork.search.lexical import analyze_query
+from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, Candidate
 from knotwork.search.vector_index import VectorIndex
@@ -64,19 +64,36 @@ class Query:
 class Pipeline:
     """Runs recipes against one store (and its vector index, when there is an embedder)."""
 
-    def __init__(self, store: Any, index: VectorIndex | None, embed_query: Callable[[str], np.ndarray] | None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        index: VectorIndex | None,
+        embed_query: Callable[[str], np.ndarray] | None,
+        lexical: LexicalIndex,
+    ) -> None:
         self.store = store
         self.index = index
+        self.lexical = lexical
         self.embed_query = embed_query
         self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph}
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knotwork-vector-source")
 
     def close(self) -> None:
-        self._background.shutdown(wait=False, cancel_futures=True)
+        pass
 
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
-        return self.store.fts_candidates(query_terms(q.text), q.flt, n, q.at)
+        """(memory id, lexical relevance in [0, 1]) of the best BM25 matches the filter lets through."""
+        terms = analyze_query(q.text)
+        take = 2 * n
+        while True:
+            hits = self.lexical.search(terms, take, q.flt.workspace)
+            allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
+            scale = state["recipe"].lexical_scale
+            kept = [(h.memory_id, h.coverage if scale == "coverage" else h.relevance) for h in hits if h.memory_id in allowed]
+            # A filter that lets few of the best through: look further down, until nothing more matched.
+            if len(kept) >= n or len(hits) < take:
+                return kept[:n]
+            take *= 4
 
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
@@ -152,18 +169,13 @@ class Pipeline:
         trace = Trace()
         state: dict[str, Any] = {"recipe": recipe}
         n = max(recipe.candidates, q.limit)
-        background: dict[str, Future] = {}
-        if "vector" in recipe.sources and len(recipe.sources) > 1:
-            # The vector source (embed the query, scan, filter) runs beside the
-            # others: the model, NumPy and SQLite all release the GIL, so on
-            # two cores BM25 and the embedding overlap.
-            background["vector"] = self._background.submit(self._timed, "vector", q, n, state)
+        # Sources run one after the other. The vector source used to run in a worker
+        # beside BM25 when BM25 took 10+ ms in FTS5; with the in-memory index BM25 takes
+        # about a millisecond, and the worker only added GIL hand-offs: on a loaded
+        # machine each one waits for the scheduler (searches of seconds at load 17).
         ranked: dict[str, list[tuple[str, float]]] = {}
         for source in recipe.sources:
-            if source in background:
-                ranked[source], took = background[source].result()
-            else:
-                ranked[source], took = self._timed(source, q, n, state)
+            ranked[source], took = self._timed(source, q, n, state)
             trace.stages.append((f"source:{source}", len(ranked[source]), took))
 
         started = time.perf_counter()
@@ -171,8 +183,9 @@ class Pipeline:
             cands = FUSIONS["rrf"](ranked, k=recipe.rrf_k, weights=dict(recipe.weights))
         else:
             cands = FUSIONS[recipe.fusion](ranked, weights=dict(recipe.weights))
-        # Scale fused scores to (0, 1] so rerankers that blend in other signals work on one scale.
-        top = cands[0].score if cands and cands[0].score > 0 else 1.0
+        # A fusion whose scores mean something only within one query (ranks, min-max) is
+        # scaled so its best is 1, the scale the rerankers that blend in other signals expect.
+        top = cands[0].score if recipe.fusion in RELATIVE_FUSIONS and cands and cands[0].score > 0 else 1.0
         cands = [Candidate(c.id, c.score / top, {**c.scores, "fused": c.score / top}) for c in cands]
         trace.add(f"fusion:{recipe.fusion}", len(cands), started)
 

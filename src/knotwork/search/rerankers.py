@@ -29,6 +29,11 @@ class Candidate:
         return replace(self, score=score, scores={**self.scores, stage: score})
 
 
+def _noted(c: Candidate, stage: str, value: float) -> Candidate:
+    """``c`` with a stage's value recorded beside its score, the score unchanged."""
+    return replace(c, scores={**c.scores, stage: value})
+
+
 def _sorted(cands: list[Candidate]) -> list[Candidate]:
     return sorted(cands, key=lambda c: -c.score)
 
@@ -51,7 +56,9 @@ def mmr(cands: Sequence[Candidate], vectors: Mapping[str, np.ndarray], lambda_: 
 
     Relevance is the incoming score scaled to [0, 1]. Candidates without a
     vector count as dissimilar to everything. The first ``k`` (default all)
-    come in selection order; the rest follow in their incoming order.
+    come in selection order; the rest follow in their incoming order. MMR
+    decides the order only: each candidate keeps its score (its relevance),
+    and the MMR value it was picked with is kept under ``mmr``.
     """
     pool = list(cands)
     if not pool:
@@ -67,10 +74,10 @@ def mmr(cands: Sequence[Candidate], vectors: Mapping[str, np.ndarray], lambda_: 
         value = np.where(left, lambda_ * rel - (1 - lambda_) * redundancy, -np.inf)
         best = int(np.argmax(value))
         left[best] = False
-        picked.append(pool[best].rescored("mmr", float(value[best])))
+        picked.append(_noted(pool[best], "mmr", float(value[best])))
         if dim:
             redundancy = np.maximum(redundancy, matrix @ matrix[best])
-    return picked + [c.rescored("mmr", -math.inf) for c, keep in zip(pool, left) if keep]
+    return picked + [_noted(c, "mmr", -math.inf) for c, keep in zip(pool, left) if keep]
 
 
 def freshness(

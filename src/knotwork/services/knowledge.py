@@ -116,43 +116,57 @@ def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, 
 
 
 class EntityVectors:
-    """Every entity vector of the store in one matrix, caught up incrementally (rows only grow)."""
+    """Every entity vector of the store, one growing matrix per workspace, caught up incrementally (rows only grow).
+
+    Resolving a name asks for its workspace's vectors once per entity of every
+    memory added: one matrix per workspace, grown by doubling, answers that
+    with a view instead of rebuilding and filtering the whole store's matrix
+    (which made ingest slow down as the graph grew).
+    """
 
     def __init__(self, store: Any, dim: int) -> None:
         self.store = store
         self.dim = dim
-        self.ids: list[str] = []
-        self.workspaces: list[str] = []
-        self.rows: list[np.ndarray] = []
-        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.parts: dict[str, tuple[list[str], np.ndarray]] = {}  # workspace -> (ids, buffer)
         self.last = 0
         self._lock = threading.Lock()
 
     def sync(self) -> None:
         with self._lock:
             fresh = self.store.kg_entity_vectors(self.last)
-            if not fresh:
-                return
             for rowid, eid, ws, blob in fresh:
-                self.ids.append(eid)
-                self.workspaces.append(ws)
-                self.rows.append(np.frombuffer(blob, dtype="<f4"))
+                ids, buffer = self.parts.get(ws) or ([], np.zeros((16, self.dim), dtype=np.float32))
+                if len(ids) == len(buffer):
+                    buffer = np.concatenate([buffer, np.zeros_like(buffer)])
+                buffer[len(ids)] = np.frombuffer(blob, dtype="<f4")
+                ids.append(eid)
+                self.parts[ws] = (ids, buffer)
                 self.last = rowid
-            self.matrix = np.vstack(self.rows).astype(np.float32, copy=False)
 
     def of(self, workspace: str | None, exact: bool) -> tuple[list[str], np.ndarray] | None:
+        """(ids, vectors) of the entities of ``workspace`` (with the global scope's unless ``exact``)."""
         self.sync()
-        if not self.ids:
-            return None
         ws = workspace or ""
         if workspace == ALL_WORKSPACES:
-            keep = np.ones(len(self.ids), dtype=bool)
+            names = list(self.parts)
         elif exact or not ws:
-            keep = np.array([w == ws for w in self.workspaces])
+            names = [ws]
         else:
-            keep = np.array([w in ("", ws) for w in self.workspaces])
-        index = np.flatnonzero(keep)
-        return [self.ids[i] for i in index], self.matrix[index]
+            names = ["", ws]
+        parts = [(ids[:], buffer[: len(ids)]) for n in names if n in self.parts for ids, buffer in [self.parts[n]] if ids]
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        return [i for ids, _ in parts for i in ids], np.concatenate([m for _, m in parts])
+
+
+# Cosine from which an entity's name vector matches a query. MiniLM puts unrelated
+# short names at 0.35-0.48 ("Caroline" ~ "Maria" 0.48, "Hoka" ~ "Valkey" 0.35) and
+# related ones at 0.55-1.0 ("running shoes" ~ "Nike Pegasus" 0.55, "German capital" ~
+# "Berlin" 0.63): below the floor, a query about a name never stored found facts about
+# whatever name was least unlike it.
+NAME_MATCH_FLOOR = 0.5
 
 
 class KnowledgeService:
@@ -183,9 +197,10 @@ class KnowledgeService:
 
     def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
-        for draft, gi in zip(drafts, inputs):
-            if self.settings.kg_extract == "rules":
-                gi.extracted = rules_extract.extract(draft.content)
+        if self.settings.kg_extract == "rules":
+            for gi, extracted in zip(inputs, rules_extract.extract_many([d.content for d in drafts])):
+                gi.extracted = extracted
+        for gi in inputs:
             gi.names = None
         # Resolution by spelling before the write lock is taken: exact names, then trigrams. Only names
         # still unmatched and not spelled-exact kinds are embedded, in one run for the batch.
@@ -337,7 +352,11 @@ class KnowledgeService:
                  single_valued=self.single_valued(f.predicate), replaces_object_id=replaces_id)
         if p.repeat_of:
             self.store.kg_add_fact_source(p.repeat_of, memory.id)
-            return set()
+            if p.end_repeat is None:
+                return set()
+            # "no longer uses Y" about a fact still open: it ends at this memory's time
+            self.store.kg_retire_fact(p.repeat_of, p.end_repeat, at if p.end_repeat <= at else None, None)
+            return {subject_id, object_id}
         names = self.store.kg_get_entities([subject_id, object_id])
         subject, obj = names[subject_id].name, names[object_id].name
         ended = p.invalid_at is not None and p.invalid_at <= at
@@ -494,7 +513,7 @@ class KnowledgeService:
         ids_, matrix = known
         sims = matrix @ self.embedder.embed_query(query)
         order = np.argsort(-sims)[:n]
-        return [(ids_[i], float(sims[i])) for i in order if sims[i] >= 0.35]
+        return [(ids_[i], float(sims[i])) for i in order if sims[i] >= NAME_MATCH_FLOOR]
 
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, workspace: Any = None) -> Found:
         """Entities matching ``query`` (BM25 over names and summaries, plus name vectors), near ``center`` first."""

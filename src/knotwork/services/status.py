@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from knotwork.domain.temporal import now
+from knotwork.domain.models import SNAPSHOT
+from knotwork.domain.temporal import now, to_text
 from knotwork.services.recall import LATENCIES
 
 if TYPE_CHECKING:
@@ -31,18 +32,24 @@ class Status:
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """Counts by workspace, category and agent; links by type; vectors; size on disk."""
+    """What a health check needs: counts by workspace, partition, tag and category; date range; links; vectors;
+    size on disk; embedder; and ``health`` (see :func:`stats`)."""
 
     memories: int
     retired: int
     by_workspace: dict[str, int]  # '' is the global scope
     by_category: dict[str, int]  # '' is no category
     by_agent: dict[str, int]  # '' is the shared partition
+    by_tag: dict[str, int]  # memories per tag key, most used first
+    first_valid_at: str | None
+    last_valid_at: str | None
     links: int
     links_by_type: dict[str, int]
     embedded_memories: int
     vectors: int
     size_bytes: int
+    embedder: str
+    health: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,17 +72,52 @@ def status(mem: Knotwork) -> Status:
 
 
 def stats(mem: Knotwork) -> Stats:
+    """Counts and health. ``health``: duplicates_detected (adds that found their content already stored, or
+    near enough to be a NOOP or UPDATE), duplicates_merged (UPDATEs and ``merge``), superseded (memories a
+    ``supersedes`` link retired), superseded_on_add, expired (passed, not yet purged), expired_purged,
+    snapshots, snapshots_replaced and snapshots_pruned, last_prune, ignored_adds, consolidation_llm_asked and
+    consolidation_llm_failed (unclear adds an LLM decided, or failed to), and orphaned links, vectors and
+    similar slots (each must be 0)."""
     store = mem.store
+    at = now()
     embedded, vectors = store.count_vectors()
+    counters = store.counters()
+    span = store.date_range()
+    by_category = store.count_memories_by("category")
+
+    def counter(name: str) -> int:
+        return int(counters.get(name, 0))
+
+    health = {
+        "duplicates_detected": counter("duplicates_detected"),
+        "duplicates_merged": counter("duplicates_merged"),
+        "superseded": store.count_superseded(),
+        "superseded_on_add": counter("superseded_on_add"),
+        "expired": store.count_expired(at),
+        "expired_purged": counter("expired_purged"),
+        "snapshots": by_category.get(SNAPSHOT, 0),
+        "snapshots_replaced": counter("snapshots_replaced"),
+        "snapshots_pruned": counter("snapshots_pruned"),
+        "last_prune": counters.get("last_prune") or counters.get("last_snapshot_prune"),
+        "ignored_adds": counter("ignored_adds"),
+        "consolidation_llm_asked": counter("consolidation_llm_asked"),
+        "consolidation_llm_failed": counter("consolidation_llm_failed"),
+        "orphaned": store.count_orphans(),
+    }
     return Stats(
         memories=store.count_memories(),
-        retired=store.count_retired(now()),
+        retired=store.count_retired(at),
         by_workspace=store.count_memories_by("workspace"),
-        by_category=store.count_memories_by("category"),
+        by_category=by_category,
         by_agent=store.count_memories_by("agent_id"),
+        by_tag=store.count_tags(),
+        first_valid_at=to_text(span[0]) if span else None,
+        last_valid_at=to_text(span[1]) if span else None,
         links=store.count_links(),
         links_by_type=store.count_links_by_type(),
         embedded_memories=embedded,
         vectors=vectors,
         size_bytes=store.size_bytes(),
+        embedder=mem.embedder.model_id if mem.embedder else "none",
+        health=health,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
@@ -84,6 +85,42 @@ class Store(Protocol):
         ...
 
     def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int: ...
+
+    # -- hygiene (snapshots, expiry, duplicates, counters, health) --------
+    def snapshot_rows(
+        self, workspace: str | None = None, agent_id: str | None = None, key: str | None = None, everywhere: bool = False
+    ) -> list[tuple[str, str | None, str | None, str, datetime]]:
+        """(id, workspace, agent_id, key, valid_at) of keyed snapshots: of one key, or all; oldest first."""
+        ...
+
+    def expired_memory_ids(self, at: datetime, limit: int = 1000) -> list[str]: ...
+
+    def similar_pairs(self, min_score: float) -> list[tuple[str, str, float]]:
+        """Similar-list slots scoring at least ``min_score``: (memory id, neighbour id, score)."""
+        ...
+
+    def counters(self) -> dict[str, str]: ...
+
+    def bump_counter(self, name: str, by: int = 1) -> None: ...
+
+    def set_counter(self, name: str, value: str) -> None: ...
+
+    def count_tags(self, limit: int = 20) -> dict[str, int]: ...
+
+    def date_range(self) -> tuple[datetime, datetime] | None: ...
+
+    def count_expired(self, at: datetime) -> int: ...
+
+    def count_superseded(self) -> int: ...
+
+    def count_orphans(self) -> dict[str, int]:
+        """Links, vectors and similar slots that point at a memory that is gone (each must be 0)."""
+        ...
+
+    def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        """A consistent copy of the database in the new file ``target``, taken online; a server backend
+        without a file copy raises InvalidInput naming its own tool (e.g. pg_dump)."""
+        ...
 
     # -- retrieval --------------------------------------------------------
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:

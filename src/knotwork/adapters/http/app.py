@@ -18,14 +18,19 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork.adapters.http import errors
-from knotwork.adapters.http.routers import data, knowledge, links, memories, tools
+from knotwork.adapters.http.guard import BrowserGuard
+from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools, ui
+from knotwork.adapters.http.timing import SearchTimer
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
+from knotwork.services.recall import Latencies
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-ROUTERS: tuple[APIRouter, ...] = (memories.router, links.router, data.router, tools.router, knowledge.router)
+ROUTERS: tuple[APIRouter, ...] = (
+    memories.router, links.router, data.router, tools.router, knowledge.router, hygiene.router, ui.router
+)
 MCP_PATH = "/mcp"
 
 
@@ -39,15 +44,26 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+# The web UI's page and built files hold no data: a browser must load them to be asked for the token.
+OPEN_PATHS = ("/",)
+OPEN_PREFIX = "/ui/static/"
+
+
+def _ui_shell(scope: Scope) -> bool:
+    path = scope.get("path", "")
+    return scope["method"] in ("GET", "HEAD") and (path in OPEN_PATHS or path.startswith(OPEN_PREFIX))
+
+
 class BearerToken:
-    """Refuse every HTTP request (REST and MCP) that lacks ``Authorization: Bearer <token>``."""
+    """Refuse every HTTP request (REST, MCP, the UI's data) that lacks ``Authorization: Bearer <token>``,
+    except GETs of the web UI's page and static files."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and not _ui_shell(scope):
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
                 body = json.dumps(errors.error_body("unauthorized", "missing or wrong bearer token")).encode()
@@ -77,8 +93,12 @@ def create_app(
 ) -> FastAPI:
     """The REST API over ``mem``; with ``mcp_server``, its streamable HTTP transport is served at ``/mcp`` too.
 
-    ``api_token``, when given, is required as a bearer token on every request.
+    ``api_token``, when given, is required as a bearer token on every request but the web UI's
+    page and static files. Writes are guarded against other sites' pages (:mod:`.guard`); without a
+    token, a loopback ``host`` answers loopback names only.
     """
+    from fastapi.staticfiles import StaticFiles
+
     from knotwork import __version__
 
     mcp_routes: list[Any] = []
@@ -109,7 +129,11 @@ def create_app(
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router)
+    app.state.search_latencies = Latencies()
+    app.mount("/ui/static", StaticFiles(directory=ui.STATIC, check_dir=False), name="ui-static")
     app.router.routes.extend(mcp_routes)
+    app.add_middleware(SearchTimer, latencies=app.state.search_latencies)
+    app.add_middleware(BrowserGuard, loopback_only=not api_token and is_loopback(host))
     if api_token:
         app.add_middleware(BearerToken, token=api_token)
     return app

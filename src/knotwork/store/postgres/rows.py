@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
 
 COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version"
+    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
 )
 
 _EMPTY = {"{}": dict, "[]": list}
@@ -41,6 +41,7 @@ def memory_row(row: Sequence[Any]) -> Memory:
         invalid_at=row[13],
         content_hash=row[14],
         version=row[15],
+        expires_at=row[16],
     )
 
 
@@ -69,6 +70,7 @@ def memory_params(m: Memory) -> tuple[Any, ...]:
         m.invalid_at,
         m.content_hash,
         m.version,
+        m.expires_at,
     )
 
 
@@ -94,12 +96,16 @@ def where_sql(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -
             params.append(flt.workspace)
         else:
             clauses.append(f"{alias}.workspace = ''")
-    if flt.agent_id:
+    # A read without agent_id sees the shared partition only; a name sees that one; "*" sees them all
+    # (as store/sqlite/store.py's _where).
+    if flt.agent_id != ALL_PARTITIONS:
         clauses.append(f"{alias}.agent_id = %s")
-        params.append(flt.agent_id)
+        params.append(flt.agent_id or "")
     if flt.category:
         clauses.append(f"{alias}.category = %s")
         params.append(flt.category)
+    elif not flt.include_snapshots:  # snapshots are regenerated state: seen only when asked for
+        clauses.append(f"coalesce({alias}.category, '') != '{SNAPSHOT}'")
     tag_clauses: list[str] = []
     for key, value in flt.tags.items():
         if value is None:
@@ -129,6 +135,9 @@ def where_sql(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -
         params.append(flt.until)
     if not flt.include_invalid and at is not None:
         clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > %s)")
+        params.append(at)
+    if at is not None:  # expired memories leave every read, include_invalid or not
+        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > %s)")
         params.append(at)
     return (" AND ".join(clauses) or "TRUE"), params
 

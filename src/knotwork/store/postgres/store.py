@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -25,10 +26,11 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
-from knotwork.errors import BackendUnavailable, Conflict
+from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.postgres import migrate
+from knotwork.store.postgres.hygiene import HygieneStore
 from knotwork.store.postgres.knowledge import KnowledgeStore
 from knotwork.store.postgres.rows import (
     BRIEF_COLUMNS,
@@ -48,7 +50,7 @@ from knotwork.store.protocol import Tracer
 
 FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candidates)
 WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
-_ROWS_PER_INSERT = 1000  # memories per INSERT statement: 16,000 parameters, under PostgreSQL's 65,535
+_ROWS_PER_INSERT = 1000  # memories per INSERT statement: 17,000 parameters, under PostgreSQL's 65,535
 
 
 class _Result:
@@ -79,8 +81,9 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore):
-    """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from ``KnowledgeStore``)."""
+class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
+    """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
+    ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``)."""
 
     def __init__(
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
@@ -178,6 +181,25 @@ class PostgresStore(VectorStore, KnowledgeStore):
         """True while this thread has a transaction open (its own writes not yet committed)."""
         return getattr(self._local, "conn", None) is not None
 
+    def text_mark(self) -> int:
+        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
+        return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def first_text_change(self) -> int:
+        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
+        return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def texts_changed_after(self, seq: int) -> list[int]:
+        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
+        return [r[0] for r in self._run("SELECT DISTINCT memory_rowno FROM memory_changes WHERE seq > %s", (seq,))]
+
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
+        """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
+        sql = "SELECT rowno, id, workspace, content FROM memories"
+        if rowids is None:
+            return [tuple(r) for r in self._run(sql)]
+        return [tuple(r) for r in self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)]
+
     def data_version(self) -> int:
         """Changes whenever another connection commits (this store's own commits leave it)."""
         return self._run("SELECT n FROM store_clock").fetchone()[0] - self._own_writes
@@ -196,7 +218,7 @@ class PostgresStore(VectorStore, KnowledgeStore):
     # -- memories ---------------------------------------------------------
     def _insert(self, memories: Sequence[Memory]) -> None:
         """Insert new memories and their tags: one statement for the memories, one for the tags."""
-        row = "(" + ", ".join(["%s"] * 16) + ")"
+        row = "(" + ", ".join(["%s"] * 17) + ")"
         for start in range(0, len(memories), _ROWS_PER_INSERT):
             batch = memories[start : start + _ROWS_PER_INSERT]
             self._run(
@@ -347,7 +369,8 @@ class PostgresStore(VectorStore, KnowledgeStore):
             after = rows[-1][0]
 
     def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        where, params = where_sql(flt or MemoryFilter(workspace=ALL_WORKSPACES, include_invalid=True), at)
+        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
+        where, params = where_sql(flt or everything, at)
         return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     # -- retrieval --------------------------------------------------------
@@ -556,16 +579,18 @@ class PostgresStore(VectorStore, KnowledgeStore):
         return [memory_row(r) for r in rows]
 
     def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
-        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first."""
+        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first
+        (the shared partition, no snapshots, nothing expired)."""
         scopes = ("", workspace) if workspace else ("",)
         part = (
-            f"(SELECT {COLUMNS} FROM memories WHERE workspace = %s"
+            f"(SELECT {COLUMNS} FROM memories WHERE workspace = %s AND agent_id = ''"
+            f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > %s)"
             " AND (invalid_at IS NULL OR invalid_at > %s) ORDER BY id DESC LIMIT %s)"
         )
         sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT %s"
         params: list[Any] = []
         for scope in scopes:
-            params += [scope, at, limit]
+            params += [scope, at, at, limit]
         return [memory_row(r) for r in self._run(sql, (*params, limit))]
 
     def count_memories_by(self, column: str) -> dict[str, int]:
@@ -583,6 +608,12 @@ class PostgresStore(VectorStore, KnowledgeStore):
     def count_vectors(self) -> tuple[int, int]:
         row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
         return row[0], row[1]
+
+    def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        """No file copy of a server's database: its own tools take consistent online backups."""
+        raise InvalidInput(
+            "backup", f"{self.location} is a PostgreSQL database: back it up with pg_dump (or the server's own backups)"
+        )
 
     def size_bytes(self) -> int:
         return self._run("SELECT pg_database_size(current_database())").fetchone()[0]

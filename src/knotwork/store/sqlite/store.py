@@ -18,17 +18,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import from_text, to_text
-from knotwork.errors import BackendUnavailable, Conflict
+from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
-from knotwork.store.sqlite import migrate
+from knotwork.store.sqlite import backup, migrate
+from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
 from knotwork.store.sqlite.termstats import TermStats
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version"
+    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
 )
 
 
@@ -61,6 +62,7 @@ def _memory(row: Sequence[Any]) -> Memory:
         invalid_at=from_text(row[13]) if row[13] else None,
         content_hash=row[14],
         version=row[15],
+        expires_at=from_text(row[16]) if row[16] else None,
     )
 
 
@@ -89,6 +91,7 @@ def _params(m: Memory) -> tuple[Any, ...]:
         to_text(m.invalid_at) if m.invalid_at else None,
         m.content_hash,
         m.version,
+        to_text(m.expires_at) if m.expires_at else None,
     )
 
 
@@ -109,12 +112,17 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
             params.append(flt.workspace)
         else:
             clauses.append(f"{alias}.workspace = ''")
-    if flt.agent_id:
+    # Trigger: a read without agent_id. Why: partitions hold operational data (a profile
+    # manager's snapshots, a bot's scratch) that would crowd the shared pool. Outcome: None
+    # sees the shared partition only; a name sees that one; "*" sees them all.
+    if flt.agent_id != ALL_PARTITIONS:
         clauses.append(f"{alias}.agent_id = ?")
-        params.append(flt.agent_id)
+        params.append(flt.agent_id or "")
     if flt.category:
         clauses.append(f"{alias}.category = ?")
         params.append(flt.category)
+    elif not flt.include_snapshots:  # snapshots are regenerated state: seen only when asked for
+        clauses.append(f"coalesce({alias}.category, '') != '{SNAPSHOT}'")
     tag_clauses: list[str] = []
     for key, value in flt.tags.items():
         if value is None:
@@ -145,13 +153,21 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     if not flt.include_invalid and at is not None:
         clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)")
         params.append(to_text(at))
+    if at is not None:  # expired memories leave every read, include_invalid or not
+        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
+        params.append(to_text(at))
     return (" AND ".join(clauses) or "1"), params
 
 
-class SQLiteStore(KnowledgeStore):
-    """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``)."""
+class SQLiteStore(KnowledgeStore, HygieneStore):
+    """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``,
+    the hygiene ones from ``HygieneStore``)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
+    ) -> None:
+        if synchronous not in ("full", "normal"):
+            raise InvalidInput("synchronous", f"must be full or normal, got {synchronous!r}")
         self.location = str(path)
         self.tracer = tracer
         if self.location != ":memory:":
@@ -167,7 +183,9 @@ class SQLiteStore(KnowledgeStore):
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal" and self.location != ":memory:":
                 raise BackendUnavailable(f"{self.location}: could not switch the database to WAL mode")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
+            # full: each commit is fsynced (durable through a power loss); normal: WAL's own guarantee, the
+            # last commits may be lost on a power loss, never the database's integrity. See Settings.synchronous.
+            self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             # Trigger: reads by id (a traversal's few hundred memories) on a large file. Why: with
             # SQLite's default 2 MB page cache nearly every row is a page read from the OS; a
             # related(depth=3) on a 150 MB store fetched its memories ~40% faster with 64 MB.
@@ -251,7 +269,7 @@ class SQLiteStore(KnowledgeStore):
     # -- memories ---------------------------------------------------------
     def _insert(self, m: Memory) -> None:
         self._run(
-            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 16)}, ?)",
+            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 17)}, ?)",
             (*_params(m), m.id[::-1]),
         )
         self._write_tags(m)
@@ -390,7 +408,8 @@ class SQLiteStore(KnowledgeStore):
             after = rows[-1][0]
 
     def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        where, params = _where(flt or MemoryFilter(workspace=ALL_WORKSPACES, include_invalid=True), at)
+        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
+        where, params = _where(flt or everything, at)
         with self._lock:
             return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
@@ -506,6 +525,30 @@ class SQLiteStore(KnowledgeStore):
         with self._lock:
             rows = self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > ?", (seq,)).fetchall()
         return [r[0] for r in rows]
+
+    def text_mark(self) -> int:
+        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
+        with self._lock:
+            return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def first_text_change(self) -> int:
+        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
+        with self._lock:
+            return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def texts_changed_after(self, seq: int) -> list[int]:
+        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
+        with self._lock:
+            rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
+        return [r[0] for r in rows]
+
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
+        """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
+        sql = "SELECT rowid, id, workspace, content FROM memories"
+        if rowids is None:
+            with self._lock:
+                return self._run(sql).fetchall()
+        return self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file (this one's own commits leave it)."""
@@ -726,20 +769,22 @@ class SQLiteStore(KnowledgeStore):
         return [_memory(r) for r in rows]
 
     def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
-        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first.
+        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first
+        (the shared partition, no snapshots, nothing expired).
 
         One index-ordered read per scope, merged: ``workspace IN ('', ?)``
         with ``ORDER BY id`` would read and sort every memory of both scopes.
         """
         scopes = ("", workspace) if workspace else ("",)
         part = (
-            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ?"
+            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ''"
+            f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > ?)"
             " AND (invalid_at IS NULL OR invalid_at > ?) ORDER BY id DESC LIMIT ?)"
         )
         sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT ?"
         params: list[Any] = []
         for scope in scopes:
-            params += [scope, to_text(at), limit]
+            params += [scope, to_text(at), to_text(at), limit]
         with self._lock:
             rows = self._run(sql, (*params, limit)).fetchall()
         return [_memory(r) for r in rows]
@@ -769,6 +814,13 @@ class SQLiteStore(KnowledgeStore):
         with self._lock:
             row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
         return row[0], row[1]
+
+    def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        """A consistent copy of the database in the new file ``target``, taken while others go on writing."""
+        if self.location == ":memory:":
+            raise InvalidInput("backup", "an in-memory store has no file to back up")
+        with self._lock:
+            backup.copy(self._conn, Path(target).expanduser(), progress)
 
     def size_bytes(self) -> int:
         """Bytes the database takes: its pages, plus the write-ahead log when there is one."""

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
 
@@ -37,10 +37,16 @@ class NewMemory(MemoryFields):
     facts: list[dict[str, Any]] | None = Field(
         default=None, description="[{subject, predicate, object, valid_at?, invalid_at?}] it states"
     )
+    expires_at: str | None = Field(default=None, description="when it expires (ISO-8601); then it leaves every read")
+    ttl: int | str | None = Field(default=None, description="time to live instead of expires_at: seconds, or 30m, 12h, 7d")
+    consolidate: StrictBool = Field(default=True, description="false: no NOOP/UPDATE/SUPERSEDE decision, store as given")
+    force: StrictBool = Field(default=False, description="store even what the store/ignore instructions would ignore")
 
 
 class NewMemories(Strict):
     items: list[dict[str, Any]] = Field(description="memories as for POST /memories; all land or none")
+    consolidate: StrictBool = Field(True, description="decide each item as POST /memories does (false: exact duplicates only)")
+    force: StrictBool = Field(False, description="store items the store/ignore rules would drop")
 
 
 class MemoryChanges(MemoryFields):
@@ -70,18 +76,24 @@ class SearchRequest(Strict):
     now: str | None = Field(default=None, description="when the question is asked (ISO-8601); default the current time")
 
 
-@router.post("/memories", status_code=201, summary="Store a memory")
+@router.post(
+    "/memories",
+    status_code=201,
+    summary="Store a memory",
+    response_description="the memory with decision (ADD, UPDATE, SUPERSEDE, NOOP, IGNORE), touched and reason;"
+    " 201 when a memory was created (ADD, SUPERSEDE), else 200",
+)
 def add_memory(body: NewMemory, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     fields = body.model_dump(exclude={"content", "workspace"})
     m = mem.add(body.content, workspace=default_workspace(request, body.workspace), **fields)
-    return reply("add", m, format, 200 if m.duplicate else 201)
+    return reply("add", m, format, 201 if m.decision in ("ADD", "SUPERSEDE") and not m.duplicate else 200)
 
 
 @router.post("/memories/batch", status_code=201, summary="Store many memories in one transaction")
 def add_memories(body: NewMemories, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     fallback = request.app.state.default_workspace
     items = [item if "workspace" in item or fallback is None else {**item, "workspace": fallback} for item in body.items]
-    return reply("add_many", mem.add_many(items), format, 201)
+    return reply("add_many", mem.add_many(items, consolidate=body.consolidate, force=body.force), format, 201)
 
 
 @router.get("/memories", summary="List memories, newest first")

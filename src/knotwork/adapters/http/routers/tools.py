@@ -45,6 +45,7 @@ def status(mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("status", mem.status(), format)
 
 
-@router.get("/stats", summary="Counts by workspace, category and agent; links; vectors; size")
+@router.get("/stats", summary="Counts by workspace, partition, tag and category; date range; health (duplicates, "
+            "superseded, expired, snapshots, ignored adds, orphans); size; embedder")
 def stats(mem: Mem, reply: Reply, format: Format = "json") -> Response:
     return reply("stats", mem.stats(), format)

@@ -1,0 +1,166 @@
+"""Store/ignore instructions: what is worth keeping, applied by offline rules on every add.
+
+The built-in rules keep decisions and their rationale, explicit preferences,
+project learnings, solutions and workflows that worked, and ignore
+speculation ("might", "maybe", "possibly"), transient debugging chatter and
+search queries (what is already stored is consolidation's job). A file
+``$KNOTWORK_HOME/instructions.txt`` overrides them, one rule a line::
+
+    # comments and blank lines are skipped
+    defaults: off                       # drop the built-in patterns (the built-in prose stays unless replaced)
+    store: architecture notes           # prose: what to keep, handed to an LLM extractor
+    ignore: weather small talk          # prose: what to drop, handed to an LLM extractor
+    store-pattern: \\bADR-\\d+           # a regular expression (case-insensitive): matching text is kept
+    ignore-pattern: ^build \\d+ (passed|failed)$   # matching text is ignored, unless a store pattern matches
+    store-category: runbook             # memories of this category are always kept
+
+A store pattern or category wins over an ignore pattern. ``force=True`` on
+``add`` keeps anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from knotwork.errors import InvalidInput
+
+STORE_TEXT = (
+    "decisions and their rationale",
+    "explicit preferences",
+    "project learnings",
+    "solutions to problems",
+    "workflows that worked",
+)
+IGNORE_TEXT = (
+    "speculation (might, maybe, possibly)",
+    "transient debugging chatter",
+    "search queries and questions",
+    "what is already stored",
+)
+# Categories a caller chose on purpose: kept whatever the words.
+STORE_CATEGORIES = frozenset(
+    {"decision", "preference", "lesson", "learning", "solution", "workflow", "directive", "rule", "convention",
+     "instruction", "snapshot", "fact"}
+)
+STORE_PATTERNS = (
+    r"\b(decided|decision|chose|agreed|prefers?|preferred|always|never|must|rule|learned|lesson|turns? out|"
+    r"fixed|fix(es)? (it|the)|solution|solved|workaround|worked|works)\b",
+)
+# (pattern, reason, longest text it judges) — the reason is what `add` returns for an ignored add. A hedge
+# word inside a longer note ("... cost $200. I might go back") does not make the note speculation: those
+# rules judge one short sentence only.
+SHORT = 240
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
+IGNORE_PATTERNS = (
+    (r"\b(might|maybe|possibly|perhaps|probably)\b", "speculation", SHORT),
+    (r"^(let me|let's try|trying|retrying|re-?running|running|checking|still (failing|broken)|debug(ging)?:|"
+     r"hmm|ok(ay)?,? (so|now)|now (trying|running))\b", "transient debugging chatter", SHORT),
+    (r"traceback \(most recent call last\)", "transient debugging chatter", None),
+    (r"^(search|query|searching|looking up|find|google)\s*[:(]", "a search query", SHORT),
+    # A question that tells something of the one asking ("... on my scalp?", "... since I've moved?") states
+    # a fact in passing and is kept; "how do I rotate the keys?" tells nothing and is a query.
+    (r"^(?!.*\b(my|mine|our|ours|i'm|i am|i've|i have|i had|i was|i'd|we're|we are|we've|we have|we had)\b)"
+     r"[^.!\n]{0,160}\?$", "a question or search query, not a statement", None),
+)
+
+
+@dataclass(frozen=True)
+class Instructions:
+    """Compiled store/ignore rules; :meth:`ignore_reason` applies them to one add."""
+
+    store_text: tuple[str, ...] = STORE_TEXT
+    ignore_text: tuple[str, ...] = IGNORE_TEXT
+    store_patterns: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
+    ignore_patterns: tuple[tuple[re.Pattern[str], str, int | None], ...] = field(default_factory=tuple)
+    store_categories: frozenset[str] = STORE_CATEGORIES
+    source: str = "built-in"
+
+    def ignore_reason(self, content: str, category: str | None) -> str | None:
+        """Why this add is not worth keeping, or None to keep it."""
+        if category and category in self.store_categories:
+            return None
+        text = " ".join(content.split())
+        if any(p.search(text) for p in self.store_patterns):
+            return None
+        one_sentence = not _SENTENCE_BREAK.search(text)
+        for pattern, reason, longest in self.ignore_patterns:
+            if longest is not None and (len(text) > longest or not one_sentence):
+                continue
+            if m := pattern.search(text):
+                word = m.group(0).strip()
+                return f"{reason} ({word!r})" if len(word) <= 24 else reason
+        return None
+
+    def prose(self) -> str:
+        """The rules in words, for an LLM extractor's prompt."""
+        return "Store: " + "; ".join(self.store_text) + ". Ignore: " + "; ".join(self.ignore_text) + "."
+
+
+def _compile(pattern: str, where: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise InvalidInput(where, f"bad regular expression {pattern!r}: {exc}") from None
+
+
+def builtin() -> Instructions:
+    return Instructions(
+        store_patterns=tuple(_compile(p, "instructions") for p in STORE_PATTERNS),
+        ignore_patterns=tuple((_compile(p, "instructions"), r, n) for p, r, n in IGNORE_PATTERNS),
+    )
+
+
+def parse(text: str, source: str = "instructions.txt") -> Instructions:
+    """Rules from the text of an instructions file (see the module docstring); a bad line is an error naming it."""
+    base = builtin()
+    defaults = True
+    store_text: list[str] = []
+    ignore_text: list[str] = []
+    store_p: list[re.Pattern[str]] = []
+    ignore_p: list[tuple[re.Pattern[str], str, int | None]] = []
+    categories: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        key, value = key.strip().lower(), value.strip()
+        where = f"{source} line {number}"
+        if not sep or not value:
+            raise InvalidInput(where, f"expected 'rule: value', got {raw.strip()!r}")
+        if key == "defaults":
+            if value.lower() not in ("on", "off"):
+                raise InvalidInput(where, f"defaults must be on or off, got {value!r}")
+            defaults = value.lower() == "on"
+        elif key == "store":
+            store_text.append(value)
+        elif key == "ignore":
+            ignore_text.append(value)
+        elif key == "store-pattern":
+            store_p.append(_compile(value, where))
+        elif key == "ignore-pattern":
+            ignore_p.append((_compile(value, where), f"matches ignore rule of line {number}", None))
+        elif key == "store-category":
+            categories.add(value.lower())
+        else:
+            raise InvalidInput(
+                where, f"unknown rule {key!r}; rules: defaults, store, ignore, store-pattern, ignore-pattern, store-category"
+            )
+    return Instructions(
+        store_text=tuple(store_text) or base.store_text,
+        ignore_text=tuple(ignore_text) or base.ignore_text,
+        store_patterns=tuple(store_p) + (base.store_patterns if defaults else ()),
+        ignore_patterns=tuple(ignore_p) + (base.ignore_patterns if defaults else ()),
+        store_categories=frozenset(categories) | (base.store_categories if defaults else frozenset({"snapshot"})),
+        source=source,
+    )
+
+
+def load(home: Path) -> Instructions:
+    """The rules of ``home/instructions.txt`` when it exists, else the built-in ones."""
+    path = Path(home).expanduser() / "instructions.txt"
+    if not path.is_file():
+        return builtin()
+    return parse(path.read_text("utf-8"), str(path))

@@ -1,0 +1,294 @@
+"""In-process BM25 over the store's memories, one inverted index per scope.
+
+Why not FTS5's ``bm25()``: an FTS5 ``MATCH … ORDER BY bm25 LIMIT n`` scores
+every row any query term matches, one row at a time, and a question of
+8-15 words matches most of a conversation store. On a 6k-turn store that was
+~8 ms of a 12 ms search; the same postings scored as NumPy arrays take a
+fraction of a millisecond (bench/RESULTS.md). The index keeps itself in step
+with the store the way the vector index does: every write to a memory's text
+leaves a numbered row in ``memory_changes`` (migration 0020), and each search
+first reads the newest number and applies only what changed, so writes by
+other processes are seen before the next answer.
+
+Scores. Each scope (a workspace, or the global scope) has its own postings;
+a search sees its workspace and the global scope, and the statistics BM25
+needs (document count, average length, document frequencies) are those of
+what the search sees, so one workspace's vocabulary does not weigh on
+another's ranking. Besides the raw BM25 score, each hit carries two numbers
+in [0, 1] that mean the same for every query and store, so fusion and
+``min_score`` can rely on them:
+
+- ``relevance``: the score over the most any document could score for the
+  query (every term, ``idf·(k1+1)``), the theoretical min-max of Bruch et
+  al., "An Analysis of Fusion Functions for Hybrid Retrieval" (2023). It
+  orders documents as BM25 does; the default fusion uses this one.
+- ``coverage``: the score over what *this* document would score holding every
+  query term once — the share of the query's information (idf) the document
+  holds, with a bonus for repeats, at most 1 (``Recipe.lexical_scale =
+  "coverage"``). Measured, not the default: it saturates on long memories
+  that hold every common word of a question (LongMemEval session recall@5
+  0.726 against 0.818; bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.search.lexical import analyze
+
+K1 = 1.2
+B = 0.75
+
+
+def IDF(n: int, df: int) -> float:  # noqa: N802
+    """Lucene's idf, always positive: in a store of a few memories every term still counts.
+
+    Robertson-Sparck Jones idf with FTS5's floor gave LongMemEval session
+    recall@5 0.818 against 0.814, but a term in half of a small workspace's
+    memories then counted for nothing, and two-memory workspaces answered
+    from vectors alone (bench/RESULTS.md).
+    """
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    memory_id: str
+    bm25: float
+    relevance: float  # bm25 / the best score any document could reach for the query, in [0, 1]
+    coverage: float = 0.0  # bm25 / what this document would score holding every query term once, at most 1
+
+
+class _Scope:
+    """The postings of one scope: per term, the slots of the documents it occurs in and how often."""
+
+    __slots__ = ("done", "pending", "lengths", "alive", "ids", "live", "total_length")
+
+    def __init__(self) -> None:
+        self.done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.pending: dict[int, tuple[list[int], list[int]]] = {}
+        self.lengths = np.zeros(0, dtype=np.float32)
+        self.alive = np.zeros(0, dtype=bool)
+        self.ids: list[str] = []
+        self.live = 0
+        self.total_length = 0.0
+
+    def add(self, memory_id: str, counts: Counter[int]) -> int:
+        slot = len(self.ids)
+        self.ids.append(memory_id)
+        length = sum(counts.values())
+        self.lengths = np.append(self.lengths, np.float32(length))
+        self.alive = np.append(self.alive, True)
+        self.live += 1
+        self.total_length += length
+        for term, tf in counts.items():
+            slots, tfs = self.pending.setdefault(term, ([], []))
+            slots.append(slot)
+            tfs.append(tf)
+        return slot
+
+    def remove(self, slot: int) -> None:
+        if self.alive[slot]:
+            self.alive[slot] = False
+            self.live -= 1
+            self.total_length -= float(self.lengths[slot])
+
+    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if term in self.pending:
+            slots, tfs = self.pending.pop(term)
+            new = (np.asarray(slots, dtype=np.int32), np.asarray(tfs, dtype=np.float32))
+            old = self.done.get(term)
+            self.done[term] = new if old is None else (np.concatenate([old[0], new[0]]), np.concatenate([old[1], new[1]]))
+        return self.done.get(term)
+
+    def build(self, docs: Sequence[tuple[str, Counter[int]]]) -> list[int]:
+        """Add many documents at once (a full load): postings built with one sort instead of per-term appends."""
+        start = len(self.ids)
+        terms: list[int] = []
+        freqs: list[int] = []
+        owners: list[int] = []
+        lengths = np.empty(len(docs), dtype=np.float32)
+        for i, (memory_id, counts) in enumerate(docs):
+            self.ids.append(memory_id)
+            terms += counts.keys()
+            freqs += counts.values()
+            owners += [start + i] * len(counts)
+            lengths[i] = sum(counts.values())
+        self.lengths = np.concatenate([self.lengths, lengths])
+        self.alive = np.concatenate([self.alive, np.ones(len(docs), dtype=bool)])
+        self.live += len(docs)
+        self.total_length += float(lengths.sum())
+        if terms:
+            t = np.asarray(terms, dtype=np.int64)
+            order = np.argsort(t, kind="stable")
+            t = t[order]
+            slots = np.asarray(owners, dtype=np.int32)[order]
+            tfs = np.asarray(freqs, dtype=np.float32)[order]
+            cuts = np.flatnonzero(np.diff(t)) + 1
+            for term, s, f in zip(t[np.concatenate([[0], cuts])].tolist(), np.split(slots, cuts), np.split(tfs, cuts)):
+                self.postings(term)  # fold pending ones first, so slots stay in order
+                old = self.done.get(term)
+                self.done[term] = (s, f) if old is None else (np.concatenate([old[0], s]), np.concatenate([old[1], f]))
+        return list(range(start, len(self.ids)))
+
+    def compact(self) -> dict[int, int]:
+        """Drop dead documents; returns old slot → new slot for the live ones."""
+        for term in list(self.pending):
+            self.postings(term)
+        keep = np.flatnonzero(self.alive)
+        renumber = np.full(len(self.alive), -1, dtype=np.int32)
+        renumber[keep] = np.arange(len(keep), dtype=np.int32)
+        done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for term, (slots, tfs) in self.done.items():
+            live = self.alive[slots]
+            if live.any():
+                done[term] = (renumber[slots[live]], tfs[live])
+        self.done = done
+        self.lengths = self.lengths[keep]
+        self.alive = np.ones(len(keep), dtype=bool)
+        self.ids = [self.ids[i] for i in keep.tolist()]
+        return {int(old): i for i, old in enumerate(keep.tolist())}
+
+
+class LexicalIndex:
+    """BM25 over every memory's text, kept in step with the store."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self._lock = threading.RLock()
+        self._vocab: dict[str, int] = {}
+        self._scopes: dict[str, _Scope] = {}
+        self._where: dict[int, tuple[str, int]] = {}  # memory row number -> (scope, slot)
+        self._mark = 0
+        self._loaded = False
+
+    def __len__(self) -> int:
+        return sum(s.live for s in self._scopes.values())
+
+    # -- keeping in step ----------------------------------------------------
+    def sync(self) -> None:
+        """Catch up with memories added, removed or rewritten since the last sync (by any process)."""
+        with self._lock:
+            mark = self.store.text_mark()  # read before the texts, so nothing newer is missed
+            if self._loaded and mark != self._mark:
+                changed = self.store.texts_changed_after(self._mark)
+                # Only the newest changes are kept (migration 0020): a first kept change just
+                # after ours means none of ours was pruned; otherwise load everything again.
+                if self.store.first_text_change() > self._mark + 1:
+                    self._reset()
+                else:
+                    for rowid in changed:
+                        self._remove(rowid)
+                    self._load(self.store.memory_texts(changed))
+            if not self._loaded:
+                self._load(self.store.memory_texts())
+            self._mark = mark
+
+    def _reset(self) -> None:
+        self._vocab, self._scopes, self._where, self._loaded = {}, {}, {}, False
+
+    def _counts(self, content: str) -> Counter[int]:
+        vocab = self._vocab
+        return Counter(vocab.setdefault(t, len(vocab)) for t in analyze(content))
+
+    def _load(self, rows: Iterable[tuple[int, str, str, str]]) -> None:
+        """Index memories: a few one by one, many in one sorted build per scope."""
+        rows = list(rows)
+        if len(rows) <= 8:
+            for row in rows:
+                self._add(*row)
+            self._loaded = True
+            return
+        by_scope: dict[str, tuple[list[int], list[tuple[str, Counter[int]]]]] = {}
+        for rowid, memory_id, workspace, content in rows:
+            rowids, docs = by_scope.setdefault(workspace or "", ([], []))
+            rowids.append(rowid)
+            docs.append((memory_id, self._counts(content)))
+        for workspace, (rowids, docs) in by_scope.items():
+            scope = self._scopes.setdefault(workspace, _Scope())
+            for rowid, slot in zip(rowids, scope.build(docs)):
+                self._where[rowid] = (workspace, slot)
+        self._loaded = True
+
+    def _add(self, rowid: int, memory_id: str, workspace: str, content: str) -> None:
+        scope = self._scopes.setdefault(workspace or "", _Scope())
+        self._where[rowid] = (workspace or "", scope.add(memory_id, self._counts(content)))
+
+    def _remove(self, rowid: int) -> None:
+        where = self._where.pop(rowid, None)
+        if where is None:
+            return
+        scope = self._scopes[where[0]]
+        scope.remove(where[1])
+        dead = len(scope.alive) - scope.live
+        if dead > 1000 and dead > len(scope.alive) // 4:
+            moved = scope.compact()
+            for row, (ws, slot) in list(self._where.items()):
+                if ws == where[0]:
+                    self._where[row] = (ws, moved[slot])
+
+    # -- search ---------------------------------------------------------------
+    def _visible(self, workspace: str | None) -> list[_Scope]:
+        if workspace == ALL_WORKSPACES:
+            return list(self._scopes.values())
+        names = dict.fromkeys(["", workspace or ""])
+        return [self._scopes[n] for n in names if n in self._scopes]
+
+    def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES) -> list[LexicalHit]:
+        """The ``k`` best BM25 matches for the (analyzed, distinct) query ``terms``, best first.
+
+        ``workspace`` W sees W and the global scope; None the global scope only; ``*`` everything.
+        """
+        self.sync()
+        with self._lock:
+            scopes = self._visible(workspace)
+            live = sum(s.live for s in scopes)
+            if not live or not terms:
+                return []
+            avgdl = max(sum(s.total_length for s in scopes) / live, 1e-9)
+            ids = [self._vocab.get(t) for t in dict.fromkeys(terms)]
+            found = [[s.postings(t) if t is not None else None for s in scopes] for t in ids]
+            scores = [np.zeros(len(s.ids), dtype=np.float32) for s in scopes]
+            norms = [K1 * (1 - B + B * s.lengths / avgdl) for s in scopes]
+            best = 0.0
+            for per_scope in found:
+                df = sum(int(s.alive[p[0]].sum()) for s, p in zip(scopes, per_scope) if p is not None)
+                idf = IDF(live, df)
+                # A term no memory holds still counts in the most a document could score: a
+                # question about something never stored should not read as a full match of
+                # its remaining function words.
+                best += idf * (K1 + 1)
+                for score, norm, p in zip(scores, norms, per_scope):
+                    if p is not None:
+                        slots, tf = p
+                        score[slots] += idf * tf * (K1 + 1) / (tf + norm[slots])
+            return self._top(scopes, scores, norms, k, best)
+
+    @staticmethod
+    def _top(scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
+        """The ``k`` best scores of the visible scopes as hits; ``best`` is the most any document could score."""
+        flat = np.concatenate([np.where(s.alive, sc, 0) for s, sc in zip(scopes, scores)])
+        take = min(k, int(np.count_nonzero(flat)))
+        if not take or best <= 0:
+            return []
+        top = np.argpartition(-flat, take - 1)[:take] if take < len(flat) else np.arange(len(flat))
+        top = top[np.argsort(-flat[top], kind="stable")]
+        ends = np.cumsum([len(s.ids) for s in scopes])
+        out: list[LexicalHit] = []
+        for at in top.tolist():
+            value = float(flat[at])
+            if value <= 0:
+                break
+            i = int(np.searchsorted(ends, at, side="right"))
+            slot = at - (int(ends[i - 1]) if i else 0)
+            # what this document would score holding every query term once, at its own length
+            whole = best / (1 + float(norms[i][slot]))
+            out.append(LexicalHit(scopes[i].ids[slot], value, min(1.0, value / best), min(1.0, value / whole)))
+        return out

@@ -1,0 +1,243 @@
+"""Read-only views the web UI draws that no other surface needs: activity over time, token savings,
+the knowledge a memory gave, and the knowledge graph of a workspace at a point in time.
+
+Each is a function of the service (``mem``); the HTTP adapter only parses arguments and renders.
+Nothing here writes, except that listing communities recomputes those whose facts changed, as
+``Knotwork.communities`` does on every read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from knotwork.domain import rules
+from knotwork.domain.models import LINK_TYPES
+from knotwork.domain.temporal import now, parse_time, to_text
+from knotwork.errors import InvalidInput
+from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
+
+if TYPE_CHECKING:
+    from knotwork.knowledge.models import Entity, Fact
+    from knotwork.service import Knotwork
+
+BUCKETS = {"day": 10, "month": 7, "year": 4}  # length of the ISO-8601 prefix that names a period
+TOP_KEYS = 8  # series per chart; the rest are summed under "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """What the UI's pickers offer: workspaces, partitions, categories, recipes, link types."""
+
+    workspaces: list[str]
+    agents: list[str]
+    categories: list[str]
+    recipes: list[str]
+    default_recipe: str
+    link_types: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """Memories created per period, split by workspace, category, partition (agent) and tag key."""
+
+    bucket: str
+    periods: list[str]
+    series: dict[str, dict[str, list[int]]]  # dimension -> key -> count per period
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSavings:
+    """Per-operation totals of a metrics file: calls, full-JSON tokens, tokens sent, savings."""
+
+    file: str | None
+    operations: list[dict[str, Any]] = field(default_factory=list)
+    calls: int = 0
+    raw_tokens: int = 0
+    sent_tokens: int = 0
+
+    @property
+    def savings_pct(self) -> float | None:
+        return round(100 * (1 - self.sent_tokens / self.raw_tokens), 1) if self.raw_tokens else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "savings_pct": self.savings_pct}
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeView:
+    """Entities, the facts between them true at ``as_of``, their communities, and the span of time facts cover."""
+
+    workspace: str | None
+    as_of: str
+    earliest: str | None
+    latest: str | None
+    entities: list[Entity]
+    facts: list[Fact]
+    communities: list[dict[str, Any]]  # {id, name, summary, members: [entity ids]}
+    truncated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace,
+            "as_of": self.as_of,
+            "earliest": self.earliest,
+            "latest": self.latest,
+            "entities": [e.to_dict() for e in self.entities],
+            "facts": [f.to_dict() for f in self.facts],
+            "communities": self.communities,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryKnowledge:
+    """The entities a memory mentions and the facts it is a source of."""
+
+    memory_id: str
+    entities: list[Entity]
+    facts: list[Fact]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "entities": [e.to_dict() for e in self.entities],
+            "facts": [f.to_dict() for f in self.facts],
+        }
+
+
+def choices(mem: Knotwork) -> Choices:
+    store = mem.store
+    return Choices(
+        workspaces=sorted(k for k in store.count_memories_by("workspace") if k),
+        agents=sorted(k for k in store.count_memories_by("agent_id") if k),
+        categories=sorted(k for k in store.count_memories_by("category") if k),
+        recipes=sorted(RECIPES),
+        default_recipe=DEFAULT_RECIPE,
+        link_types=list(LINK_TYPES),
+    )
+
+
+def tag_keys(mem: Knotwork, limit: int = 200) -> list[str]:
+    """The tag keys memories carry, most used first (reads every memory: the UI asks for it apart)."""
+    tags: Counter[str] = Counter()
+    for m in mem.store.iter_memories():
+        tags.update(m.tags.keys())
+    return [k for k, _ in tags.most_common(rules.limit(limit))]
+
+
+def activity(mem: Knotwork, bucket: str = "month") -> Activity:
+    """Memories (retired ones too) by the period of ``created_at``; each dimension keeps its
+    :data:`TOP_KEYS` largest keys and sums the rest as ``other``. ``''`` is global / none / shared."""
+    if bucket not in BUCKETS:
+        raise InvalidInput("bucket", f"must be one of {', '.join(BUCKETS)}, not {bucket!r}")
+    width = BUCKETS[bucket]
+    counts: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    periods: set[str] = set()
+    for m in mem.store.iter_memories():
+        period = to_text(m.created_at)[:width]
+        periods.add(period)
+        counts["workspace"][(m.workspace or "", period)] += 1
+        counts["category"][(m.category or "", period)] += 1
+        counts["agent"][(m.agent_id or "", period)] += 1
+        for key in m.tags:
+            counts["tag"][(key, period)] += 1
+    ordered = sorted(periods)
+    at = {p: i for i, p in enumerate(ordered)}
+    series: dict[str, dict[str, list[int]]] = {}
+    for dimension in ("workspace", "category", "agent", "tag"):
+        totals: Counter[str] = Counter()
+        for (key, _), n in counts[dimension].items():
+            totals[key] += n
+        keep = {k for k, _ in totals.most_common(TOP_KEYS)}
+        lines: dict[str, list[int]] = {}
+        for (key, period), n in counts[dimension].items():
+            name = key if key in keep else "other"
+            lines.setdefault(name, [0] * len(ordered))[at[period]] += n
+        series[dimension] = dict(sorted(lines.items(), key=lambda kv: -sum(kv[1])))
+    return Activity(bucket, ordered, series)
+
+
+def token_savings(mem: Knotwork) -> TokenSavings:
+    """Totals of the metrics file (``KNOTWORK_METRICS_FILE``); empty when none is set or written yet."""
+    from knotwork.render.metrics import read
+
+    path: Path | None = mem.settings.metrics_file
+    if path is None:
+        return TokenSavings(None)
+    if not Path(path).expanduser().exists():
+        return TokenSavings(str(path))
+    by_op: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in read(path):
+        by_op[r["operation"]].append(r)
+    ops = []
+    for op, rs in sorted(by_op.items()):
+        raw, sent = sum(r["raw_tokens"] for r in rs), sum(r["sent_tokens"] for r in rs)
+        ops.append({
+            "operation": op, "calls": len(rs), "raw_tokens": raw, "sent_tokens": sent,
+            "savings_pct": round(100 * (1 - sent / raw), 1) if raw else None,
+        })
+    return TokenSavings(
+        str(path), ops, sum(o["calls"] for o in ops), sum(o["raw_tokens"] for o in ops), sum(o["sent_tokens"] for o in ops)
+    )
+
+
+def memory_knowledge(mem: Knotwork, ref: str) -> MemoryKnowledge:
+    """What the knowledge graph holds from one memory: the entities it mentions, the facts it is a source of."""
+    memory = mem.get(ref)
+    store = mem.store
+    entity_ids = store.kg_mentions([memory.id]).get(memory.id, [])
+    facts = [f for f in store.kg_facts_touching(entity_ids, include_invalid=True) if memory.id in f.sources] if entity_ids else []
+    entities = store.kg_get_entities(entity_ids)
+    return MemoryKnowledge(memory.id, [entities[e] for e in entity_ids if e in entities], facts)
+
+
+def knowledge(mem: Knotwork, workspace: str | None = None, as_of: str | None = None, limit: int = 300) -> KnowledgeView:
+    """The knowledge graph of ``workspace`` (and global; ``"*"``: all) at ``as_of`` (default now): at most
+    ``limit`` entities, those of the largest communities first, with the facts between them true then."""
+    size = rules.limit(limit, 2000)
+    at = parse_time(as_of, "as_of") if as_of else now()
+    scope = rules.scope(workspace)
+    mem.knowledge.list_communities(workspace, None, 1)  # recompute the communities whose facts changed
+    store = mem.store
+    groups = store.kg_communities(scope)
+    chosen: list[str] = []
+    seen: set[str] = set()
+    for _, members in groups:
+        for e in members:
+            if e not in seen:
+                seen.add(e)
+                chosen.append(e)
+    truncated = len(chosen) > size
+    chosen = chosen[:size]
+    everything = store.kg_facts_touching(chosen, workspace=scope, include_invalid=True) if chosen else []
+    times = [f.valid_at or f.created_at for f in everything]
+    keep = set(chosen)
+    facts = [
+        f for f in store.kg_facts_touching(chosen, workspace=scope, at=at, include_invalid=False)
+        if f.subject_id in keep and f.object_id in keep
+    ] if chosen else []
+    entities = store.kg_get_entities(chosen)
+    communities = [
+        {"id": c.id, "name": c.name, "summary": c.summary, "members": [e for e in members if e in keep]}
+        for c, members in groups
+        if any(e in keep for e in members)
+    ]
+    return KnowledgeView(
+        workspace,
+        to_text(at),
+        to_text(min(times)) if times else None,
+        to_text(max(times)) if times else None,
+        [entities[e] for e in chosen if e in entities],
+        facts,
+        communities,
+        truncated,
+    )

@@ -1,0 +1,416 @@
+"""Memory hygiene on top of the store: consolidation on add, snapshots, expiry, duplicates and merges.
+
+Called by the ``Knotwork`` facade (``add``, ``find_duplicates``, ``merge``,
+``prune``, ``prune_snapshots``). Decisions come from the pure rules of
+``knotwork.hygiene``; this module finds their inputs and writes their outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from knotwork.domain import rules
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
+from knotwork.domain.temporal import now, to_text
+from knotwork.errors import InvalidInput
+from knotwork.hygiene import consolidate as rules_c
+from knotwork.hygiene import judge
+from knotwork.hygiene.judge import ConsolidationJudge
+from knotwork.hygiene.instructions import Instructions
+from knotwork.knowledge.llm import ChatEndpoint
+from knotwork.search.lexical import query_terms
+
+if TYPE_CHECKING:
+    from knotwork.service import Knotwork
+    from knotwork.services.knowledge import GraphInput
+
+CANDIDATES = 8  # nearest memories a new one is compared with
+FIRST_PRUNE = "snapshots_first_prune"  # set once the upgrade's snapshot prune has run
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateGroup:
+    """Memories of one workspace and partition that say nearly the same (cosine >= the threshold), oldest first."""
+
+    ids: list[str]
+    score: float  # the lowest pair similarity that joined the group
+    workspace: str | None
+    agent_id: str | None
+    previews: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ids": self.ids, "score": round(self.score, 4), "workspace": self.workspace,
+                "agent_id": self.agent_id, "previews": self.previews}
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    """``kept`` supersedes each of ``merged``: they are retired (readable, with history and links), not deleted."""
+
+    kept: str
+    merged: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kept": self.kept, "merged": self.merged}
+
+
+@dataclass(frozen=True, slots=True)
+class PruneReport:
+    """What a prune removed: expired memories (with their vectors, links and the facts that rested on them alone)
+    and snapshots beyond the latest of each day."""
+
+    expired: int
+    snapshots: int
+    at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"expired": self.expired, "snapshots": self.snapshots, "at": to_text(self.at)}
+
+
+def _snapshot_key(m: Memory) -> str | None:
+    return m.tags.get("key") if m.category == SNAPSHOT else None
+
+
+class Hygiene:
+    """The hygiene operations of one ``Knotwork``."""
+
+    def __init__(self, mem: Knotwork, instructions: Instructions) -> None:
+        self.mem = mem
+        self.store = mem.store
+        self.instructions = instructions
+        settings = mem.settings
+        self.judge = (
+            ConsolidationJudge(
+                ChatEndpoint(settings.kg_llm_url, settings.kg_llm_model, settings.kg_llm_api_key, settings.consolidation_llm_timeout),
+                instructions.prose(),
+            )
+            if settings.kg_llm_url and settings.consolidation_llm
+            else None
+        )
+
+    # -- add --------------------------------------------------------------------
+    def add(self, draft: Memory, graph: GraphInput, *, consolidate: bool, force: bool) -> Memory:
+        return self.add_many([draft], [graph], consolidate=consolidate, force=force)[0]
+
+    def add_many(self, drafts: list[Memory], graphs: list[GraphInput], *, consolidate: bool, force: bool) -> list[Memory]:
+        """Each draft decided as one ``add`` would decide it, in order, then all written in one transaction.
+
+        An item is compared with the store and with the items before it in the batch (same workspace and
+        partition), so a batch that repeats itself is consolidated too. Decisions are made before the write
+        lock is taken (they read the vector index, which an open transaction must not sync); the writes
+        follow in one transaction: all land or none.
+        """
+        for name, flag in (("consolidate", consolidate), ("force", force)):
+            if not isinstance(flag, bool):
+                raise InvalidInput(name, f"must be true or false, got {flag!r}")
+        mem = self.mem
+        out: list[Memory | None] = [None] * len(drafts)
+        kept: list[int] = []
+        for i, draft in enumerate(drafts):
+            reason = None if force else self.instructions.ignore_reason(draft.content, draft.category)
+            if reason:
+                # Trigger: the store/ignore rules say this text is not worth keeping. Outcome: nothing is
+                # stored; the draft comes back (its id resolves to nothing) with the reason.
+                out[i] = draft.decided("IGNORE", None, reason)
+            else:
+                kept.append(i)
+        # Exact duplicates are decided by content alone: of the store (stored once, ``_insert`` answers
+        # with the existing memory), or of an earlier item (the same answer as that item).
+        first: dict[tuple, int] = {}
+        repeats: dict[int, int] = {}
+        stored_before: set[int] = set()
+        for i in kept:
+            d = drafts[i]
+            key = (d.workspace, d.agent_id, d.content_hash)
+            if key in first:
+                repeats[i] = first[key]
+                continue
+            first[key] = i
+            if self.store.find_memory_by_hash(*key):
+                stored_before.add(i)
+        fresh = [i for i in first.values() if i not in stored_before]
+        weighed = [i for i in fresh if _snapshot_key(drafts[i]) is None]
+        vectors = dict(zip(weighed, mem._vectors([drafts[i].content for i in weighed]))) if mem.embedder and weighed else {}
+        plan = self._plan(drafts, graphs, weighed, vectors) if consolidate else {}
+        stands_alone = {i for i in weighed if i not in plan or plan[i].kind == "SUPERSEDE"}  # a memory of its own
+        inserted = [i for i in first.values() if i in stored_before or i in stands_alone]
+        if first:
+            with mem._similar.transaction():
+                stored = dict(zip(inserted, mem._insert(
+                    [drafts[i] for i in inserted], [graphs[i] for i in inserted],
+                    {drafts[i].id: vectors[i] for i in inserted if i in vectors} if mem.embedder else None,
+                )))
+                for i in first.values():
+                    if i in stored and i not in plan:
+                        out[i] = stored[i]
+                    elif i in plan:
+                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i))
+                    else:
+                        out[i] = self._add_snapshot(drafts[i], graphs[i], _snapshot_key(drafts[i]) or "")
+        for i, j in repeats.items():
+            earlier = out[j]
+            assert earlier is not None
+            out[i] = replace(earlier, duplicate=True, decision="NOOP", touched=earlier.touched or earlier.id,
+                             reason="same content as an earlier item of the batch")
+        if duplicates := len(repeats) + len(stored_before):
+            self.store.bump_counter("duplicates_detected", duplicates)
+        if ignored := len(drafts) - len(kept):
+            self.store.bump_counter("ignored_adds", ignored)
+        return [m for m in out if m is not None]
+
+    def _plan(
+        self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]]
+    ) -> dict[int, rules_c.Decision]:
+        """Consolidation decisions other than ADD for the ``weighed`` items, each against the store and against
+        the earlier items of the batch that will be stored (a batch target is named ``#<index>``)."""
+        plan: dict[int, rules_c.Decision] = {}
+        near = self._near_in_batch(drafts, weighed, vectors)
+        for pos, i in enumerate(weighed):
+            draft = drafts[i]
+            found = self.candidates(draft, vectors.get(i))
+            for j, score in near(pos):
+                if j not in plan or plan[j].kind == "SUPERSEDE":  # j is stored as a memory of its own
+                    found.append((f"#{j}", drafts[j].content, score))
+            found.sort(key=lambda c: -c[2])
+            decision = rules_c.decide(draft.content, found[:CANDIDATES])
+            if self.judge is not None and judge.unclear(decision, found):
+                ruled = self.judge.decide(draft.content, found)
+                self.store.bump_counter("consolidation_llm_asked" if ruled else "consolidation_llm_failed")
+                decision = ruled or decision
+            if decision.kind == "UPDATE" and (graphs[i].entities or graphs[i].facts):
+                continue  # the caller's entities and facts need a memory of their own to rest on: ADD
+            if decision.kind != "ADD":
+                plan[i] = decision
+        return plan
+
+    @staticmethod
+    def _near_in_batch(
+        drafts: list[Memory], weighed: list[int], vectors: dict[int, list[bytes]]
+    ) -> Callable[[int], list[tuple[int, float]]]:
+        """For the item at position ``pos`` of ``weighed``: the earlier items of its workspace and partition that
+        come near it, with their similarity (cosine of first chunks, or word overlap without an embedder)."""
+        import numpy as np
+
+        group = [(drafts[i].workspace, drafts[i].agent_id) for i in weighed]
+        sims = None
+        if vectors and all(vectors.get(i) for i in weighed):
+            matrix = np.stack([np.frombuffer(vectors[i][0], dtype="<f4") for i in weighed])
+            sims = matrix @ matrix.T
+        else:
+            sets = [set(rules_c.words(drafts[i].content)) for i in weighed]
+
+        def near(pos: int) -> list[tuple[int, float]]:
+            if sims is not None:
+                row = sims[pos, :pos]
+                earlier = np.nonzero(row >= rules_c.CANDIDATE_COSINE)[0].tolist()
+                scored = [(q, float(row[q])) for q in earlier]
+            else:
+                mine = sets[pos]
+                scored = [(q, len(mine & sets[q]) / (len(mine | sets[q]) or 1)) for q in range(pos)]
+            return [(weighed[q], s) for q, s in scored if s >= rules_c.CANDIDATE_COSINE and group[q] == group[pos]]
+
+        return near
+
+    def _apply(self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None) -> Memory:
+        """Write one consolidation decision inside the batch's transaction; the memory ``add`` answers with.
+        ``new``: the draft as stored (SUPERSEDE)."""
+        mem = self.mem
+        target = decision.target or ""
+        if target.startswith("#"):  # an earlier item of the same batch, stored by this transaction
+            target = stored[int(target[1:])].id
+        if decision.kind == "NOOP":
+            self.store.bump_counter("duplicates_detected")
+            return mem.get(target).decided("NOOP", target, decision.reason)
+        if decision.kind == "UPDATE":
+            self.store.bump_counter("duplicates_detected")
+            self.store.bump_counter("duplicates_merged")
+            old = mem.get(target)
+            updated = mem.update(
+                old.id,
+                content=draft.content,
+                tags={**old.tags, **draft.tags},
+                artifacts=list(dict.fromkeys(old.artifacts + draft.artifacts)),
+                evidence=list(dict.fromkeys(old.evidence + draft.evidence)),
+                importance=max(old.importance, draft.importance),
+            )
+            return updated.decided("UPDATE", old.id, decision.reason)
+        assert new is not None
+        mem.link(new.id, target, "supersedes", {"consolidation": decision.reason})
+        self.store.bump_counter("superseded_on_add")
+        return new.decided("SUPERSEDE", target, decision.reason)
+
+    def candidates(self, draft: Memory, vectors: list[bytes] | None) -> list[tuple[str, str, float]]:
+        """(id, content, similarity) of current memories of the draft's own workspace and partition that come
+        near it, nearest first: cosine with an embedder, word overlap without one."""
+        at = now()
+        flt = MemoryFilter(workspace=draft.workspace, agent_id=draft.agent_id)
+        # Inside a caller's open transaction the index must not sync (it would take in vectors a rollback
+        # may take back, see SimilarLists.transaction): word overlap over the full-text index serves then.
+        if vectors and self.mem.index is not None and not self.store.in_transaction():
+            import numpy as np
+
+            query = np.frombuffer(vectors[0], dtype="<f4")
+            hits = self.mem.index.search(query, CANDIDATES, draft.workspace)
+            scored = [(h.memory_id, h.similarity) for h in hits if h.similarity >= rules_c.CANDIDATE_COSINE]
+        else:
+            found = self.store.fts_candidates(query_terms(draft.content), flt, CANDIDATES, at)
+            texts = self.store.content_starts([mid for mid, _ in found], 100_000)
+            scored = sorted(((mid, rules_c.overlap(draft.content, texts.get(mid, ""))) for mid, _ in found), key=lambda p: -p[1])
+        allowed = self.store.filter_memory_ids([mid for mid, _ in scored], flt, at)
+        memories = self.store.get_memories([mid for mid, _ in scored if mid in allowed])
+        return [
+            (mid, memories[mid].content, score)
+            for mid, score in scored
+            if mid in memories and memories[mid].workspace == draft.workspace and memories[mid].agent_id == draft.agent_id
+        ]
+
+    # -- snapshots ----------------------------------------------------------------
+    def _add_snapshot(self, draft: Memory, graph: GraphInput, key: str) -> Memory:
+        day = draft.valid_at.date()
+        same_day = [r for r in self.store.snapshot_rows(draft.workspace, draft.agent_id, key) if r[4].date() == day]
+        later = [r for r in same_day if r[4] > draft.valid_at]
+        if later:  # a later snapshot of that day is already kept: this older one adds nothing
+            return self.mem.get(later[-1][0]).decided("NOOP", later[-1][0], f"a later snapshot of {day} is kept")
+        with self.mem._similar.transaction():
+            new = self.mem._insert([draft], [graph])[0]
+            self.mem._purge([r[0] for r in same_day])
+        if same_day:
+            self.store.bump_counter("snapshots_replaced", len(same_day))
+            return new.decided("ADD", same_day[-1][0], f"replaced {len(same_day)} earlier snapshot(s) of {day}")
+        return new
+
+    def prune_snapshots(self) -> int:
+        """Keep the latest snapshot of each day per (workspace, partition, key); returns how many went."""
+        keep: dict[tuple, str] = {}
+        drop: list[str] = []
+        for mid, workspace, agent, key, valid_at in self.store.snapshot_rows(everywhere=True):  # oldest first
+            group = (workspace, agent, key, valid_at.date())
+            if group in keep:
+                drop.append(keep[group])
+            keep[group] = mid
+        if drop:
+            with self.mem._similar.transaction():
+                self.mem._purge(drop)
+            self.store.bump_counter("snapshots_pruned", len(drop))
+        self.store.set_counter("last_snapshot_prune", to_text(now()))
+        return len(drop)
+
+    def upgrade(self) -> None:
+        """Run the snapshot prune once on a store that has never had one (an upgrade)."""
+        if FIRST_PRUNE not in self.store.counters():
+            self.prune_snapshots()
+            self.store.set_counter(FIRST_PRUNE, to_text(now()))
+
+    # -- expiry -------------------------------------------------------------------
+    def prune(self) -> PruneReport:
+        """Purge expired memories (vectors, links, facts that rested on them alone) and prune snapshots."""
+        at = now()
+        expired = 0
+        while batch := self.store.expired_memory_ids(at, 500):
+            with self.mem._similar.transaction():
+                self.mem._purge(batch)
+            expired += len(batch)
+        if expired:
+            self.store.bump_counter("expired_purged", expired)
+        snapshots = self.prune_snapshots()
+        self.store.set_counter("last_prune", to_text(at))
+        return PruneReport(expired, snapshots, at)
+
+    # -- duplicates ------------------------------------------------------------------
+    def find_duplicates(self, threshold: Any, workspace: Any, agent_id: Any, limit: Any) -> list[DuplicateGroup]:
+        level = rules.threshold(threshold)
+        scope, partition, size = rules.scope(workspace), rules.partition(agent_id), rules.limit(limit)
+        if self.mem.index is None:
+            raise InvalidInput("embedder", "finding near-duplicates needs an embedder (KNOTWORK_EMBEDDER=none)")
+        pairs = self.store.similar_pairs(level)
+        at = now()
+        flt = MemoryFilter(workspace=scope, agent_id=partition)
+        allowed = self.store.filter_memory_ids(list({i for p in pairs for i in p[:2]}), flt, at)
+        memories = self.store.get_memories(sorted(allowed))
+        parent: dict[str, str] = {}
+
+        def root(x: str) -> str:
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+
+        lowest: dict[str, float] = {}
+        for a, b, score in pairs:
+            ma, mb = memories.get(a), memories.get(b)
+            if not ma or not mb or (ma.workspace, ma.agent_id) != (mb.workspace, mb.agent_id):
+                continue
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[ra] = rb
+                lowest[rb] = min(score, lowest.get(ra, 1.0), lowest.get(rb, 1.0))
+        groups: dict[str, list[Memory]] = {}
+        for mid in parent.keys() | set(parent.values()):
+            groups.setdefault(root(mid), []).append(memories[mid])
+        out = []
+        for r, members in groups.items():
+            members.sort(key=lambda m: (m.created_at, m.id))
+            out.append(DuplicateGroup(
+                [m.id for m in members], lowest.get(r, level), members[0].workspace, members[0].agent_id,
+                [m.content[:80] for m in members],
+            ))
+        out.sort(key=lambda g: (-g.score, g.ids[0]))
+        return out[:size]
+
+    def merge(self, ids: Any) -> MergeReport:
+        if not isinstance(ids, list | tuple) or not all(isinstance(i, str) for i in ids):
+            raise InvalidInput("ids", "expected a list of memory ids")
+        memories: list[Memory] = []
+        for ref in ids:
+            m = self.mem.get(ref)
+            if m.id not in {x.id for x in memories}:
+                memories.append(m)
+        if len(memories) < 2:
+            raise InvalidInput("ids", "give at least two different memories to merge")
+        if len({m.workspace for m in memories}) > 1:
+            raise InvalidInput(
+                "ids", "memories of different workspaces cannot be merged: "
+                + ", ".join(sorted({repr(m.workspace or 'global') for m in memories}))
+            )
+        if len({m.agent_id for m in memories}) > 1:
+            raise InvalidInput("ids", "memories of different partitions (agent_id) cannot be merged")
+        kept, others = memories[0], memories[1:]
+        with self.store.transaction():
+            for m in others:
+                self.mem.link(kept.id, m.id, "supersedes", {"merged": True})
+        self.store.bump_counter("duplicates_merged", len(others))
+        return MergeReport(kept.id, [m.id for m in others])
+
+
+
+class PruneWorker:
+    """Runs ``prune`` every ``interval`` seconds on a daemon thread until :meth:`stop`; the first run comes
+    ``first_after`` seconds after the start (at most a minute), not while the server is starting."""
+
+    def __init__(self, prune: Callable[[], object], interval: float, first_after: float = 60.0) -> None:
+        self.prune = prune
+        self.interval = interval
+        self.first_after = min(first_after, interval)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="knotwork-prune", daemon=True)
+
+    def start(self) -> PruneWorker:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        wait = self.first_after
+        while not self._stop.wait(wait):
+            wait = self.interval
+            try:
+                self.prune()
+            except Exception:  # noqa: BLE001 - a busy database now is no reason to stop for good
+                logging.getLogger("knotwork.hygiene").warning("prune failed; trying again later", exc_info=True)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=60)

@@ -1,0 +1,123 @@
+"""The in-memory BM25 index: exact against BM25 computed from the file, whoever wrote it,
+and in step with other writers' inserts, rewrites and deletes."""
+
+from __future__ import annotations
+
+import math
+import random
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from knotwork import ALL_WORKSPACES
+from knotwork.search.lexical import analyze, analyze_query
+from knotwork.search.lexical_index import B, K1, LexicalIndex
+from tests.test_similar import open_fake
+
+SPACES = [None, None, "a", "b", "c"]
+WORDS = "alpha beta gamma delta epsilon zeta theta iota kappa lambda deploy retry policy billing cache redis".split()
+
+
+def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> list[tuple[str, float, float, float]]:
+    """BM25 (Lucene idf) over every memory in the file that ``workspace`` can see, from scratch."""
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT id, workspace, content FROM memories").fetchall()
+    conn.close()
+    docs = [(mid, Counter(analyze(text))) for mid, ws, text in rows if workspace == ALL_WORKSPACES or ws in ("", workspace or "")]
+    if not docs:
+        return []
+    avgdl = sum(sum(c.values()) for _, c in docs) / len(docs)
+    dfs = {t: sum(t in c for _, c in docs) for t in terms}
+    idf = {t: math.log(1 + (len(docs) - dfs[t] + 0.5) / (dfs[t] + 0.5)) for t in terms}
+    best = sum(idf.values()) * (K1 + 1)
+    out = []
+    for mid, c in docs:
+        dl = sum(c.values())
+        s = sum(idf[t] * c[t] * (K1 + 1) / (c[t] + K1 * (1 - B + B * dl / avgdl)) for t in terms if c[t])
+        whole = sum(idf.values()) * (K1 + 1) / (1 + K1 * (1 - B + B * dl / avgdl))  # every term once, at this length
+        if s > 0:
+            out.append((mid, s, s / best, min(1.0, s / whole)))
+    return sorted(out, key=lambda h: (-h[1], h[0]))[:k]
+
+
+def assert_exact(index: LexicalIndex, path: Path, rng: random.Random) -> None:
+    for _ in range(6):
+        terms = analyze_query(" ".join(rng.sample(WORDS, rng.randint(1, 4))))
+        for workspace in [ALL_WORKSPACES, None, "a", "b", "nobody-writes-here"]:
+            got = index.search(terms, 8, workspace)
+            want = brute_force(path, terms, 8, workspace)
+            assert [h.bm25 for h in got] == pytest.approx([s for _, s, _, _ in want], rel=1e-4), workspace
+            assert [h.relevance for h in got] == pytest.approx([r for _, _, r, _ in want], rel=1e-4)
+            # ties may come in either order: compare the ids of each distinct score
+            assert {round(h.bm25, 3): h.memory_id for h in got}.keys() == {round(s, 3): m for m, s, _, _ in want}.keys()
+            assert sorted(h.coverage for h in got) == pytest.approx(sorted(c for *_, c in want), rel=1e-4)
+            assert all(0 < h.relevance <= h.coverage <= 1 for h in got)
+
+
+def text(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 25)))
+
+
+def test_searches_match_bm25_from_the_file_while_another_writer_writes(db_path: Path) -> None:
+    rng = random.Random(3)
+    with open_fake(db_path) as reader, open_fake(db_path) as writer:
+        live: list[str] = []
+        for step in range(12):
+            live += [m.id for m in writer.add_many([{"content": text(rng), "workspace": rng.choice(SPACES)} for _ in range(rng.randint(1, 30))])]
+            if step % 3 == 2:
+                writer.delete(live.pop(rng.randrange(len(live))))
+                writer.update(rng.choice(live), content=text(rng))  # new text: old postings must go
+            assert_exact(reader.lexical, db_path, rng)
+        assert len(reader.lexical) == len(live)
+
+
+def test_a_reader_that_fell_behind_the_kept_changes_loads_everything_again(db_path: Path) -> None:
+    rng = random.Random(5)
+    with open_fake(db_path) as reader, open_fake(db_path) as writer:
+        writer.add_many([{"content": text(rng)} for _ in range(20)])
+        assert_exact(reader.lexical, db_path, rng)
+        doomed = writer.add_many([{"content": "zeta zeta unique-word-qq"} for _ in range(1)])[0]
+        writer.delete(doomed.id)
+        writer.add_many([{"content": text(rng)} for _ in range(5)])
+        conn = sqlite3.connect(db_path)  # the oldest changes pruned, as the tail trigger does past 10,000
+        conn.execute("DELETE FROM memory_changes WHERE seq < (SELECT max(seq) - 2 FROM memory_changes)")
+        conn.commit()
+        conn.close()
+        assert_exact(reader.lexical, db_path, rng)
+        assert reader.lexical.search(analyze_query("qq"), 5, ALL_WORKSPACES) == []
+        assert len(reader.lexical) == 25
+
+
+def test_compaction_keeps_searches_exact(db_path: Path) -> None:
+    rng = random.Random(9)
+    with open_fake(db_path) as mem, open_fake(db_path) as other:
+        stored = mem.add_many([{"content": f"{text(rng)} n{i}", "workspace": rng.choice(SPACES)} for i in range(1500)])
+        assert_exact(mem.lexical, db_path, rng)
+        for m in stored[:1300]:  # another writer deletes most of them
+            other.delete(m.id)
+        assert_exact(mem.lexical, db_path, rng)
+        assert len(mem.lexical) == 200
+        mem.add_many([{"content": text(rng), "workspace": rng.choice(SPACES)} for _ in range(30)])
+        assert_exact(mem.lexical, db_path, rng)
+
+
+def test_the_analyzer_keeps_identifiers_whole_and_in_parts() -> None:
+    terms = analyze("parse_config() in ReportsModule, marker mk17, ADR-0012, Zürich")
+    for term in ["parse_config", "pars", "config", "reportsmodul", "report", "modul", "mk17", "adr", "0012", "zurich"]:
+        assert term in terms
+    assert analyze("decisions running") == analyze("decision run")  # stems
+
+
+def test_a_rare_exact_token_ranks_its_memory_first_with_the_default_recipe(mem) -> None:
+    """200 near-identical notes, each with its own marker: the marker finds its note first."""
+    notes = mem.add_many([
+        {"content": f"Deploy note for the billing service: rolled out the retry policy to the payment workers; marker mk{i}.", "workspace": "ops"}
+        for i in range(200)
+    ])
+    by_marker = {f"mk{i}": m.id for i, m in enumerate(notes)}
+    for marker in random.Random(1).sample(sorted(by_marker), 20):
+        for query in (marker, f"which billing retry note carries {marker}?"):
+            hits = mem.search(query, workspace="ops")
+            assert hits[0].memory.id == by_marker[marker], query

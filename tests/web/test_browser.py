@@ -1,0 +1,220 @@
+"""The web UI in a real browser (Debian's Chromium through Playwright) against a real ``knotwork serve``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knotwork import Knotwork
+from tests.adapters._http import serving
+
+from .conftest import ARTIFACTS, Seeded, open_view
+
+
+def ready(page: Any, view: str) -> None:
+    page.wait_for_selector(f'#view[data-ready="{view}"]')
+
+
+def confirm(page: Any, answer: str = "ok") -> None:
+    page.wait_for_selector("dialog#confirm[open]")
+    page.click("#confirm-ok" if answer == "ok" else "#confirm-cancel")
+
+
+def test_search_lists_hits_with_score_and_age_and_expands_with_explain(page: Any, served: Seeded) -> None:
+    open_view(page, served.base_url, "/search")
+    page.fill("input[name=query]", "which database for the team server")
+    page.select_option("select[name=workspace]", "proj")
+    page.check("input[name=explain]")
+    page.click("form.search button[type=submit]")
+    first = page.locator("li.hit").first
+    first.wait_for()
+    assert first.get_attribute("data-id") == served.ids["postgres"]
+    assert float(first.locator(".score").inner_text()) > 0
+    assert first.locator(".age").inner_text() != ""
+    first.locator(".line").click()
+    stages = page.locator("li.hit").first.locator("table.explain td:first-child").all_inner_texts()
+    assert "fused" in stages
+    assert "ADR-014" in first.locator("dl.fields").inner_text()
+
+
+def test_search_filters_by_category(page: Any, served: Seeded) -> None:
+    open_view(page, served.base_url, "/search")
+    page.fill("input[name=query]", "default embedded store, tabs in the Makefile")
+    page.select_option("select[name=workspace]", "proj")
+    page.select_option("select[name=agent_id]", "*")  # the tabs memory is in alice's partition, not the shared pool
+    page.click("form.search button[type=submit]")
+    page.wait_for_selector("#result-count")
+    shown = page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)")
+    assert served.ids["tabs"] in shown
+    page.select_option("select[name=category]", "decision")
+    page.click("form.search button[type=submit]")
+    page.wait_for_function("!document.querySelector('li.hit[data-id=\"%s\"]')" % served.ids["tabs"])
+    shown = page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)")
+    assert served.ids["tabs"] not in shown
+    assert served.ids["sqlite"] in shown
+
+
+def test_list_pages_through_a_workspace(page: Any, served: Seeded) -> None:
+    open_view(page, served.base_url, "/list?workspace=bulk")
+    assert page.locator("li.hit").count() == 25
+    first_page = set(page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)"))
+    page.click("#next")
+    page.wait_for_selector("#prev")
+    second_page = set(page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)"))
+    assert len(second_page) == 5
+    assert not first_page & second_page
+
+
+def test_memory_page_shows_fields_links_relations_and_facts(page: Any, served: Seeded) -> None:
+    open_view(page, served.base_url, f"/memory/{served.ids['postgres']}")
+    body = page.locator("#view").inner_text()
+    assert "We chose PostgreSQL with pgvector" in body
+    assert "src/store/postgres.py" in body
+    assert "knotwork uses PostgreSQL" in body  # a fact it gave
+    links = page.locator("ul.links li").all_inner_texts()
+    assert any("relates_to" in x and served.ids["sqlite"][-8:] in x for x in links)
+    assert "similar" in page.locator("dl.meta").inner_text()
+
+
+def test_a_memory_that_does_not_exist_shows_the_apis_message(page: Any, served: Seeded) -> None:
+    missing = "01ZZZZZZZZZZZZZZZZZZZZZZZZ"
+    expected = served.http.get(f"/memories/{missing}").json()["error"]["message"]
+    open_view(page, served.base_url, f"/memory/{missing}")
+    assert page.locator(".error").inner_text() == expected
+
+
+def test_edit_is_confirmed_saved_and_diffed(page: Any, served: Seeded) -> None:
+    mid = served.add("The cache expires after ten minutes.", category="fact")
+    open_view(page, served.base_url, f"/memory/{mid}")
+    page.click("#edit")
+    page.fill("textarea[name=content]", "The cache expires after thirty minutes.")
+    page.click("#save")
+    confirm(page)
+    page.wait_for_selector("ol.history li:nth-child(2)")
+    assert "thirty minutes" in page.locator("p.content.big").inner_text()
+    assert page.locator("ol.history ins").first.inner_text().strip() == "thirty"
+    assert served.http.get(f"/memories/{mid}").json()["content"] == "The cache expires after thirty minutes."
+
+
+def test_edit_shows_the_apis_own_error(page: Any, served: Seeded) -> None:
+    mid = served.add("Importance is a number from 0 to 1.")
+    expected = served.http.patch(f"/memories/{mid}", json={"importance": 7}).json()["error"]["message"]
+    open_view(page, served.base_url, f"/memory/{mid}")
+    page.click("#edit")
+    page.fill("input[name=importance]", "7")
+    page.click("#save")
+    confirm(page)
+    assert page.locator(".error").inner_text() == expected
+    assert served.http.get(f"/memories/{mid}").json()["importance"] == 0.5
+
+
+def test_link_and_unlink_with_confirmation(page: Any, served: Seeded) -> None:
+    a = served.add("Service A calls service B over gRPC.")
+    b = served.add("Service B exposes a gRPC health check.")
+    open_view(page, served.base_url, f"/memory/{a}")
+    page.select_option("#link-form select[name=type]", "references")
+    page.fill("#link-form input[name=to_id]", b)
+    page.click("#link-form button[type=submit]")
+    confirm(page)
+    page.wait_for_selector("ul.links li")
+    assert [r["type"] for r in served.http.get(f"/memories/{a}/relationships").json()["relationships"]] == ["references"]
+    page.click("[data-unlink]")
+    confirm(page)
+    page.wait_for_selector("text=No links.")
+    assert served.http.get(f"/memories/{a}/relationships").json()["relationships"] == []
+
+
+def test_delete_asks_first_and_cancel_keeps_the_memory(page: Any, served: Seeded) -> None:
+    mid = served.add("A memory about to be forgotten.")
+    open_view(page, served.base_url, f"/memory/{mid}")
+    page.click("#delete")
+    confirm(page, "cancel")
+    assert served.http.get(f"/memories/{mid}").status_code == 200
+    page.click("#delete")
+    confirm(page)
+    ready(page, "list")
+    assert "Deleted memory" in page.locator(".flash").inner_text()
+    assert served.http.get(f"/memories/{mid}").status_code == 404
+
+
+def test_memory_graph_draws_its_nodes_and_a_click_opens_one(page: Any, served: Seeded) -> None:
+    open_view(page, served.base_url, f"/graph/{served.ids['postgres']}?depth=2")
+    page.wait_for_selector("#graph canvas")
+    nodes = page.evaluate("window.knotworkGraph.nodes().map(n => n.id())")
+    assert set(nodes) == set(served.ids.values())
+    assert page.evaluate("window.knotworkGraph.edges().length") == 2
+    # Click where the graph drew the SQLite memory: the page opens it.
+    box = page.locator("#graph").bounding_box()
+    pos = page.evaluate(f"window.knotworkGraph.$id('{served.ids['sqlite']}').renderedPosition()")
+    page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+    ready(page, "memory")
+    assert served.ids["sqlite"] in page.url
+
+
+def test_memory_graph_follows_type_and_direction(page: Any, served: Seeded) -> None:
+    ids = served.ids
+    drawn = "window.knotworkGraph.nodes().map(n => n.id())"
+    open_view(page, served.base_url, f"/graph/{ids['sqlite']}?depth=1&type=references")
+    page.wait_for_selector("#graph canvas")
+    assert set(page.evaluate(drawn)) == {ids["sqlite"], ids["tabs"]}
+    assert page.locator("input[name=type][value=references]").is_checked()
+    page.select_option("select[name=direction]", "incoming")
+    page.uncheck("input[name=type][value=references]")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_function(f"window.knotworkGraph && window.knotworkGraph.$id('{ids['postgres']}').length === 1")
+    assert set(page.evaluate(drawn)) == {ids["sqlite"], ids["postgres"]}
+
+
+def test_knowledge_graph_draws_entities_and_the_slider_goes_back_in_time(page: Any, served: Seeded) -> None:
+    open_view(page, served.base_url, "/knowledge?workspace=proj")
+    page.wait_for_selector("#graph canvas")
+    names = set(page.evaluate("window.knotworkGraph.nodes().map(n => n.data('label'))"))
+    assert {"knotwork", "PostgreSQL", "Alice", "tabs"} <= names
+    # Clicking an entity shows its facts, each with the memories it came from.
+    box = page.locator("#graph").bounding_box()
+    pos = page.evaluate("window.knotworkGraph.nodes().filter(n => n.data('label') === 'knotwork')[0].renderedPosition()")
+    page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+    page.wait_for_selector("#entity ul.facts li")
+    assert "knotwork uses PostgreSQL" in page.locator("#entity").inner_text()
+    assert page.locator(f'#entity a[href="#/memory/{served.ids["postgres"]}"]').count() == 1
+    # Halfway between the first fact (2025-01-10) and now, Alice's preference (2026-03-01) was not true yet.
+    before = page.evaluate("window.knotworkGraph.edges().length")
+    page.locator("#as-of").evaluate("el => { el.value = '1'; el.dispatchEvent(new Event('input')); }")
+    page.wait_for_function("document.querySelector('#as-of-text').textContent !== 'now'")
+    page.wait_for_function(f"window.knotworkGraph.edges().length < {before}")
+    labels = page.evaluate("window.knotworkGraph.edges().map(e => e.data('label'))")
+    assert "prefers" not in labels and "uses" in labels
+
+
+def test_dashboard_draws_counts_and_charts(page: Any, served: Seeded) -> None:
+    served.http.post("/search", json={"query": "postgres", "workspace": "proj"})
+    open_view(page, served.base_url, "/dashboard")
+    stats = served.http.get("/stats").json()
+    assert page.locator(".stat .value").first.inner_text() == str(stats["memories"])
+    charts = page.locator("figure.chart-card")
+    assert charts.count() == 4
+    for i in range(4):
+        assert charts.nth(i).locator("rect.bar").count() >= 1
+    assert "bulk" in page.locator('[data-chart="by workspace"] .legend').inner_text()
+    search_row = page.locator("#latency tr", has_text="search").inner_text()
+    assert " ms" in search_row
+
+
+def test_a_server_with_a_token_asks_for_it_once_and_then_answers(browser_context: Any, mem: Knotwork) -> None:
+    mem.add("Only the token holder may read this.", workspace="w")
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept("s3cret")
+
+    with serving(mem, api_token="s3cret") as http:
+        tab = browser_context.new_page()
+        try:
+            tab.on("dialog", answer)
+            open_view(tab, str(http.base_url).rstrip("/"), "/list?workspace=w")
+            assert "Only the token holder may read this." in tab.locator("ul.hits").inner_text()
+            assert len(asked) == 1 and "token" in asked[0]
+            ARTIFACTS.mkdir(exist_ok=True)
+            tab.screenshot(path=str(ARTIFACTS / "token-list.png"))
+        finally:
+            tab.close()

@@ -1,0 +1,128 @@
+"""The web UI's server side over real HTTP: its page and files, its read-only JSON, and the guards
+that keep other sites' pages from writing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import Knotwork
+from knotwork.adapters.http.routers import ui
+from knotwork.config import Settings
+from tests.adapters._http import serving
+
+needs_bundle = pytest.mark.skipif(not ui.built(), reason="the web UI is not built (make, or: cd web && npm ci && npm run build)")
+
+
+@pytest.fixture
+def seeded(mem: Knotwork) -> dict[str, str]:
+    a = mem.add("Deploys go through the staging cluster first.", workspace="ops", category="process", agent_id="bot",
+                tags={"team": "infra"}, facts=[{"subject": "deploys", "predicate": "go through", "object": "staging",
+                                                "valid_at": "2026-01-01T00:00:00Z"}])
+    b = mem.add("The staging cluster runs in eu-west.", workspace="ops", category="fact", tags=["infra"])
+    return {"a": a.id, "b": b.id}
+
+
+@needs_bundle
+def test_the_page_and_its_files_are_served(mem: Knotwork) -> None:
+    with serving(mem) as http:
+        page = http.get("/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "/ui/static/app.js" in page.text
+        js = http.get("/ui/static/app.js")
+        assert js.status_code == 200 and "javascript" in js.headers["content-type"]
+        assert http.get("/ui/static/nothing.js").status_code == 404
+
+
+def test_choices_offer_what_the_store_holds(mem: Knotwork, seeded: dict[str, str]) -> None:
+    with serving(mem) as http:
+        c = http.get("/ui/api/choices").json()
+        tags = http.get("/ui/api/tags").json()["tags"]
+    assert c["workspaces"] == ["ops"] and c["agents"] == ["bot"]
+    assert c["categories"] == ["fact", "process"]
+    assert set(tags) == {"team", "infra"}
+    assert c["default_recipe"] in c["recipes"] and "relates_to" in c["link_types"]
+
+
+def test_activity_counts_every_memory_once_per_dimension(mem: Knotwork, seeded: dict[str, str]) -> None:
+    with serving(mem) as http:
+        act = http.get("/ui/api/activity", params={"bucket": "day"}).json()
+        bad = http.get("/ui/api/activity", params={"bucket": "week"})
+    assert len(act["periods"]) == 1 and len(act["periods"][0]) == 10
+    for dimension in ("workspace", "category", "agent"):
+        assert sum(sum(v) for v in act["series"][dimension].values()) == 2
+    assert act["series"]["agent"] == {"bot": [1], "": [1]}
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "bucket"
+
+
+def test_a_memorys_knowledge_is_the_facts_it_is_a_source_of(mem: Knotwork, seeded: dict[str, str]) -> None:
+    with serving(mem) as http:
+        got = http.get(f"/ui/api/memories/{seeded['a']}/knowledge").json()
+        missing = http.get("/ui/api/memories/01ZZZZZZZZZZZZZZZZZZZZZZZZ/knowledge")
+    assert [f["fact"] for f in got["facts"]] == ["deploys go through staging"]
+    assert all(seeded["a"] in f["sources"] for f in got["facts"])
+    assert {"deploys", "staging"} <= {e["name"] for e in got["entities"]}
+    assert missing.status_code == 404
+
+
+def test_knowledge_graph_at_a_time_leaves_out_facts_not_yet_true(mem: Knotwork, seeded: dict[str, str]) -> None:
+    with serving(mem) as http:
+        now = http.get("/ui/api/knowledge", params={"workspace": "ops"}).json()
+        then = http.get("/ui/api/knowledge", params={"workspace": "ops", "as_of": "2025-06-01T00:00:00Z"}).json()
+        bad = http.get("/ui/api/knowledge", params={"workspace": "ops", "as_of": "last week"})
+    assert "deploys go through staging" in [f["fact"] for f in now["facts"]]
+    assert "deploys go through staging" not in [f["fact"] for f in then["facts"]]
+    assert now["earliest"] <= "2026-01-01T00:00:00Z" and now["communities"]
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "as_of"
+
+
+def test_search_latency_counts_answered_searches_only(mem: Knotwork, seeded: dict[str, str]) -> None:
+    with serving(mem) as http:
+        assert http.get("/ui/api/latency").json()["search"]["count"] == 0
+        assert http.post("/search", json={"query": "staging", "workspace": "ops"}).status_code == 200
+        assert http.post("/search", json={"quer": "typo"}).status_code == 422
+        lat = http.get("/ui/api/latency").json()
+    assert lat["search"]["count"] == 1 and lat["search"]["p50_ms"] > 0
+    assert set(lat["recall"]) == {"count", "p50_ms", "p95_ms"}
+
+
+def test_token_savings_sum_the_metrics_file(tmp_path: Path) -> None:
+    metrics = tmp_path / "metrics.jsonl"
+    with knotwork.open(tmp_path / "m.db", settings=Settings(metrics_file=metrics)) as m:
+        m.add("Metrics are written one JSON line per call.", workspace="w")
+        with serving(m) as http:
+            off = http.get("/ui/api/token_savings").json()
+            http.post("/search", json={"query": "metrics", "workspace": "w"}, params={"format": "compact"})
+            on = http.get("/ui/api/token_savings").json()
+    assert off["file"] == str(metrics) and off["calls"] == 0
+    search = next(o for o in on["operations"] if o["operation"] == "search")
+    assert search["calls"] == 1 and search["sent_tokens"] < search["raw_tokens"]
+    assert on["savings_pct"] is not None
+
+
+def test_writes_from_another_sites_page_are_refused(mem: Knotwork) -> None:
+    with serving(mem) as http:
+        host = http.base_url.netloc.decode()
+        cross = http.post("/memories", json={"content": "planted", "workspace": "w"}, headers={"Origin": "http://evil.example"})
+        form = http.post("/memories", content=b'{"content": "planted"}', headers={"Content-Type": "text/plain"})
+        same = http.post("/memories", json={"content": "mine", "workspace": "w"}, headers={"Origin": f"http://{host}"})
+        rebound = http.get("/stats", headers={"Host": "evil.example"})
+        listed = http.get("/memories", params={"workspace": "w"}).json()["memories"]
+    assert cross.status_code == 403 and "Origin" in cross.json()["error"]["message"]
+    assert form.status_code == 415 and "JSON" in form.json()["error"]["message"]
+    assert same.status_code == 201
+    assert rebound.status_code == 403
+    assert [m["content"] for m in listed] == ["mine"]
+
+
+def test_with_a_token_the_page_loads_but_its_data_needs_the_token(mem: Knotwork) -> None:
+    with serving(mem, api_token="s3cret", host="0.0.0.0") as http:
+        page = http.get("/")
+        data = http.get("/ui/api/choices")
+        authed = http.get("/ui/api/choices", headers={"Authorization": "Bearer s3cret"})
+        any_host = http.get("/ui/api/choices", headers={"Authorization": "Bearer s3cret", "Host": "knotwork.lan:8765"})
+    assert page.status_code in (200, 503)  # the page (or the note that it is not built) holds no data
+    assert data.status_code == 401
+    assert authed.status_code == 200 and any_host.status_code == 200

@@ -1,0 +1,121 @@
+// The dashboard: counts, health, latency, token savings, the extraction queue, and activity over time
+// (stacked bars drawn as plain SVG).
+
+import { ApiError, api, query } from "./api";
+import { clear, errorBox, h } from "./dom";
+
+const SVG = "http://www.w3.org/2000/svg";
+const PALETTE = ["#3b6ea8", "#c2553a", "#3f8f5b", "#8a5aa8", "#b8892b", "#2f8c8c", "#a8466f", "#6b7a2f", "#999999"];
+
+function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, ...kids: Node[]): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...kids);
+  return el;
+}
+
+/** Stacked bars: one bar per period, one colour per key. */
+export function stackedBars(periods: string[], series: Record<string, number[]>, title: string, none = "(none)"): HTMLElement {
+  const W = 460, H = 200, L = 36, B = 30, T = 8;
+  const keys = Object.keys(series);
+  const totals = periods.map((_, i) => keys.reduce((s, k) => s + series[k][i], 0));
+  const max = Math.max(1, ...totals);
+  const step = (W - L - 8) / Math.max(1, periods.length);
+  const bar = Math.max(2, Math.min(40, step * 0.7));
+  const y = (v: number) => T + (H - T - B) * (1 - v / max);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": title });
+  for (const tick of [0, max / 2, max]) {
+    chart.append(svg("line", { x1: L, x2: W - 4, y1: y(tick), y2: y(tick), class: "grid" }));
+    chart.append(svg("text", { x: L - 4, y: y(tick) + 3, "text-anchor": "end", class: "tick" }, document.createTextNode(Number.isInteger(tick) ? String(tick) : tick.toFixed(1))));
+  }
+  periods.forEach((p, i) => {
+    let base = 0;
+    const x = L + i * step + (step - bar) / 2;
+    keys.forEach((k, j) => {
+      const v = series[k][i];
+      if (!v) return;
+      const r = svg("rect", { x, y: y(base + v), width: bar, height: y(base) - y(base + v), fill: PALETTE[j % PALETTE.length], class: "bar" });
+      r.append(svg("title", {}, document.createTextNode(`${p} · ${k || none}: ${v}`)));
+      chart.append(r);
+      base += v;
+    });
+    const every = Math.ceil(periods.length / 8);
+    if (i % every === 0) chart.append(svg("text", { x: x + bar / 2, y: H - B + 14, "text-anchor": "middle", class: "tick" }, document.createTextNode(p)));
+  });
+  const legend = h("ul", { class: "legend" }, keys.map((k, j) => h("li", {}, h("span", { class: "swatch", style: `background:${PALETTE[j % PALETTE.length]}` }), k || none)));
+  return h("figure", { class: "card chart-card", "data-chart": title }, h("figcaption", {}, title), chart, legend);
+}
+
+function stat(label: string, value: string | number | null | undefined, note = ""): HTMLElement {
+  return h("div", { class: "stat" }, h("div", { class: "value" }, value === null || value === undefined ? "–" : String(value)), h("div", { class: "label" }, label), note ? h("div", { class: "note" }, note) : null);
+}
+
+function ms(v: number | null | undefined): string {
+  return v === null || v === undefined ? "–" : `${v.toFixed(1)} ms`;
+}
+
+function bytes(n: number): string {
+  return n > 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`;
+}
+
+export async function dashboardView(root: HTMLElement, params: URLSearchParams): Promise<void> {
+  const bucket = params.get("bucket") ?? "month";
+  clear(root, h("h1", {}, "Dashboard"), h("p", { class: "muted" }, "Loading…"));
+  try {
+    const [stats, status, latency, savings, queue, activity] = await Promise.all([
+      api<any>("GET", "/stats"),
+      api<any>("GET", "/status"),
+      api<any>("GET", "/ui/api/latency"),
+      api<any>("GET", "/ui/api/token_savings"),
+      api<any>("GET", "/extraction"),
+      api<any>("GET", `/ui/api/activity${query({ bucket })}`),
+    ]);
+    const missing = stats.memories - stats.embedded_memories;
+    const health = [
+      missing > 0 ? `${missing} memories have no vector (run reembed)` : "every memory has a vector",
+      stats.retired ? `${stats.retired} retired (no longer valid)` : "none retired",
+      queue.counts?.failed ? `${queue.counts.failed} extractions failed` : "no failed extraction",
+    ];
+    const buckets = h("label", {}, "per ", h("select", { id: "bucket", onchange: (e: Event) => { location.hash = `#/dashboard?bucket=${(e.target as HTMLSelectElement).value}`; } },
+      ["day", "month", "year"].map((b) => h("option", { value: b, selected: b === bucket }, b))));
+    clear(root,
+      h("h1", {}, "Dashboard"),
+      h("div", { class: "stats" },
+        stat("memories", stats.memories),
+        stat("retired", stats.retired),
+        stat("links", stats.links),
+        stat("vectors", stats.vectors, `${stats.embedded_memories} memories embedded`),
+        stat("store size", bytes(stats.size_bytes)),
+        stat("schema", status.schema_version, status.embedder),
+      ),
+      h("div", { class: "cols3" },
+        h("section", { class: "card", id: "health" }, h("h2", {}, "Health"), h("ul", {}, health.map((x) => h("li", {}, x))), h("p", { class: "muted" }, `${status.store} · knotwork ${status.version}`)),
+        h("section", { class: "card", id: "latency" }, h("h2", {}, "Latency (this server)"),
+          h("table", {},
+            h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "calls"), h("th", {}, "p50"), h("th", {}, "p95"))),
+            h("tbody", {}, (["recall", "search"] as const).map((k) => h("tr", {}, h("td", {}, k), h("td", { class: "num" }, latency[k].count), h("td", { class: "num" }, ms(latency[k].p50_ms)), h("td", { class: "num" }, ms(latency[k].p95_ms))))),
+          )),
+        h("section", { class: "card", id: "savings" }, h("h2", {}, "Token savings"),
+          savings.file === null
+            ? h("p", { class: "muted" }, "Off: set KNOTWORK_METRICS_FILE to record what each answer cost.")
+            : h("div", {},
+              h("p", {}, savings.savings_pct === null ? "No call recorded yet." : `${savings.savings_pct}% fewer tokens than full JSON over ${savings.calls} calls`),
+              h("table", {}, h("tbody", {}, savings.operations.map((o: any) => h("tr", {}, h("td", {}, o.operation), h("td", { class: "num" }, o.calls), h("td", { class: "num" }, o.savings_pct === null ? "–" : `${o.savings_pct}%`)))))),
+        ),
+        h("section", { class: "card", id: "queue" }, h("h2", {}, "Extraction queue"),
+          h("p", {}, queue.enabled ? "LLM extraction is on." : "No LLM configured: extraction uses the caller's input and offline rules."),
+          h("table", {}, h("tbody", {}, Object.entries(queue.counts ?? {}).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", { class: "num" }, String(v)))))),
+        ),
+      ),
+      h("h2", {}, "Memories created ", buckets),
+      h("div", { class: "charts" },
+        stackedBars(activity.periods, activity.series.workspace, "by workspace", "(global)"),
+        stackedBars(activity.periods, activity.series.category, "by category"),
+        stackedBars(activity.periods, activity.series.agent, "by partition", "(shared)"),
+        stackedBars(activity.periods, activity.series.tag, "by tag"),
+      ),
+    );
+  } catch (err) {
+    clear(root, h("h1", {}, "Dashboard"), errorBox((err as ApiError).message));
+  }
+}

@@ -1,0 +1,76 @@
+// A few helpers to build the page from plain DOM nodes.
+
+type Child = Node | string | number | null | undefined | false;
+type Kid = Child | Kid[];
+type Attrs = Record<string, unknown>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...kids: Kid[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value as EventListener);
+    } else if (key === "class") {
+      el.className = String(value);
+    } else if (key === "value" || key === "checked" || key === "selected") {
+      (el as unknown as Record<string, unknown>)[key] = value;
+    } else {
+      el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const kid of (kids as unknown[]).flat(4) as Child[]) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+  return el;
+}
+
+export function clear(el: Element, ...kids: Kid[]): void {
+  el.replaceChildren();
+  for (const kid of (kids as unknown[]).flat(4) as Child[]) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+}
+
+export function select(name: string, options: [string, string][], value = ""): HTMLSelectElement {
+  return h("select", { name }, options.map(([v, label]) => h("option", { value: v, selected: v === value }, label)));
+}
+
+/** "3d", "5h", "12m", "now": how long ago an ISO-8601 time was. */
+export function age(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return "";
+  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
+  if (s < 60) return "now";
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  if (s < 86400 * 60) return `${Math.floor(s / 86400)}d`;
+  if (s < 86400 * 730) return `${Math.floor(s / (86400 * 30))}mo`;
+  return `${Math.floor(s / (86400 * 365))}y`;
+}
+
+export function short(id: string): string {
+  return id.length > 10 ? id.slice(-8) : id;
+}
+
+export function preview(text: string, n = 140): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+const dialog = () => document.getElementById("confirm") as HTMLDialogElement;
+
+/** Ask before a change; resolves true when the user confirms. */
+export function confirmAction(message: string): Promise<boolean> {
+  const d = dialog();
+  (document.getElementById("confirm-text") as HTMLElement).textContent = message;
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true });
+    d.returnValue = "";
+    d.showModal();
+  });
+}
+
+export function errorBox(message: string): HTMLElement {
+  return h("div", { class: "error", role: "alert" }, message);
+}

@@ -1,0 +1,173 @@
+// Graph explorers drawn with Cytoscape.js: the memories linked around one memory, and the knowledge
+// graph (entities, facts true at a time, communities). Pan and zoom with mouse or touch; click to open.
+
+import cytoscape, { Core, ElementDefinition } from "cytoscape";
+import { ApiError, api, choices, query } from "./api";
+import { clear, errorBox, h, preview, select, short } from "./dom";
+
+const PALETTE = ["#3b6ea8", "#c2553a", "#3f8f5b", "#8a5aa8", "#b8892b", "#2f8c8c", "#a8466f", "#6b7a2f", "#5a5a8a", "#8a6a4a"];
+
+let current: Core | null = null;
+
+/** The graph drawn last (for tests and benchmarks that check what is on screen). */
+declare global {
+  interface Window {
+    knotworkGraph?: Core | null;
+  }
+}
+
+function draw(container: HTMLElement, elements: ElementDefinition[], layout: cytoscape.LayoutOptions): Core {
+  current?.destroy();
+  current = cytoscape({
+    container,
+    elements,
+    layout,
+    minZoom: 0.1,
+    maxZoom: 4,
+    style: [
+      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": "120px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6 } },
+      { selector: "node.center", style: { width: 28, height: 28, "border-width": 3, "border-color": "#111" } },
+      { selector: "edge", style: { width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8, color: "#555", "text-rotation": "autorotate", "min-zoomed-font-size": 6 } },
+      { selector: "edge.invalid", style: { "line-style": "dashed" } },
+      { selector: ":selected", style: { "border-width": 3, "border-color": "#f0a020" } },
+    ],
+  });
+  // A small graph is fitted to the canvas at a readable size, not blown up to fill it.
+  if (current.zoom() > 1.3) {
+    current.zoom(1.3);
+    current.center();
+  }
+  window.knotworkGraph = current;
+  return current;
+}
+
+interface Related {
+  depth: number;
+  relationship: { id: string; from: string; to: string; type: string };
+  memory: { id: string; content: string; category: string | null };
+}
+
+export async function memoryGraphView(root: HTMLElement, id: string, params: URLSearchParams): Promise<void> {
+  const c = await choices();
+  const depth = params.get("depth") ?? "2";
+  const direction = params.get("direction") ?? "both";
+  const types = params.getAll("type");
+  const form = h("form", { class: "filters" },
+    h("label", {}, "depth ", select("depth", ["1", "2", "3", "4", "5"].map((d) => [d, d] as [string, string]), depth)),
+    h("label", {}, "direction ", select("direction", [["both", "both"], ["outgoing", "outgoing"], ["incoming", "incoming"]], direction)),
+    h("span", { class: "types" }, "types ", c.link_types.map((t) => h("label", {}, h("input", { type: "checkbox", name: "type", value: t, checked: types.includes(t) }), t))),
+    h("button", { type: "submit" }, "Draw"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const d = new FormData(form);
+    location.hash = `#/graph/${id}${query({ depth: String(d.get("depth")), direction: String(d.get("direction")), type: d.getAll("type").map(String) })}`;
+  });
+  const canvas = h("div", { class: "graph", id: "graph" });
+  const info = h("p", { class: "muted", id: "graph-info" });
+  clear(root, h("h1", {}, "Memory graph around ", h("a", { href: `#/memory/${id}` }, short(id))), form, info, canvas);
+  try {
+    const center = await api<{ id: string; content: string; category: string | null }>("GET", `/memories/${encodeURIComponent(id)}`);
+    const rel = await api<{ related: Related[] }>("GET", `/memories/${center.id}/related${query({ depth, direction, type: types })}`);
+    const cats = new Map<string, string>();
+    const color = (cat: string | null) => {
+      const key = cat ?? "";
+      if (!cats.has(key)) cats.set(key, PALETTE[cats.size % PALETTE.length]);
+      return cats.get(key)!;
+    };
+    const elements: ElementDefinition[] = [
+      { data: { id: center.id, label: preview(center.content, 40), color: color(center.category), depth: 0 }, classes: "center" },
+    ];
+    for (const r of rel.related) {
+      elements.push({ data: { id: r.memory.id, label: preview(r.memory.content, 40), color: color(r.memory.category), depth: r.depth } });
+    }
+    for (const r of rel.related) {
+      const e = r.relationship;
+      elements.push({ data: { id: `e${e.id}`, source: e.from, target: e.to, label: e.type } });
+    }
+    info.textContent = `${rel.related.length + 1} memories, ${rel.related.length} links. Click a memory to open it; drag to pan, scroll to zoom.`;
+    const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 70, animate: false } as any);
+    cy.on("tap", "node", (evt) => {
+      location.hash = `#/memory/${evt.target.id()}`;
+    });
+  } catch (err) {
+    clear(canvas, errorBox((err as ApiError).message));
+  }
+}
+
+interface KnowledgeView {
+  as_of: string;
+  earliest: string | null;
+  latest: string | null;
+  entities: { id: string; name: string; type: string | null; summary: string }[];
+  facts: { id: string; subject: { id: string }; object: { id: string }; predicate: string; fact: string; invalid_at: string | null }[];
+  communities: { id: string; name: string; members: string[] }[];
+  truncated: boolean;
+}
+
+export async function knowledgeView(root: HTMLElement, params: URLSearchParams): Promise<void> {
+  const c = await choices();
+  const workspace = params.get("workspace") ?? "";
+  const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...c.workspaces.map((w) => [w, w] as [string, string])];
+  const picker = select("workspace", ws, workspace);
+  const slider = h("input", { type: "range", min: "0", max: "1000", value: "1000", id: "as-of", "aria-label": "as of" });
+  const when = h("output", { id: "as-of-text" }, "now");
+  const info = h("p", { class: "muted", id: "graph-info" });
+  const canvas = h("div", { class: "graph", id: "graph" });
+  const side = h("aside", { class: "side", id: "entity" }, h("p", { class: "muted" }, "Click an entity to see its facts."));
+  clear(root,
+    h("h1", {}, "Knowledge graph"),
+    h("div", { class: "filters" }, h("label", {}, "workspace ", picker), h("label", { class: "slider" }, "as of ", slider, " ", when)),
+    info,
+    h("div", { class: "split" }, canvas, side),
+  );
+  picker.addEventListener("change", () => {
+    location.hash = `#/knowledge${query({ workspace: picker.value })}`;
+  });
+
+  let span: [number, number] | null = null;
+  const asOf = (): string | null => {
+    if (!span || slider.value === slider.max) return null;
+    const t = span[0] + ((span[1] - span[0]) * Number(slider.value)) / Number(slider.max);
+    return new Date(t).toISOString();
+  };
+
+  const load = async () => {
+    try {
+      const kg = await api<KnowledgeView>("GET", `/ui/api/knowledge${query({ workspace, as_of: asOf() })}`);
+      if (!span && kg.earliest) span = [Date.parse(kg.earliest), Math.max(Date.parse(kg.as_of), Date.parse(kg.latest ?? kg.as_of))];
+      when.textContent = asOf() ? kg.as_of.slice(0, 16).replace("T", " ") : "now";
+      const community = new Map<string, number>();
+      kg.communities.forEach((cm, i) => cm.members.forEach((e) => community.set(e, i)));
+      const linked = new Set(kg.facts.flatMap((f) => [f.subject.id, f.object.id]));
+      const elements: ElementDefinition[] = kg.entities.filter((e) => linked.has(e.id)).map((e) => ({
+        data: { id: e.id, label: e.name, color: PALETTE[(community.get(e.id) ?? 0) % PALETTE.length] },
+      }));
+      for (const f of kg.facts) elements.push({ data: { id: `f${f.id}`, source: f.subject.id, target: f.object.id, label: f.predicate }, classes: f.invalid_at ? "invalid" : "" });
+      info.textContent = `${linked.size} entities, ${kg.facts.length} facts true ${asOf() ? "then" : "now"}, ${kg.communities.length} communities${kg.truncated ? " (the largest only)" : ""}.`;
+      const cy = draw(canvas, elements, { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 8000, idealEdgeLength: () => 60, numIter: 400 } as any);
+      cy.on("tap", "node", async (evt) => {
+        const ent = kg.entities.find((e) => e.id === evt.target.id());
+        if (!ent) return;
+        clear(side, h("h3", {}, ent.name), ent.type ? h("p", { class: "badge" }, ent.type) : null, h("p", {}, ent.summary));
+        try {
+          const got = await api<any>(
+            "GET", `/entities/${encodeURIComponent(ent.id)}/facts${query({ workspace, as_of: asOf(), include_invalid: !asOf() })}`);
+          const facts: { fact: string; invalid_at: string | null; sources: string[] }[] = Array.isArray(got) ? got : got.facts ?? [];
+          side.append(h("ul", { class: "facts" }, facts.map((f) => h("li", { class: f.invalid_at ? "retired" : "" },
+            f.fact, " ", f.sources.slice(0, 3).map((s) => h("a", { href: `#/memory/${s}`, class: "chip" }, short(s)))))));
+        } catch (err) {
+          side.append(errorBox((err as ApiError).message));
+        }
+      });
+    } catch (err) {
+      clear(canvas, errorBox((err as ApiError).message));
+    }
+  };
+  let timer: number | undefined;
+  slider.addEventListener("input", () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(load, 200);
+  });
+  await load();
+}
