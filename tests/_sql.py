@@ -18,3 +18,17 @@ def execute(target: str, sql: str, params: Sequence[Any] = ()) -> None:
         return
     with sqlite3.connect(target.removeprefix("sqlite://")) as conn:
         conn.execute(sql, params)
+
+
+def query(target: str, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` (``?`` placeholders) on the SQLite file or PostgreSQL URL ``target``."""
+    if "://" in target and not target.startswith("sqlite://"):
+        import psycopg
+
+        with psycopg.connect(target, autocommit=True) as conn:
+            return [tuple(r) for r in conn.execute(sql.replace("?", "%s"), params)]  # type: ignore[arg-type]
+    conn = sqlite3.connect(target.removeprefix("sqlite://"))
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
