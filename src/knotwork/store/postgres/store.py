@@ -587,7 +587,7 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
             f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > %s)"
             " AND (invalid_at IS NULL OR invalid_at > %s) ORDER BY id DESC LIMIT %s)"
         )
-        sql = " UNION ALL ".join([part] * len(scopes)) + " ORDER BY id DESC LIMIT %s"
+        sql = "SELECT * FROM (" + " UNION ALL ".join([part] * len(scopes)) + ") AS newest ORDER BY id DESC LIMIT %s"
         params: list[Any] = []
         for scope in scopes:
             params += [scope, at, at, limit]
