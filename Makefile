@@ -12,7 +12,7 @@ UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres]'
 	touch $(STAMP)
 
 $(UI): $(UI_SRC)

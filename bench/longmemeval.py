@@ -184,11 +184,11 @@ class KnotworkStore:
     the bench's.
     """
 
-    def __init__(self, turns: Sequence[Turn], path: Path, *, batch: int = 1000, asked_at: bool = False) -> None:
+    def __init__(self, turns: Sequence[Turn], path: Path | str, *, batch: int = 1000, asked_at: bool = False) -> None:
         import knotwork
 
-        reuse = path.exists()
         self.mem = knotwork.open(path)
+        reuse = self.mem.store.count_memories() > 0  # a store built by an earlier run (a file or a database URL)
         self.asked_at = asked_at
         embedder = getattr(self.mem, "embedder", None)
         self.embedder_id = getattr(embedder, "model_id", None) if embedder is not None else None
@@ -517,8 +517,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=1000, help="add_many batch size")
     parser.add_argument("--json", type=Path, default=None, help="write every figure and each question's ranked turns here")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
-    parser.add_argument("--store", type=Path, default=None, metavar="PATH",
-                        help="keep knotwork's store here; if it exists, search it instead of ingesting again")
+    parser.add_argument("--store", default=None, metavar="PATH",
+                        help="keep knotwork's store here (a file or a postgresql:// URL); if it holds memories, search it "
+                             "instead of ingesting again")
     parser.add_argument("--asked-at", action="store_true",
                         help="search as of each question's date (knotwork's now=), so 'two weeks ago' counts from it")
     args = parser.parse_args(argv)
@@ -551,7 +552,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="knotwork-lme-") as tmp:
         path = args.store or Path(tmp) / "longmemeval.db"
-        say(f"knotwork: reusing {path}" if path.exists() else f"knotwork: add_many {len(turns)} turns in batches of {args.batch} ...")
+        say(f"knotwork: reusing {path}" if isinstance(path, str) and "://" in path or Path(path).exists() else f"knotwork: add_many {len(turns)} turns in batches of {args.batch} ...")
         kw = KnotworkStore(turns, path, batch=args.batch, asked_at=args.asked_at)
         timings.update(
             knotwork_ingest_s=kw.ingest_s,

@@ -1,4 +1,4 @@
-"""Durability as a setting, and online backup and restore of a SQLite store (API and CLI)."""
+"""Durability as a setting, and online backup and restore of a SQLite store (API and CLI); a PostgreSQL store names pg_dump."""
 
 from __future__ import annotations
 
@@ -105,3 +105,15 @@ def test_cli_backup_and_restore(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert [m["content"] for m in __import__("json").loads(out)["memories"]] == ["We chose SQLite for the store"]
     code, _, err = run(capsys, "restore", str(tmp_path / "missing.db"), "--db", str(db), "--yes")
     assert code == 2 and "not a file" in err
+
+
+def test_a_postgres_store_names_its_own_backup_tool(capsys, tmp_path: Path, postgres_database) -> None:
+    url = postgres_database.fresh()
+    copy = tmp_path / "copy.db"
+    with knotwork.open(url, settings=NO_MODEL) as mem:
+        mem.add("The release train leaves every Tuesday")
+        with pytest.raises(InvalidInput, match="pg_dump"):
+            mem.backup(copy)
+    code, _, err = run(capsys, "backup", str(copy), "--db", url)
+    assert code == 2 and "pg_dump" in err and err.count("\n") == 1
+    assert not copy.exists()

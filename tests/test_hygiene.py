@@ -3,7 +3,6 @@ store/ignore instructions, expiry and the health in the stats."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -15,6 +14,7 @@ import knotwork
 from knotwork import InvalidInput, Knotwork, NotFound
 from knotwork.config import Settings
 from knotwork.domain.temporal import now
+from tests._sql import execute
 
 
 @pytest.fixture
@@ -23,9 +23,9 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def hmem(tmp_path: Path, home: Path) -> Iterator[Knotwork]:
-    """A store whose instructions come from ``home`` (no user's instructions.txt can leak in)."""
-    with knotwork.open(tmp_path / "h.db", settings=Settings(home=home)) as m:
+def hmem(target: str, home: Path) -> Iterator[Knotwork]:
+    """A store (on each backend) whose instructions come from ``home`` (no user's instructions.txt can leak in)."""
+    with knotwork.open(target, settings=Settings(home=home)) as m:
         yield m
 
 
@@ -111,8 +111,8 @@ def test_add_many_decides_each_item_against_the_store_and_the_batch(hmem: Knotwo
     assert health["ignored_adds"] == 1 and health["superseded_on_add"] == 1
 
 
-def test_add_many_without_an_embedder_consolidates_by_words(tmp_path: Path, home: Path) -> None:
-    with knotwork.open(tmp_path / "plain.db", settings=Settings(home=home, embedder="none")) as mem:
+def test_add_many_without_an_embedder_consolidates_by_words(target: str, home: Path) -> None:
+    with knotwork.open(target, settings=Settings(home=home, embedder="none")) as mem:
         out = mem.add_many([
             {"content": "The deploy window is Tuesday at 14:00 UTC", "workspace": "w"},
             {"content": "The deploy window is Tuesday at 14:00 UTC, announced in #ops", "workspace": "w"},
@@ -206,9 +206,8 @@ def test_snapshots_never_appear_in_default_reads(hmem: Knotwork) -> None:
     assert [m.id for m in hmem.list(workspace="w", category="snapshot")] == [snap.id]
 
 
-def test_prune_snapshots_keeps_the_latest_of_each_day_and_is_idempotent(tmp_path: Path, home: Path) -> None:
-    db = tmp_path / "old.db"
-    with knotwork.open(db, settings=Settings(home=home, embedder="none")) as mem:
+def test_prune_snapshots_keeps_the_latest_of_each_day_and_is_idempotent(target: str, home: Path) -> None:
+    with knotwork.open(target, settings=Settings(home=home, embedder="none")) as mem:
         # a store written before snapshots were pruned on add: the rows go in as they were
         drafts = [mem._draft(f"Profile v{i}", category="snapshot", tags={"key": "p"}, valid_at=f"2030-01-01T0{i}:00:00Z")
                   for i in range(4)]
@@ -220,15 +219,13 @@ def test_prune_snapshots_keeps_the_latest_of_each_day_and_is_idempotent(tmp_path
         assert left == {"Profile v3", "Profile next day"}
 
 
-def test_the_snapshot_prune_runs_once_on_upgrade(tmp_path: Path, home: Path) -> None:
-    db = tmp_path / "upgrade.db"
-    with knotwork.open(db, settings=Settings(home=home, embedder="none")) as mem:
+def test_the_snapshot_prune_runs_once_on_upgrade(target: str, home: Path) -> None:
+    with knotwork.open(target, settings=Settings(home=home, embedder="none")) as mem:
         mem.store.insert_memories(
             [mem._draft(f"Status {i}", category="snapshot", tags={"key": "s"}, valid_at=f"2030-01-01T0{i}:00:00Z") for i in range(3)]
         )
-    with sqlite3.connect(db) as conn:  # as a store from before the upgrade: no prune has ever run
-        conn.execute("DELETE FROM hygiene_counters")
-    with knotwork.open(db, settings=Settings(home=home, embedder="none")) as mem:
+    execute(target, "DELETE FROM hygiene_counters")  # as a store from before the upgrade: no prune has ever run
+    with knotwork.open(target, settings=Settings(home=home, embedder="none")) as mem:
         assert [m.content for m in mem.list(category="snapshot")] == ["Status 2"]
         assert mem.stats().health["snapshots_pruned"] == 2
 
@@ -304,19 +301,18 @@ def test_stats_report_what_a_health_check_needs(hmem: Knotwork) -> None:
 
 
 # -- 6. expiry -------------------------------------------------------------------------------------------
-def _expire(mem: Knotwork, memory_id: str) -> None:
+def _expire(target: str, memory_id: str) -> None:
     """Move a memory's expiry into the past, as time passing would."""
-    with mem.store.transaction():
-        mem.store._run("UPDATE memories SET expires_at = ? WHERE id = ?", ("2000-01-01T00:00:00.000000Z", memory_id))
+    execute(target, "UPDATE memories SET expires_at = ? WHERE id = ?", ("2000-01-01T00:00:00.000000Z", memory_id))
 
 
-def test_expired_memories_leave_every_read_and_prune_purges_them(hmem: Knotwork) -> None:
+def test_expired_memories_leave_every_read_and_prune_purges_them(hmem: Knotwork, target: str) -> None:
     keep = hmem.add("The on-call rota is in the wiki", workspace="w")
     temp = hmem.add("Deploy freeze until the incident review", workspace="w", ttl="2h",
                     facts=[{"subject": "deploys", "predicate": "status", "object": "frozen"}])
     assert temp.expires_at is not None and temp.expires_at - temp.created_at == timedelta(hours=2)
     hmem.link(temp.id, keep.id, "references")
-    _expire(hmem, temp.id)
+    _expire(target, temp.id)
     with pytest.raises(NotFound):
         hmem.get(temp.id)
     assert [h.memory.id for h in hmem.search("deploy freeze incident", workspace="w", include_invalid=True)] == []

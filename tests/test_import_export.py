@@ -12,7 +12,7 @@ from knotwork import InvalidInput
 from tests.test_cli import run
 
 
-def _fill(path: Path) -> list[str]:
+def _fill(path: Path | str) -> list[str]:
     with knotwork.open(path) as mem:
         a = mem.add("first memory", workspace="w1", agent_id="a", category="fact", tags={"k": "v"},
                     artifacts=["src/a.py"], evidence=["PR-1"], importance=0.7, metadata={"n": [1, 2]},
@@ -24,8 +24,8 @@ def _fill(path: Path) -> list[str]:
         return [a.id, b.id]
 
 
-def test_round_trip_is_lossless(capsys, tmp_path: Path) -> None:
-    src, dst = tmp_path / "src.db", tmp_path / "dst.db"
+def test_round_trip_is_lossless(capsys, tmp_path: Path, target: str) -> None:
+    src, dst = tmp_path / "src.db", target  # into a SQLite file or a PostgreSQL database, out again the same
     ids = _fill(src)
     code, first, _ = run(capsys, "export", "--db", str(src))
     assert code == 0
@@ -72,12 +72,12 @@ def test_export_to_file_with_progress(capsys, tmp_path: Path) -> None:
         ('{"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "content": "x", "created_at": "never", "updated_at": "2024-01-01", "valid_at": "2024-01-01"}', "created_at"),
     ],
 )
-def test_bad_import_writes_nothing(capsys, tmp_path: Path, line: str, needle: str) -> None:
+def test_bad_import_writes_nothing(capsys, tmp_path: Path, target: str, line: str, needle: str) -> None:
     good = '{"id": "01ARZ3NDEKTSV4RRFFQ69G5FAW", "content": "good one", "created_at": "2024-01-01", "updated_at": "2024-01-01", "valid_at": "2024-01-01"}'
     f = tmp_path / "in.jsonl"
     f.write_text(good + "\n" + line + "\n", encoding="utf-8")
-    db = tmp_path / "x.db"
-    code, _, err = run(capsys, "import", str(f), "--db", str(db))
+    db = target
+    code, _, err = run(capsys, "import", str(f), "--db", db)
     assert code == 2 and needle in err and err.count("\n") == 1
     with knotwork.open(db) as mem:
         assert mem.store.count_memories() == 0
@@ -88,8 +88,8 @@ def test_import_missing_file(capsys, tmp_path: Path) -> None:
     assert code == 2 and "nope.jsonl" in err
 
 
-def test_import_records_api_checks_everything_first(tmp_path: Path) -> None:
-    with knotwork.open(tmp_path / "x.db") as mem:
+def test_import_records_api_checks_everything_first(target: str) -> None:
+    with knotwork.open(target) as mem:
         with pytest.raises(InvalidInput, match="record 2"):
             mem.import_records([
                 {"id": "01ARZ3NDEKTSV4RRFFQ69G5FAW", "content": "ok", "created_at": "2024-01-01",

@@ -196,10 +196,10 @@ def test_bfs_pure() -> None:
     assert not truncated and len(steps) == 3  # every node fits: nothing was cut
 
 
-def test_walks_see_another_connections_links(db_path) -> None:
+def test_walks_see_another_connections_links(target: str) -> None:
     """The in-memory copy of the links catches up with link, unlink and delete done through another connection."""
     settings = knotwork.Settings(embedder="none")
-    with knotwork.open(db_path, settings=settings) as one, knotwork.open(db_path, settings=settings) as two:
+    with knotwork.open(target, settings=settings) as one, knotwork.open(target, settings=settings) as two:
         a, b, c = chain(one, 3)
         assert one.related(a) == []  # the copy is loaded now
         r = two.link(a, b, "relates_to")

@@ -20,6 +20,8 @@ import pytest
 
 import knotwork
 from knotwork import Knotwork
+from knotwork.app import open_store
+from knotwork.config import Settings
 from knotwork.search.vector_index import VectorIndex
 from knotwork.store.sqlite import SQLiteStore
 
@@ -45,8 +47,9 @@ class RandomEmbedder:
         return v / np.linalg.norm(v)
 
 
-def open_fake(path: Path) -> Knotwork:
-    return Knotwork(SQLiteStore(path), embedder=RandomEmbedder())
+def open_fake(path: Path | str) -> Knotwork:
+    """A store (a SQLite file, or the PostgreSQL database a URL names) with a random-vector embedder."""
+    return Knotwork(open_store(str(path), Settings()), embedder=RandomEmbedder())
 
 
 @pytest.fixture

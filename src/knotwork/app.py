@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from knotwork.config import Settings
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.service import Knotwork
-from knotwork.store.protocol import Tracer
+from knotwork.store.protocol import Store, Tracer
 
 if TYPE_CHECKING:
     from knotwork.embed.protocol import Embedder
@@ -53,6 +53,25 @@ def _target(path_or_url: str | Path | None, settings: Settings) -> tuple[str, st
     return (scheme, rest) if sep else ("sqlite", target)
 
 
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+def open_store(target: str, settings: Settings, tracer: Tracer | None = None) -> Store:
+    """The store a path or URL names: a SQLite file (path, ``sqlite:///path``, ``:memory:``) or PostgreSQL (``postgresql://``)."""
+    scheme, rest = _target(target, settings)
+    if scheme in POSTGRES_SCHEMES:
+        try:
+            from knotwork.store.postgres import PostgresStore
+        except ImportError as exc:  # the driver is an optional dependency: pip install 'knotwork[postgres]'
+            raise BackendUnavailable(f"PostgreSQL support is not installed ({exc}); install knotwork[postgres]") from None
+        return PostgresStore(target, busy_timeout_ms=settings.busy_timeout_ms, pool_size=settings.pool_size, tracer=tracer)
+    if scheme != "sqlite":
+        raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path, sqlite:///path or postgresql://...")
+    from knotwork.store.sqlite import SQLiteStore
+
+    return SQLiteStore(rest, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer, synchronous=settings.synchronous)
+
+
 def open(
     path_or_url: str | Path | None = None,
     *,
@@ -62,19 +81,16 @@ def open(
 ) -> Knotwork:
     """Open (creating if needed) a knotwork store.
 
-    ``path_or_url``: a file path, ``sqlite:///path``, or ``:memory:``; by
+    ``path_or_url``: a file path, ``sqlite:///path``, ``:memory:`` or
+    ``postgresql://user:password@host/dbname`` (PostgreSQL 15+ with pgvector); by
     default ``$KNOTWORK_DB`` or ``$KNOTWORK_HOME/knotwork.db`` (``~/.knotwork``).
     ``tracer`` is called with every SQL statement and its parameters.
     ``reembed=True`` opens a store whose vectors came from another model, so
     that :meth:`Knotwork.reembed` can rebuild them.
     """
     settings = settings or Settings()
-    scheme, target = _target(path_or_url, settings)
-    if scheme != "sqlite":
-        raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path or sqlite:///path")
-    from knotwork.store.sqlite import SQLiteStore
-
-    store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer, synchronous=settings.synchronous)
+    target = str(path_or_url) if path_or_url is not None else settings.database()
+    store = open_store(target, settings, tracer)
     try:
         embedder = embedder_for(settings.embedder)
         if not reembed:

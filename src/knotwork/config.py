@@ -22,6 +22,9 @@ class Settings(BaseSettings):
     db: str | None = Field(default=None, description="Database path or URL; overrides home/knotwork.db.")
     max_content_bytes: int = Field(default=64 * 1024, gt=0, description="Largest memory content, in UTF-8 bytes.")
     busy_timeout_ms: int = Field(default=30_000, ge=0, description="How long a writer waits for another process's lock.")
+    pool_size: int = Field(
+        default=8, ge=2, le=1000, description="Most connections one process holds to a PostgreSQL database (its pool)."
+    )
     synchronous: Literal["full", "normal"] = Field(
         default="full",
         description="SQLite durability. full: a write acknowledged is on disk, through a power loss or an OS crash "

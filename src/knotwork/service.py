@@ -106,9 +106,7 @@ class Knotwork:
             limit_blas_threads(self.settings.blas_threads)
         self.embedder = embedder
         self.index = VectorIndex(store, embedder.dim) if embedder else None
-        # The in-memory BM25 index needs the store's change log of memory texts; a store
-        # without one ranks text itself (fts_candidates).
-        self.lexical = LexicalIndex(store) if hasattr(store, "text_mark") else None
+        self.lexical = LexicalIndex(store)  # BM25 in memory, kept in step through the store's change log of texts
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None, self.lexical)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self.instructions = store_rules.load(self.settings.home)
@@ -762,8 +760,7 @@ class Knotwork:
             load()
             self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
             self.embedder.embed_query(MODEL_WARMUP_TEXT)
-        if self.lexical is not None:
-            self.lexical.sync()
+        self.lexical.sync()
         if self.index is not None:
             self.index.sync()
 

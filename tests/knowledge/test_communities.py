@@ -14,8 +14,8 @@ from knotwork.knowledge import communities as algo
 
 
 @pytest.fixture
-def kg(tmp_path: Path) -> Iterator[Knotwork]:
-    with knotwork.open(tmp_path / "kg.db", settings=Settings(embedder="none", kg_extract="none")) as mem:
+def kg(target: str) -> Iterator[Knotwork]:
+    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as mem:
         yield mem
 
 

@@ -12,8 +12,8 @@ from knotwork import Knotwork, Settings
 
 
 @pytest.fixture
-def kg(tmp_path: Path) -> Iterator[Knotwork]:
-    with knotwork.open(tmp_path / "kg.db", settings=Settings(embedder="none")) as mem:
+def kg(target: str) -> Iterator[Knotwork]:
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
         yield mem
 
 

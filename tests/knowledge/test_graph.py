@@ -13,9 +13,9 @@ from knotwork import InvalidInput, Knotwork, NotFound, Settings
 
 
 @pytest.fixture
-def kg(tmp_path: Path) -> Iterator[Knotwork]:
+def kg(target: str) -> Iterator[Knotwork]:
     """A store without embeddings (fast); resolution by name and spelling only."""
-    with knotwork.open(tmp_path / "kg.db", settings=Settings(embedder="none")) as mem:
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
         yield mem
 
 

@@ -10,7 +10,7 @@ def test_entity_vectors_are_written_and_searched(mem: Knotwork) -> None:
         {"content": "The ReportsModule uses Redis for caching."},
         {"content": "I live in Berlin.", "entities": [{"name": "Berlin", "summary": "capital of Germany"}]},
     ])
-    with_vector = {r[0] for r in mem.store._conn.execute(
+    with_vector = {r[0] for r in mem.store._run(
         "SELECT e.name FROM entities e JOIN entity_vectors v ON v.entity_id = e.id")}
     # natural-language names get a vector; names spelled exactly (code, known technologies) do not
     assert "Berlin" in with_vector and not with_vector & {"ReportsModule", "Redis"}

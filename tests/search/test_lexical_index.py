@@ -5,26 +5,23 @@ from __future__ import annotations
 
 import math
 import random
-import sqlite3
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from knotwork import ALL_WORKSPACES
 from knotwork.search.lexical import analyze, analyze_query
 from knotwork.search.lexical_index import B, K1, LexicalIndex
+from tests._sql import execute, query
 from tests.test_similar import open_fake
 
 SPACES = [None, None, "a", "b", "c"]
 WORDS = "alpha beta gamma delta epsilon zeta theta iota kappa lambda deploy retry policy billing cache redis".split()
 
 
-def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> list[tuple[str, float, float, float]]:
-    """BM25 (Lucene idf) over every memory in the file that ``workspace`` can see, from scratch."""
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT id, workspace, content FROM memories").fetchall()
-    conn.close()
+def brute_force(target: str, terms: list[str], k: int, workspace: str | None) -> list[tuple[str, float, float, float]]:
+    """BM25 (Lucene idf) over every memory in the database that ``workspace`` can see, from scratch."""
+    rows = query(target, "SELECT id, workspace, content FROM memories")
     docs = [(mid, Counter(analyze(text))) for mid, ws, text in rows if workspace == ALL_WORKSPACES or ws in ("", workspace or "")]
     if not docs:
         return []
@@ -42,7 +39,7 @@ def brute_force(path: Path, terms: list[str], k: int, workspace: str | None) -> 
     return sorted(out, key=lambda h: (-h[1], h[0]))[:k]
 
 
-def assert_exact(index: LexicalIndex, path: Path, rng: random.Random) -> None:
+def assert_exact(index: LexicalIndex, path: str, rng: random.Random) -> None:
     for _ in range(6):
         terms = analyze_query(" ".join(rng.sample(WORDS, rng.randint(1, 4))))
         for workspace in [ALL_WORKSPACES, None, "a", "b", "nobody-writes-here"]:
@@ -60,47 +57,45 @@ def text(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 25)))
 
 
-def test_searches_match_bm25_from_the_file_while_another_writer_writes(db_path: Path) -> None:
+def test_searches_match_bm25_from_the_database_while_another_writer_writes(target: str) -> None:
     rng = random.Random(3)
-    with open_fake(db_path) as reader, open_fake(db_path) as writer:
+    with open_fake(target) as reader, open_fake(target) as writer:
         live: list[str] = []
         for step in range(12):
             live += [m.id for m in writer.add_many([{"content": text(rng), "workspace": rng.choice(SPACES)} for _ in range(rng.randint(1, 30))])]
             if step % 3 == 2:
                 writer.delete(live.pop(rng.randrange(len(live))))
                 writer.update(rng.choice(live), content=text(rng))  # new text: old postings must go
-            assert_exact(reader.lexical, db_path, rng)
+            assert_exact(reader.lexical, target, rng)
         assert len(reader.lexical) == len(live)
 
 
-def test_a_reader_that_fell_behind_the_kept_changes_loads_everything_again(db_path: Path) -> None:
+def test_a_reader_that_fell_behind_the_kept_changes_loads_everything_again(target: str) -> None:
     rng = random.Random(5)
-    with open_fake(db_path) as reader, open_fake(db_path) as writer:
+    with open_fake(target) as reader, open_fake(target) as writer:
         writer.add_many([{"content": text(rng)} for _ in range(20)])
-        assert_exact(reader.lexical, db_path, rng)
+        assert_exact(reader.lexical, target, rng)
         doomed = writer.add_many([{"content": "zeta zeta unique-word-qq"} for _ in range(1)])[0]
         writer.delete(doomed.id)
         writer.add_many([{"content": text(rng)} for _ in range(5)])
-        conn = sqlite3.connect(db_path)  # the oldest changes pruned, as the tail trigger does past 10,000
-        conn.execute("DELETE FROM memory_changes WHERE seq < (SELECT max(seq) - 2 FROM memory_changes)")
-        conn.commit()
-        conn.close()
-        assert_exact(reader.lexical, db_path, rng)
+        # the oldest changes pruned, as the store does past 10,000
+        execute(target, "DELETE FROM memory_changes WHERE seq < (SELECT max(seq) - 2 FROM memory_changes)")
+        assert_exact(reader.lexical, target, rng)
         assert reader.lexical.search(analyze_query("qq"), 5, ALL_WORKSPACES) == []
         assert len(reader.lexical) == 25
 
 
-def test_compaction_keeps_searches_exact(db_path: Path) -> None:
+def test_compaction_keeps_searches_exact(target: str) -> None:
     rng = random.Random(9)
-    with open_fake(db_path) as mem, open_fake(db_path) as other:
+    with open_fake(target) as mem, open_fake(target) as other:
         stored = mem.add_many([{"content": f"{text(rng)} n{i}", "workspace": rng.choice(SPACES)} for i in range(1500)])
-        assert_exact(mem.lexical, db_path, rng)
+        assert_exact(mem.lexical, target, rng)
         for m in stored[:1300]:  # another writer deletes most of them
             other.delete(m.id)
-        assert_exact(mem.lexical, db_path, rng)
+        assert_exact(mem.lexical, target, rng)
         assert len(mem.lexical) == 200
         mem.add_many([{"content": text(rng), "workspace": rng.choice(SPACES)} for _ in range(30)])
-        assert_exact(mem.lexical, db_path, rng)
+        assert_exact(mem.lexical, target, rng)
 
 
 def test_the_analyzer_keeps_identifiers_whole_and_in_parts() -> None:

@@ -6,6 +6,7 @@ nothing is written when a command fails.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -365,6 +366,40 @@ def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
         with _progress(mem.store.count_memories(), "reembed", progress) as bar:
             done = mem.reembed(on_progress=bar.update)
     click.echo(f"✓ Re-embedded {done} memories with {settings.embedder}")
+
+
+@cli.command()
+@click.option("--from", "source", metavar="URL", required=True, help="Store to copy from: a path, sqlite:///path or postgresql://...")
+@click.option("--to", "target", metavar="URL", required=True, help="Store to copy into (created if needed).")
+@progress_option
+@click.pass_context
+def migrate(ctx: click.Context, source: str, target: str, progress: bool | None) -> None:
+    """Copy a whole store into another (SQLite <-> PostgreSQL); run again to finish an interrupted copy."""
+    from knotwork import app
+    from knotwork.services import transfer
+
+    settings = _settings(ctx)
+    if source == target:
+        raise InvalidInput("--to", "is the same store as --from")
+    with contextlib.ExitStack() as stack:
+        src = app.open_store(source, settings)
+        stack.callback(src.close)
+        dst = app.open_store(target, settings)
+        stack.callback(dst.close)
+        bars: dict[str, tqdm] = {}
+
+        def step(what: str, done: int) -> None:
+            if what not in bars:
+                bars[what] = stack.enter_context(
+                    tqdm(desc=what, unit=f" {what}", file=sys.stderr, disable=None if progress is None else not progress)
+                )
+            bars[what].update(done)
+
+        report = transfer.move(src, dst, step)
+    for count in report:
+        click.echo(f"{'✓' if count.same else '✗'} {count.name}: {count.source} -> {count.target}")
+    if not all(count.same for count in report):
+        raise click.ClickException("the stores' counts differ after the copy (see above); run the command again")
 
 
 @cli.command()

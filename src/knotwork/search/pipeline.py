@@ -20,7 +20,7 @@ import numpy as np
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, RankingFacts
 from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
-from knotwork.search.lexical import analyze_query, query_terms
+from knotwork.search.lexical import analyze_query
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, Candidate
@@ -69,7 +69,7 @@ class Pipeline:
         store: Any,
         index: VectorIndex | None,
         embed_query: Callable[[str], np.ndarray] | None,
-        lexical: LexicalIndex | None = None,
+        lexical: LexicalIndex,
     ) -> None:
         self.store = store
         self.index = index
@@ -83,10 +83,6 @@ class Pipeline:
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         """(memory id, lexical relevance in [0, 1]) of the best BM25 matches the filter lets through."""
-        if self.lexical is None:  # a store that ranks text itself (PostgreSQL): raw BM25, scaled to its best
-            found = self.store.fts_candidates(query_terms(q.text), q.flt, n, q.at)
-            top = max((s for _, s in found), default=0.0) or 1.0
-            return [(mid, s / top) for mid, s in found]
         terms = analyze_query(q.text)
         take = 2 * n
         while True:
@@ -102,10 +98,7 @@ class Pipeline:
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
             return []
-        hits = self.index.search(self.embed_query(q.text), n * 2, q.flt.workspace)
-        hits = [h for h in hits if h.similarity >= state["recipe"].min_similarity]
-        allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
-        return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:n]
+        return self.store.vector_candidates(self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity)
 
     def _graph(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         hops = self._hops(q, state)

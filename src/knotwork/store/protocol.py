@@ -138,3 +138,15 @@ class Store(Protocol):
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
         """(memory id, BM25 score; higher is better) for memories matching any term."""
         ...
+
+    def vector_candidates(
+        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+    ) -> list[tuple[str, float]]:
+        """(memory id, cosine of its best chunk to ``query``; higher is better) of the ``k`` nearest memories ``flt`` lets through.
+
+        ``index`` is the process's in-memory vector index
+        (:class:`~knotwork.search.vector_index.VectorIndex`): a store with no
+        k-NN of its own scans it; one that has its own (pgvector) ignores it.
+        Hits below ``min_similarity`` are left out.
+        """
+        ...

@@ -346,14 +346,14 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
             clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
             if clash and clash.id != new.id:
                 raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
+            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
+            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
+            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
+                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
             self._run(
                 "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
                 (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
             )
-            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
-            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
-            if cur.rowcount != 1:
-                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
             self._write_tags(new)
         return new
 
@@ -453,6 +453,18 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
                     (match, *params, limit),
                 ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
+
+    def vector_candidates(
+        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+    ) -> list[tuple[str, float]]:
+        """The ``k`` memories nearest ``query`` that ``flt`` lets through, from the process's in-memory ``index``.
+
+        SQLite has no k-NN of its own: the index scans its workspace's
+        partitions for twice ``k``, and the filter keeps what it lets through.
+        """
+        hits = [h for h in index.search(query, k * 2, flt.workspace) if h.similarity >= min_similarity]
+        allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
+        return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:k]
 
     # -- links --------------------------------------------------------------
     def insert_link(self, rel: Relationship) -> Relationship:

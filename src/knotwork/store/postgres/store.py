@@ -1,0 +1,627 @@
+"""PostgreSQL store: pgvector (HNSW, cosine) for vectors, tsvector + GIN for full text, a connection pool.
+
+Many processes, and many threads of one, share the database. Reads borrow a
+pooled connection for one statement (autocommit). Writes run in a
+transaction that holds one pooled connection for the thread that opened it
+and first takes the store's write lock (a transaction-level advisory lock),
+so writers queue as SQLite's ``BEGIN IMMEDIATE`` makes them queue: the
+change numbers that in-memory copies catch up from (vectors, links) are
+handed out in commit order, and a memory edited twice at once gets two
+versions, one after the other, never a lost update.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg_pool import ConnectionPool
+
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.temporal import to_text
+from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.store.postgres import migrate
+from knotwork.store.postgres.hygiene import HygieneStore
+from knotwork.store.postgres.knowledge import KnowledgeStore
+from knotwork.store.postgres.rows import (
+    BRIEF_COLUMNS,
+    COLUMNS,
+    LINK_COLUMNS,
+    bm25_sql,
+    brief_row,
+    link_row,
+    memory_params,
+    memory_row,
+    stored_link_row,
+    where_sql,
+)
+from knotwork.store.postgres.termstats import TermStats
+from knotwork.store.postgres.vectors import VectorStore
+from knotwork.store.protocol import Tracer
+
+FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candidates)
+WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
+_ROWS_PER_INSERT = 1000  # memories per INSERT statement: 17,000 parameters, under PostgreSQL's 65,535
+
+
+class _Result:
+    """The rows of one statement, read before its connection went back to the pool."""
+
+    __slots__ = ("rows", "rowcount")
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self.rows = rows
+        self.rowcount = rowcount
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+    def fetchone(self) -> Any:
+        return self.rows[0] if self.rows else None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.rows)
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (for messages and ``location``)."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
+    """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
+    ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``)."""
+
+    def __init__(
+        self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
+    ) -> None:
+        self.location = redact(url)
+        self.tracer = tracer
+        self._busy_timeout_ms = int(busy_timeout_ms)
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("SET client_min_messages = warning")
+                self._version = migrate.apply(conn)
+                newest = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        except (psycopg.Error, migrate.SchemaMismatch) as exc:
+            raise BackendUnavailable(f"{self.location}: cannot open as a knotwork database ({exc})") from None
+        if newest > self._version:
+            raise BackendUnavailable(
+                f"{self.location}: schema version {newest} was written by a newer knotwork (this one knows {self._version})"
+            )
+        self._pool = ConnectionPool(
+            url, min_size=1, max_size=max(2, pool_size), kwargs={"autocommit": True}, configure=self._configure, open=True
+        )
+        self._local = threading.local()
+        self._own_writes = 0  # write transactions this object committed (data_version leaves them out)
+        self._dims: set[int] = set()  # vector dimensions known to have their HNSW index
+        self._term_stats = TermStats(self._run)
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        conn.execute("SET TIME ZONE 'UTC'")
+        conn.execute("SET client_min_messages = warning")  # plainto_tsquery's notice about stop words
+        conn.execute(f"SET lock_timeout = {self._busy_timeout_ms}")
+        register_vector(conn)
+
+    # -- plumbing ---------------------------------------------------------
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        """This thread's transaction's connection, or a pooled one for one statement."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        with self._pool.connection() as conn:
+            yield conn
+
+    def _run(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        if self.tracer:
+            self.tracer(sql, params)
+        with self._connection() as conn:
+            cur = conn.execute(sql, params)  # type: ignore[arg-type]
+            return _Result(cur.fetchall() if cur.description else [], cur.rowcount)
+
+    def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if len(rows) == 1:
+            self._run(sql, rows[0])  # one round trip (executemany opens a pipeline: two)
+            return
+        if self.tracer:
+            self.tracer(sql, rows)
+        if not rows:
+            return
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.executemany(sql, rows)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def schema_version(self) -> int:
+        return self._version
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if getattr(self._local, "conn", None) is not None:
+            yield  # nested: the outer transaction commits or rolls back
+            return
+        with self._pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                if self.tracer:
+                    self.tracer("BEGIN", ())
+                with conn.transaction():
+                    self._run("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    self._run("UPDATE store_clock SET n = n + 1")
+                    self._own_writes += 1
+                    try:
+                        yield
+                    except BaseException:
+                        self._own_writes -= 1
+                        if self.tracer:
+                            self.tracer("ROLLBACK", ())
+                        raise
+                if self.tracer:
+                    self.tracer("COMMIT", ())
+            finally:
+                self._local.conn = None
+
+    def in_transaction(self) -> bool:
+        """True while this thread has a transaction open (its own writes not yet committed)."""
+        return getattr(self._local, "conn", None) is not None
+
+    def text_mark(self) -> int:
+        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
+        return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def first_text_change(self) -> int:
+        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
+        return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
+
+    def texts_changed_after(self, seq: int) -> list[int]:
+        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
+        return [r[0] for r in self._run("SELECT DISTINCT memory_rowno FROM memory_changes WHERE seq > %s", (seq,))]
+
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
+        """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
+        sql = "SELECT rowno, id, workspace, content FROM memories"
+        if rowids is None:
+            return [tuple(r) for r in self._run(sql)]
+        return [tuple(r) for r in self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)]
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (this store's own commits leave it)."""
+        return self._run("SELECT n FROM store_clock").fetchone()[0] - self._own_writes
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Memory | None:
+        row = self._run(sql, params).fetchone()
+        return memory_row(row) if row else None
+
+    def _rows_by_ids(self, sql: str, ids: Sequence[Any], *params: Any) -> list[Any]:
+        """Every row of ``sql``, whose first parameter is the list of distinct ``ids`` (``= ANY(%s)``)."""
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return []
+        return self._run(sql, (unique, *params)).fetchall()
+
+    # -- memories ---------------------------------------------------------
+    def _insert(self, memories: Sequence[Memory]) -> None:
+        """Insert new memories and their tags: one statement for the memories, one for the tags."""
+        row = "(" + ", ".join(["%s"] * 17) + ")"
+        for start in range(0, len(memories), _ROWS_PER_INSERT):
+            batch = memories[start : start + _ROWS_PER_INSERT]
+            self._run(
+                f"INSERT INTO memories ({COLUMNS}) VALUES {', '.join([row] * len(batch))}",
+                [v for m in batch for v in memory_params(m)],
+            )
+        tags = [(m.id, key, value) for m in memories for key, value in m.tags.items()]
+        self._run_many("INSERT INTO memory_tags (memory_id, key, value) VALUES (%s, %s, %s)", tags)
+
+    def _write_tags(self, m: Memory) -> None:
+        self._run("DELETE FROM memory_tags WHERE memory_id = %s", (m.id,))
+        self._run_many(
+            "INSERT INTO memory_tags (memory_id, key, value) VALUES (%s, %s, %s)",
+            [(m.id, key, value) for key, value in m.tags.items()],
+        )
+
+    def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
+        return self._one(
+            f"SELECT {COLUMNS} FROM memories WHERE workspace = %s AND agent_id = %s AND content_hash = %s",
+            (workspace or "", agent_id or "", content_hash),
+        )
+
+    def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
+        # Round trips, not rows, are what a write costs here: the stored duplicates are read in one
+        # statement and the new memories written in one, in the order given (a memory repeated
+        # within the batch is a duplicate of its first occurrence, as when inserted one by one).
+        out: list[Memory] = []
+        with self.transaction():
+            keys = [(m.workspace or "", m.agent_id or "", m.content_hash) for m in memories]
+            stored = {
+                (r[2], r[3], r[14]): memory_row(r)
+                for r in self._run(
+                    f"SELECT {COLUMNS} FROM memories WHERE (workspace, agent_id, content_hash) IN"
+                    " (SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]))",
+                    [list(column) for column in zip(*keys)] if keys else [[], [], []],
+                )
+            }
+            new: list[Memory] = []
+            for key, m in zip(keys, memories):
+                if key in stored:
+                    out.append(stored[key].with_duplicate())
+                    continue
+                stored[key] = m
+                new.append(m)
+                out.append(m)
+            if new:
+                self._insert(new)
+        return out
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        return self._one(f"SELECT {COLUMNS} FROM memories WHERE id = %s", (memory_id,))
+
+    def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        rows = self._rows_by_ids(f"SELECT {COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
+        return {r[0]: memory_row(r) for r in rows}
+
+    def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
+        rows = self._rows_by_ids(f"SELECT {BRIEF_COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
+        return {r[0]: brief_row(r) for r in rows}
+
+    def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
+        rows = self._rows_by_ids(
+            "SELECT id, valid_at, importance, artifacts::jsonb ->> 0,"
+            " length(content) - length(replace(replace(content, ' ', ''), chr(10), '')) + 1"
+            " FROM memories WHERE id = ANY(%s)",
+            memory_ids,
+        )
+        return {r[0]: RankingFacts(r[1], r[2], r[4], r[3]) for r in rows}
+
+    def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
+        if len(ref) == 26:
+            return [ref] if self.get_memory(ref) else []
+        by_prefix = self._run(
+            "SELECT id FROM memories WHERE id >= %s AND id < %s ORDER BY id LIMIT %s", (ref, ref + "~", limit)
+        ).fetchall()
+        rev = ref[::-1]
+        by_suffix = self._run(
+            'SELECT id FROM memories WHERE reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s'
+            ' ORDER BY reverse(id) COLLATE "C" LIMIT %s',
+            (rev, rev + "~", limit),
+        ).fetchall()
+        return list(dict.fromkeys(r[0] for r in by_prefix + by_suffix))
+
+    def count_memory_refs(self, ref: str) -> int:
+        rev = ref[::-1]
+        return self._run(
+            'SELECT count(*) FROM memories WHERE (id >= %s AND id < %s)'
+            ' OR (reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s)',
+            (ref, ref + "~", rev, rev + "~"),
+        ).fetchone()[0]
+
+    def replace_memory(self, old: Memory, new: Memory) -> Memory:
+        with self.transaction():
+            clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
+            if clash and clash.id != new.id:
+                raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
+            assignments = ", ".join(f"{c.strip()} = %s" for c in COLUMNS.split(",")[1:])
+            cur = self._run(
+                f"UPDATE memories SET {assignments} WHERE id = %s AND version = %s", (*memory_params(new)[1:], old.id, old.version)
+            )
+            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
+                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
+            self._run(
+                "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
+                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
+            )
+            self._write_tags(new)
+        return new
+
+    def delete_memory(self, memory_id: str) -> bool:
+        with self.transaction():
+            return self._run("DELETE FROM memories WHERE id = %s", (memory_id,)).rowcount > 0
+
+    def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
+        where, params = where_sql(flt, at)
+        if before_id:
+            where += " AND m.id < %s"
+            params.append(before_id)
+        rows = self._run(f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT %s", (*params, limit))
+        return [memory_row(r) for r in rows]
+
+    def memory_versions(self, memory_id: str) -> list[Memory]:
+        rows = self._run("SELECT record FROM memory_versions WHERE memory_id = %s ORDER BY version", (memory_id,))
+        return [Memory.from_dict(json.loads(r[0])) for r in rows]
+
+    def import_memory(self, memory: Memory, past_versions: Sequence[Memory]) -> bool:
+        with self.transaction():
+            if self.get_memory(memory.id):
+                return False
+            clash = self.find_memory_by_hash(memory.workspace, memory.agent_id, memory.content_hash)
+            if clash:
+                raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
+            self._insert([memory])
+            self._run_many(
+                "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
+                [(memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)) for old in past_versions],
+            )
+        return True
+
+    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
+        after = ""
+        while True:
+            rows = self._run(f"SELECT {COLUMNS} FROM memories WHERE id > %s ORDER BY id LIMIT %s", (after, batch)).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                yield memory_row(r)
+            after = rows[-1][0]
+
+    def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
+        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
+        where, params = where_sql(flt or everything, at)
+        return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+
+    # -- retrieval --------------------------------------------------------
+    def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
+        """The ``limit`` best BM25 matches for ``terms`` among the memories ``flt`` lets through.
+
+        BM25 as FTS5 computes it (k1 1.2, b 0.75, the same idf; see
+        termstats.py), over the stemmed words of each row's tsvector. The GIN index finds
+        the rows, and only the best ``FTS_OVERFETCH`` × ``limit`` are
+        filtered; when the filter leaves too few and more rows matched, the
+        query runs again with the filter inside, so the answer is the same
+        either way (as in SQLite's).
+        """
+        weighted = self._term_stats.informative(terms)
+        if not weighted:
+            return []
+        words = [t for t, _ in weighted]
+        idfs = [idf for _, idf in weighted]
+        where, params = where_sql(flt, at)
+        fetch = FTS_OVERFETCH * limit
+        ranked = self._run(bm25_sql(len(words), "TRUE"), (words, idfs, *words, self._term_stats.mean_length, fetch)).fetchall()
+        allowed = {r[0] for r in self._rows_by_ids(f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", [r[0] for r in ranked], *params)}
+        hits = [(mid, score) for mid, score in ranked if mid in allowed][:limit]
+        if len(hits) < limit and len(ranked) == fetch:
+            hits = self._run(
+                bm25_sql(len(words), where), (words, idfs, *words, *params, self._term_stats.mean_length, limit)
+            ).fetchall()
+        return [(h[0], float(h[1])) for h in hits]
+
+    # -- links --------------------------------------------------------------
+    def insert_link(self, rel: Relationship) -> Relationship:
+        with self.transaction():
+            row = self._run(
+                f"SELECT {LINK_COLUMNS} FROM links WHERE from_id = %s AND to_id = %s AND type = %s",
+                (rel.from_id, rel.to_id, rel.type),
+            ).fetchone()
+            if row:
+                return replace(link_row(row), existing=True)
+            self._run(
+                f"INSERT INTO links ({LINK_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    rel.id,
+                    rel.from_id,
+                    rel.to_id,
+                    rel.type,
+                    rel.workspace or "",
+                    rel.created_at,
+                    json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
+                ),
+            )
+        return rel
+
+    def get_link(self, link_id: str) -> Relationship | None:
+        row = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE id = %s", (link_id,)).fetchone()
+        return link_row(row) if row else None
+
+    def stored_links(self, link_ids: Sequence[str] | None = None) -> list[StoredLink]:
+        """The links of ``link_ids`` (those that exist), or every link when None, as stored (repeated values shared)."""
+        if link_ids is not None:
+            rows = self._rows_by_ids(f"SELECT {LINK_COLUMNS} FROM links WHERE id = ANY(%s)", link_ids)
+        else:
+            rows = self._run(f"SELECT {LINK_COLUMNS} FROM links").fetchall()
+        one = {}.setdefault
+        new = tuple.__new__
+        return [
+            new(StoredLink, (i, one(f, f), one(t, t), one(k, k), one(w, w), to_text(c), one(m, m))) for i, f, t, k, w, c, m in rows
+        ]
+
+    def link_mark(self) -> int:
+        return self._run("SELECT coalesce(max(seq), 0) FROM link_changes").fetchone()[0]
+
+    def first_link_change(self) -> int:
+        return self._run("SELECT coalesce(min(seq), 0) FROM link_changes").fetchone()[0]
+
+    def links_changed_after(self, seq: int) -> list[str]:
+        return [r[0] for r in self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > %s", (seq,))]
+
+    def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
+        rows = self._run(
+            "SELECT id FROM links WHERE id >= %s AND id < %s OR right(id, length(%s)) = %s ORDER BY id LIMIT %s",
+            (ref, ref + "~", ref, ref, limit),
+        )
+        return [r[0] for r in rows]
+
+    def delete_link(self, link_id: str) -> bool:
+        with self.transaction():
+            return self._run("DELETE FROM links WHERE id = %s", (link_id,)).rowcount > 0
+
+    def links_touching(
+        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
+    ) -> list[Relationship]:
+        return [link.relationship() for link in self.stored_links_touching(memory_ids, direction, types)]
+
+    def stored_links_touching(
+        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
+    ) -> list[StoredLink]:
+        """Links leaving (outgoing), entering (incoming) or touching (both) any of ``memory_ids``, as stored."""
+        type_sql = " AND type = ANY(%s)" if types else ""
+        ends = [end for end, way in (("from_id", "outgoing"), ("to_id", "incoming")) if direction in (way, "both")]
+        sql = " UNION ".join(f"SELECT {LINK_COLUMNS} FROM links WHERE {end} = ANY(%s){type_sql}" for end in ends)
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return []
+        params: list[Any] = []
+        for _ in ends:
+            params += [ids, list(types)] if types else [ids]
+        return [stored_link_row(r) for r in self._run(sql + " ORDER BY id", params)]
+
+    def list_links(self, workspace: str | None, limit: int = 1000) -> list[Relationship]:
+        where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else (
+            ("workspace IN ('', %s)", [workspace]) if workspace else ("workspace = ''", [])
+        )
+        rows = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT %s", (*params, limit))
+        return [link_row(r) for r in rows]
+
+    def count_links(self) -> int:
+        return self._run("SELECT count(*) FROM links").fetchone()[0]
+
+    # -- vectors ------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self._run("SELECT value FROM store_meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self._run(
+                "INSERT INTO store_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # -- similar lists --------------------------------------------------------
+    def similar_lists(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        rows = self._rows_by_ids(
+            "SELECT memory_id, neighbour_id, score FROM memory_similar"
+            " WHERE memory_id = ANY(%s) AND neighbour_id IS NOT NULL ORDER BY memory_id, rank",
+            memory_ids,
+        )
+        out: dict[str, list[tuple[str, float]]] = {}
+        for mid, neighbour, score in rows:
+            out.setdefault(mid, []).append((neighbour, score))
+        return out
+
+    def similar_referrers(self, neighbour_ids: Sequence[str]) -> set[str]:
+        return {r[0] for r in self._rows_by_ids("SELECT memory_id FROM memory_similar WHERE neighbour_id = ANY(%s)", neighbour_ids)}
+
+    def similar_floors(self, slots: int) -> dict[str, float]:
+        return dict(self._run("SELECT memory_id, score FROM memory_similar WHERE rank = %s", (slots,)).fetchall())
+
+    def put_similar(self, slots: Sequence[tuple[str, int, str | None, float]]) -> None:
+        with self.transaction():
+            self._run_many(
+                "INSERT INTO memory_similar (memory_id, rank, neighbour_id, score) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (memory_id, rank) DO UPDATE SET neighbour_id = excluded.neighbour_id, score = excluded.score",
+                slots,
+            )
+
+    def memories_without_similar(self, slots: int, limit: int = 1000) -> list[str]:
+        rows = self._run(
+            "SELECT DISTINCT v.memory_id FROM memory_vectors v"
+            " WHERE (SELECT count(*) FROM memory_similar s WHERE s.memory_id = v.memory_id) < %s LIMIT %s",
+            (slots, limit),
+        )
+        return [r[0] for r in rows]
+
+    def content_starts(self, memory_ids: Sequence[str], chars: int) -> dict[str, str]:
+        rows = self._run("SELECT id, left(content, %s) FROM memories WHERE id = ANY(%s)", (chars, list(dict.fromkeys(memory_ids))))
+        return dict(rows.fetchall())
+
+    def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
+        where, params = where_sql(flt, at)
+        return {r[0] for r in self._rows_by_ids(f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, *params)}
+
+    # -- signals for rerankers ------------------------------------------------
+    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
+        return dict(self._rows_by_ids("SELECT to_id, count(*) FROM links WHERE to_id = ANY(%s) GROUP BY to_id", memory_ids))
+
+    def surfaced_counts(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> dict[str, float]:
+        rows = self._rows_by_ids(
+            "SELECT memory_id, count, last_at FROM surfacing WHERE memory_id = ANY(%s) AND workspace = %s",
+            memory_ids,
+            workspace or "",
+        )
+        out: dict[str, float] = {}
+        for mid, count, last in rows:
+            hours = max(0.0, (at - last).total_seconds() / 3600)
+            out[mid] = count * 0.5 ** (hours / half_life_hours)
+        return out
+
+    def record_surfacing(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> None:
+        with self.transaction():
+            current = self.surfaced_counts(workspace, memory_ids, at, half_life_hours)
+            self._run_many(
+                "INSERT INTO surfacing (workspace, memory_id, count, last_at) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (workspace, memory_id) DO UPDATE SET count = excluded.count, last_at = excluded.last_at",
+                [(workspace or "", mid, current.get(mid, 0.0) + 1.0, at) for mid in dict.fromkeys(memory_ids)],
+            )
+
+    # -- recall and statistics ---------------------------------------------------
+    def directive_memories(self, flt: MemoryFilter, limit: int, at: datetime) -> list[Memory]:
+        """Standing instructions: memories of a directive-like category or of importance >= 0.8 (partial index)."""
+        where, params = where_sql(flt, at)
+        rows = self._run(
+            f"SELECT {COLUMNS} FROM memories m WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT %s",
+            (*params, limit),
+        )
+        return [memory_row(r) for r in rows]
+
+    def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:
+        """The newest memories valid at ``at`` in ``workspace`` and the global scope, newest first
+        (the shared partition, no snapshots, nothing expired)."""
+        scopes = ("", workspace) if workspace else ("",)
+        part = (
+            f"(SELECT {COLUMNS} FROM memories WHERE workspace = %s AND agent_id = ''"
+            f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > %s)"
+            " AND (invalid_at IS NULL OR invalid_at > %s) ORDER BY id DESC LIMIT %s)"
+        )
+        sql = "SELECT * FROM (" + " UNION ALL ".join([part] * len(scopes)) + ") AS newest ORDER BY id DESC LIMIT %s"
+        params: list[Any] = []
+        for scope in scopes:
+            params += [scope, at, at, limit]
+        return [memory_row(r) for r in self._run(sql, (*params, limit))]
+
+    def count_memories_by(self, column: str) -> dict[str, int]:
+        if column not in _GROUPABLE:
+            raise ValueError(f"cannot group memories by {column!r}")
+        rows = self._run(f"SELECT coalesce({column}, ''), count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1")
+        return {r[0]: r[1] for r in rows}
+
+    def count_retired(self, at: datetime) -> int:
+        return self._run("SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= %s", (at,)).fetchone()[0]
+
+    def count_links_by_type(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1")}
+
+    def count_vectors(self) -> tuple[int, int]:
+        row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
+        return row[0], row[1]
+
+    def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        """No file copy of a server's database: its own tools take consistent online backups."""
+        raise InvalidInput(
+            "backup", f"{self.location} is a PostgreSQL database: back it up with pg_dump (or the server's own backups)"
+        )
+
+    def size_bytes(self) -> int:
+        return self._run("SELECT pg_database_size(current_database())").fetchone()[0]
+
+
+# Word for word the WHERE clause of the partial index memories_directives (migration 0004).
+DIRECTIVE_CATEGORIES = ("directive", "preference", "decision", "rule", "convention", "instruction")
+DIRECTIVES_WHERE = (
+    "(category IN ('directive', 'preference', 'decision', 'rule', 'convention', 'instruction') OR importance >= 0.8)"
+)
+_GROUPABLE = frozenset({"workspace", "category", "agent_id"})

@@ -1,0 +1,161 @@
+"""The vector half of the PostgreSQL store (a mixin of ``PostgresStore``): pgvector.
+
+Vectors live in ``memory_vectors.vector``, a pgvector ``vector`` of any
+dimension; the HNSW index (cosine) over ``vector::vector(dim)`` is made the
+first time vectors of a dimension are written. k-NN runs in the database
+(:meth:`VectorStore.vector_candidates`); the change log (``seq``, tombstones)
+lets each process's in-memory index (similar lists, MMR) catch up, as on SQLite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from knotwork.domain.models import Memory, MemoryFilter
+from knotwork.store.postgres.rows import COLUMNS, memory_row, where_sql
+
+VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
+HNSW_EF_MAX = 1000  # pgvector's largest hnsw.ef_search
+
+
+def _blob(vector: Any) -> bytes:
+    """A pgvector value as the float32 little-endian bytes the rest of knotwork passes vectors in."""
+    return np.asarray(vector.to_numpy(), dtype="<f4").tobytes()
+
+
+
+class VectorStore:
+    """Mixed into ``PostgresStore``: relies on its ``_run``, ``_connection``, ``_rows_by_ids``, ``transaction``."""
+
+    _run: Any
+    _connection: Any
+    _rows_by_ids: Any
+    _dims: set[int]
+    tracer: Any
+    transaction: Any
+
+    def vector_candidates(
+        self, index: Any, query: np.ndarray, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+    ) -> list[tuple[str, float]]:
+        """The ``k`` memories whose best chunk is nearest ``query`` (cosine), among those ``flt`` lets through.
+
+        pgvector's HNSW index answers; ``index`` (the process's in-memory
+        copy) is not needed. HNSW filters after the walk, so the nearest
+        chunks are read first and filtered, and read again with a larger
+        beam when too few memories passed; when the beam is at its largest
+        and still too few passed (a small workspace in a large store), the
+        filtered rows are scanned exactly.
+        """
+        dim = len(query)
+        vec = f"v.vector::vector({dim})"
+        where, params = where_sql(flt, at)
+        q = np.asarray(query, dtype=np.float32)
+        fetch = max(VECTOR_OVERFETCH * k, 40)
+        while True:
+            sql = (
+                f"WITH near AS (SELECT v.memory_id, {vec} <=> %s AS d FROM memory_vectors v"
+                f" WHERE vector_dims(v.vector) = {dim} ORDER BY {vec} <=> %s LIMIT %s)"
+                f" SELECT near.memory_id, 1 - near.d FROM near JOIN memories m ON m.id = near.memory_id WHERE {where}"
+                " ORDER BY near.d"
+            )
+            if self.tracer:
+                self.tracer(sql, (q, q, fetch, *params))
+            with self._connection() as conn, conn.transaction():  # SET LOCAL needs a transaction (a savepoint in a write's)
+                conn.execute(f"SET LOCAL hnsw.ef_search = {min(fetch, HNSW_EF_MAX)}")
+                rows = conn.execute(sql, (q, q, fetch, *params)).fetchall()
+            best = self._best(rows, k, min_similarity)
+            if len(best) >= k or fetch >= HNSW_EF_MAX:
+                break
+            fetch = min(fetch * 4, HNSW_EF_MAX)
+        if len(best) < k and fetch >= HNSW_EF_MAX:
+            # Exact: "+ 0" keeps the planner off the HNSW index, whose beam is what fell short.
+            rows = self._run(
+                f"SELECT v.memory_id, 1 - ({vec} <=> %s) AS s FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
+                f" WHERE vector_dims(v.vector) = {dim} AND {where} ORDER BY ({vec} <=> %s) + 0 LIMIT %s",
+                (q, *params, q, VECTOR_OVERFETCH * k),
+            ).fetchall()
+            best = self._best(rows, k, min_similarity)
+        return list(best.items())
+
+    @staticmethod
+    def _best(rows: Sequence[tuple[str, float]], k: int, min_similarity: float) -> dict[str, float]:
+        best: dict[str, float] = {}
+        for mid, sim in rows:
+            if sim < min_similarity:
+                break
+            best.setdefault(mid, float(sim))
+            if len(best) >= k:
+                break
+        return best
+
+    def _ensure_vector_index(self, dim: int) -> None:
+        """The HNSW index (cosine) over vectors of ``dim`` dimensions, created the first time one is written."""
+        if dim in self._dims:
+            return
+        self._run(
+            f"CREATE INDEX IF NOT EXISTS memory_vectors_hnsw_{dim} ON memory_vectors"
+            f" USING hnsw ((vector::vector({dim})) vector_cosine_ops) WHERE vector_dims(vector) = {dim}"
+        )
+        self._dims.add(dim)
+
+    def put_vectors(self, memory_id: str, vectors: Sequence[bytes]) -> None:
+        """Replace a memory's vectors (one per chunk)."""
+        arrays = [np.frombuffer(blob, dtype="<f4") for blob in vectors]
+        with self.transaction():
+            for dim in {len(a) for a in arrays}:
+                self._ensure_vector_index(dim)
+            if not arrays:
+                self._run("DELETE FROM memory_vectors WHERE memory_id = %s", (memory_id,))
+                return
+            # One round trip: the delete and the insert in one statement (the CTE's delete
+            # does not see the rows the insert adds).
+            self._run(
+                "WITH gone AS (DELETE FROM memory_vectors WHERE memory_id = %s)"
+                f" INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES {', '.join(['(%s, %s, %s)'] * len(arrays))}",
+                [memory_id, *(v for chunk, a in enumerate(arrays) for v in (memory_id, chunk, a))],
+            )
+
+    def vector_marks(self) -> tuple[int, int]:
+        row = self._run(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM memory_vectors), (SELECT coalesce(max(seq), 0) FROM vector_tombstones)"
+        ).fetchone()
+        return row[0], row[1]
+
+    def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
+        rows = self._run(
+            "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
+            " JOIN memories m ON m.id = v.memory_id WHERE v.seq > %s ORDER BY v.seq LIMIT %s",
+            (seq, limit),
+        ).fetchall()
+        return [(s, mid, ws, _blob(v)) for s, mid, ws, v in rows]
+
+    def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
+        return self._run("SELECT seq, vector_seq FROM vector_tombstones WHERE seq > %s ORDER BY seq", (seq,)).fetchall()
+
+    def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
+        rows = self._run(
+            f"SELECT {COLUMNS} FROM memories m WHERE NOT EXISTS"
+            " (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT %s",
+            (limit,),
+        )
+        return [memory_row(r) for r in rows]
+
+    def clear_vectors(self) -> None:
+        with self.transaction():
+            self._run("DELETE FROM memory_vectors")
+            self._run("DELETE FROM memory_similar")
+
+    def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
+        rows = self._rows_by_ids(
+            "SELECT v.memory_id, m.workspace, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
+            " WHERE v.memory_id = ANY(%s) ORDER BY v.memory_id, v.chunk",
+            memory_ids,
+        )
+        out: dict[str, tuple[str | None, list[bytes]]] = {}
+        for mid, workspace, vector in rows:
+            out.setdefault(mid, (workspace or None, []))[1].append(_blob(vector))
+        return out

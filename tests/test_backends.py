@@ -1,0 +1,156 @@
+"""What every backend guarantees the same way: migrations recorded in the database, a newer schema refused,
+failed batches rolled back, and several processes writing at once losing nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import psycopg
+import pytest
+
+import knotwork
+from knotwork import BackendUnavailable, Settings
+from knotwork.domain.models import ALL_WORKSPACES, MemoryFilter
+from knotwork.domain.temporal import now
+from knotwork.search.vector_index import VectorIndex
+from knotwork.store.postgres import migrate as pg_migrate
+
+NO_EMBEDDINGS = Settings(embedder="none")
+
+
+def test_postgres_migrations_recorded_once(postgres_database) -> None:
+    url = postgres_database.fresh()
+    knotwork.open(url, settings=NO_EMBEDDINGS).close()
+    with knotwork.open(url, settings=NO_EMBEDDINGS) as mem:
+        mem.add("x")
+        version = mem.store.schema_version()
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
+        extensions = {r[0] for r in conn.execute("SELECT extname FROM pg_extension")}
+    assert rows == [(m.version, m.name) for m in pg_migrate.available()]
+    assert rows[-1][0] == version and rows[0][1] == "memories"
+    assert "vector" in extensions
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        ("INSERT INTO schema_migrations (version, name) VALUES (9999, 'future')", "newer knotwork"),
+        (
+            "UPDATE schema_migrations SET name = 'something_else' WHERE version = 2",
+            "migration 0002 applied here is 'something_else', but this knotwork's is 'links'",
+        ),
+    ],
+)
+def test_a_postgres_schema_this_knotwork_did_not_write_is_refused(postgres_database, tamper: str, message: str) -> None:
+    url = postgres_database.fresh()
+    with psycopg.connect(url) as conn:
+        conn.execute(tamper)
+    with pytest.raises(BackendUnavailable, match=message):
+        knotwork.open(url, settings=NO_EMBEDDINGS)
+
+
+def test_a_password_never_shows_in_the_location(postgres_database) -> None:
+    url = postgres_database.fresh()
+    with knotwork.open(url, settings=NO_EMBEDDINGS) as mem:
+        assert mem.store.location == url  # the test server has no password
+    from knotwork.store.postgres.store import redact
+
+    assert redact("postgresql://kw:s3cret@db.example:5432/kw") == "postgresql://kw:***@db.example:5432/kw"
+
+
+def test_unreachable_postgres_is_a_clear_error() -> None:
+    with pytest.raises(BackendUnavailable, match="cannot open as a knotwork database"):
+        knotwork.open("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", settings=NO_EMBEDDINGS)
+
+
+def test_failed_batch_rolls_back(target: str) -> None:
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        a = mem.add("keep me")
+        with pytest.raises(RuntimeError):
+            with mem.store.transaction():
+                mem.store.delete_memory(a.id)
+                mem.add("written inside, rolled back")
+                raise RuntimeError("boom")
+        assert mem.get(a.id).content == "keep me"
+        assert mem.store.count_memories() == 1
+
+
+def test_tracer_sees_statements(target: str) -> None:
+    seen: list[str] = []
+    with knotwork.open(target, settings=NO_EMBEDDINGS, tracer=lambda sql, params: seen.append(sql)) as mem:
+        mem.add("traced")
+    assert any(s.startswith("INSERT INTO memories") for s in seen)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    import knotwork
+    from knotwork import Conflict, Settings
+
+    target, name, shared, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
+        for i in range(n):
+            mem.add(f"{name} memory {i}", tags={"writer": name})
+            while True:  # an edit that met another's is refused, and tried again: never lost, never overwriting
+                try:
+                    mem.update(shared, metadata={"edit": f"{name}-{i}"})
+                    break
+                except Conflict:
+                    continue
+    """
+)
+
+
+def test_processes_writing_at_once_make_exactly_their_writes(target: str) -> None:
+    writers, per_writer = ("alpha", "beta", "gamma"), 25
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        shared = mem.add("edited by everyone").id
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, target, name, shared, str(per_writer)], stderr=subprocess.PIPE)
+        for name in writers
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        contents = [m.content for m in mem.store.iter_memories()]
+        assert sorted(contents) == sorted(
+            ["edited by everyone", *(f"{name} memory {i}" for name in writers for i in range(per_writer))]
+        )
+        edits = [f"{name}-{i}" for name in writers for i in range(per_writer)]
+        history = mem.history(shared)
+        # every edit is a version of its own, numbered one after the other: none was lost or overwritten
+        assert [m.version for m in history] == list(range(1, len(edits) + 2))
+        assert sorted(m.metadata["edit"] for m in history[1:]) == sorted(edits)
+        for name in writers:  # and each writer's edits are in the order it made them
+            mine = [m.metadata["edit"] for m in history[1:] if m.metadata["edit"].startswith(name + "-")]
+            assert mine == [f"{name}-{i}" for i in range(per_writer)]
+
+
+def test_nearest_memories_of_a_small_workspace_beside_a_large_one(target: str) -> None:
+    """The k nearest memories a filter lets through, whatever crowds them out (HNSW filters after its walk)."""
+    dim, big, small = 16, 400, 4
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((big + small, dim)).astype("<f4")
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        drafts = [mem._draft(f"big {i}", workspace="big") for i in range(big)]
+        drafts += [mem._draft(f"small {i}", workspace="small") for i in range(small)]
+        with mem.store.transaction():
+            stored = mem.store.insert_memories(drafts)
+            for m, v in zip(stored, vectors):
+                mem.store.put_vectors(m.id, [v.tobytes()])
+        query = vectors[0] + 0.01 * rng.standard_normal(dim).astype("<f4")  # right next to a memory of "big"
+        query /= np.linalg.norm(query)
+        index = VectorIndex(mem.store, dim)
+        got = mem.store.vector_candidates(index, query, 2, MemoryFilter(workspace="small"), now())
+        exact = sorted(((float(v @ query), m.id) for m, v in zip(stored[big:], vectors[big:])), reverse=True)[:2]
+        assert [mid for mid, _ in got] == [mid for _, mid in exact]
+        assert [round(score, 4) for _, score in got] == [round(score, 4) for score, _ in exact]
+        everywhere = mem.store.vector_candidates(index, query, 1, MemoryFilter(workspace=ALL_WORKSPACES), now())
+        assert everywhere[0][0] == stored[0].id

@@ -1,0 +1,115 @@
+"""``knotwork migrate``: a whole store moved SQLite -> PostgreSQL -> SQLite, everything kept, restartable."""
+
+from __future__ import annotations
+
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import Settings
+from knotwork.adapters.cli import main
+from knotwork.app import open_store
+from knotwork.services import transfer
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fill(path: str) -> dict[str, str]:
+    with knotwork.open(path) as mem:
+        a = mem.add("We deploy the shop with blue-green releases", workspace="shop", category="decision",
+                    tags={"team": "ops"}, artifacts=["deploy.sh"], valid_at="2026-01-03T10:00:00Z")
+        b = mem.add("Maximilian Fischer leads the payments team", workspace="shop",
+                    entities=[{"name": "Maximilian Fischer", "type": "person", "summary": "payments lead"}],
+                    facts=[{"subject": "Maximilian Fischer", "predicate": "works_at", "object": "Acme"}])
+        c = mem.add("Maximilian Fischer now works at Globex", workspace="shop",
+                    facts=[{"subject": "Maximilian Fischer", "predicate": "works_at", "object": "Globex"}])
+        g = mem.add("Every service logs in JSON")
+        mem.update(a.id, content="We deploy the shop with canary releases")
+        mem.update(a.id, importance=0.9)
+        mem.link(a.id, g.id, "references")
+        mem.link(b.id, c.id, "relates_to", metadata={"why": "same person"})
+        return {"a": a.id, "b": b.id, "c": c.id, "g": g.id}
+
+
+def snapshot(location: str) -> dict[str, object]:
+    """Everything a move must keep, as plain values."""
+    with closing(open_store(location, Settings())) as store:
+        memories = list(store.iter_memories())
+        ids = [m.id for m in memories]
+        vectors = store.vectors_by_memory(ids)
+        entity_ids, facts = transfer._graph(store, ids)
+        entities = store.kg_get_entities(entity_ids)
+        return {
+            "memories": memories,
+            "history": {i: store.memory_versions(i) for i in ids},
+            "links": sorted(store.stored_links()),
+            "vectors": {i: v[1] for i, v in vectors.items()},
+            "similar": store.similar_lists(ids),
+            "entities": sorted((e.id, e.name, e.type, e.summary, e.aliases, e.created_at) for e in entities.values()),
+            "facts": sorted(facts.values(), key=lambda f: f.id),
+            "mentions": store.kg_mentions(ids),
+            "model": store.get_meta(transfer.MODEL_KEY),
+        }
+
+
+def test_a_store_moves_to_postgres_and_back_unchanged(capsys, tmp_path: Path, postgres_database) -> None:
+    source = str(tmp_path / "a.db")
+    ids = fill(source)
+    url = postgres_database.fresh()
+    code, out, err = run(capsys, "migrate", "--from", f"sqlite:///{source}", "--to", url, "--progress")
+    assert code == 0, err
+    before, moved = snapshot(source), snapshot(url)
+    facts = len(before["facts"])  # the two given, and what the local extractor found in the texts
+    assert "✓ memories: 4 -> 4" in out and "✓ links: 2 -> 2" in out and f"✓ facts: {facts} -> {facts}" in out
+    assert "memories" in err  # the progress bars
+    assert moved == before
+    assert len(before["history"][ids["a"]]) == 2 and before["vectors"] and before["facts"]
+    assert any(f.superseded_by for f in before["facts"])  # the retired fact points at its replacement
+    with knotwork.open(url) as mem:  # the moved store answers as the first did
+        assert [h.memory.id for h in mem.search("canary releases", workspace="shop", limit=1)] == [ids["a"]]
+        assert [r.memory.id for r in mem.related(ids["b"])] == [ids["c"]]
+    back = str(tmp_path / "b.db")
+    code, out, err = run(capsys, "migrate", "--from", url, "--to", back)
+    assert code == 0, err
+    assert snapshot(back) == before
+
+
+def test_an_interrupted_move_finishes_when_run_again_without_duplicates(
+    capsys, tmp_path: Path, postgres_database, monkeypatch
+) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=Settings(embedder="none")) as mem:
+        made = [mem.add(f"memory number {i}", workspace="w").id for i in range(7)]
+        mem.link(made[0], made[6], "relates_to")
+    url = postgres_database.fresh()
+    monkeypatch.setattr(transfer, "BATCH", 3)
+
+    def stop_after_first_batch(what: str, done: int) -> None:
+        raise KeyboardInterrupt
+
+    with closing(open_store(source, Settings())) as src, closing(open_store(url, Settings())) as dst:
+        with pytest.raises(KeyboardInterrupt):
+            transfer.move(src, dst, stop_after_first_batch)
+        assert dst.count_memories() == 3  # the first batch landed whole
+    code, out, err = run(capsys, "migrate", "--from", source, "--to", url)
+    assert code == 0, err
+    code, out, err = run(capsys, "migrate", "--from", source, "--to", url)  # once more: nothing to add
+    assert code == 0, err
+    assert "✓ memories: 7 -> 7" in out and "✓ links: 1 -> 1" in out
+    assert snapshot(url) == snapshot(source)
+
+
+def test_migrate_refuses_the_same_store_and_names_the_option(capsys, tmp_path: Path) -> None:
+    path = str(tmp_path / "a.db")
+    code, _, err = run(capsys, "migrate", "--from", path, "--to", path)
+    assert code == 2 and "--to" in err
