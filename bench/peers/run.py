@@ -103,6 +103,7 @@ def score(name: str, out: systems.Outcome, gold: list[Any]) -> dict[str, Any]:
         fig["answer_tokens_mean"] = statistics.mean(counts)
         fig["answer_tokens_p50"] = statistics.median(counts)
         fig["hits_returned_mean"] = statistics.mean(len(r) for r in out.ranked.values())
+        fig["latency_ms"] = {q: round(ms, 2) for q, ms in out.latency_ms.items()}
     fig["ingested"] = out.ingested
     fig["ingest_s"] = out.ingest_s
     fig["ingest_per_s"] = out.ingested / out.ingest_s if out.ingest_s and not out.error else None
@@ -143,6 +144,8 @@ def main() -> None:
     p.add_argument("--lme-path", type=Path, default=default_lme_path(), help="longmemeval_oracle.json.gz (default: shared/data beside the repository or a folder above)")
     p.add_argument("--budget", type=float, default=1500, help="seconds one system may spend on one data set")
     p.add_argument("--work", type=Path, default=systems.CACHE / "runs")
+    p.add_argument("--keep-others", action="store_true",
+                   help="keep the figures of systems not run now from results/<data set>.json (same data only)")
     args = p.parse_args()
     wanted = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = set(wanted) - set(ORDER)
@@ -178,7 +181,16 @@ def main() -> None:
                             "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
                 "systems": figures,
             }
-            (RESULTS / f"{corpus.name}.json").write_text(json.dumps(report, indent=1) + "\n")
+            path = RESULTS / f"{corpus.name}.json"
+            if args.keep_others and path.exists():
+                earlier = json.loads(path.read_text())
+                if earlier.get("data") == corpus.note:
+                    report["systems"] = {**earlier["systems"], **figures}
+                    report["runs"] = earlier.get("runs", [earlier["machine"]]) + [report["machine"]]
+            path.write_text(json.dumps(report, indent=1) + "\n")
+            if len(report["systems"]) > len(figures):
+                print(f"\nwith the other systems' figures from earlier runs ({path.name}):\n")
+                print(table(corpus.name, {n: report["systems"][n] for n in ORDER if n in report["systems"]}))
 
 
 if __name__ == "__main__":
