@@ -150,7 +150,7 @@ class KnotworkStore:
         kw_id: dict[str, str] = {}
         for i in range(0, len(data.memories), batch):
             chunk = data.memories[i : i + batch]
-            stored = self.mem.add_many([self._item(m) for m in chunk])
+            stored = self.mem.add_many([self._item(m) for m in chunk], consolidate=False, force=True)
             for m, memory in zip(chunk, stored, strict=True):
                 if memory.duplicate:
                     raise SystemExit(f"{m['id']}: knotwork merged it with an earlier memory of the same content")

@@ -74,6 +74,19 @@ def sweep(pairs: list[dict], cos: np.ndarray) -> None:
         setattr(c, const, saved[const])
 
 
+def unclear(pairs: list[dict], cos: np.ndarray, pred: list[str]) -> None:
+    """How many of the pairs the rules call ADD are in truth something else, above and below each cosine:
+    where an LLM, when one is configured, is asked (knotwork/hygiene/judge.py, UNCLEAR_COSINE, set on dev)."""
+    for split in ("dev", "test"):
+        print(f"\nrules' ADD on {split}: pairs whose gold label is not ADD, at or above / below each cosine")
+        rows = [(p["label"], float(x)) for p, x, d in zip(pairs, cos, pred) if p["split"] == split and d == "ADD"]
+        for t in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
+            above = [g for g, x in rows if x >= t]
+            below = [g for g, x in rows if x < t]
+            print(f"  cosine {t:.2f}: at or above {sum(g != 'ADD' for g in above)}/{len(above)}, "
+                  f"below {sum(g != 'ADD' for g in below)}/{len(below)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sweep", action="store_true", help="precision/recall per rule on dev at each threshold")
@@ -93,6 +106,7 @@ def main() -> None:
     for split in ("dev", "test"):
         idx = [i for i, p in enumerate(pairs) if p["split"] == split]
         report(split, [pairs[i]["label"] for i in idx], [pred[i] for i in idx])
+    unclear(pairs, cos, pred)
     return None
 
 

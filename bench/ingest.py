@@ -1,6 +1,9 @@
 """Ingest speed: ``add_many`` throughput and single ``add`` latency on a fresh SQLite file.
 
-    python bench/ingest.py [--count 10000] [--batch 1000] [--singles 1000] [--without-similar]
+    python bench/ingest.py [--count 10000] [--batch 1000] [--singles 1000] [--without-similar] [--raw]
+
+Both calls consolidate by default, as a caller's would; ``--raw`` loads with ``consolidate=False,
+force=True`` (store as given) to show what consolidation costs.
 
 ``--without-similar`` turns off the upkeep of similar lists (the nearest
 memories of each memory), to measure what it costs.
@@ -49,12 +52,17 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1_000)
     parser.add_argument("--singles", type=int, default=1_000)
     parser.add_argument("--without-similar", action="store_true", help="skip the upkeep of similar lists")
+    parser.add_argument("--raw", action="store_true", help="consolidate=False, force=True: store as given")
+    parser.add_argument("--synchronous", choices=("full", "normal"), default="full", help="durability (KNOTWORK_SYNCHRONOUS)")
+    parser.add_argument("--embedder", default=None, help="KNOTWORK_EMBEDDER for the run (none: no model)")
     args = parser.parse_args()
 
+    hygiene = {"consolidate": False, "force": True} if args.raw else {}
     items = corpus(args.count + args.singles)
     bulk, singles = items[: args.count], items[args.count :]
     with tempfile.TemporaryDirectory() as tmp:
-        with knotwork.open(Path(tmp) / "bench.db") as mem:
+        settings = knotwork.Settings(synchronous=args.synchronous, **({"embedder": args.embedder} if args.embedder else {}))
+        with knotwork.open(Path(tmp) / "bench.db", settings=settings) as mem:
             if args.without_similar:
                 mem._similar = SimilarLists(mem.store, None)  # the lists' no-op form (as without an embedder)
             upkeep = [0.0]
@@ -68,14 +76,14 @@ def main() -> None:
             mem._similar.refresh = timed_refresh
             start = time.perf_counter()
             for i in range(0, len(bulk), args.batch):
-                mem.add_many(bulk[i : i + args.batch])
+                mem.add_many(bulk[i : i + args.batch], **hygiene)
             bulk_s = time.perf_counter() - start
             bulk_upkeep = upkeep[0]
 
             latencies, upkeeps = [], []
             for item in singles:
                 t, before = time.perf_counter(), upkeep[0]
-                mem.add(**item)
+                mem.add(**item, **hygiene)
                 latencies.append((time.perf_counter() - t) * 1000)
                 upkeeps.append((upkeep[0] - before) * 1000)
             latencies.sort()
@@ -85,6 +93,8 @@ def main() -> None:
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
     print(f"| measure | value |\n|---|---|")
     print(f"| similar lists | {'off' if args.without_similar else 'kept'} |")
+    print(f"| consolidation and store/ignore rules | {'off (--raw)' if args.raw else 'on'} |")
+    print(f"| durability (synchronous), embedder | {args.synchronous}, {args.embedder or 'default'} |")
     print(f"| add_many: {args.count} memories, batches of {args.batch} | {bulk_s:.2f} s, {args.count / bulk_s:,.0f} memories/s |")
     print(f"| of which similar-list upkeep (add_many) | {bulk_upkeep:.2f} s ({100 * bulk_upkeep / bulk_s:.1f}%) |")
     print(f"| add: {args.singles} single calls on a {args.count}-memory store | p50 {p50:.2f} ms, p95 {p95:.2f} ms |")

@@ -63,7 +63,7 @@ def main() -> None:
             with knotwork.open(Path(tmp) / f"round{r}.db") as mem:
                 t = time.perf_counter()
                 for i in range(0, len(items), args.batch):
-                    mem.add_many(items[i : i + args.batch])
+                    mem.add_many(items[i : i + args.batch], consolidate=False, force=True)
                 full.append(time.perf_counter() - t)
     a, b = min(pure), min(full)
     print(f"{len(items)} memories, {len(flat)} chunks" + (f", {tokens:,} model tokens" if tokens else "")

@@ -59,7 +59,7 @@ def run(items: list[dict], singles: list[dict], batch: int, settings: Settings) 
         mem.add("warm up the model", workspace="warm")
         start, cpu = time.perf_counter(), time.process_time()
         for i in range(0, len(items), batch):
-            mem.add_many(items[i : i + batch])
+            mem.add_many(items[i : i + batch], consolidate=False, force=True)
         bulk = len(items) / (time.perf_counter() - start)
         per_cpu = len(items) / (time.process_time() - cpu)
         start = time.perf_counter()

@@ -201,7 +201,7 @@ class KnotworkStore:
         start = time.perf_counter()
         for i in range(0, len(turns), batch):
             chunk = turns[i : i + batch]
-            stored = self.mem.add_many([self._item(t) for t in chunk])
+            stored = self.mem.add_many([self._item(t) for t in chunk], consolidate=False, force=True)
             for turn, memory in zip(chunk, stored, strict=True):
                 self.turns_of[memory.id].append(turn.key)
                 self.merged += memory.duplicate

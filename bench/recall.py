@@ -112,7 +112,7 @@ def build(sizes: list[int], batch: int = 500) -> dict[int, Path]:
         started = time.perf_counter()
         with knotwork.open(partial) as mem:
             for lo in range(have, n, batch):
-                stored = mem.add_many(corpus(lo, min(n, lo + batch)))
+                stored = mem.add_many(corpus(lo, min(n, lo + batch)), consolidate=False, force=True)
                 retire = [m for m in stored if not m.duplicate and int(m.content_hash[:8], 16) % 100 == 0]
                 for m in retire:
                     mem.update(m.id, invalid_at="2026-01-01T00:00:00Z")

@@ -37,7 +37,7 @@ def build(path: Path, size: int, batch: int = 2000) -> float:
     with knotwork.open(tmp) as mem:
         items = corpus(size)
         for i in range(0, size, batch):
-            mem.add_many(items[i : i + batch])
+            mem.add_many(items[i : i + batch], consolidate=False, force=True)
             print(f"  {i + batch:,} memories, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     os.replace(tmp, path)
     return time.perf_counter() - start

@@ -109,7 +109,7 @@ def main() -> None:
         start = time.perf_counter()
         with knotwork.open(tmp) as mem:
             for name, bucket in zip(names, texts(data, args.workspaces, args.per)):
-                mem.add_many([{"content": t, "workspace": name, "category": "conversation"} for t in bucket])
+                mem.add_many([{"content": t, "workspace": name, "category": "conversation"} for t in bucket], consolidate=False, force=True)
         os.replace(tmp, path)
         print(f"built {path} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     questions = [q.text for q in data.questions][: args.queries]

@@ -89,6 +89,51 @@ def test_consolidation_stays_within_workspace_and_partition_and_can_be_turned_of
     assert _count(hmem) == 4
 
 
+def test_add_many_decides_each_item_against_the_store_and_the_batch(hmem: Knotwork) -> None:
+    stored = hmem.add("The billing service uses Python 3.11 in production", workspace="w")
+    out = hmem.add_many([
+        {"content": "the billing service uses python 3.11 in production.", "workspace": "w"},  # NOOP (store)
+        {"content": "The deploy window is Tuesday at 14:00 UTC", "workspace": "w"},  # ADD
+        {"content": "The deploy window is Tuesday at 14:00 UTC, announced in #ops", "workspace": "w"},  # UPDATE (batch)
+        {"content": "Maybe the cache is stale", "workspace": "w"},  # IGNORE
+        {"content": "The billing service uses Python 3.12 in production", "workspace": "w"},  # SUPERSEDE (store)
+        {"content": "The deploy window is Tuesday at 14:00 UTC", "workspace": "w"},  # exact repeat of item 1
+    ])
+    assert [m.decision for m in out] == ["NOOP", "ADD", "UPDATE", "IGNORE", "SUPERSEDE", "NOOP"]
+    assert out[0].touched == stored.id
+    window = out[1].id
+    assert out[2].touched == window and out[2].id == window and out[2].version == 2
+    assert [m.content for m in hmem.history(window)][0] == "The deploy window is Tuesday at 14:00 UTC"
+    assert out[4].touched == stored.id and hmem.get(stored.id).invalid_at is not None
+    assert out[5].duplicate and out[5].id == window
+    assert _count(hmem) == 3  # the 3.11 memory (retired), the deploy window, the 3.12 memory
+    health = hmem.stats().health
+    assert health["ignored_adds"] == 1 and health["superseded_on_add"] == 1
+
+
+def test_add_many_without_an_embedder_consolidates_by_words(tmp_path: Path, home: Path) -> None:
+    with knotwork.open(tmp_path / "plain.db", settings=Settings(home=home, embedder="none")) as mem:
+        out = mem.add_many([
+            {"content": "The deploy window is Tuesday at 14:00 UTC", "workspace": "w"},
+            {"content": "The deploy window is Tuesday at 14:00 UTC, announced in #ops", "workspace": "w"},
+            {"content": "The deploy window is Tuesday at 14:00 UTC", "workspace": "v"},
+        ])
+        assert [m.decision for m in out] == ["ADD", "UPDATE", "ADD"]
+        assert out[1].id == out[0].id and mem.store.count_memories() == 2
+
+
+def test_add_many_as_a_raw_load_and_all_or_nothing(hmem: Knotwork) -> None:
+    texts = ["The deploy window is Tuesday at 14:00 UTC", "the deploy window is tuesday at 14:00 utc",
+             "Maybe the cache is stale"]
+    raw = hmem.add_many([{"content": t, "workspace": "w"} for t in texts], consolidate=False, force=True)
+    assert [m.decision for m in raw] == ["ADD"] * 3 and _count(hmem) == 3
+    with pytest.raises(InvalidInput, match="force"):
+        hmem.add_many([{"content": "The release is on Friday"}], force=1)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=r"items\[1\]\.importance"):
+        hmem.add_many([{"content": "The release is on Friday"}, {"content": "x", "importance": 7}])
+    assert _count(hmem) == 3
+
+
 def test_different_statements_sharing_words_are_both_kept(hmem: Knotwork) -> None:
     a = hmem.add("We merged PR 123 into the billing service today", workspace="w")
     b = hmem.add("We merged PR 124 into the billing service today", workspace="w")
@@ -208,6 +253,12 @@ def test_ignored_adds_store_nothing_and_say_why(hmem: Knotwork, text: str, reaso
     forced = hmem.add(text, workspace="w", force=True)
     assert forced.decision == "ADD" and hmem.get(forced.id).content == text
     assert hmem.stats().health["ignored_adds"] == 1
+
+
+def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None:
+    kept = hmem.add("Is it safe to use tea tree oil on my scalp as a treatment for dandruff?", workspace="w")
+    assert kept.decision == "ADD"
+    assert hmem.add("Is it safe to use tea tree oil as a treatment for dandruff?", workspace="v").decision == "IGNORE"
 
 
 def test_decisions_and_explicit_categories_are_kept_despite_hedges(hmem: Knotwork) -> None:

@@ -241,3 +241,25 @@ def test_no_embedder_no_similar(db_path: Path) -> None:
         mem.add("A kitten sleeps on the rug")
         assert [r.type for r in mem.relations([a])[a]] == ["in_scope"]
     assert stored(db_path) == {}
+
+
+def test_relations_name_only_neighbours_a_read_of_the_memorys_pool_shows(mem: Knotwork) -> None:
+    cat = mem.add("The cat sits on the mat", workspace="w")
+    kitten = mem.add("A kitten sleeps on the rug", workspace="w")
+    tabby = mem.add("A tabby cat naps on the carpet", workspace="w")
+    ops = mem.add("The cat status page was rebuilt on the mat", workspace="w", agent_id="ops")
+    brief = mem.add("A cat lies on the doormat", workspace="w", ttl=1)
+    listed = {n for n, _ in mem.store.similar_lists([cat.id])[cat.id]}
+    assert {kitten.id, tabby.id, ops.id, brief.id} <= listed  # the stored list keeps every neighbour
+
+    def named() -> set[str]:
+        return {r.target_value for r in mem.relations([cat.id])[cat.id] if r.type == "similar"}
+
+    import time
+
+    time.sleep(1.1)  # ``brief`` expires
+    assert named() == {kitten.id, tabby.id}
+    newer = mem.add("A kitten sleeps on the sofa", workspace="w", valid_at="2020-01-01", consolidate=False)
+    mem.link(newer.id, kitten.id, "supersedes")  # retires the rug kitten
+    assert kitten.id not in named() and tabby.id in named()
+    assert {r.target_value for r in mem.relations([ops.id])[ops.id] if r.type == "similar"} == set()

@@ -33,6 +33,7 @@ _EXPORTS = {
     "Page": "knotwork.domain.models",
     "Settings": "knotwork.config",
     "open": "knotwork.app",
+    "restore": "knotwork.app",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -52,7 +53,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from knotwork.app import open
+    from knotwork.app import open, restore
     from knotwork.config import Settings
     from knotwork.domain.models import ALL_WORKSPACES, Hit, Memory, MemoryFilter, Page
     from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from knotwork.config import Settings
@@ -45,6 +46,13 @@ def check_model(store, embedder: Embedder | None, *, adopt: bool = False) -> Non
         )
 
 
+def _target(path_or_url: str | Path | None, settings: Settings) -> tuple[str, str]:
+    """(scheme, what follows it) of the store a call names, or of the configured one; a bare path is sqlite."""
+    target = str(path_or_url) if path_or_url is not None else settings.database()
+    scheme, sep, rest = target.partition("://")
+    return (scheme, rest) if sep else ("sqlite", target)
+
+
 def open(
     path_or_url: str | Path | None = None,
     *,
@@ -61,15 +69,12 @@ def open(
     that :meth:`Knotwork.reembed` can rebuild them.
     """
     settings = settings or Settings()
-    target = str(path_or_url) if path_or_url is not None else settings.database()
-    if "://" in target:
-        scheme, _, rest = target.partition("://")
-        if scheme != "sqlite":
-            raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path or sqlite:///path")
-        target = rest
+    scheme, target = _target(path_or_url, settings)
+    if scheme != "sqlite":
+        raise InvalidInput("database", f"unsupported URL scheme {scheme!r}; use a file path or sqlite:///path")
     from knotwork.store.sqlite import SQLiteStore
 
-    store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer)
+    store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms, tracer=tracer, synchronous=settings.synchronous)
     try:
         embedder = embedder_for(settings.embedder)
         if not reembed:
@@ -78,3 +83,28 @@ def open(
         store.close()
         raise
     return Knotwork(store, settings, embedder)
+
+
+def restore(
+    backup: str | Path,
+    path_or_url: str | Path | None = None,
+    *,
+    settings: Settings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Copy a backup (``Knotwork.backup`` / ``knotwork backup``) over a store's database; the store's path.
+
+    The target is the store :func:`open` would open. Stop the processes that hold it open first: their
+    in-memory indexes follow the database forward, not back in time. The backup is checked first (a knotwork
+    database this version can open, intact); nothing is written when it is not.
+    """
+    from knotwork.store.sqlite import backup as sqlite_backup
+
+    scheme, target = _target(path_or_url, settings or Settings())
+    if scheme != "sqlite":
+        raise InvalidInput("database", f"restore is for SQLite stores; for {scheme!r} use that server's own tools")
+    if target == ":memory:":
+        raise InvalidInput("database", "an in-memory store cannot be restored into")
+    path = Path(target).expanduser()
+    sqlite_backup.restore(Path(backup).expanduser(), path, progress)
+    return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -21,6 +22,12 @@ class Settings(BaseSettings):
     db: str | None = Field(default=None, description="Database path or URL; overrides home/knotwork.db.")
     max_content_bytes: int = Field(default=64 * 1024, gt=0, description="Largest memory content, in UTF-8 bytes.")
     busy_timeout_ms: int = Field(default=30_000, ge=0, description="How long a writer waits for another process's lock.")
+    synchronous: Literal["full", "normal"] = Field(
+        default="full",
+        description="SQLite durability. full: a write acknowledged is on disk, through a power loss or an OS crash "
+        "(one fsync per commit). normal: faster commits; a power loss may lose the last transactions, never the "
+        "database's integrity (a crash of knotwork alone loses nothing either way).",
+    )
     metrics_file: Path | None = Field(
         default=None, description="JSONL file that gets one line of token metrics per rendered call (off when unset)."
     )
@@ -72,10 +79,21 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="Seconds between queue checks of the extraction worker in `knotwork serve`."
     )
     # -- hygiene -------------------------------------------------------------------
+    consolidation_llm: bool = Field(
+        default=True,
+        description="With kg_llm_url set, ask that LLM about the consolidation cases the offline rules leave unclear "
+        "(an ADD at cosine >= 0.80 to a stored memory); without it, or when it fails, the rules decide.",
+    )
+    consolidation_llm_timeout: float = Field(
+        default=20.0, gt=0, description="Seconds an add waits for the LLM's consolidation answer before the rules decide."
+    )
     prune_interval: float = Field(
         default=3600.0, gt=0, description="Seconds between the prunes `knotwork serve` runs (expired memories, extra snapshots)."
     )
     # -- REST API and session hooks ----------------------------------------------
+    workers: int = Field(
+        default=1, ge=1, le=64, description="Server processes `knotwork serve` runs over the one store (one per core helps)."
+    )
     api_token: str | None = Field(
         default=None,
         description="Bearer token the REST API and /mcp require; needed to bind anywhere but a loopback address.",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from knotwork.knowledge.models import (
 from knotwork.services import shortids
 from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
-from knotwork.services.hygiene import DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
+from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.similar import SimilarLists
@@ -47,6 +48,19 @@ MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates t
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
+
+
+@dataclass(frozen=True, slots=True)
+class BackupReport:
+    """Where a backup went, how large it is, and what it holds."""
+
+    path: str
+    bytes: int
+    memories: int
+    schema_version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "bytes": self.bytes, "memories": self.memories, "schema_version": self.schema_version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,11 +238,15 @@ class Knotwork:
         )
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
-    def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
+    def add_many(
+        self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False
+    ) -> list[Memory]:
         """Store many memories in one transaction: all are validated first, then all land or none.
 
-        A bulk load stores what it is given: exact duplicates are kept once, but no consolidation, no
-        store/ignore rules and no snapshot replacement run (``prune_snapshots`` tidies snapshots after).
+        Each item is decided as :meth:`add` decides (store/ignore rules, exact duplicates, consolidation
+        against the store and the items before it, snapshots of a key); one answer per item, in order,
+        with its ``decision``. A bulk load of data that must go in as it is passes ``consolidate=False``
+        (exact duplicates are still stored once) and ``force=True`` (no store/ignore rules).
         """
         drafts: list[Memory] = []
         graphs: list[GraphInput] = []
@@ -245,7 +263,7 @@ class Knotwork:
                 drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return self._insert(drafts, graphs)
+        return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
         """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
@@ -464,6 +482,13 @@ class Knotwork:
         if not self.embedder:
             raise InvalidInput("embedder", "no embedder is configured (KNOTWORK_EMBEDDER=none)")
         self.store.clear_vectors()
+        done = self._embed_missing(on_progress, batch)
+        self.store.set_meta("embedding_model", self.embedder.model_id)
+        return done
+
+    def _embed_missing(self, on_progress: Callable[[int], object] | None = None, batch: int = 256) -> int:
+        """Embed the memories that have no vector; how many there were."""
+        assert self.embedder is not None
         done = 0
         while True:
             todo = self.store.memories_without_vectors(batch)
@@ -477,7 +502,6 @@ class Knotwork:
             done += len(todo)
             if on_progress:
                 on_progress(len(todo))
-        self.store.set_meta("embedding_model", self.embedder.model_id)
         return done
 
     # -- relationships ----------------------------------------------------
@@ -758,6 +782,21 @@ class Knotwork:
         """Fold duplicates into the first of ``ids``: it supersedes each other one, which is retired (still
         readable with its history and links), never deleted. All must share one workspace and partition."""
         return self.hygiene.merge(ids)
+
+    def backup(self, target: str | Path, progress: Callable[[int, int], None] | None = None) -> BackupReport:
+        """A consistent copy of the store in the new file ``target``, taken online (others go on reading and
+        writing); :func:`knotwork.restore` copies it back. ``progress(done, total)`` gets pages copied."""
+        if not isinstance(target, str | Path) or not str(target).strip():
+            raise InvalidInput("target", "name the file to write the backup to")
+        path = Path(target).expanduser()
+        self.store.backup(path, progress)
+        return BackupReport(str(path), path.stat().st_size, self.store.count_memories(), self.store.schema_version())
+
+    def check(self, repair: bool = False) -> CheckReport:
+        """Check the store: SQLite's quick check, the full-text index against the memories, memories without
+        vectors, orphaned rows. ``repair=True`` rebuilds a full-text index that disagrees and embeds memories
+        that have no vector; ``knotwork serve`` does so at start-up."""
+        return self.hygiene.check(repair)
 
     def prune(self) -> PruneReport:
         """Purge expired memories (with their vectors, links and the facts that rested on them alone) and keep

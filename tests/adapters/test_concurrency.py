@@ -158,3 +158,44 @@ def test_two_python_processes_on_one_file(db: Path, tmp_path: Path, children: li
     assert set(memories) == set(alpha["ids"]) | set(beta["ids"])
     assert {memories[i] for i in alpha["ids"]} == {f"alpha memory {i}" for i in range(PER_WRITER)}
     assert {memories[i] for i in beta["ids"]} == {f"beta memory {i}" for i in range(PER_WRITER)}
+
+
+def _server_processes(port: int) -> set[int]:
+    """The `knotwork serve --port PORT` process and its children (its worker processes)."""
+    parents = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if b"serve" in argv and str(port).encode() in argv:
+            parents.add(int(entry.name))
+    children = set()
+    for pid in parents:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            children |= {int(c) for c in (task / "children").read_text().split()}
+    return parents | children
+
+
+def test_serve_with_worker_processes_shares_one_store(db: Path, start_http: Callable[..., Endpoint]) -> None:
+    import httpx
+
+    server = start_http(db, "--workers", "2", env={**NO_EMBEDDINGS, "KNOTWORK_KG_EXTRACT": "none"})
+    assert server.base_url is not None
+    port = int(server.base_url.rsplit(":", 1)[1])
+    with httpx.Client(base_url=server.base_url, timeout=60) as http:
+        deadline = time.monotonic() + 60
+        while http.get("/status").status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        ids = []
+        for i in range(30):  # new connections each time, so both processes take some
+            with httpx.Client(base_url=server.base_url, timeout=60) as one:
+                ids.append(one.post("/memories", json={"content": f"worker note {i} on the payment retries"}).json()["id"])
+        for i, mid in enumerate(ids):  # every write is seen by every process
+            with httpx.Client(base_url=server.base_url, timeout=60) as one:
+                got = one.get(f"/memories/{mid}")
+                assert got.status_code == 200 and got.json()["content"] == f"worker note {i} on the payment retries"
+                hits = one.post("/search", json={"query": f"worker note {i} payment retries", "limit": 3}).json()["hits"]
+                assert mid in [h["memory"]["id"] for h in hits]
+    assert len(_server_processes(port)) >= 3  # the parent and its two workers
+    assert len(stored(db)) == 30

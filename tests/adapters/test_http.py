@@ -93,6 +93,19 @@ def test_batch_is_all_or_nothing(http: httpx2.Client, mem: Knotwork) -> None:
     assert mem.store.count_memories() == 0
 
 
+def test_batch_answers_each_items_decision(http: httpx2.Client, mem: Knotwork) -> None:
+    items = [{"content": "The deploy window is Tuesday at 14:00 UTC"}, {"content": "Maybe the cache is stale"},
+             {"content": "the deploy window is tuesday at 14:00 utc"}]
+    got = http.post("/memories/batch", json={"items": items}).json()["memories"]
+    assert [(m["decision"], m["touched"]) for m in got] == [("ADD", None), ("IGNORE", None), ("NOOP", got[0]["id"])]
+    assert "speculation" in got[1]["reason"] and mem.store.count_memories() == 1
+    text = http.post("/memories/batch", params={"format": "compact"}, json={"items": items}).text
+    assert text.splitlines()[0] == "✓ 3 item(s): 2 NOOP, 1 IGNORE"
+    raw = http.post("/memories/batch", json={"items": items, "consolidate": False, "force": True}).json()["memories"]
+    assert [m["decision"] for m in raw] == ["NOOP", "ADD", "ADD"] and mem.store.count_memories() == 3
+    assert error_of(http.post("/memories/batch", json={"items": items, "force": "yes"}), 422)
+
+
 def test_list_filters_by_tag(http: httpx2.Client) -> None:
     http.post("/memories", json={"content": "tagged", "tags": {"team": "core"}})
     http.post("/memories", json={"content": "untagged"})

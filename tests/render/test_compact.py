@@ -195,6 +195,9 @@ def test_relations_relationships_and_bulk_adds() -> None:
     assert render("relations", {}, view=view()) == "No relations."
     assert render("relationships", [LINK], view=view()) == f"{LINK.id} 00AAAAAA --relates_to--> 00BBBBBB"
     assert render("relationships", [], view=view()) == "No relationships."
-    assert render("add_many", [TTL, CACHE.with_duplicate()], view=view()).splitlines() == [
-        "✓ Stored 1, 1 already present", f"+ {B}", f"= {A}",
+    ignored = TTL.decided("IGNORE", None, "speculation (maybe)")
+    retiring = TTL.decided("SUPERSEDE", A, "value changed: 300 -> 600")
+    assert render("add_many", [TTL, CACHE.with_duplicate(), retiring, ignored], view=view()).splitlines() == [
+        "✓ 4 item(s): 1 ADD, 1 SUPERSEDE, 1 NOOP, 1 IGNORE", f"+ {B}", f"= {A}", f"» {B} (retires {A})",
+        "✗ not stored: speculation (maybe)",
     ]

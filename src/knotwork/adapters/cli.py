@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -385,9 +386,14 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
 @workspace_option
 @click.option("--host", help="Address to bind (default 127.0.0.1; any other needs KNOTWORK_API_TOKEN).")
 @click.option("--port", type=int, help="Port (default 8765).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Server processes over the one store (default KNOTWORK_WORKERS, 1).")
 @tools_option
 @click.pass_context
-def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None, tools: str) -> None:
+def serve(
+    ctx: click.Context, db: str | None, workspace: str | None, host: str | None, port: int | None, workers: int | None,
+    tools: str,
+) -> None:
     """Serve the REST API and MCP (streamable HTTP at /mcp) on http://HOST:PORT (and run queued LLM extraction, if configured)."""
     import uvicorn
 
@@ -400,19 +406,33 @@ def serve(ctx: click.Context, db: str | None, workspace: str | None, host: str |
     if not is_loopback(host) and not settings.api_token:
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
     with open_store(db, settings=settings) as mem:
+        # A full-text index out of step with the memories, or memories stored without vectors (by a process
+        # without an embedder, or before a model change), would hide memories from search: mend them first.
+        checked = mem.check(repair=True)
+        for line in [f"repaired: {r}" for r in checked.repaired] + [f"check: {p}" for p in checked.problems]:
+            click.echo(f"knotwork: {line}", err=True)
         default = _workspace(settings, workspace)
-        app = create_app(
-            mem,
-            default_workspace=default,
-            api_token=settings.api_token,
-            mcp_server=build_server(mem, default_workspace=default, tools=tools),
-            host=host,
-        )
-        click.echo(f"knotwork: REST at http://{host}:{port}/ (docs /docs), MCP at /mcp (database {mem.store.location})", err=True)
+        processes = workers or settings.workers
+        click.echo(f"knotwork: REST at http://{host}:{port}/ (docs /docs), MCP at /mcp (database {mem.store.location}"
+                   f"{f', {processes} processes' if processes > 1 else ''})", err=True)
         worker = mem.start_extraction_worker()  # drains the LLM extraction queue while serving, if one is configured
         pruner = mem.start_prune_worker()  # purges expired memories and extra snapshots now and then
         try:
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            if processes > 1:
+                from knotwork.adapters.http import workers as serve_workers
+
+                os.environ.update(serve_workers.handed_down(mem.store.location, default, tools, host))
+                uvicorn.run("knotwork.adapters.http.workers:app", factory=True, workers=processes, host=host, port=port,
+                            log_level="warning")
+            else:
+                app = create_app(
+                    mem,
+                    default_workspace=default,
+                    api_token=settings.api_token,
+                    mcp_server=build_server(mem, default_workspace=default, tools=tools),
+                    host=host,
+                )
+                uvicorn.run(app, host=host, port=port, log_level="warning")
         finally:
             pruner.stop()
             if worker is not None:

@@ -1,12 +1,13 @@
-"""Hygiene commands: ``knotwork prune``, ``knotwork duplicates``, ``knotwork merge``."""
+"""Hygiene commands: ``knotwork prune``, ``duplicates``, ``merge``, ``backup`` and ``restore``."""
 
 from __future__ import annotations
 
 import click
 
-from knotwork.adapters.cli import _answer, _workspace, with_store, workspace_option
+from knotwork.adapters.cli import _answer, _settings, _workspace, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.errors import InvalidInput
 from knotwork.service import Knotwork
 
 
@@ -40,4 +41,40 @@ def merge(mem: Knotwork, settings: Settings, fmt: str, ids: tuple[str, ...]) -> 
     return _answer(mem, "merge", mem.merge(list(ids)), fmt)
 
 
-COMMANDS = (prune, duplicates, merge)
+
+
+@click.command()
+@click.argument("target", type=click.Path(dir_okay=False))
+@with_store
+def backup(mem: Knotwork, settings: Settings, fmt: str, target: str) -> str:
+    """Write a consistent copy of the store to the new file TARGET, while others go on using it."""
+    return _answer(mem, "backup", mem.backup(target), fmt)
+
+
+@click.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--db", "db", metavar="PATH", help="Database file to restore into (default $KNOTWORK_HOME/knotwork.db).")
+@click.option("--yes", is_flag=True, help="Confirm: the store's current content is replaced.")
+@click.pass_context
+def restore(ctx: click.Context, source: str, db: str | None, yes: bool) -> None:
+    """Replace the store's content with the backup SOURCE (stop servers that hold the store open first)."""
+    from knotwork.app import restore as restore_store
+
+    if not yes:
+        raise InvalidInput("restore", "replaces the store's content with the backup: pass --yes to confirm")
+    path = restore_store(source, db, settings=_settings(ctx))
+    click.echo(f"✓ Restored {source} into {path}")
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="Rebuild a full-text index that disagrees; embed memories without vectors.")
+@with_store
+def check(mem: Knotwork, settings: Settings, fmt: str, repair: bool) -> None:
+    """Check the store's consistency (exit 1 when something is still wrong)."""
+    report = mem.check(repair=repair)
+    click.echo(_answer(mem, "check", report, fmt))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+COMMANDS = (prune, duplicates, merge, backup, restore, check)

@@ -59,7 +59,10 @@ IGNORE_PATTERNS = (
      r"hmm|ok(ay)?,? (so|now)|now (trying|running))\b", "transient debugging chatter", SHORT),
     (r"traceback \(most recent call last\)", "transient debugging chatter", None),
     (r"^(search|query|searching|looking up|find|google)\s*[:(]", "a search query", SHORT),
-    (r"^[^.!\n]{0,160}\?$", "a question or search query, not a statement", None),
+    # A question that tells something of the one asking ("... on my scalp?", "... since I've moved?") states
+    # a fact in passing and is kept; "how do I rotate the keys?" tells nothing and is a query.
+    (r"^(?!.*\b(my|mine|our|ours|i'm|i am|i've|i have|i had|i was|i'd|we're|we are|we've|we have|we had)\b)"
+     r"[^.!\n]{0,160}\?$", "a question or search query, not a statement", None),
 )
 
 

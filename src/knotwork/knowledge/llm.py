@@ -139,13 +139,12 @@ def parse(content: str) -> Extraction:
 
 
 @dataclass
-class LLMExtractor:
-    """One chat-completions endpoint, asked for one memory at a time."""
+class ChatEndpoint:
+    """One OpenAI-compatible chat-completions endpoint, asked with a JSON schema for its answer."""
 
     base_url: str
     model: str
     api_key: str | None = None
-    instructions: str = ""
     timeout: float = 60.0
 
     def __post_init__(self) -> None:
@@ -157,19 +156,17 @@ class LLMExtractor:
         proxies: dict[str, str] | None = {} if parsed.hostname in _LOOPBACK else None
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxies))
 
-    def request_body(self, content: str, valid_at: datetime | None) -> dict[str, Any]:
-        system = SYSTEM_PROMPT + (f"\n\nAlso: {self.instructions.strip()}" if self.instructions.strip() else "")
-        dated = f"Written at {to_text(valid_at)}.\n\n" if valid_at else ""
+    def body(self, system: str, user: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {
             "model": self.model,
             "temperature": 0,
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": dated + content}],
-            "response_format": {"type": "json_schema", "json_schema": {"name": "knowledge_graph", "strict": True, "schema": SCHEMA}},
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}},
         }
 
-    def extract(self, content: str, valid_at: datetime | None = None) -> Extraction:
-        """Ask once; ExtractionError (with ``retry``) when the endpoint or its answer fails."""
-        payload = self._post(json.dumps(self.request_body(content, valid_at)).encode())
+    def ask(self, body: dict[str, Any]) -> str:
+        """The answer's message text; ExtractionError (with ``retry``) when the endpoint or its answer fails."""
+        payload = self._post(json.dumps(body).encode())
         try:
             document = json.loads(payload)
             message = document["choices"][0]["message"]["content"]
@@ -177,7 +174,7 @@ class LLMExtractor:
             raise ExtractionError(f"{self.url} answered without choices[0].message.content: {_clip(payload)}") from None
         if not isinstance(message, str):
             raise ExtractionError(f"{self.url} answered with a non-text message: {_clip(payload)}")
-        return parse(message)
+        return message
 
     def _post(self, body: bytes) -> bytes:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -194,3 +191,19 @@ class LLMExtractor:
         except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", exc)
             raise ExtractionError(f"{self.url} cannot be reached: {reason}") from None
+
+
+@dataclass
+class LLMExtractor(ChatEndpoint):
+    """Entities and facts of one memory at a time."""
+
+    instructions: str = ""
+
+    def request_body(self, content: str, valid_at: datetime | None) -> dict[str, Any]:
+        system = SYSTEM_PROMPT + (f"\n\nAlso: {self.instructions.strip()}" if self.instructions.strip() else "")
+        dated = f"Written at {to_text(valid_at)}.\n\n" if valid_at else ""
+        return self.body(system, dated + content, "knowledge_graph", SCHEMA)
+
+    def extract(self, content: str, valid_at: datetime | None = None) -> Extraction:
+        """Ask once; ExtractionError (with ``retry``) when the endpoint or its answer fails."""
+        return parse(self.ask(self.request_body(content, valid_at)))

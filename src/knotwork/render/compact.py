@@ -11,11 +11,12 @@ o200k tokens (bench/tokens.py).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
+from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
@@ -112,10 +113,20 @@ def added(m: Memory, view: View) -> str:
 
 
 def added_many(ms: list[Memory], view: View) -> str:
-    new = sum(not m.duplicate for m in ms)
-    lines = [f"✓ Stored {new}, {len(ms) - new} already present"]
-    lines += [f"{'=' if m.duplicate else '+'} {m.id}" for m in ms]
+    """A count per decision, then one line per item in order: its decision's mark and the id it resolves to."""
+    counts = Counter("NOOP" if m.duplicate else m.decision for m in ms)
+    summary = ", ".join(f"{counts[d]} {d}" for d in ADD_DECISIONS if counts[d])
+    lines = [f"✓ {len(ms)} item(s): {summary or 'none'}"]
+    for m in ms:
+        decision = "NOOP" if m.duplicate else m.decision
+        if decision == "IGNORE":
+            lines.append(f"{_MARK[decision]} not stored: {m.reason}")
+        else:
+            lines.append(f"{_MARK[decision]} {m.id}" + (f" (retires {m.touched})" if decision == "SUPERSEDE" else ""))
     return "\n".join(lines)
+
+
+_MARK = {"ADD": "+", "NOOP": "=", "UPDATE": "~", "SUPERSEDE": "»", "IGNORE": "✗"}
 
 
 def updated(m: Memory, view: View) -> str:

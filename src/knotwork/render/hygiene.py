@@ -26,5 +26,18 @@ def pruned(r: Any) -> str:
     return f"✓ Pruned {r.expired} expired memories and {r.snapshots} snapshots"
 
 
-for _operation, _text in {"duplicates": duplicates, "merge": merged, "prune": pruned}.items():
+def backed_up(r: Any) -> str:
+    return f"✓ Backed up {r.memories:,} memories (schema {r.schema_version}) to {r.path}, {r.bytes / 1e6:.1f} MB"
+
+
+def checked(r: Any) -> str:
+    lines = [f"✓ Repaired: {item}" for item in r.repaired]
+    lines += [f"✗ {p}" for p in r.problems]
+    lines += [f"✗ orphaned {kind}: {n}" for kind, n in r.orphans.items() if n]
+    return "\n".join(lines + (["✓ Store is consistent"] if r.ok else []))
+
+
+for _operation, _text in {
+    "duplicates": duplicates, "merge": merged, "prune": pruned, "backup": backed_up, "check": checked
+}.items():
     register(_operation, _text, lambda result: {"groups": [g.to_dict() for g in result]} if isinstance(result, list) else result.to_dict())

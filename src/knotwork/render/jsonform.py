@@ -19,13 +19,15 @@ def hit(h: Hit, view: View) -> dict[str, Any]:
     return out
 
 
+def _added(m: Memory) -> dict[str, Any]:
+    """A memory as ``add`` answers: with what was decided, the memory it touched and why."""
+    return {**m.to_dict(), "duplicate": m.duplicate, "decision": m.decision, "touched": m.touched, "reason": m.reason}
+
+
 def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
     view = view or View()
     if isinstance(result, Memory):
-        out = result.to_dict()
-        if operation == "add":
-            out.update(duplicate=result.duplicate, decision=result.decision, touched=result.touched, reason=result.reason)
-        return out
+        return _added(result) if operation == "add" else result.to_dict()
     if isinstance(result, Relationship):
         out = result.to_dict()
         if operation == "link":
@@ -49,7 +51,7 @@ def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
         if operation == "relationships":
             return {"relationships": [r.to_dict() for r in result]}
         if operation == "add_many":
-            return {"memories": [{**m.to_dict(), "duplicate": m.duplicate} for m in result]}
+            return {"memories": [_added(m) for m in result if isinstance(m, Memory)]}
     # Anything else (a new operation's result): plain values as they are, objects through their
     # ``to_dict()`` or text (``core._fallback_value``), so a missing JSON renderer never fails a call.
     return result

@@ -54,7 +54,9 @@ def stats(s: Any) -> str:
         f"{h['superseded']:,} superseded · {h['expired']:,} expired ({h['expired_purged']:,} purged) · "
         f"{h['snapshots']:,} snapshots ({h['snapshots_replaced'] + h['snapshots_pruned']:,} pruned, last prune "
         f"{(h['last_prune'] or 'never')[:16].replace('T', ' ')}) · {h['ignored_adds']:,} ignored adds · "
-        f"orphans {orphans}" + ("" if not orphans else f" ({_counts(h['orphaned'], '?')})")
+        + (f"LLM consolidation {h['consolidation_llm_asked']:,} decided, {h['consolidation_llm_failed']:,} failed · "
+           if h["consolidation_llm_asked"] or h["consolidation_llm_failed"] else "")
+        + f"orphans {orphans}" + ("" if not orphans else f" ({_counts(h['orphaned'], '?')})")
     )
 
 

@@ -44,7 +44,7 @@ class ExtractionService:
         self.ingest = ingest  # (memory, extraction, origin) -> None: writes it into the graph
         self.llm = (
             LLMExtractor(settings.kg_llm_url, settings.kg_llm_model, settings.kg_llm_api_key,
-                         settings.kg_llm_instructions, settings.kg_llm_timeout)
+                         settings.kg_llm_timeout, instructions=settings.kg_llm_instructions)
             if settings.kg_llm_url
             else None
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,10 @@ from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
 from knotwork.domain.temporal import now, to_text
 from knotwork.errors import InvalidInput
 from knotwork.hygiene import consolidate as rules_c
+from knotwork.hygiene import judge
+from knotwork.hygiene.judge import ConsolidationJudge
 from knotwork.hygiene.instructions import Instructions
+from knotwork.knowledge.llm import ChatEndpoint
 from knotwork.search.lexical import query_terms
 
 if TYPE_CHECKING:
@@ -69,6 +72,22 @@ class PruneReport:
         return {"expired": self.expired, "snapshots": self.snapshots, "at": to_text(self.at)}
 
 
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """What a store check found wrong, and what it repaired (``ok``: nothing is wrong now)."""
+
+    problems: list[str]
+    repaired: list[str]
+    orphans: dict[str, int]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not any(self.orphans.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "problems": self.problems, "repaired": self.repaired, "orphans": self.orphans}
+
+
 def _snapshot_key(m: Memory) -> str | None:
     return m.tags.get("key") if m.category == SNAPSHOT else None
 
@@ -80,53 +99,166 @@ class Hygiene:
         self.mem = mem
         self.store = mem.store
         self.instructions = instructions
+        settings = mem.settings
+        self.judge = (
+            ConsolidationJudge(
+                ChatEndpoint(settings.kg_llm_url, settings.kg_llm_model, settings.kg_llm_api_key, settings.consolidation_llm_timeout),
+                instructions.prose(),
+            )
+            if settings.kg_llm_url and settings.consolidation_llm
+            else None
+        )
 
     # -- add --------------------------------------------------------------------
     def add(self, draft: Memory, graph: GraphInput, *, consolidate: bool, force: bool) -> Memory:
-        if not isinstance(consolidate, bool):
-            raise InvalidInput("consolidate", f"must be true or false, got {consolidate!r}")
-        if not isinstance(force, bool):
-            raise InvalidInput("force", f"must be true or false, got {force!r}")
+        return self.add_many([draft], [graph], consolidate=consolidate, force=force)[0]
+
+    def add_many(self, drafts: list[Memory], graphs: list[GraphInput], *, consolidate: bool, force: bool) -> list[Memory]:
+        """Each draft decided as one ``add`` would decide it, in order, then all written in one transaction.
+
+        An item is compared with the store and with the items before it in the batch (same workspace and
+        partition), so a batch that repeats itself is consolidated too. Decisions are made before the write
+        lock is taken (they read the vector index, which an open transaction must not sync); the writes
+        follow in one transaction: all land or none.
+        """
+        for name, flag in (("consolidate", consolidate), ("force", force)):
+            if not isinstance(flag, bool):
+                raise InvalidInput(name, f"must be true or false, got {flag!r}")
         mem = self.mem
-        if not force:
-            reason = self.instructions.ignore_reason(draft.content, draft.category)
+        out: list[Memory | None] = [None] * len(drafts)
+        kept: list[int] = []
+        for i, draft in enumerate(drafts):
+            reason = None if force else self.instructions.ignore_reason(draft.content, draft.category)
             if reason:
                 # Trigger: the store/ignore rules say this text is not worth keeping. Outcome: nothing is
                 # stored; the draft comes back (its id resolves to nothing) with the reason.
-                self.store.bump_counter("ignored_adds")
-                return draft.decided("IGNORE", None, reason)
-        if self.store.find_memory_by_hash(draft.workspace, draft.agent_id, draft.content_hash):
+                out[i] = draft.decided("IGNORE", None, reason)
+            else:
+                kept.append(i)
+        # Exact duplicates are decided by content alone: of the store (stored once, ``_insert`` answers
+        # with the existing memory), or of an earlier item (the same answer as that item).
+        first: dict[tuple, int] = {}
+        repeats: dict[int, int] = {}
+        stored_before: set[int] = set()
+        for i in kept:
+            d = drafts[i]
+            key = (d.workspace, d.agent_id, d.content_hash)
+            if key in first:
+                repeats[i] = first[key]
+                continue
+            first[key] = i
+            if self.store.find_memory_by_hash(*key):
+                stored_before.add(i)
+        fresh = [i for i in first.values() if i not in stored_before]
+        weighed = [i for i in fresh if _snapshot_key(drafts[i]) is None]
+        vectors = dict(zip(weighed, mem._vectors([drafts[i].content for i in weighed]))) if mem.embedder and weighed else {}
+        plan = self._plan(drafts, graphs, weighed, vectors) if consolidate else {}
+        stands_alone = {i for i in weighed if i not in plan or plan[i].kind == "SUPERSEDE"}  # a memory of its own
+        inserted = [i for i in first.values() if i in stored_before or i in stands_alone]
+        if first:
+            with mem._similar.transaction():
+                stored = dict(zip(inserted, mem._insert(
+                    [drafts[i] for i in inserted], [graphs[i] for i in inserted],
+                    {drafts[i].id: vectors[i] for i in inserted if i in vectors} if mem.embedder else None,
+                )))
+                for i in first.values():
+                    if i in stored and i not in plan:
+                        out[i] = stored[i]
+                    elif i in plan:
+                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i))
+                    else:
+                        out[i] = self._add_snapshot(drafts[i], graphs[i], _snapshot_key(drafts[i]) or "")
+        for i, j in repeats.items():
+            earlier = out[j]
+            assert earlier is not None
+            out[i] = replace(earlier, duplicate=True, decision="NOOP", touched=earlier.touched or earlier.id,
+                             reason="same content as an earlier item of the batch")
+        if duplicates := len(repeats) + len(stored_before):
+            self.store.bump_counter("duplicates_detected", duplicates)
+        if ignored := len(drafts) - len(kept):
+            self.store.bump_counter("ignored_adds", ignored)
+        return [m for m in out if m is not None]
+
+    def _plan(
+        self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]]
+    ) -> dict[int, rules_c.Decision]:
+        """Consolidation decisions other than ADD for the ``weighed`` items, each against the store and against
+        the earlier items of the batch that will be stored (a batch target is named ``#<index>``)."""
+        plan: dict[int, rules_c.Decision] = {}
+        near = self._near_in_batch(drafts, weighed, vectors)
+        for pos, i in enumerate(weighed):
+            draft = drafts[i]
+            found = self.candidates(draft, vectors.get(i))
+            for j, score in near(pos):
+                if j not in plan or plan[j].kind == "SUPERSEDE":  # j is stored as a memory of its own
+                    found.append((f"#{j}", drafts[j].content, score))
+            found.sort(key=lambda c: -c[2])
+            decision = rules_c.decide(draft.content, found[:CANDIDATES])
+            if self.judge is not None and judge.unclear(decision, found):
+                ruled = self.judge.decide(draft.content, found)
+                self.store.bump_counter("consolidation_llm_asked" if ruled else "consolidation_llm_failed")
+                decision = ruled or decision
+            if decision.kind == "UPDATE" and (graphs[i].entities or graphs[i].facts):
+                continue  # the caller's entities and facts need a memory of their own to rest on: ADD
+            if decision.kind != "ADD":
+                plan[i] = decision
+        return plan
+
+    @staticmethod
+    def _near_in_batch(
+        drafts: list[Memory], weighed: list[int], vectors: dict[int, list[bytes]]
+    ) -> Callable[[int], list[tuple[int, float]]]:
+        """For the item at position ``pos`` of ``weighed``: the earlier items of its workspace and partition that
+        come near it, with their similarity (cosine of first chunks, or word overlap without an embedder)."""
+        import numpy as np
+
+        group = [(drafts[i].workspace, drafts[i].agent_id) for i in weighed]
+        sims = None
+        if vectors and all(vectors.get(i) for i in weighed):
+            matrix = np.stack([np.frombuffer(vectors[i][0], dtype="<f4") for i in weighed])
+            sims = matrix @ matrix.T
+        else:
+            sets = [set(rules_c.words(drafts[i].content)) for i in weighed]
+
+        def near(pos: int) -> list[tuple[int, float]]:
+            if sims is not None:
+                row = sims[pos, :pos]
+                earlier = np.nonzero(row >= rules_c.CANDIDATE_COSINE)[0].tolist()
+                scored = [(q, float(row[q])) for q in earlier]
+            else:
+                mine = sets[pos]
+                scored = [(q, len(mine & sets[q]) / (len(mine | sets[q]) or 1)) for q in range(pos)]
+            return [(weighed[q], s) for q, s in scored if s >= rules_c.CANDIDATE_COSINE and group[q] == group[pos]]
+
+        return near
+
+    def _apply(self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None) -> Memory:
+        """Write one consolidation decision inside the batch's transaction; the memory ``add`` answers with.
+        ``new``: the draft as stored (SUPERSEDE)."""
+        mem = self.mem
+        target = decision.target or ""
+        if target.startswith("#"):  # an earlier item of the same batch, stored by this transaction
+            target = stored[int(target[1:])].id
+        if decision.kind == "NOOP":
             self.store.bump_counter("duplicates_detected")
-            return mem._insert([draft], [graph])[0]
-        key = _snapshot_key(draft)
-        if key is not None:
-            return self._add_snapshot(draft, graph, key)
-        vectors = mem._vectors([draft.content])[0] if mem.embedder else None
-        if consolidate:
-            decision = self.decide(draft, vectors)
-            if decision.kind == "NOOP":
-                self.store.bump_counter("duplicates_detected")
-                return mem.get(decision.target).decided("NOOP", decision.target, decision.reason)
-            if decision.kind == "UPDATE" and not (graph.entities or graph.facts):
-                self.store.bump_counter("duplicates_detected")
-                self.store.bump_counter("duplicates_merged")
-                old = mem.get(decision.target)
-                updated = mem.update(
-                    old.id,
-                    content=draft.content,
-                    tags={**old.tags, **draft.tags},
-                    artifacts=list(dict.fromkeys(old.artifacts + draft.artifacts)),
-                    evidence=list(dict.fromkeys(old.evidence + draft.evidence)),
-                    importance=max(old.importance, draft.importance),
-                )
-                return updated.decided("UPDATE", old.id, decision.reason)
-            if decision.kind == "SUPERSEDE":
-                with self.store.transaction():
-                    new = mem._insert([draft], [graph], {draft.id: vectors} if vectors else None)[0]
-                    mem.link(new.id, decision.target, "supersedes", {"consolidation": decision.reason})
-                self.store.bump_counter("superseded_on_add")
-                return new.decided("SUPERSEDE", decision.target, decision.reason)
-        return mem._insert([draft], [graph], {draft.id: vectors} if vectors else None)[0]
+            return mem.get(target).decided("NOOP", target, decision.reason)
+        if decision.kind == "UPDATE":
+            self.store.bump_counter("duplicates_detected")
+            self.store.bump_counter("duplicates_merged")
+            old = mem.get(target)
+            updated = mem.update(
+                old.id,
+                content=draft.content,
+                tags={**old.tags, **draft.tags},
+                artifacts=list(dict.fromkeys(old.artifacts + draft.artifacts)),
+                evidence=list(dict.fromkeys(old.evidence + draft.evidence)),
+                importance=max(old.importance, draft.importance),
+            )
+            return updated.decided("UPDATE", old.id, decision.reason)
+        assert new is not None
+        mem.link(new.id, target, "supersedes", {"consolidation": decision.reason})
+        self.store.bump_counter("superseded_on_add")
+        return new.decided("SUPERSEDE", target, decision.reason)
 
     def candidates(self, draft: Memory, vectors: list[bytes] | None) -> list[tuple[str, str, float]]:
         """(id, content, similarity) of current memories of the draft's own workspace and partition that come
@@ -152,9 +284,6 @@ class Hygiene:
             for mid, score in scored
             if mid in memories and memories[mid].workspace == draft.workspace and memories[mid].agent_id == draft.agent_id
         ]
-
-    def decide(self, draft: Memory, vectors: list[bytes] | None) -> rules_c.Decision:
-        return rules_c.decide(draft.content, self.candidates(draft, vectors))
 
     # -- snapshots ----------------------------------------------------------------
     def _add_snapshot(self, draft: Memory, graph: GraphInput, key: str) -> Memory:
@@ -192,6 +321,27 @@ class Hygiene:
         if FIRST_PRUNE not in self.store.counters():
             self.prune_snapshots()
             self.store.set_counter(FIRST_PRUNE, to_text(now()))
+
+    # -- consistency ------------------------------------------------------------------
+    def check(self, repair: bool) -> CheckReport:
+        """The database's and the full-text index's own checks, memories without vectors, orphaned rows.
+        With ``repair``: a full-text index that disagrees with the memories is built again, and memories
+        without vectors are embedded (when an embedder is configured)."""
+        if not isinstance(repair, bool):
+            raise InvalidInput("repair", f"must be true or false, got {repair!r}")
+        problems = self.store.integrity_problems()
+        repaired: list[str] = []
+        if repair and any(p.startswith("full-text index") for p in problems):
+            self.store.rebuild_text_index()
+            repaired.append("full-text index rebuilt")
+            problems = self.store.integrity_problems()
+        if self.mem.embedder is not None and (missing := self.store.count_without_vectors()):
+            if repair:
+                self.mem._embed_missing()
+                repaired.append(f"{missing} memories without vectors embedded")
+            else:
+                problems.append(f"vectors: {missing} memories have none")
+        return CheckReport(problems, repaired, self.store.count_orphans())
 
     # -- expiry -------------------------------------------------------------------
     def prune(self) -> PruneReport:

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from knotwork.domain.models import MemoryFilter
+from knotwork.domain.temporal import now
 from knotwork.search.vector_index import VectorIndex
 from knotwork.services.links import MetaRelation
 
@@ -201,12 +203,32 @@ class SimilarLists:
             self.refresh([(mid, ws, blobs) for mid, (ws, blobs) in found.items()])
 
     def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
-        """Each memory's ``similar`` meta-relations: neighbour id, score and the start of its content."""
+        """Each memory's ``similar`` meta-relations: neighbour id, score and the start of its content.
+
+        A neighbour is named only while a read of the memory's own workspace and partition would show it:
+        current (not retired, not expired), not a snapshot, not in another partition. The stored lists
+        keep every neighbour (a retired one may come back when its link goes); the read leaves them out.
+        """
         if self.index is None:
             return {}
         lists = self.store.similar_lists(memory_ids)
-        starts = self.store.content_starts(sorted({n for pairs in lists.values() for n, _ in pairs}), PREVIEW_CHARS * 2)
+        owners = self.store.get_memories([mid for mid, pairs in lists.items() if pairs])
+        at = now()
+        seen: dict[tuple[str | None, str | None], set[str]] = {}
+        for m in owners.values():
+            reader = (m.workspace, m.agent_id)
+            if reader not in seen:
+                neighbours = {n for mid, pairs in lists.items() if mid in owners
+                              and (owners[mid].workspace, owners[mid].agent_id) == reader for n, _ in pairs}
+                flt = MemoryFilter(workspace=m.workspace, agent_id=m.agent_id)
+                seen[reader] = self.store.filter_memory_ids(sorted(neighbours), flt, at)
+        shown = {
+            mid: [(n, s) for n, s in pairs if n in seen.get((owners[mid].workspace, owners[mid].agent_id), ())]
+            for mid, pairs in lists.items() if mid in owners
+        }
+        shown.update({mid: [] for mid in lists if mid not in shown})
+        starts = self.store.content_starts(sorted({n for pairs in shown.values() for n, _ in pairs}), PREVIEW_CHARS * 2)
         return {
             mid: [MetaRelation("similar", "memory", n, round(s, 4), _preview(starts.get(n, ""))) for n, s in pairs]
-            for mid, pairs in lists.items()
+            for mid, pairs in shown.items()
         }

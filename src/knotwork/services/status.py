@@ -75,8 +75,9 @@ def stats(mem: Knotwork) -> Stats:
     """Counts and health. ``health``: duplicates_detected (adds that found their content already stored, or
     near enough to be a NOOP or UPDATE), duplicates_merged (UPDATEs and ``merge``), superseded (memories a
     ``supersedes`` link retired), superseded_on_add, expired (passed, not yet purged), expired_purged,
-    snapshots, snapshots_replaced and snapshots_pruned, last_prune, ignored_adds, and orphaned links, vectors
-    and similar slots (each must be 0)."""
+    snapshots, snapshots_replaced and snapshots_pruned, last_prune, ignored_adds, consolidation_llm_asked and
+    consolidation_llm_failed (unclear adds an LLM decided, or failed to), and orphaned links, vectors and
+    similar slots (each must be 0)."""
     store = mem.store
     at = now()
     embedded, vectors = store.count_vectors()
@@ -99,6 +100,8 @@ def stats(mem: Knotwork) -> Stats:
         "snapshots_pruned": counter("snapshots_pruned"),
         "last_prune": counters.get("last_prune") or counters.get("last_snapshot_prune"),
         "ignored_adds": counter("ignored_adds"),
+        "consolidation_llm_asked": counter("consolidation_llm_asked"),
+        "consolidation_llm_failed": counter("consolidation_llm_failed"),
         "orphaned": store.count_orphans(),
     }
     return Stats(

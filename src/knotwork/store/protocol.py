@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
@@ -114,6 +115,23 @@ class Store(Protocol):
 
     def count_orphans(self) -> dict[str, int]:
         """Links, vectors and similar slots that point at a memory that is gone (each must be 0)."""
+        ...
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own checks find wrong, its full-text index included (empty: nothing)."""
+        ...
+
+    def rebuild_text_index(self) -> None:
+        """Build the full-text index again from the memories."""
+        ...
+
+    def count_without_vectors(self) -> int:
+        """Memories that have no vector."""
+        ...
+
+    def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        """A consistent copy of the database in the new file ``target``, taken online; a server backend
+        without a file copy raises InvalidInput naming its own tool (e.g. pg_dump)."""
         ...
 
     # -- retrieval --------------------------------------------------------

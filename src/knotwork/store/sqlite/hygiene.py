@@ -6,6 +6,8 @@ connection helpers (``_run``, ``_lock``, ``_rows_by_ids``, ``transaction``).
 
 from __future__ import annotations
 
+import sqlite3
+
 from datetime import datetime
 from typing import Any
 
@@ -103,6 +105,31 @@ class HygieneStore:
         """Memories some other memory supersedes."""
         with self._lock:
             return self._run("SELECT count(DISTINCT to_id) FROM links WHERE type = 'supersedes'").fetchone()[0]
+
+    def integrity_problems(self) -> list[str]:
+        """What SQLite's quick check and the full-text index's own check find wrong (empty: nothing)."""
+        problems: list[str] = []
+        with self._lock:
+            rows = [r[0] for r in self._run("PRAGMA quick_check").fetchall()]
+            if rows != ["ok"]:
+                problems += [f"database: {r}" for r in rows[:10]]
+            try:  # compares the index with the memories table it indexes
+                self._run("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+            except sqlite3.DatabaseError as exc:
+                problems.append(f"full-text index: {exc}")
+        return problems
+
+    def count_without_vectors(self) -> int:
+        """Memories that have no vector (stored by a process without an embedder, or cut short)."""
+        with self._lock:
+            return self._run(
+                "SELECT count(*) FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
+            ).fetchone()[0]
+
+    def rebuild_text_index(self) -> None:
+        """Build the full-text index again from the memories table."""
+        with self.transaction():
+            self._run("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
 
     def count_orphans(self) -> dict[str, int]:
         """Rows that point at a memory that is gone (each must be 0): links, vectors, similar slots."""

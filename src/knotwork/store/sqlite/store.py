@@ -20,9 +20,9 @@ from typing import Any
 
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import from_text, to_text
-from knotwork.errors import BackendUnavailable, Conflict
+from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
-from knotwork.store.sqlite import migrate
+from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
 from knotwork.store.sqlite.termstats import TermStats
@@ -163,7 +163,11 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
     """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``,
     the hygiene ones from ``HygieneStore``)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
+    ) -> None:
+        if synchronous not in ("full", "normal"):
+            raise InvalidInput("synchronous", f"must be full or normal, got {synchronous!r}")
         self.location = str(path)
         self.tracer = tracer
         if self.location != ":memory:":
@@ -179,7 +183,9 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal" and self.location != ":memory:":
                 raise BackendUnavailable(f"{self.location}: could not switch the database to WAL mode")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
+            # full: each commit is fsynced (durable through a power loss); normal: WAL's own guarantee, the
+            # last commits may be lost on a power loss, never the database's integrity. See Settings.synchronous.
+            self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             # Trigger: reads by id (a traversal's few hundred memories) on a large file. Why: with
             # SQLite's default 2 MB page cache nearly every row is a page read from the OS; a
             # related(depth=3) on a 150 MB store fetched its memories ~40% faster with 64 MB.
@@ -796,6 +802,13 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
         with self._lock:
             row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
         return row[0], row[1]
+
+    def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        """A consistent copy of the database in the new file ``target``, taken while others go on writing."""
+        if self.location == ":memory:":
+            raise InvalidInput("backup", "an in-memory store has no file to back up")
+        with self._lock:
+            backup.copy(self._conn, Path(target).expanduser(), progress)
 
     def size_bytes(self) -> int:
         """Bytes the database takes: its pages, plus the write-ahead log when there is one."""

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace
 
@@ -39,12 +39,14 @@ class NewMemory(MemoryFields):
     )
     expires_at: str | None = Field(default=None, description="when it expires (ISO-8601); then it leaves every read")
     ttl: int | str | None = Field(default=None, description="time to live instead of expires_at: seconds, or 30m, 12h, 7d")
-    consolidate: bool = Field(default=True, description="false: no NOOP/UPDATE/SUPERSEDE decision, store as given")
-    force: bool = Field(default=False, description="store even what the store/ignore instructions would ignore")
+    consolidate: StrictBool = Field(default=True, description="false: no NOOP/UPDATE/SUPERSEDE decision, store as given")
+    force: StrictBool = Field(default=False, description="store even what the store/ignore instructions would ignore")
 
 
 class NewMemories(Strict):
     items: list[dict[str, Any]] = Field(description="memories as for POST /memories; all land or none")
+    consolidate: StrictBool = Field(True, description="decide each item as POST /memories does (false: exact duplicates only)")
+    force: StrictBool = Field(False, description="store items the store/ignore rules would drop")
 
 
 class MemoryChanges(MemoryFields):
@@ -91,7 +93,7 @@ def add_memory(body: NewMemory, request: Request, mem: Mem, reply: Reply, format
 def add_memories(body: NewMemories, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     fallback = request.app.state.default_workspace
     items = [item if "workspace" in item or fallback is None else {**item, "workspace": fallback} for item in body.items]
-    return reply("add_many", mem.add_many(items), format, 201)
+    return reply("add_many", mem.add_many(items, consolidate=body.consolidate, force=body.force), format, 201)
 
 
 @router.get("/memories", summary="List memories, newest first")

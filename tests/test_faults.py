@@ -1,0 +1,126 @@
+"""Faults: a writer killed with SIGKILL in the middle of its work leaves every batch whole or absent and the
+store consistent; a store whose full-text index or vectors fell out of step is found out and mended."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import Settings
+
+from .test_cli import run
+
+NO_MODEL = Settings(embedder="none", kg_extract="none")
+BATCH = 50
+
+
+def writer(db: Path, body: str, embedder: str = "none") -> subprocess.Popen[str]:
+    """A child process that opens ``db`` and runs ``body`` (with ``m`` the store), printing "go" once open."""
+    code = textwrap.dedent(f"""
+        import json, sys, knotwork
+        s = knotwork.Settings(embedder={embedder!r}, kg_extract="none")
+        with knotwork.open({str(db)!r}, settings=s) as m:
+            print("go", flush=True)
+    """) + textwrap.indent(textwrap.dedent(body), "    ")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "go"
+    return proc
+
+
+def kill_after(proc: subprocess.Popen[str], seconds: float) -> None:
+    time.sleep(seconds)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def assert_consistent(db: Path, settings: Settings = NO_MODEL) -> knotwork.Knotwork:
+    mem = knotwork.open(db, settings=settings)
+    report = mem.check()
+    assert report.ok, report.to_dict()
+    return mem
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.3, 0.8])
+def test_sigkill_inside_add_many_leaves_whole_batches(tmp_path: Path, delay: float) -> None:
+    db = tmp_path / "k.db"
+    proc = writer(db, f"""
+        for b in range(1000):
+            m.add_many([{{"content": f"batch {{b}} item {{i}} about the billing service", "workspace": "w",
+                          "tags": {{"batch": str(b)}}}} for i in range({BATCH})], consolidate=False)
+    """)
+    kill_after(proc, delay)
+    with assert_consistent(db) as mem:
+        total = mem.store.count_memories()
+        assert total % BATCH == 0  # all of a batch or none of it
+        by_batch = mem.stats().by_tag
+        assert all(n == BATCH for key, n in by_batch.items() if key.startswith("batch=")), by_batch
+        mem.add("The store takes writes after the kill", workspace="w")
+
+
+def test_sigkill_inside_import_leaves_all_or_nothing(tmp_path: Path) -> None:
+    source, db, dump = tmp_path / "src.db", tmp_path / "k.db", tmp_path / "dump.jsonl"
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add_many([{"content": f"exported note {i}", "workspace": "w"} for i in range(3000)], consolidate=False)
+        dump.write_text("".join(json.dumps(r) + "\n" for r in mem.export()))
+    body = f"""
+        records = [json.loads(line) for line in open({str(dump)!r})]
+        m.import_records(records)
+        print("done", flush=True)
+    """
+    for delay in (0.3, 0.9):
+        kill_after(writer(db, body), delay)
+        with assert_consistent(db) as mem:
+            assert mem.store.count_memories() in (0, 3000)  # one transaction: all or nothing
+    finished = writer(db, body)
+    assert finished.stdout is not None and finished.stdout.readline().strip() == "done"
+    finished.wait(timeout=60)
+    with assert_consistent(db) as mem:
+        assert mem.store.count_memories() == 3000
+
+
+def test_sigkill_during_consolidating_adds(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with knotwork.open(db) as mem:
+        mem.add("The deploy window is Tuesday at 14:00 UTC", workspace="w")
+    proc = writer(db, """
+        for i in range(2000):
+            channels = " ".join(f"c{j}" for j in range(i + 1))
+            m.add(f"The deploy window is Tuesday at 14:00 UTC, announced in {channels}", workspace="w")
+            m.add(f"Release {i} uses Python 3.{i % 50}", workspace="w")
+    """, embedder="minilm")
+    kill_after(proc, 4.0)
+    with assert_consistent(db, Settings()) as mem:
+        window = [m for m in mem.list(workspace="w", limit=1000) if "deploy window" in m.content]
+        assert len(window) == 1  # each add said more: UPDATEs folded into the one memory
+        assert window[0].version > 1 and len(mem.history(window[0].id)) == window[0].version
+
+
+def test_a_stale_full_text_index_and_missing_vectors_are_found_and_mended(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "k.db"
+    with knotwork.open(db, settings=NO_MODEL) as mem:  # no embedder: these memories get no vectors
+        ids = [m.id for m in mem.add_many([{"content": f"the payment retries back off {i} times"} for i in range(5)])]
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', "
+                 "(SELECT rowid FROM memories WHERE id = ?), 'the payment retries back off 0 times')", (ids[0],))
+    conn.commit()
+    conn.close()
+    with knotwork.open(db) as mem:
+        found = mem.check()
+        assert not found.ok
+        assert any(p.startswith("full-text index") for p in found.problems)
+        assert "vectors: 5 memories have none" in found.problems
+        mended = mem.check(repair=True)
+        assert mended.ok and mended.repaired == ["full-text index rebuilt", "5 memories without vectors embedded"]
+        assert mem.check().ok
+        assert {h.memory.id for h in mem.search("payment retries", limit=5)} == set(ids)
+    code, out, _ = run(capsys, "check", "--db", str(db))
+    assert code == 0 and "consistent" in out
