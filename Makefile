@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 UI := src/knotwork/adapters/http/static/app.js
 UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build.mjs web/tsconfig.json
 
-.PHONY: run test bench clean ui
+.PHONY: run test bench peers clean ui
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ test: $(STAMP) $(UI)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
+
+# knotwork beside Mem0, mcp-memory-service, basic-memory and the MCP reference memory server (bench/peers/README.md).
+# Installs each peer, pinned, under bench/.cache/peers/ (not part of `make test`); takes 30-60 minutes on 2 cores.
+peers: $(STAMP)
+	nice -n 10 bash bench/peers/install.sh
+	nice -n 10 $(BIN)/python bench/peers/run.py $(PEERS_ARGS)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache web/node_modules src/knotwork/adapters/http/static

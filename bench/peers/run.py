@@ -1,0 +1,197 @@
+"""knotwork side by side with Mem0, mcp-memory-service, basic-memory and the MCP reference memory server.
+
+    python bench/peers/run.py [--systems knotwork,mem0,...] [--lme-questions N] [--budget S] [--markdown]
+
+(``make peers`` installs the peers, then runs this.) Every system gets the
+same texts, one memory per call, through its own public interface (see
+bench/peers/systems.py), and one search call per question asking for 10
+hits. Recall is scored by bench/longmemeval.py's and bench/codemem.py's own
+``evaluate``. Raw figures go to bench/peers/results/<data set>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import corpus as corpora  # noqa: E402
+import systems  # noqa: E402
+
+from knotwork.tokens import count as tokens  # noqa: E402
+
+KS = (1, 5, 10)
+ORDER = ("knotwork", "mem0", "mcp-memory-service", "basic-memory", "server-memory")
+RESULTS = HERE / "results"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EmbedServer:
+    """bench/peers/embed_server.py in a child process, up until the ``with`` block ends."""
+
+    def __enter__(self) -> str:
+        self.port = free_port()
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "embed_server.py"), "--port", str(self.port)])
+        url = f"http://127.0.0.1:{self.port}/health"
+        import httpx
+
+        for _ in range(300):
+            try:
+                if httpx.get(url, timeout=1).status_code == 200:
+                    return f"http://127.0.0.1:{self.port}/v1/embeddings"
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.proc.kill()
+        raise SystemExit("the embedding server did not come up")
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def default_lme_path() -> Path:
+    name = Path("shared") / "data" / "longmemeval_oracle.json.gz"
+    found = [up / name for up in HERE.parents if (up / name).exists()]
+    return found[0] if found else corpora.lme.DEFAULT_DATA
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, -(-len(ordered) * p // 100) - 1)] if ordered else float("nan")
+
+
+def score(name: str, out: systems.Outcome, gold: list[Any]) -> dict[str, Any]:
+    """Recall per k (session and turn for LongMemEval, hit for codemem) and the other figures of one outcome."""
+    import codemem as cm
+    import longmemeval as lme
+
+    fig: dict[str, Any] = {"version": out.version, "error": out.error, "notes": out.notes}
+    if out.ranked and len(out.ranked) == len(gold):
+        hits = []
+        for q in gold:
+            ranked = out.ranked[q.id]
+            if name == "longmemeval":
+                keys = [(k.rsplit("#", 1)[0], int(k.rsplit("#", 1)[1])) for k in ranked]
+                hits.append(lme.evaluate(keys, q.answer_sessions, q.answer_turns, KS))
+            else:
+                hits.append(cm.evaluate(ranked, q.gold, q.stale, KS))
+        for metric in hits[0]:
+            defined = [h[metric] for h in hits if h[metric] is not None]
+            if defined:
+                fig[metric] = sum(defined) / len(defined)
+        lat = list(out.latency_ms.values())
+        fig["search_p50_ms"] = statistics.median(lat)
+        fig["search_p95_ms"] = percentile(lat, 95)
+        counts = [tokens(a) for a in out.answers.values()]
+        fig["answer_tokens_mean"] = statistics.mean(counts)
+        fig["answer_tokens_p50"] = statistics.median(counts)
+        fig["hits_returned_mean"] = statistics.mean(len(r) for r in out.ranked.values())
+        fig["latency_ms"] = {q: round(ms, 2) for q, ms in out.latency_ms.items()}
+    fig["ingested"] = out.ingested
+    fig["ingest_s"] = out.ingest_s
+    fig["ingest_per_s"] = out.ingested / out.ingest_s if out.ingest_s and not out.error else None
+    fig["tools_list_tokens"] = tokens(out.tools_list) if out.tools_list else None
+    fig["tools"] = len(json.loads(out.tools_list)) if out.tools_list else None
+    fig["store_bytes"] = out.store_bytes
+    return fig
+
+
+def fmt(v: Any, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "–"
+    return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def table(name: str, figures: dict[str, dict[str, Any]]) -> str:
+    rk = (lambda k: f"session@{k}") if name == "longmemeval" else (lambda k: f"hit@{k}")
+    head = ["system"] + [f"R@{k}" for k in KS] + (["turn R@10"] if name == "longmemeval" else []) + [
+        "ingest mem/s", "search p50 ms", "p95 ms", "tokens/answer", "tools/list tokens", "store MB"]
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for system, f in figures.items():
+        label = f"{system} {f['version']}".strip()
+        if f.get("error") and f"{rk(1)}" not in f:
+            lines.append(f"| {label} | " + " | ".join(["–"] * (len(head) - 2)) + f" | {f['error']} |")
+            continue
+        row = [label] + [fmt(f.get(rk(k))) for k in KS] + ([fmt(f.get("turn@10"))] if name == "longmemeval" else []) + [
+            fmt(f.get("ingest_per_s"), 1), fmt(f.get("search_p50_ms"), 1), fmt(f.get("search_p95_ms"), 1),
+            fmt(f.get("answer_tokens_mean"), 0), fmt(f.get("tools_list_tokens")), fmt(f["store_bytes"] / 1e6, 1)]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--systems", default=",".join(ORDER))
+    p.add_argument("--data", default="longmemeval,codemem", help="comma list of longmemeval, codemem")
+    p.add_argument("--lme-questions", type=int, default=100, help="LongMemEval questions drawn (seeded) with their haystacks; 0 = all 500")
+    p.add_argument("--lme-path", type=Path, default=default_lme_path(), help="longmemeval_oracle.json.gz (default: shared/data beside the repository or a folder above)")
+    p.add_argument("--budget", type=float, default=1500, help="seconds one system may spend on one data set")
+    p.add_argument("--work", type=Path, default=systems.CACHE / "runs")
+    p.add_argument("--keep-others", action="store_true",
+                   help="keep the figures of systems not run now from results/<data set>.json (same data only)")
+    args = p.parse_args()
+    wanted = [s.strip() for s in args.systems.split(",") if s.strip()]
+    unknown = set(wanted) - set(ORDER)
+    if unknown:
+        p.error(f"unknown systems {sorted(unknown)}; known: {', '.join(ORDER)}")
+    sets = []
+    if "longmemeval" in args.data:
+        sets.append(corpora.longmemeval(args.lme_path, args.lme_questions or None))
+    if "codemem" in args.data:
+        sets.append(corpora.codemem("test"))
+    RESULTS.mkdir(exist_ok=True)
+    with EmbedServer() as embed_url:
+        for corpus, gold in sets:
+            print(f"\n## {corpus.note}\n", flush=True)
+            load_start = os.getloadavg()
+            figures: dict[str, dict[str, Any]] = {}
+            started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            for name in wanted:
+                t0 = time.perf_counter()
+                print(f"{name}: running ...", file=sys.stderr, flush=True)
+                out = systems.drive(name, corpus.to_json(), args.work / corpus.name / name, embed_url=embed_url, budget_s=args.budget)
+                figures[name] = score(corpus.name, out, gold)
+                figures[name]["wall_s"] = time.perf_counter() - t0
+                figures[name]["loadavg_after"] = os.getloadavg()
+                print(f"{name}: {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f}"
+                      + (f", {out.error}" if out.error else ""), file=sys.stderr, flush=True)
+            print(table(corpus.name, figures))
+            print(f"\nload average (1 min) {load_start[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} cpus.", flush=True)
+            report = {
+                "data": corpus.note, "started": started, "docs": len(corpus.docs), "questions": len(corpus.questions),
+                "ks": KS, "limit": systems.LIMIT,
+                "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+                            "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
+                "systems": figures,
+            }
+            path = RESULTS / f"{corpus.name}.json"
+            if args.keep_others and path.exists():
+                earlier = json.loads(path.read_text())
+                if earlier.get("data") == corpus.note:
+                    report["systems"] = {**earlier["systems"], **figures}
+                    report["runs"] = earlier.get("runs", [earlier["machine"]]) + [report["machine"]]
+            path.write_text(json.dumps(report, indent=1) + "\n")
+            if len(report["systems"]) > len(figures):
+                print(f"\nwith the other systems' figures from earlier runs ({path.name}):\n")
+                print(table(corpus.name, {n: report["systems"][n] for n in ORDER if n in report["systems"]}))
+
+
+if __name__ == "__main__":
+    main()

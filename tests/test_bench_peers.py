@@ -1,0 +1,51 @@
+"""bench/peers: the adapter contract on knotwork's own MCP server, and a missing peer reported, not raised.
+
+Peers themselves are never installed by the test suite (``make peers`` does that).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+PEERS = Path(__file__).resolve().parents[1] / "bench" / "peers"
+sys.path.insert(0, str(PEERS))
+
+import systems  # noqa: E402
+
+CORPUS = {
+    "name": "tiny",
+    "docs": [
+        {"key": "s1#0", "text": "user: We chose PostgreSQL for the billing service because of row-level locking.", "part": "a"},
+        {"key": "s1#1", "text": "assistant: The cat sleeps on the warm windowsill every afternoon.", "part": "a"},
+        {"key": "s2#0", "text": "user: My sister Maria moved to Lisbon last spring.", "part": "b"},
+        {"key": "s2#1", "text": "user: My sister Maria moved to Lisbon last spring.", "part": "b"},
+    ],
+    "questions": [
+        {"id": "q1", "text": "Which database did we choose for billing?", "part": "a"},
+        {"id": "q2", "text": "Where did Maria move?", "part": "b"},
+    ],
+}
+
+
+def test_knotwork_over_mcp_maps_hits_back_to_keys(tmp_path: Path) -> None:
+    out = systems.drive("knotwork", CORPUS, tmp_path / "kw", embed_url="", budget_s=120)
+    assert out.error is None, out.error
+    assert out.ingested == 4
+    assert out.ranked["q1"][0] == "s1#0"
+    assert "s2#0" not in out.ranked["q1"], "a question saw another part's memories"
+    # knotwork stores identical text in one workspace once; a hit on it stands for both turns.
+    assert out.ranked["q2"][:2] == ["s2#0", "s2#1"]
+    assert set(out.latency_ms) == {"q1", "q2"} and all(ms > 0 for ms in out.latency_ms.values())
+    assert "search_memory" in out.tools_list and out.store_bytes > 0
+    assert "PostgreSQL" in out.answers["q1"]
+
+
+def test_a_peer_that_is_not_installed_gets_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(systems, "CACHE", tmp_path / "empty")
+    for name in ("mem0", "server-memory", "mcp-memory-service", "basic-memory"):
+        out = systems.drive(name, CORPUS, tmp_path / name, embed_url="http://127.0.0.1:9/v1/embeddings", budget_s=5)
+        assert out.error and out.error.startswith("not installed"), (name, out.error)
+        assert out.ranked == {}
