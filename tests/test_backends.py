@@ -154,3 +154,28 @@ def test_nearest_memories_of_a_small_workspace_beside_a_large_one(target: str) -
         assert [round(score, 4) for _, score in got] == [round(score, 4) for score, _ in exact]
         everywhere = mem.store.vector_candidates(index, query, 1, MemoryFilter(workspace=ALL_WORKSPACES), now())
         assert everywhere[0][0] == stored[0].id
+
+
+def test_an_open_transaction_is_its_own_threads_only(mem) -> None:
+    """A write in one thread sees its own transaction open; another thread of the process does not (it waits
+    for the write lock and opens its own), so it syncs its indexes and keeps its caches as a fresh writer."""
+    import threading
+
+    store = mem.store
+    seen: dict[str, bool] = {}
+    inside, release = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with store.transaction():
+            seen["writer"] = store.in_transaction()
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert inside.wait(10)
+    seen["other"] = store.in_transaction()
+    release.set()
+    thread.join(10)
+    assert seen == {"writer": True, "other": False}
+    assert not store.in_transaction()

@@ -202,6 +202,23 @@ def test_writes_nested_in_a_rolled_back_transaction(fake: Knotwork, db_path: Pat
     assert set(fake.index.vectors_of([*gone, kept])) == {kept}
 
 
+def test_floors_are_read_once_not_per_write(db_path: Path) -> None:
+    """Every list's floor is read from the store once, then kept in step with this process's own writes:
+    an add (a transaction of the lists' own nested in another of theirs) must not read them all again."""
+    seen: list[str] = []
+    store = open_store(str(db_path), Settings())
+    store.tracer = lambda sql, params: seen.append(sql)
+    with Knotwork(store, embedder=RandomEmbedder()) as mem:
+        mem.add_many([{"content": f"memory {i}"} for i in range(12)])
+        mem.add("the first single add")
+        seen.clear()
+        for i in range(3):
+            mem.add(f"another add {i}")
+            mem.add_many([{"content": f"batch {i} a"}, {"content": f"batch {i} b"}])
+        assert not [sql for sql in seen if "WHERE rank = ?" in sql]
+        check(mem, db_path)
+
+
 def test_import_reembed_and_repair(fake: Knotwork, db_path: Path, tmp_path: Path) -> None:
     fake.add_many([{"content": f"memory {i}", "workspace": "a" if i % 3 else None} for i in range(20)])
     records = list(fake.export())

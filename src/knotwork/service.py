@@ -751,7 +751,8 @@ class Knotwork:
 
     def warm(self) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,
-        a local embedding model (and one run of it), the lexical index and the vector index."""
+        a local embedding model (and one run of it), the extraction pipeline, the lexical index and the
+        vector index."""
         from knotwork import tokens
 
         tokens.warm()
@@ -760,6 +761,7 @@ class Knotwork:
             load()
             self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
             self.embedder.embed_query(MODEL_WARMUP_TEXT)
+        self.knowledge.warm()
         self.lexical.sync()
         if self.index is not None:
             self.index.sync()

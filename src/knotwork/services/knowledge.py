@@ -195,6 +195,11 @@ class KnowledgeService:
             validate.entities(entities, f"{field_prefix}entities"), validate.facts(facts, f"{field_prefix}facts")
         )
 
+    def warm(self) -> None:
+        """Load the offline extraction's English pipeline now (the first write would wait ~1 s for it)."""
+        if self.settings.kg_extract == "rules":
+            rules_extract.extract_many(["We moved the billing service to PostgreSQL on Monday."])
+
     def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
         if self.settings.kg_extract == "rules":

@@ -72,6 +72,7 @@ class SimilarLists:
         self._row_floors: np.ndarray | None = None
         self._row_generation = -1
         self._version: int | None = None
+        self._depth = 0  # how deep this object's own transactions are nested (under the store's write lock)
 
     def _forget_floors(self) -> None:
         self._floors = self._row_floors = None
@@ -87,15 +88,19 @@ class SimilarLists:
         order as a search takes the two locks. Nested in a caller's open
         transaction, the index is used as last synced (the caller's own
         uncommitted writes must not get into it), and the floors are dropped
-        at the end since the caller may still roll back.
+        at the end since the caller may still roll back, unless the caller is
+        this object's own transaction, which drops them if it rolls back.
         """
         if self.index is None:
             with self.store.transaction():
                 yield
             return
         nested = self.store.in_transaction()
+        own = False
         try:
             with self.index.held(), self.store.transaction():
+                own = self._depth > 0
+                self._depth += 1
                 if not nested:
                     self.index.sync()
                 version = self.store.data_version()
@@ -105,11 +110,14 @@ class SimilarLists:
                 if not self._repaired:
                     self._repair()
                     self._repaired = True
-                yield
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
         except BaseException:
             self._forget_floors()  # the rollback takes back the floors this transaction wrote
             raise
-        if nested:
+        if nested and not own:
             self._forget_floors()
 
     def refresh(self, embedded: Sequence[Embedded] = (), removed: Collection[str] = ()) -> None:

@@ -202,6 +202,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
             )
         self._lock = threading.RLock()
         self._depth = 0
+        self._owner: int | None = None  # the thread whose transaction is open
         self._term_stats = TermStats(self._run)
 
     # -- plumbing ---------------------------------------------------------
@@ -233,7 +234,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
                     self._depth -= 1
                 return
             self._run("BEGIN IMMEDIATE")
-            self._depth = 1
+            self._depth, self._owner = 1, threading.get_ident()
             try:
                 yield
             except BaseException:
@@ -242,7 +243,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
             else:
                 self._run("COMMIT")
             finally:
-                self._depth = 0
+                self._depth, self._owner = 0, None
 
     def _rows_by_ids(
         self, sql: str, ids: Iterable[Any], params: Callable[[list[Any]], Sequence[Any]] = list
@@ -556,8 +557,11 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
             return self._run("PRAGMA data_version").fetchone()[0]
 
     def in_transaction(self) -> bool:
-        """True while this connection has a transaction open (its own writes not yet committed)."""
-        return self._conn.in_transaction
+        """True while the calling thread has a transaction open (its own writes not yet committed).
+
+        The connection is shared by the process's threads: another thread's open transaction is not this
+        thread's (it waits for the write lock, then opens its own)."""
+        return self._owner == threading.get_ident() and self._conn.in_transaction
 
     def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
         with self._lock:
