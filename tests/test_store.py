@@ -92,3 +92,59 @@ def test_text_with_a_lone_surrogate_is_bad_input_and_nothing_is_written(tmp_path
         with pytest.raises(knotwork.InvalidInput, match="query: is not valid Unicode"):
             mem.search("what about \ud800")
         assert mem.store.count_memories() == 0
+
+
+def test_writers_queue_on_the_write_gate(db_path: Path) -> None:
+    """A write transaction holds an exclusive flock on ``<file>-lock`` (so writers of other processes queue
+    there, not in SQLite's sleeping busy handler) and lets it go at commit and at rollback."""
+    import fcntl
+    import os
+
+    from knotwork.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(db_path)
+    probe = os.open(f"{db_path}-lock", os.O_RDWR)
+
+    def gate_free() -> bool:
+        try:
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(probe, fcntl.LOCK_UN)
+        return True
+
+    try:
+        assert gate_free()
+        with store.transaction():
+            assert not gate_free()
+            with store.transaction():  # nested: the same gate, still held
+                assert not gate_free()
+            assert not gate_free()
+        assert gate_free()
+        with pytest.raises(RuntimeError), store.transaction():
+            raise RuntimeError("rolled back")
+        assert gate_free()
+    finally:
+        os.close(probe)
+        store.close()
+
+
+def test_a_gate_held_too_long_leaves_the_write_to_sqlites_busy_timeout(db_path: Path) -> None:
+    """A gate that another process keeps past the busy timeout does not block a write SQLite would allow."""
+    import fcntl
+    import os
+
+    from knotwork.store.sqlite import SQLiteStore
+
+    SQLiteStore(db_path).close()
+    holder = os.open(f"{db_path}-lock", os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    store = SQLiteStore(db_path, busy_timeout_ms=200)
+    try:
+        with store.transaction():
+            store._run("CREATE TABLE gate_probe (x)")
+        assert store._run("SELECT count(*) FROM gate_probe").fetchone()[0] == 0
+    finally:
+        fcntl.flock(holder, fcntl.LOCK_UN)
+        os.close(holder)
+        store.close()

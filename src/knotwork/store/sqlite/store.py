@@ -23,6 +23,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import backup, migrate
+from knotwork.store.sqlite.gate import WriteGate
 from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
 from knotwork.store.sqlite.termstats import TermStats
@@ -201,6 +202,9 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
                 f"{self.location}: schema version {newest} was written by a newer knotwork (this one knows {self._version})"
             )
         self._lock = threading.RLock()
+        # Writers of this file in every process queue here before BEGIN IMMEDIATE (see gate.py).
+        self._gate = WriteGate(str(Path(self.location).expanduser()) if self.location != ":memory:" else ":memory:",
+                               busy_timeout_ms / 1000)
         self._depth = 0
         self._owner: int | None = None  # the thread whose transaction is open
         self._term_stats = TermStats(self._run)
@@ -219,6 +223,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._gate.close()
 
     def schema_version(self) -> int:
         return self._version
@@ -233,17 +238,22 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
                 finally:
                     self._depth -= 1
                 return
-            self._run("BEGIN IMMEDIATE")
-            self._depth, self._owner = 1, threading.get_ident()
+            gated = self._gate.enter()
             try:
-                yield
-            except BaseException:
-                self._run("ROLLBACK")
-                raise
-            else:
-                self._run("COMMIT")
+                self._run("BEGIN IMMEDIATE")
+                self._depth, self._owner = 1, threading.get_ident()
+                try:
+                    yield
+                except BaseException:
+                    self._run("ROLLBACK")
+                    raise
+                else:
+                    self._run("COMMIT")
+                finally:
+                    self._depth, self._owner = 0, None
             finally:
-                self._depth, self._owner = 0, None
+                if gated:
+                    self._gate.leave()
 
     def _rows_by_ids(
         self, sql: str, ids: Iterable[Any], params: Callable[[list[Any]], Sequence[Any]] = list
