@@ -8,8 +8,9 @@ waits for it, then runs ``--clients`` threads for ``--seconds``: each sends POST
 POST /memories (30%) back to back, with new text each time. ``--hostile`` adds one more client that sends,
 back to back, requests of 10,000-20,000 items (artifacts, tag filters, batch items): each must be refused
 with a 4xx, fast, while the others go on. Reported: requests per second, p50/p95 per operation, errors
-(anything but 2xx, or no answer within 30 s), the server's RSS after warm-up and at the end, the load
-average. Requests go to 127.0.0.1 only; their number is bounded by the time.
+(anything but 2xx, or no answer within 30 s), the server's RSS after warm-up and at the end, the server's
+CPU time per request and the cores it used, the load average. Requests go to 127.0.0.1 only; their number
+is bounded by the time.
 """
 
 from __future__ import annotations
@@ -69,6 +70,15 @@ def rss_kb_tree(pid: int) -> int:
     total = rss_kb(pid)
     for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
         total += rss_kb_tree(int(child))
+    return total
+
+
+def cpu_s_tree(pid: int) -> float:
+    """User + system CPU seconds of a process and its children (``serve --workers``), so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        total += cpu_s_tree(int(child))
     return total
 
 
@@ -177,7 +187,7 @@ def main() -> None:
         with httpx2.Client(base_url=base, timeout=TIMEOUT_S) as http:  # warm-up: the first search loads the indexes
             for i in range(20):
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
-        rss_start, load_start = rss_kb_tree(server.pid), loadavg()
+        rss_start, load_start, cpu_start = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
         tally = Tally()
         stop = time.monotonic() + args.seconds
         threads = [threading.Thread(target=client, args=(base, tally, stop, i)) for i in range(args.clients)]
@@ -189,7 +199,7 @@ def main() -> None:
         for t in threads:
             t.join()
         elapsed = time.monotonic() - started
-        rss_end, load_end = rss_kb_tree(server.pid), loadavg()
+        rss_end, load_end, cpu_end = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
     finally:
         server.terminate()
         try:
@@ -206,6 +216,10 @@ def main() -> None:
         "seconds": round(elapsed, 1),
         "memories": args.memories,
         "requests_per_s": round(normal / elapsed, 1),
+        # CPU the server spent per answered request (every request, hostile ones included): what caps
+        # requests/s on a machine of n cores near n * 1000 / this.
+        "server_cpu_ms_per_request": round(1000 * (cpu_end - cpu_start) / max(1, sum(map(len, tally.times.values()))), 1),
+        "server_cores_used": round((cpu_end - cpu_start) / elapsed, 2),
         "ops": {
             op: {
                 "n": len(ms),
