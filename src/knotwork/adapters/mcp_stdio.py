@@ -80,7 +80,8 @@ def top_level_id(text: str) -> int | str | None:
     return None
 
 
-def _problem(exc: ValidationError) -> tuple[int, str]:
+def problem(exc: ValidationError) -> tuple[int, str]:
+    """The JSON-RPC error code and one-line message for a message the SDK's parser refused."""
     errors = exc.errors()
     if any(e["type"] == "json_invalid" for e in errors):
         detail = str(errors[0]["msg"]).removeprefix("Invalid JSON: ")
@@ -124,7 +125,7 @@ class AnsweringReader:
             try:
                 types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except ValidationError as exc:
-                code, message = _problem(exc)
+                code, message = problem(exc)
                 await self._answer(top_level_id(line), code, message)
                 continue
             return line

@@ -142,6 +142,10 @@ def create_app(
     app.state.search_latencies = Latencies()
     app.mount("/ui/static", StaticFiles(directory=ui.STATIC, check_dir=False), name="ui-static")
     app.router.routes.extend(mcp_routes)
+    if mcp_server is not None:
+        from knotwork.adapters.http.mcp_envelope import McpEnvelope
+
+        app.add_middleware(McpEnvelope, path=MCP_PATH)  # inside BodyLimit: the body it reads is bounded
     app.add_middleware(SearchTimer, latencies=app.state.search_latencies)
     app.add_middleware(BodyLimit, limit=REQUEST_BYTES)
     app.add_middleware(BrowserGuard, loopback_only=not api_token and is_loopback(host))
