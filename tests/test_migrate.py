@@ -109,6 +109,33 @@ def test_an_interrupted_move_finishes_when_run_again_without_duplicates(
     assert snapshot(url) == snapshot(source)
 
 
+def test_similar_lists_that_name_later_batches_move_and_finish_after_an_interruption(
+    capsys, tmp_path: Path, postgres_database, monkeypatch
+) -> None:
+    """A memory's similar list names memories of any batch (here the lists span batches of 3): the lists
+    go once every memory is there; a move stopped before them writes them when run again."""
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source) as mem:
+        mem.add_many([{"content": f"The release train {i} leaves on a Tuesday", "workspace": "w"} for i in range(8)],
+                     consolidate=False)
+    url = postgres_database.fresh()
+    monkeypatch.setattr(transfer, "BATCH", 3)
+
+    def stop_at_the_lists(what: str, done: int) -> None:
+        if what == "similar lists":
+            raise KeyboardInterrupt
+
+    with closing(open_store(source, Settings())) as src, closing(open_store(url, Settings())) as dst:
+        with pytest.raises(KeyboardInterrupt):
+            transfer.move(src, dst, stop_at_the_lists)
+        assert dst.count_memories() == 8
+    code, out, err = run(capsys, "migrate", "--from", source, "--to", url)
+    assert code == 0, err
+    before, moved = snapshot(source), snapshot(url)
+    assert len(before["similar"]) == 8 and all(len(near) == 5 for near in before["similar"].values())
+    assert moved == before
+
+
 def test_migrate_refuses_the_same_store_and_names_the_option(capsys, tmp_path: Path) -> None:
     path = str(tmp_path / "a.db")
     code, _, err = run(capsys, "migrate", "--from", path, "--to", path)

@@ -85,6 +85,7 @@ def move(source: Any, target: Any, progress: Progress = lambda what, n: None) ->
     if model:
         target.set_meta(MODEL_KEY, model)
     memory_ids = _memories(source, target, progress)
+    _similar(source, target, memory_ids, progress)
     _links(source, target, progress)
     _knowledge(source, target, memory_ids, progress)
     want, got = counts(source), counts(target)
@@ -92,7 +93,7 @@ def move(source: Any, target: Any, progress: Progress = lambda what, n: None) ->
 
 
 def _memories(source: Any, target: Any, progress: Progress) -> list[str]:
-    """Memories with versions, vectors and similar lists, a batch per transaction; returns every id."""
+    """Memories with versions and vectors, a batch per transaction; returns every id."""
     every: list[str] = []
     batch: list[Any] = []
 
@@ -101,18 +102,12 @@ def _memories(source: Any, target: Any, progress: Progress) -> list[str]:
         present = set(target.get_memories(ids))
         with_vectors = set(target.vectors_by_memory(ids))
         vectors = source.vectors_by_memory([i for i in ids if i not in with_vectors])
-        similar = source.similar_lists(list(vectors))
         with target.transaction():
             for m in batch:
                 if m.id not in present:
                     target.import_memory(m, source.memory_versions(m.id))
             for mid, (_, blobs) in vectors.items():
                 target.put_vectors(mid, blobs)
-            slots = []
-            for mid in vectors:
-                near = similar.get(mid, [])
-                slots += [(mid, rank, *(near[rank - 1] if rank <= len(near) else (None, EMPTY))) for rank in range(1, SLOTS + 1)]
-            target.put_similar(slots)
         progress("memories", len(batch))
         every.extend(ids)
         batch.clear()
@@ -124,6 +119,25 @@ def _memories(source: Any, target: Any, progress: Progress) -> list[str]:
     if batch:
         flush()
     return every
+
+
+def _similar(source: Any, target: Any, memory_ids: Sequence[str], progress: Progress) -> None:
+    """The similar lists of the memories with vectors, once every memory is there: a list names memories of
+    any batch. A list the target holds already is kept (a move run again writes only what is missing)."""
+    for start in range(0, len(memory_ids), BATCH):
+        ids = memory_ids[start : start + BATCH]
+        embedded = set(target.vectors_by_memory(ids))
+        have = target.similar_lists(sorted(embedded))
+        todo = [i for i in ids if i in embedded and i not in have]
+        if todo:
+            similar = source.similar_lists(todo)
+            slots = []
+            for mid in todo:
+                near = similar.get(mid, [])
+                slots += [(mid, rank, *(near[rank - 1] if rank <= len(near) else (None, EMPTY))) for rank in range(1, SLOTS + 1)]
+            with target.transaction():
+                target.put_similar(slots)
+        progress("similar lists", len(ids))
 
 
 def _links(source: Any, target: Any, progress: Progress) -> None:
