@@ -156,6 +156,31 @@ def test_nearest_memories_of_a_small_workspace_beside_a_large_one(target: str) -
         assert everywhere[0][0] == stored[0].id
 
 
+def test_a_query_near_nothing_stops_at_the_similarity_floor(target: str) -> None:
+    """Nearest first, a row under ``min_similarity`` ends the k-NN: no wider walk or exact scan can add a memory
+    above it (an off-topic query must not cost several HNSW walks and a scan), and the answer is the exact one."""
+    dim, n = 16, 300
+    rng = np.random.default_rng(4)
+    vectors = rng.standard_normal((n, dim)).astype("<f4")
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    seen: list[str] = []
+    with knotwork.open(target, settings=NO_EMBEDDINGS, tracer=lambda sql, params: seen.append(sql)) as mem:
+        with mem.store.transaction():
+            stored = mem.store.insert_memories([mem._draft(f"memory {i}", workspace="w") for i in range(n)])
+            for m, v in zip(stored, vectors):
+                mem.store.put_vectors(m.id, [v.tobytes()])
+        query = vectors[7] + 0.05 * rng.standard_normal(dim).astype("<f4")
+        query /= np.linalg.norm(query)
+        floor = 0.9
+        seen.clear()
+        got = mem.store.vector_candidates(VectorIndex(mem.store, dim), query, 50, MemoryFilter(workspace="w"), now(), floor)
+        above = sorted(((float(v @ query), m.id) for m, v in zip(stored, vectors) if v @ query >= floor), reverse=True)
+        assert 0 < len(above) < 50
+        assert [mid for mid, _ in got] == [mid for _, mid in above]
+        if target.startswith("postgresql"):
+            assert sum("<=>" in sql for sql in seen) == 1
+
+
 def test_an_open_transaction_is_its_own_threads_only(mem) -> None:
     """A write in one thread sees its own transaction open; another thread of the process does not (it waits
     for the write lock and opens its own), so it syncs its indexes and keeps its caches as a fresh writer."""

@@ -48,7 +48,10 @@ class VectorStore:
         chunks are read first and filtered, and read again with a larger
         beam when too few memories passed; when the beam is at its largest
         and still too few passed (a small workspace in a large store), the
-        filtered rows are scanned exactly.
+        filtered rows are scanned exactly. Rows come nearest first, so once
+        one falls below ``min_similarity`` no wider beam can add a memory above
+        it: the search stops there (an off-topic query costs one walk, not
+        three and a scan).
         """
         dim = len(query)
         vec = f"v.vector::vector({dim})"
@@ -67,30 +70,32 @@ class VectorStore:
             with self._connection() as conn, conn.transaction():  # SET LOCAL needs a transaction (a savepoint in a write's)
                 conn.execute(f"SET LOCAL hnsw.ef_search = {min(fetch, HNSW_EF_MAX)}")
                 rows = conn.execute(sql, (q, q, fetch, *params)).fetchall()
-            best = self._best(rows, k, min_similarity)
-            if len(best) >= k or fetch >= HNSW_EF_MAX:
+            best, floored = self._best(rows, k, min_similarity)
+            if len(best) >= k or floored or fetch >= HNSW_EF_MAX:
                 break
             fetch = min(fetch * 4, HNSW_EF_MAX)
-        if len(best) < k and fetch >= HNSW_EF_MAX:
+        if len(best) < k and not floored and fetch >= HNSW_EF_MAX:
             # Exact: "+ 0" keeps the planner off the HNSW index, whose beam is what fell short.
             rows = self._run(
                 f"SELECT v.memory_id, 1 - ({vec} <=> %s) AS s FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
                 f" WHERE vector_dims(v.vector) = {dim} AND {where} ORDER BY ({vec} <=> %s) + 0 LIMIT %s",
                 (q, *params, q, VECTOR_OVERFETCH * k),
             ).fetchall()
-            best = self._best(rows, k, min_similarity)
+            best, _ = self._best(rows, k, min_similarity)
         return list(best.items())
 
     @staticmethod
-    def _best(rows: Sequence[tuple[str, float]], k: int, min_similarity: float) -> dict[str, float]:
+    def _best(rows: Sequence[tuple[str, float]], k: int, min_similarity: float) -> tuple[dict[str, float], bool]:
+        """The first ``k`` memories of ``rows`` (nearest first) at ``min_similarity`` or above, and whether a
+        row below it was reached."""
         best: dict[str, float] = {}
         for mid, sim in rows:
             if sim < min_similarity:
-                break
+                return best, True
             best.setdefault(mid, float(sim))
             if len(best) >= k:
                 break
-        return best
+        return best, False
 
     def _ensure_vector_index(self, dim: int) -> None:
         """The HNSW index (cosine) over vectors of ``dim`` dimensions, created the first time one is written."""
