@@ -101,11 +101,19 @@ class Settings(BaseSettings):
         default=None,
         description="Bearer token the REST API and /mcp require; needed to bind anywhere but a loopback address.",
     )
+    tokens_file: str | None = Field(
+        default=None,
+        description="API tokens bound to workspaces (`knotwork token create`); default home/tokens.json.",
+    )
     hook_timeout_s: float = Field(default=2.0, gt=0, description="How long a hook waits for the running server.")
     hook_budget_tokens: int = Field(default=1500, ge=1, le=32000, description="Token budget of session-start context.")
     hook_prompt_budget_tokens: int = Field(
         default=600, ge=1, le=32000, description="Token budget of the context added to each prompt."
     )
+
+    def tokens_path(self) -> Path:
+        """Where the API tokens bound to workspaces are kept."""
+        return Path(self.tokens_file).expanduser() if self.tokens_file else self.home.expanduser() / "tokens.json"
 
     def database(self) -> str:
         """The database location these settings point at."""

@@ -7,7 +7,7 @@ formats text for a person (that is ``render``'s job).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from datetime import datetime
@@ -134,14 +134,15 @@ class Knotwork:
         self.close()
 
     # -- ids --------------------------------------------------------------
-    def resolve(self, ref: str) -> str:
-        """The full id of the memory a full or short id (unique prefix or suffix, 8+ chars) names."""
+    def resolve(self, ref: str, workspaces: Collection[str] | None = None) -> str:
+        """The full id of the memory a full or short id (unique prefix or suffix, 8+ chars) names; with
+        ``workspaces`` (names, '' for the global scope), among the memories of those workspaces only."""
         text = ids.normalize_ref(ref)
-        found = self.store.resolve_memory_ref(text)
+        found = self.store.resolve_memory_ref(text, workspaces=workspaces)
         if not found:
             raise NotFound("memory", ref)
         if len(found) > 1:
-            total = self.store.count_memory_refs(text) if len(found) > 10 else len(found)
+            total = self.store.count_memory_refs(text, workspaces) if len(found) > 10 else len(found)
             raise AmbiguousId("memory", ref, found, total)
         return found[0]
 
@@ -522,6 +523,17 @@ class Knotwork:
         be linked; a workspace memory may link to a global one.
         """
         return self._links.link(from_id, to_id, type, metadata)
+
+    def relationship(self, ref: str) -> Relationship:
+        """The relationship a full or short id names."""
+        rel = self.store.get_link(self._links.resolve(ref))
+        if rel is None:
+            raise NotFound("relationship", ref)
+        return rel
+
+    def list_links(self, workspace: str | None = ALL_WORKSPACES) -> list[Relationship]:
+        """Every relationship of ``workspace`` (``*``: of every workspace)."""
+        return self.store.list_links(workspace)
 
     def unlink(self, relationship_id: str) -> Relationship:
         """Remove a relationship (full id or unique 8+ char prefix/suffix); returns it."""

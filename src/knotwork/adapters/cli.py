@@ -432,6 +432,7 @@ def serve(
     """Serve the REST API and MCP (streamable HTTP at /mcp) on http://HOST:PORT (and run queued LLM extraction, if configured)."""
     import uvicorn
 
+    from knotwork.adapters.credentials import TokenBook
     from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.http.app import check_token
     from knotwork.adapters.mcp import build_server
@@ -439,8 +440,10 @@ def serve(
     settings = _settings(ctx)
     host = host or settings.host
     port = port or settings.port
-    if not is_loopback(host) and not settings.api_token:
-        raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN first")
+    tokens = TokenBook(settings.tokens_path())
+    if not is_loopback(host) and not settings.api_token and not tokens:
+        raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN "
+                                   "or make a token with `knotwork token create` first")
     check_token(settings.api_token)  # before any worker process starts
     with open_store(db, settings=settings) as mem:
         # A full-text index out of step with the memories, or memories stored without vectors (by a process
@@ -468,12 +471,58 @@ def serve(
                     api_token=settings.api_token,
                     mcp_server=build_server(mem, default_workspace=default, tools=tools),
                     host=host,
+                    tokens=tokens,
+                    limit_to_default=True,
                 )
                 uvicorn.run(app, host=host, port=port, log_level="warning")
         finally:
             pruner.stop()
             if worker is not None:
                 worker.stop()
+
+
+@cli.group()
+def token() -> None:
+    """API tokens bound to workspaces, for `knotwork serve` (kept as hashes in $KNOTWORK_HOME/tokens.json)."""
+
+
+@token.command("create")
+@click.argument("name")
+@click.option("-w", "--workspace", "workspaces", multiple=True, required=True,
+              help="A workspace the token may use (repeat; @global for the global scope, * for all).")
+@click.option("--read-only", is_flag=True, help="Reads only: every write is refused.")
+@click.pass_context
+def token_create(ctx: click.Context, name: str, workspaces: tuple[str, ...], read_only: bool) -> None:
+    """Make a token; it is printed once, on stdout (the file keeps only its hash)."""
+    from knotwork.adapters.credentials import TokenBook
+
+    made = TokenBook(_settings(ctx).tokens_path()).create(name, list(workspaces), write=not read_only)
+    click.echo(made)
+
+
+@token.command("list")
+@click.pass_context
+def token_list(ctx: click.Context) -> None:
+    """Every token's name, workspaces, rights and date (never the token)."""
+    from knotwork.adapters.credentials import TokenBook, since
+
+    book = TokenBook(_settings(ctx).tokens_path())
+    rows = book.credentials()
+    if not rows:
+        click.echo(f"No tokens ({book.path}).")
+    for c in rows:
+        click.echo(f"{c.name}  {', '.join(c.scope.names())}  {'read+write' if c.scope.write else 'read'}  {since(c.created_at)}")
+
+
+@token.command("revoke")
+@click.argument("name")
+@click.pass_context
+def token_revoke(ctx: click.Context, name: str) -> None:
+    """Remove a token: a running server refuses it from its next request."""
+    from knotwork.adapters.credentials import TokenBook
+
+    gone = TokenBook(_settings(ctx).tokens_path()).revoke(name)
+    click.echo(f"✓ Revoked {gone.name} ({', '.join(gone.scope.names())})")
 
 
 @cli.command()

@@ -28,6 +28,7 @@ MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
+from knotwork.services import access
 
 # The catalog is in the agent's context on every turn: each description says only what the name and
 # type do not (bench/tokens.py counts it; the targets are in bench/RESULTS.md).
@@ -122,6 +123,7 @@ class KnotworkServer(MCPServer):
     of what costs tokens and tells a model nothing."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        caller = access.CALLER.set(_caller(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -132,13 +134,19 @@ class KnotworkServer(MCPServer):
                 raise
             known = [list(t.input_schema.get("properties", {})) for t in await self.list_tools() if t.name == name]
             raise ToolError(argument_errors(name, exc.__cause__, known[0] if known else [])) from exc.__cause__
+        finally:
+            access.CALLER.reset(caller)
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         # The SDK answers a failed read with the URI quoted whole in the error's data; a long one is refused
         # here instead, as a protocol error the SDK passes on as it is.
         if len(str(uri)) > URI_CHARS:
             raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS}")
-        return await super().read_resource(uri, context)
+        caller = access.CALLER.set(_caller(context))
+        try:
+            return await super().read_resource(uri, context)
+        finally:
+            access.CALLER.reset(caller)
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio serving, with every malformed message answered (:mod:`.mcp_stdio`); the low-level
@@ -151,6 +159,13 @@ class KnotworkServer(MCPServer):
             t.input_schema = {**slim_schema(t.input_schema), **SCHEMA_RULES.get(t.name, {})}
             t.description = " ".join((t.description or "").split())  # a docstring's line breaks and indentation
         return tools
+
+
+def _caller(context: Any) -> access.Scope | None:
+    """The scope of the HTTP request a message came in (``Access`` put it there); None over stdio (the owner)."""
+    request = getattr(getattr(context, "_request_context", None), "request", None)
+    state = getattr(request, "state", None)
+    return getattr(state, "knotwork_caller", None) if state is not None else None
 
 
 def slim_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -199,6 +214,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
     if tools not in TOOLSETS:
         raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
     respond = Responder(mem)
+    mem = access.PerCall(mem)  # type: ignore[assignment]  # each call: the service as its caller may use it
     registered: list[Tool] = []
 
     def ws(value: str | None) -> str | None:
@@ -429,7 +445,7 @@ def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: 
 
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:
-        return render("relationships", mem.store.list_links(default_workspace), "json")
+        return render("relationships", mem.list_links(default_workspace), "json")
 
     @server.resource("memory://memory/{id}/related", mime_type="application/json", description="Memories linked to one")
     def related_resource(id: str) -> str:

@@ -9,12 +9,13 @@ Nothing here writes, except that listing communities recomputes those whose fact
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import rules
-from knotwork.domain.models import LINK_TYPES
+from knotwork.domain.models import LINK_TYPES, Memory
 from knotwork.domain.temporal import now, parse_time, to_text
 from knotwork.errors import InvalidInput, quote
 from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
@@ -114,10 +115,11 @@ class MemoryKnowledge:
         }
 
 
-def choices(mem: Knotwork) -> Choices:
+def choices(mem: Knotwork, workspaces: frozenset[str] | None = None) -> Choices:
+    """What the pickers offer; with ``workspaces``, only those of the workspaces a caller may read."""
     store = mem.store
     return Choices(
-        workspaces=sorted(k for k in store.count_memories_by("workspace") if k),
+        workspaces=sorted(k for k in store.count_memories_by("workspace") if k and (workspaces is None or k in workspaces)),
         agents=sorted(k for k in store.count_memories_by("agent_id") if k),
         categories=sorted(k for k in store.count_memories_by("category") if k),
         recipes=sorted(RECIPES),
@@ -126,23 +128,31 @@ def choices(mem: Knotwork) -> Choices:
     )
 
 
-def tag_keys(mem: Knotwork, limit: int = 200) -> list[str]:
-    """The tag keys memories carry, most used first (reads every memory: the UI asks for it apart)."""
-    tags: Counter[str] = Counter()
+def _memories(mem: Knotwork, workspaces: frozenset[str] | None) -> Iterator[Memory]:
     for m in mem.store.iter_memories():
+        if workspaces is None or (m.workspace or "") in workspaces:
+            yield m
+
+
+def tag_keys(mem: Knotwork, limit: int = 200, workspaces: frozenset[str] | None = None) -> list[str]:
+    """The tag keys memories (of ``workspaces``, when given) carry, most used first (reads every memory:
+    the UI asks for it apart)."""
+    tags: Counter[str] = Counter()
+    for m in _memories(mem, workspaces):
         tags.update(m.tags.keys())
     return [k for k, _ in tags.most_common(rules.limit(limit))]
 
 
-def activity(mem: Knotwork, bucket: str = "month") -> Activity:
-    """Memories (retired ones too) by the period of ``created_at``; each dimension keeps its
-    :data:`TOP_KEYS` largest keys and sums the rest as ``other``. ``''`` is global / none / shared."""
+def activity(mem: Knotwork, bucket: str = "month", workspaces: frozenset[str] | None = None) -> Activity:
+    """Memories (retired ones too; of ``workspaces``, when given) by the period of ``created_at``; each
+    dimension keeps its :data:`TOP_KEYS` largest keys and sums the rest as ``other``. ``''`` is global /
+    none / shared."""
     if bucket not in BUCKETS:
         raise InvalidInput("bucket", f"must be one of {', '.join(BUCKETS)}, not {quote(bucket)}")
     width = BUCKETS[bucket]
     counts: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     periods: set[str] = set()
-    for m in mem.store.iter_memories():
+    for m in _memories(mem, workspaces):
         period = to_text(m.created_at)[:width]
         periods.add(period)
         counts["workspace"][(m.workspace or "", period)] += 1

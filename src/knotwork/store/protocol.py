@@ -6,7 +6,7 @@ atomic on its own; ``transaction()`` groups several into one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -52,11 +52,12 @@ class Store(Protocol):
         """What search's rerankers read of each memory that exists (dates, importance, length, first artifact)."""
         ...
 
-    def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
-        """Full ids of memories whose id starts or ends with ``ref`` (upper-case)."""
+    def resolve_memory_ref(self, ref: str, limit: int = 11, workspaces: Collection[str] | None = None) -> list[str]:
+        """Full ids of memories whose id is, starts or ends with ``ref`` (upper-case); with ``workspaces``
+        (names, '' for the global scope), of those workspaces only."""
         ...
 
-    def count_memory_refs(self, ref: str) -> int: ...
+    def count_memory_refs(self, ref: str, workspaces: Collection[str] | None = None) -> int: ...
 
     def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None: ...
 

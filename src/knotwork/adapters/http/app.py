@@ -17,6 +17,7 @@ from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from knotwork.adapters.credentials import TokenBook
 from knotwork.adapters.http import errors
 from knotwork.adapters.http.guard import BodyLimit, BrowserGuard
 from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools, ui
@@ -25,6 +26,7 @@ from knotwork.errors import InvalidInput
 from knotwork.limits import REQUEST_BYTES
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
+from knotwork.services.access import Scope as AccessScope
 from knotwork.services.recall import Latencies
 
 if TYPE_CHECKING:
@@ -56,33 +58,63 @@ def _ui_shell(scope: Scope) -> bool:
     return scope["method"] in ("GET", "HEAD") and (path in OPEN_PATHS or path.startswith(OPEN_PREFIX))
 
 
-class BearerToken:
-    """Refuse every HTTP request (REST, MCP, the UI's data) that lacks ``Authorization: Bearer <token>``,
-    except GETs of the web UI's page and static files."""
+#: Where :class:`Access` leaves the caller's scope for the routes (``request.state``) and for MCP tools.
+CALLER_STATE = "knotwork_caller"
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+
+class Access:
+    """Who is calling, for every HTTP request (REST, MCP, the UI's data) but GETs of the web UI's page and files.
+
+    With ``KNOTWORK_API_TOKEN`` or a tokens file (:mod:`knotwork.adapters.credentials`) a request needs
+    ``Authorization: Bearer <token>``: the API token is the owner's (every workspace), a file's token has
+    its own scope; anything else is refused (401). Without either, every caller is the owner. A server
+    started with a workspace (``serve -w``) narrows every caller's scope to it. The scope goes to
+    ``request.state`` (:data:`CALLER_STATE`), where the routes and the MCP tools find it.
+    """
+
+    def __init__(self, app: ASGIApp, token: str | None, book: TokenBook | None, server: AccessScope | None) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = f"Bearer {token}".encode() if token else None
+        self.book = book
+        self.server = server
+
+    def _caller(self, given: bytes) -> AccessScope | None:
+        found = None
+        if self.expected is not None and hmac.compare_digest(given, self.expected):
+            found = AccessScope()
+        elif self.book is not None and given.startswith(b"Bearer "):
+            found = self.book.scope_of(given[7:].decode("utf-8", errors="replace"))
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not _ui_shell(scope):
-            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                body = json.dumps(errors.error_body("unauthorized", "missing or wrong bearer token")).encode()
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()),
-                            (b"www-authenticate", b"Bearer"),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
+            if self.expected is not None or self.book:
+                caller = self._caller(dict(scope.get("headers") or ()).get(b"authorization", b""))
+                if caller is None:
+                    await _unauthorized(send)
+                    return
+            else:
+                caller = AccessScope()
+            if self.server is not None:
+                caller = caller.within(self.server)
+            scope.setdefault("state", {})[CALLER_STATE] = caller
         await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = json.dumps(errors.error_body("unauthorized", "missing or wrong bearer token")).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b"Bearer"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def check_token(token: str | None) -> None:
@@ -98,11 +130,14 @@ def create_app(
     api_token: str | None = None,
     mcp_server: MCPServer | None = None,
     host: str = "127.0.0.1",
+    tokens: TokenBook | None = None,
+    limit_to_default: bool = False,
 ) -> FastAPI:
     """The REST API over ``mem``; with ``mcp_server``, its streamable HTTP transport is served at ``/mcp`` too.
 
     ``api_token``, when given, is required as a bearer token on every request but the web UI's
-    page and static files. Writes are guarded against other sites' pages (:mod:`.guard`); without a
+    page and static files; ``tokens`` adds tokens bound to workspaces (:class:`Access`);
+    ``limit_to_default`` limits every caller to ``default_workspace`` (``knotwork serve -w``). Writes are guarded against other sites' pages (:mod:`.guard`); without a
     token, a loopback ``host`` answers loopback names only.
     """
     from fastapi.staticfiles import StaticFiles
@@ -148,9 +183,10 @@ def create_app(
         app.add_middleware(McpEnvelope, path=MCP_PATH)  # inside BodyLimit: the body it reads is bounded
     app.add_middleware(SearchTimer, latencies=app.state.search_latencies)
     app.add_middleware(BodyLimit, limit=REQUEST_BYTES)
-    app.add_middleware(BrowserGuard, loopback_only=not api_token and is_loopback(host))
-    if api_token:
-        app.add_middleware(BearerToken, token=api_token)
+    secured = bool(api_token or tokens)
+    app.add_middleware(BrowserGuard, loopback_only=not secured and is_loopback(host))
+    server = AccessScope.of([default_workspace]) if limit_to_default and default_workspace else None
+    app.add_middleware(Access, token=api_token, book=tokens, server=server)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -10,6 +10,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
+from knotwork.services.access import scoped
 
 def ranged(low: float, high: float) -> dict[str, Any]:
     """A number's range, for the spec: the service checks it (400 outside), so FastAPI is not asked to (422)."""
@@ -20,7 +21,8 @@ Format = Annotated[Literal["json", "compact"], Query(description="json (default)
 
 
 def _mem(request: Request) -> Knotwork:
-    return request.app.state.mem
+    """The service as this request's caller may use it (the scope :class:`~knotwork.adapters.http.app.Access` found)."""
+    return scoped(request.app.state.mem, getattr(request.state, "knotwork_caller", None))
 
 
 Mem = Annotated[Knotwork, Depends(_mem)]

@@ -31,6 +31,8 @@ def app() -> Any:
     from knotwork.config import Settings
 
     given = json.loads(os.environ[ENV])
+    from knotwork.adapters.credentials import TokenBook
+
     settings = Settings()
     mem = open_store(given["db"], settings=settings)  # held for the process's life; closed when it exits
     return create_app(
@@ -39,4 +41,6 @@ def app() -> Any:
         api_token=settings.api_token,
         mcp_server=build_server(mem, default_workspace=given["workspace"], tools=given["tools"]),
         host=given["host"],
+        tokens=TokenBook(settings.tokens_path()),
+        limit_to_default=True,
     )

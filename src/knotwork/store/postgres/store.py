@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -70,6 +70,13 @@ class _Result:
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.rows)
+
+
+def _within(workspaces: Collection[str] | None) -> tuple[str, list[Any]]:
+    """`` AND workspace = ANY(...)`` for a set of workspaces ('' is the global scope); nothing for None."""
+    if workspaces is None:
+        return "", []
+    return " AND workspace = ANY(%s)", [sorted(workspaces)]
 
 
 def redact(url: str) -> str:
@@ -288,26 +295,29 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
         )
         return {r[0]: RankingFacts(r[1], r[2], r[4], r[3]) for r in rows}
 
-    def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
+    def resolve_memory_ref(self, ref: str, limit: int = 11, workspaces: Collection[str] | None = None) -> list[str]:
+        within, params = _within(workspaces)
         if len(ref) == 26:
-            return [ref] if self.get_memory(ref) else []
+            row = self._run(f"SELECT id FROM memories WHERE id = %s{within}", (ref, *params)).fetchone()
+            return [row[0]] if row else []
         by_prefix = self._run(
-            "SELECT id FROM memories WHERE id >= %s AND id < %s ORDER BY id LIMIT %s", (ref, ref + "~", limit)
+            f"SELECT id FROM memories WHERE id >= %s AND id < %s{within} ORDER BY id LIMIT %s", (ref, ref + "~", *params, limit)
         ).fetchall()
         rev = ref[::-1]
         by_suffix = self._run(
-            'SELECT id FROM memories WHERE reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s'
+            f'SELECT id FROM memories WHERE reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s{within}'
             ' ORDER BY reverse(id) COLLATE "C" LIMIT %s',
-            (rev, rev + "~", limit),
+            (rev, rev + "~", *params, limit),
         ).fetchall()
         return list(dict.fromkeys(r[0] for r in by_prefix + by_suffix))
 
-    def count_memory_refs(self, ref: str) -> int:
+    def count_memory_refs(self, ref: str, workspaces: Collection[str] | None = None) -> int:
         rev = ref[::-1]
+        within, params = _within(workspaces)
         return self._run(
-            'SELECT count(*) FROM memories WHERE (id >= %s AND id < %s)'
-            ' OR (reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s)',
-            (ref, ref + "~", rev, rev + "~"),
+            'SELECT count(*) FROM memories WHERE ((id >= %s AND id < %s)'
+            f' OR (reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s)){within}',
+            (ref, ref + "~", rev, rev + "~", *params),
         ).fetchone()[0]
 
     def replace_memory(self, old: Memory, new: Memory) -> Memory:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -35,6 +35,14 @@ _COLUMNS = (
 
 
 _EMPTY = {"{}": dict, "[]": list}
+
+
+def _within(workspaces: Collection[str] | None) -> tuple[str, list[str]]:
+    """`` AND workspace IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
+    if workspaces is None:
+        return "", []
+    names = sorted(workspaces)
+    return (f" AND workspace IN ({', '.join('?' * len(names))})", names) if names else (" AND 0", [])
 _ID_BATCH = 500  # ids per statement: well under SQLite's bound-parameter limit
 FTS_OVERFETCH = 2  # BM25 rows ranked per row asked for, before the filter (fts_candidates)
 
@@ -330,26 +338,32 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
         )
         return {r[0]: RankingFacts(from_text(r[1]), r[2], r[4], r[3]) for r in rows}
 
-    def resolve_memory_ref(self, ref: str, limit: int = 11) -> list[str]:
+    def resolve_memory_ref(self, ref: str, limit: int = 11, workspaces: Collection[str] | None = None) -> list[str]:
+        """Full ids of the memories ``ref`` names (itself, or a prefix or suffix), of ``workspaces`` only when
+        given ('' for the global scope)."""
+        within, params = _within(workspaces)
         if len(ref) == 26:
-            return [ref] if self.get_memory(ref) else []
+            with self._lock:
+                row = self._run(f"SELECT id FROM memories WHERE id = ?{within}", (ref, *params)).fetchone()
+            return [row[0]] if row else []
         with self._lock:
             by_prefix = self._run(
-                "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (ref, ref + "~", limit)
+                f"SELECT id FROM memories WHERE id >= ? AND id < ?{within} ORDER BY id LIMIT ?", (ref, ref + "~", *params, limit)
             ).fetchall()
             rev = ref[::-1]
             by_suffix = self._run(
-                "SELECT id FROM memories WHERE rid >= ? AND rid < ? ORDER BY rid LIMIT ?", (rev, rev + "~", limit)
+                f"SELECT id FROM memories WHERE rid >= ? AND rid < ?{within} ORDER BY rid LIMIT ?", (rev, rev + "~", *params, limit)
             ).fetchall()
         return list(dict.fromkeys(r[0] for r in by_prefix + by_suffix))
 
-    def count_memory_refs(self, ref: str) -> int:
-        """How many memories a short id matches by prefix or suffix (for error messages)."""
+    def count_memory_refs(self, ref: str, workspaces: Collection[str] | None = None) -> int:
+        """How many memories a short id matches by prefix or suffix (for error messages), of ``workspaces``."""
         rev = ref[::-1]
+        within, params = _within(workspaces)
         with self._lock:
             return self._run(
-                "SELECT count(*) FROM memories WHERE (id >= ? AND id < ?) OR (rid >= ? AND rid < ?)",
-                (ref, ref + "~", rev, rev + "~"),
+                f"SELECT count(*) FROM memories WHERE ((id >= ? AND id < ?) OR (rid >= ? AND rid < ?)){within}",
+                (ref, ref + "~", rev, rev + "~", *params),
             ).fetchone()[0]
 
     def replace_memory(self, old: Memory, new: Memory) -> Memory:

@@ -20,8 +20,10 @@ router = APIRouter(tags=["data"])
 
 @router.get("/export", summary="Every memory with its history and links, as JSON lines")
 def export(mem: Mem) -> StreamingResponse:
+    records = mem.export()  # a caller who may not export is refused here, before the answer starts
+
     def lines() -> Iterator[str]:
-        for record in mem.export():
+        for record in records:
             yield json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
 
     return StreamingResponse(lines(), media_type="application/x-ndjson")

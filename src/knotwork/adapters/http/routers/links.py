@@ -39,7 +39,7 @@ def unlink(relationship_id: str, mem: Mem, reply: Reply, format: Format = "json"
 def all_relationships(
     request: Request, mem: Mem, reply: Reply, workspace: str | None = None, format: Format = "json"
 ) -> Response:
-    return reply("relationships", mem.store.list_links(default_workspace(request, workspace)), format)
+    return reply("relationships", mem.list_links(default_workspace(request, workspace)), format)
 
 
 @router.get("/memories/{id}/relationships", summary="The links of one memory")

@@ -11,6 +11,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from knotwork.adapters.http.common import Mem, Reply, default_workspace, ranged
 from knotwork.services import browse
+from knotwork.services.access import unwrapped
 
 router = APIRouter(tags=["web UI"])
 
@@ -35,17 +36,20 @@ def index() -> Response:
 
 @router.get("/ui/api/choices", summary="What the UI's pickers offer: workspaces, partitions, categories, recipes, link types")
 def choices(mem: Mem, reply: Reply) -> Response:
-    return reply("ui_choices", browse.choices(mem))
+    owner, readable = unwrapped(mem)
+    return reply("ui_choices", browse.choices(owner, readable))
 
 
 @router.get("/ui/api/tags", summary="Tag keys in use, most used first")
 def tags(mem: Mem, reply: Reply, limit: Annotated[int, Query(**ranged(1, 1000))] = 200) -> Response:
-    return reply("ui_tags", {"tags": browse.tag_keys(mem, limit)})
+    owner, readable = unwrapped(mem)
+    return reply("ui_tags", {"tags": browse.tag_keys(owner, limit, readable)})
 
 
 @router.get("/ui/api/activity", summary="Memories created per day, month or year, by workspace, category, partition and tag")
 def activity(mem: Mem, reply: Reply, bucket: str = "month") -> Response:
-    return reply("ui_activity", browse.activity(mem, bucket))
+    owner, readable = unwrapped(mem)
+    return reply("ui_activity", browse.activity(owner, bucket, readable))
 
 
 @router.get("/ui/api/latency", summary="p50/p95 of recall (service) and of POST /search (this server), recent calls")
@@ -60,7 +64,8 @@ def token_savings(mem: Mem, reply: Reply) -> Response:
 
 @router.get("/ui/api/memories/{id}/knowledge", summary="The entities a memory mentions and the facts it is a source of")
 def memory_knowledge(id: str, mem: Mem, reply: Reply) -> Response:
-    return reply("ui_memory_knowledge", browse.memory_knowledge(mem, id))
+    owner, _ = unwrapped(mem)
+    return reply("ui_memory_knowledge", browse.memory_knowledge(owner, mem.get(id).id))  # found in the caller's scope
 
 
 @router.get("/ui/api/knowledge", summary="Entities, facts true at as_of and communities of a workspace, for drawing")
@@ -72,4 +77,8 @@ def knowledge(
     as_of: Annotated[str | None, Query(description="ISO-8601 time: the facts true then (default now)")] = None,
     limit: Annotated[int, Query(**ranged(1, 2000))] = 300,
 ) -> Response:
-    return reply("ui_knowledge", browse.knowledge(mem, default_workspace(request, workspace), as_of, limit))
+    owner, readable = unwrapped(mem)
+    chosen = default_workspace(request, workspace)
+    if readable is not None:
+        chosen = mem.check_read(chosen)
+    return reply("ui_knowledge", browse.knowledge(owner, chosen, as_of, limit))

@@ -1,0 +1,338 @@
+"""Workspaces as an access boundary: what a caller of a server (a token, ``serve -w``) may see and change.
+
+A :class:`Scope` names the workspaces a caller may read and whether it may
+write. Reads of a workspace in knotwork also see the global scope, so every
+scoped caller reads global memories; writing them takes the global scope
+named in the scope (:data:`GLOBAL`). :class:`ScopedKnotwork` stands between
+the adapters (REST, MCP, the web UI's data, hooks) and the service, with the
+methods the adapters call and nothing else:
+
+- a memory, relationship or fact outside the scope is *not found*, never
+  *forbidden*; a short id resolves among the scope's memories only, so an
+  ambiguous-id error never lists another scope's ids;
+- ``workspace="*"`` and a workspace outside the scope are refused;
+- store-wide operations (stats, backup, prune, import, extraction queue…)
+  are the owner's (an unrestricted scope).
+
+The library API (``knotwork.open``) is the owner's own process and stays
+unrestricted; an unrestricted scope gets the service itself, unwrapped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from knotwork.domain import rules
+from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, Related, Relationship
+from knotwork.errors import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from knotwork.service import Knotwork
+
+#: How a scope names the global scope (no workspace name can start with "@").
+GLOBAL = "@global"
+
+
+class Refused(InvalidInput):
+    """An operation this caller's scope does not allow (a 4xx naming what is missing, never a 5xx)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Workspaces (names; '' is the global scope) a caller may use, None for all; and whether it may write."""
+
+    workspaces: frozenset[str] | None = None
+    write: bool = True
+
+    @classmethod
+    def of(cls, names: Iterable[str] | None, write: bool = True) -> Scope:
+        """A scope from workspace names as a person writes them (:data:`GLOBAL` for the global scope, ``*`` for all)."""
+        if names is None:
+            return cls(None, write)
+        listed = list(names)
+        if "*" in listed:
+            return cls(None, write)
+        parsed = set()
+        for name in listed:
+            if name == GLOBAL:
+                parsed.add("")
+            else:
+                checked = rules.workspace(name)
+                if checked is None:
+                    raise InvalidInput("workspaces", f"name a workspace, {GLOBAL} or *; got {name!r}")
+                parsed.add(checked)
+        if not parsed:
+            raise InvalidInput("workspaces", "a scope needs at least one workspace")
+        return cls(frozenset(parsed), write)
+
+    @property
+    def unrestricted(self) -> bool:
+        return self.workspaces is None and self.write
+
+    def names(self) -> list[str]:
+        """The scope as a person writes it."""
+        if self.workspaces is None:
+            return ["*"]
+        return sorted(GLOBAL if w == "" else w for w in self.workspaces)
+
+    def readable(self) -> frozenset[str] | None:
+        """Workspaces whose memories this scope reads ('' included: every reader sees the global scope)."""
+        return None if self.workspaces is None else self.workspaces | {""}
+
+    def reads(self, workspace: str | None) -> bool:
+        return self.workspaces is None or (workspace or "") in self.workspaces or not workspace
+
+    def writes(self, workspace: str | None) -> bool:
+        return self.write and (self.workspaces is None or (workspace or "") in self.workspaces)
+
+    def within(self, other: Scope) -> Scope:
+        """What both scopes allow (a token's scope on a server started with ``-w``)."""
+        if self.workspaces is None:
+            workspaces = other.workspaces
+        elif other.workspaces is None:
+            workspaces = self.workspaces
+        else:
+            workspaces = self.workspaces & other.workspaces
+        return Scope(workspaces, self.write and other.write)
+
+
+#: The scope of whoever is being answered now, where a transport says it per message (MCP over HTTP);
+#: None (the default) is the owner: a process of one's own, such as ``knotwork mcp`` over stdio.
+CALLER: ContextVar[Scope | None] = ContextVar("knotwork_caller", default=None)
+
+
+class PerCall:
+    """The service as the current caller (:data:`CALLER`) may use it, looked up at each use."""
+
+    def __init__(self, mem: Knotwork) -> None:
+        self._mem = mem
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(scoped(self._mem, CALLER.get()), name)
+
+
+def unwrapped(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
+    """The service behind ``mem`` and the workspaces its caller reads (None: all), for views that read the
+    store in bulk and filter by workspace themselves (the web UI's overviews)."""
+    if isinstance(mem, ScopedKnotwork):
+        return mem._mem, mem.scope.readable()
+    return mem, None
+
+
+def scoped(mem: Knotwork, scope: Scope | None) -> Any:
+    """The service as a caller of ``scope`` may use it: itself when unrestricted."""
+    return mem if scope is None or scope.unrestricted else ScopedKnotwork(mem, scope)
+
+
+class ScopedKnotwork:
+    """The adapters' operations on a :class:`~knotwork.service.Knotwork`, limited to one :class:`Scope`."""
+
+    def __init__(self, mem: Knotwork, scope: Scope) -> None:
+        self._mem = mem
+        self.scope = scope
+        self.settings = mem.settings
+
+    # -- checks -----------------------------------------------------------------
+    def check_read(self, workspace: Any, field: str = "workspace") -> Any:
+        """``workspace`` if this caller may read it; refused otherwise (``*`` included)."""
+        return self._read_ws(workspace, field)
+
+    def _read_ws(self, workspace: Any, field: str = "workspace") -> Any:
+        """A workspace argument of a read, checked: ``*`` and workspaces outside the scope are refused."""
+        if workspace == ALL_WORKSPACES:
+            raise Refused(field, f"'*' (every workspace) is not allowed for this caller; its scope is {', '.join(self.scope.names())}")
+        name = rules.workspace(workspace)
+        if not self.scope.reads(name):
+            raise Refused(field, f"{name!r} is outside this caller's scope ({', '.join(self.scope.names())})")
+        return name
+
+    def _write_ws(self, workspace: Any, field: str = "workspace") -> str | None:
+        name = rules.workspace(workspace)
+        if not self.scope.write:
+            raise Refused(field, "this caller may read only")
+        if not self.scope.writes(name):
+            where = repr(name) if name else f"the global scope ({GLOBAL})"
+            raise Refused(field, f"{where} is outside what this caller may write ({', '.join(self.scope.names())})")
+        return name
+
+    def _writer(self) -> None:
+        if not self.scope.write:
+            raise Refused("token", "this caller may read only")
+
+    def _owner(self, operation: str) -> None:
+        raise Refused("token", f"{operation} is for an unrestricted caller (every workspace, read and write)")
+
+    def resolve(self, ref: str) -> str:
+        return self._mem.resolve(ref, self.scope.readable())
+
+    def _memory(self, ref: str) -> Memory:
+        return self._mem.get(self.resolve(ref))
+
+    def _writable(self, ref: str) -> Memory:
+        memory = self._memory(ref)
+        self._write_ws(memory.workspace)
+        return memory
+
+    def _visible_ids(self, ids: Iterable[str]) -> set[str]:
+        found = self._mem.store.memory_briefs(list(ids))
+        return {mid for mid, brief in found.items() if self.scope.reads(brief.workspace)}
+
+    # -- memories ---------------------------------------------------------------
+    def add(self, content: str, *, workspace: str | None = None, **fields: Any) -> Memory:
+        return self._mem.add(content, workspace=self._write_ws(workspace), **fields)
+
+    def add_many(self, items: Iterable[Mapping[str, Any]], **options: Any) -> list[Memory]:
+        checked = []
+        for index, item in enumerate(items):
+            if isinstance(item, Mapping):
+                self._write_ws(item.get("workspace"), f"items[{index}].workspace")
+            checked.append(item)
+        return self._mem.add_many(checked, **options)
+
+    def get(self, id: str) -> Memory:
+        return self._memory(id)
+
+    def history(self, id: str) -> list[Memory]:
+        return self._mem.history(self.resolve(id))
+
+    def update(self, id: str, **changes: Any) -> Memory:
+        return self._mem.update(self._writable(id).id, **changes)
+
+    def delete(self, id: str) -> Memory:
+        return self._mem.delete(self._writable(id).id)
+
+    def list(self, *, workspace: str | None = None, **options: Any) -> Any:
+        return self._mem.list(workspace=self._read_ws(workspace), **options)
+
+    def search(self, query: str, *, workspace: str | None = None, center: str | None = None, **options: Any) -> list[Hit]:
+        ws = self._read_ws(workspace)
+        return self._mem.search(query, workspace=ws, center=self.resolve(center) if center else None, **options)
+
+    def recall(self, context: str = "startup", *, workspace: str | None = None, **options: Any) -> Any:
+        return self._mem.recall(context, workspace=self._read_ws(workspace), **options)
+
+    def find_duplicates(self, threshold: float = 0.95, *, workspace: str | None = ALL_WORKSPACES, **options: Any) -> Any:
+        return self._mem.find_duplicates(threshold, workspace=self._read_ws(workspace), **options)
+
+    def merge(self, ids: list[str]) -> Any:
+        return self._mem.merge([self._writable(i).id for i in ids])
+
+    def relations(self, ids: list[str]) -> Any:
+        return self._mem.relations([self.resolve(i) for i in ids])
+
+    def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        return self._mem.short_ids(memory_ids)
+
+    def status(self) -> Any:
+        return self._mem.status()
+
+    # -- links --------------------------------------------------------------------
+    def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
+        start = self._writable(from_id)
+        return self._mem.link(start.id, self.resolve(to_id), type, metadata)
+
+    def _relationship(self, ref: str) -> Relationship:
+        rel = self._mem.relationship(ref)
+        if len(self._visible_ids([rel.from_id, rel.to_id])) < len({rel.from_id, rel.to_id}):
+            raise NotFound("relationship", ref)
+        return rel
+
+    def unlink(self, relationship_id: str) -> Relationship:
+        rel = self._relationship(relationship_id)
+        self._write_ws(self._mem.get(rel.from_id).workspace)
+        return self._mem.unlink(rel.id)
+
+    def relationships(self, id: str, **options: Any) -> list[Relationship]:
+        found = self._mem.relationships(self.resolve(id), **options)
+        visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
+        return [r for r in found if r.from_id in visible and r.to_id in visible]
+
+    def related(self, id: str, **options: Any) -> list[Related]:
+        found = self._mem.related(self.resolve(id), **options)
+        return [r for r in found if self.scope.reads(r.memory.workspace)]
+
+    def graph(self, id: str, **options: Any) -> Graph:
+        g = self._mem.graph(self.resolve(id), **options)
+        nodes = [n for n in g.nodes if self.scope.reads(n.workspace)]
+        kept = {n.id for n in nodes}
+        return Graph(
+            g.center, nodes, {k: v for k, v in g.depths.items() if k in kept},
+            [e for e in g.edges if e.from_id in kept and e.to_id in kept], g.truncated,
+        )
+
+    def list_links(self, workspace: str | None) -> list[Relationship]:
+        ws = self._read_ws(workspace)
+        found = self._mem.list_links(ws)
+        visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
+        return [r for r in found if r.from_id in visible and r.to_id in visible]
+
+    # -- the knowledge graph ----------------------------------------------------------
+    def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Any:
+        return self._mem.search_nodes(query, center, limit, workspace=self._read_ws(workspace))
+
+    def search_facts(self, query: str, center: str | None = None, limit: int = 10, *args: Any, workspace: str | None = None,
+                     **options: Any) -> Any:
+        return self._mem.search_facts(query, center, limit, *args, workspace=self._read_ws(workspace), **options)
+
+    def episodes(self, *, workspace: str | None = None, **options: Any) -> Any:
+        return self._mem.episodes(workspace=self._read_ws(workspace), **options)
+
+    def entity(self, ref: str, *, workspace: str | None = None) -> Any:
+        return self._mem.entity(ref, workspace=self._read_ws(workspace))
+
+    def entity_facts(self, ref: str, *, workspace: str | None = None, **options: Any) -> Any:
+        return self._mem.entity_facts(ref, workspace=self._read_ws(workspace), **options)
+
+    def fact(self, id: str) -> Any:
+        found = self._mem.fact(id)
+        if not self.scope.reads(found.workspace):
+            raise NotFound("fact", id)
+        return found
+
+    def delete_fact(self, id: str) -> Any:
+        self._write_ws(self.fact(id).workspace)
+        return self._mem.delete_fact(id)
+
+    def clear_graph(self, workspace: str | None, confirm: bool = True) -> Any:
+        return self._mem.clear_graph(self._write_ws(workspace), confirm)
+
+    def merge_entities(self, a: str, b: str, *, workspace: str | None = None) -> Any:
+        return self._mem.merge_entities(a, b, workspace=self._write_ws(workspace))
+
+    def communities(self, *, workspace: str | None = None, **options: Any) -> Any:
+        return self._mem.communities(workspace=self._read_ws(workspace), **options)
+
+    def rebuild_communities(self, workspace: str | None = None) -> Any:
+        return self._mem.rebuild_communities(self._write_ws(workspace))
+
+    # -- the owner's ------------------------------------------------------------------
+    def export(self) -> Iterator[dict[str, Any]]:
+        self._owner("export")
+        return iter(())
+
+    def import_records(self, *args: Any, **kwargs: Any) -> Any:
+        self._owner("import")
+
+    def stats(self) -> Any:
+        self._owner("stats of the whole store")
+
+    def extraction_status(self, **options: Any) -> Any:
+        self._owner("the extraction queue")
+
+    def extract_pending(self, **options: Any) -> Any:
+        self._owner("the extraction queue")
+
+    def prune(self) -> Any:
+        self._owner("prune")
+
+    def reembed(self, *args: Any, **kwargs: Any) -> Any:
+        self._owner("reembed")
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything not listed above is the owner's: say so instead of running it unscoped.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise Refused("token", f"{name} is for an unrestricted caller (every workspace, read and write)")
