@@ -1,6 +1,7 @@
 """SQLite and PostgreSQL side by side: ingest, search and graph-walk speed on the same data.
 
     python bench/backends.py [--postgres URL] [--ingest 1000] [--size 100000] [--links 300000] [--queries 200]
+                             [--backends sqlite,postgres] [--bulk]
 
 Without ``--postgres`` a PostgreSQL 16 + pgvector is started from the
 ``pgserver`` wheel in a temporary folder (fsync left on: these are the
@@ -65,11 +66,33 @@ def ingest(target: str, n: int) -> float:
         return n / (time.perf_counter() - start)
 
 
-def fill(mem: knotwork.Knotwork, size: int, links: int, rng: random.Random) -> list[str]:
-    """``size`` memories with synthetic vectors and ``links`` random links, written through the store."""
+def hnsw_later(mem: knotwork.Knotwork) -> bool:
+    """On PostgreSQL, drop the HNSW index the first vectors made, so the fill writes rows only; True if done.
+    :func:`hnsw_build` makes it again over every row at once (as a bulk load would, and much faster than
+    one insert at a time into the graph)."""
+    if "postgresql" not in type(mem.store).__module__:
+        return False
+    mem.store._run(f"DROP INDEX IF EXISTS memory_vectors_hnsw_{DIM}")
+    return True
+
+
+def hnsw_build(mem: knotwork.Knotwork) -> float:
+    t = time.perf_counter()
+    mem.store._run("SET maintenance_work_mem = '4GB'")
+    mem.store._run(
+        f"CREATE INDEX memory_vectors_hnsw_{DIM} ON memory_vectors USING hnsw ((vector::vector({DIM})) vector_cosine_ops)"
+        f" WHERE vector_dims(vector) = {DIM}"
+    )
+    return time.perf_counter() - t
+
+
+def fill(mem: knotwork.Knotwork, size: int, links: int, rng: random.Random, bulk: bool = False) -> list[str]:
+    """``size`` memories with synthetic vectors and ``links`` random links, written through the store
+    (``bulk``: PostgreSQL's HNSW index made once at the end)."""
     gen = np.random.default_rng(5)
     items = corpus(size)
     memory_ids: list[str] = []
+    dropped = False
     for i in range(0, size, 2000):
         batch = [mem._draft(**item) for item in items[i : i + 2000]]
         vectors = gen.standard_normal((len(batch), DIM)).astype("<f4")
@@ -80,7 +103,11 @@ def fill(mem: knotwork.Knotwork, size: int, links: int, rng: random.Random) -> l
                 if not m.duplicate:
                     mem.store.put_vectors(m.id, [v.tobytes()])
                     memory_ids.append(m.id)
+        if bulk and not dropped:
+            dropped = hnsw_later(mem)
         print(f"  {len(memory_ids):,} memories", file=sys.stderr, flush=True)
+    if dropped:
+        print(f"  HNSW index built in {hnsw_build(mem):.0f} s", file=sys.stderr, flush=True)
     stamp, made = now(), 0
     kinds = [t for t in LINK_TYPES if t != "supersedes"]
     while made < links:
@@ -106,7 +133,7 @@ def measure(name: str, target: str, args: argparse.Namespace) -> dict[str, objec
     rng = random.Random(11)
     with knotwork.open(target["large"]) as mem:
         t = time.perf_counter()
-        memory_ids = fill(mem, args.size, args.links, rng)
+        memory_ids = fill(mem, args.size, args.links, rng, args.bulk)
         built = time.perf_counter() - t
         queries = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9))) + f" {i}" for i in range(args.queries)]
         mem.search("warm up the model and the index", workspace="api")
@@ -129,6 +156,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--links", type=int, default=300_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--backends", default="sqlite,postgres", help="comma list of sqlite, postgres")
+    parser.add_argument("--bulk", action="store_true", help="PostgreSQL: make the HNSW index once, after the fill")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server = None
@@ -153,7 +182,8 @@ def main() -> None:
             "SQLite": {"ingest": str(Path(tmp) / "ingest.db"), "large": str(Path(tmp) / "large.db")},
             "PostgreSQL": {"ingest": database("kw_bench_ingest"), "large": database("kw_bench_large")},
         }
-        results = [measure(name, target, args) for name, target in targets.items()]
+        wanted = {b.strip().lower() for b in args.backends.split(",")}
+        results = [measure(name, target, args) for name, target in targets.items() if any(name.lower().startswith(w) for w in wanted)]
         if server is not None:
             server.cleanup()
     print(f"\n{args.size:,} memories (synthetic vectors), {args.links:,} links, {args.queries} queries; ingest of {args.ingest}")
