@@ -37,9 +37,14 @@ def served(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> dic
         shop = mem.add("The shop deploys with blue-green releases", workspace="shop")
         lab = mem.add("The lab deploys on Fridays", workspace="lab")
         glob = mem.add("Every service deploys from main")
-        # Added in one batch: their ids share their first 8 characters (a ~1 s time bucket).
-        bucket = mem.add_many([{"content": f"bucket note {i} of {ws}", "workspace": ws} for ws in ("shop", "lab") for i in range(3)])
-        mem.link(shop.id, glob.id, "references")
+        # Added in one batch, their ids share their first 8 characters (a ~1 s time bucket) unless the batch
+        # straddles a bucket's edge: then once more, with new texts.
+        for attempt in range(5):
+            bucket = mem.add_many([{"content": f"bucket note {i} of {ws}, take {attempt}", "workspace": ws}
+                                   for ws in ("shop", "lab") for i in range(3)])
+            if len({m.id[:8] for m in bucket}) == 1:
+                break
+        link = mem.link(shop.id, glob.id, "references")
     book = TokenBook(tmp_path / "tokens.json")
     tokens = {
         "lab": book.create("lab-bot", ["lab"]),
@@ -48,7 +53,7 @@ def served(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> dic
     }
     server = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(book.path)})
     return {"url": server.base_url, "book": book, "tokens": tokens, "shop": shop.id, "lab": lab.id, "global": glob.id,
-            "bucket": [m.id for m in bucket]}
+            "bucket": [m.id for m in bucket], "link": link.id}
 
 
 def client(served: dict, token: str) -> httpx2.Client:
@@ -94,6 +99,10 @@ def test_related_and_links_stop_at_the_scope(served: dict) -> None:
         assert [r["memory"]["id"] for r in related] == [served["global"]]
     with client(served, served["tokens"]["lab"]) as lab:  # the global end is visible, the shop end is not
         assert lab.get(f"/memories/{served['global']}/related").json()["related"] == []
+        for ref in (served["link"], served["link"][-10:]):
+            assert lab.delete(f"/links/{ref}").status_code == 404
+    with client(served, served["tokens"]["shop"]) as shop:
+        assert shop.delete(f"/links/{served['link'][-10:]}").status_code == 200
 
 
 def test_a_short_id_resolves_within_the_scope_only(served: dict) -> None:

@@ -25,9 +25,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from knotwork.domain import rules
+from knotwork.domain import ids, rules
 from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, Related, Relationship
-from knotwork.errors import InvalidInput, NotFound
+from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
@@ -235,10 +235,17 @@ class ScopedKnotwork:
         return self._mem.link(start.id, self.resolve(to_id), type, metadata)
 
     def _relationship(self, ref: str) -> Relationship:
-        rel = self._mem.relationship(ref)
-        if len(self._visible_ids([rel.from_id, rel.to_id])) < len({rel.from_id, rel.to_id}):
+        """The relationship ``ref`` names among those whose two ends this caller sees (so an ambiguous short
+        id lists only those)."""
+        store = self._mem.store
+        links = [store.get_link(i) for i in store.resolve_link_ref(ids.normalize_ref(ref, "relationship_id"))]
+        ends = self._visible_ids({e for rel in links if rel for e in (rel.from_id, rel.to_id)})
+        seen = [rel for rel in links if rel and rel.from_id in ends and rel.to_id in ends]
+        if not seen:
             raise NotFound("relationship", ref)
-        return rel
+        if len(seen) > 1:
+            raise AmbiguousId("relationship", ref, [rel.id for rel in seen])
+        return seen[0]
 
     def unlink(self, relationship_id: str) -> Relationship:
         rel = self._relationship(relationship_id)
