@@ -124,3 +124,46 @@ def test_a_stale_full_text_index_and_missing_vectors_are_found_and_mended(tmp_pa
         assert {h.memory.id for h in mem.search("payment retries", limit=5)} == set(ids)
     code, out, _ = run(capsys, "check", "--db", str(db))
     assert code == 0 and "consistent" in out
+
+
+def test_sigkill_inside_migrate_then_migrate_again_moves_everything_once(tmp_path: Path, postgres_database) -> None:
+    """``knotwork migrate`` killed at several points of its copy to PostgreSQL, then run again to the end:
+    the counts match the source and nothing is duplicated (every batch lands whole or not at all)."""
+    from contextlib import closing
+
+    from knotwork.app import open_store
+
+    from .test_migrate import snapshot
+
+    source = tmp_path / "src.db"
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        made = mem.add_many([{"content": f"note {i} on the release train", "workspace": "w" if i % 3 else None}
+                             for i in range(4000)], consolidate=False)
+        for a, b in zip(made[:300], made[300:600]):
+            mem.link(a.id, b.id, "relates_to")
+    url = postgres_database.fresh()
+    knotwork_cli = str(Path(sys.executable).parent / "knotwork")
+    env = {"KNOTWORK_EMBEDDER": "none", "KNOTWORK_KG_EXTRACT": "none", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "KNOTWORK_HOME": str(tmp_path / "home")}
+    killed = 0
+    with closing(open_store(url, NO_MODEL)) as target:
+        for extra in (0.0, 0.3, 0.6):  # killed once the copy has begun, at three points of it
+            before = target.count_memories()
+            proc = subprocess.Popen([knotwork_cli, "migrate", "--from", str(source), "--to", url, "--no-progress"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            deadline = time.monotonic() + 60
+            while proc.poll() is None and target.count_memories() == before and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(extra)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                killed += 1
+            proc.wait(timeout=60)
+            landed = target.count_memories()
+            assert landed % 500 == 0 or landed == 4000  # whole batches only
+    assert killed, "every migrate finished before its kill: the store is too small to test this"
+    done = subprocess.run([knotwork_cli, "migrate", "--from", str(source), "--to", url, "--no-progress"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "✓ memories: 4000 -> 4000" in done.stdout and "✓ links: 300 -> 300" in done.stdout
+    assert snapshot(url) == snapshot(str(source))
