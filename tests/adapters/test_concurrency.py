@@ -199,3 +199,43 @@ def test_serve_with_worker_processes_shares_one_store(db: Path, start_http: Call
                 assert mid in [h["memory"]["id"] for h in hits]
     assert len(_server_processes(port)) >= 3  # the parent and its two workers
     assert len(stored(db)) == 30
+
+
+def test_rest_mcp_http_and_mcp_stdio_write_one_file_at_once(
+    db: Path, start_http: Callable[..., Endpoint], start_stdio: Callable[..., Endpoint]
+) -> None:
+    """Three writers through three surfaces at once — REST and MCP over HTTP on one `knotwork serve`, MCP over
+    stdio in its own process — on one SQLite file: exactly their writes, each once, and a clean check."""
+    import httpx
+
+    per = 150
+    env = {**NO_EMBEDDINGS, "KNOTWORK_KG_EXTRACT": "none"}
+    http_server = start_http(db, env=env)
+    stdio_server = start_stdio(db, env=env)
+    assert http_server.base_url is not None
+
+    def rest_writer() -> list[str]:
+        with httpx.Client(base_url=http_server.base_url, timeout=60) as http:
+            return [http.post("/memories", json={"content": f"rest note {i}", "tags": {"via": "rest"}}).json()["id"]
+                    for i in range(per)]
+
+    async def mcp_writer(endpoint: Endpoint, name: str) -> list[str]:
+        ids = []
+        async with endpoint.client() as client:
+            for i in range(per):
+                ids += ID_RE.findall(await ok(client, "add_memory", {"content": f"{name} note {i}", "tags": {"via": name}}))
+        return ids
+
+    async def scenario() -> list[list[str]]:
+        return list(await asyncio.gather(
+            asyncio.to_thread(rest_writer), mcp_writer(http_server, "mcp-http"), mcp_writer(stdio_server, "mcp-stdio")
+        ))
+
+    rest_ids, http_ids, stdio_ids = run(scenario())
+    memories = stored(db)
+    assert len(memories) == 3 * per
+    for name, ids in (("rest", rest_ids), ("mcp-http", http_ids), ("mcp-stdio", stdio_ids)):
+        assert len(set(ids)) == per and {memories[i] for i in ids} == {f"{name} note {i}" for i in range(per)}
+    with knotwork.open(db, settings=knotwork.Settings(embedder="none")) as mem:
+        report = mem.check()
+        assert report.ok, report.to_dict()
