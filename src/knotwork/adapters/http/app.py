@@ -204,7 +204,7 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 ERROR_ANSWERS = {
     "400": "invalid input or an ambiguous short id",
-    "404": "no such memory, relationship, entity or fact",
+    "404": "no such memory, relationship, entity or fact (in the path, or named in the request)",
     "413": "the request body is over the limit",
     "422": "a malformed request (a missing or mistyped field, a value out of range)",
 }
@@ -228,8 +228,6 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 if compact and status.startswith("2"):
                     answer.setdefault("content", {})["text/plain"] = {"schema": {"type": "string"}}
             for status, description in ERROR_ANSWERS.items():
-                if status == "404" and "{" not in path:
-                    continue
                 answers[status] = {
                     "description": description,
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},

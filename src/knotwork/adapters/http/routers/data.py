@@ -18,7 +18,12 @@ from knotwork.limits import MAX_IMPORT_RECORDS
 router = APIRouter(tags=["data"])
 
 
-@router.get("/export", summary="Every memory with its history and links, as JSON lines")
+@router.get(
+    "/export",
+    summary="Every memory with its history and links, as JSON lines",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}, "description": "JSON lines"}},
+)
 def export(mem: Mem) -> StreamingResponse:
     records = mem.export()  # a caller who may not export is refused here, before the answer starts
 
