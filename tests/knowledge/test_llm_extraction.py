@@ -31,8 +31,10 @@ def open_kg(path: Path, url: str, **kw: object) -> Knotwork:
 
 
 def status_of(mem: Knotwork, memory_id: str) -> tuple[str, int, str | None]:
-    (item,) = [q for q in mem.extraction_status(limit=500).items + mem.extraction_status(status="done").items
-               if q.memory_id == memory_id]
+    # Two reads: a worker may finish the item between them, so it can be in both; the later read wins.
+    items = {q.memory_id: q for q in mem.extraction_status(limit=500).items}
+    items.update({q.memory_id: q for q in mem.extraction_status(status="done").items})
+    item = items[memory_id]
     return item.status, item.attempts, item.last_error
 
 
