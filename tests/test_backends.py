@@ -204,3 +204,68 @@ def test_an_open_transaction_is_its_own_threads_only(mem) -> None:
     thread.join(10)
     assert seen == {"writer": True, "other": False}
     assert not store.in_transaction()
+
+
+# Ids that share their first 10 characters (and, by pairs, their last 8) across workspaces, as memories added
+# within the same second do; a caller limited to some workspaces must resolve among those only.
+SHARED = "01JQ5ZZZZZ"
+SCOPED_IDS = {
+    f"{SHARED}A{'0' * 14}1": "shop",
+    f"{SHARED}B{'0' * 14}1": "lab",
+    f"{SHARED}C{'0' * 14}2": "shop",
+    f"{SHARED}D{'0' * 14}3": None,
+}
+
+
+def _scoped_records() -> list[dict]:
+    stamp = "2026-01-02T03:04:05Z"
+    return [
+        {"id": mid, "content": f"note {mid[-1]} of {ws or 'global'} ({mid[10]})", "workspace": ws,
+         "created_at": stamp, "updated_at": stamp, "valid_at": stamp}
+        for mid, ws in SCOPED_IDS.items()
+    ]
+
+
+def test_short_ids_resolve_within_the_workspaces_asked_for(target: str) -> None:
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        assert mem.import_records(_scoped_records()).added == 4
+        store = mem.store
+        of = {ws: sorted(mid for mid, w in SCOPED_IDS.items() if (w or "") == ws) for ws in ("shop", "lab", "")}
+        prefix = SHARED[:8]
+        assert sorted(store.resolve_memory_ref(prefix)) == sorted(SCOPED_IDS)
+        assert sorted(store.resolve_memory_ref(prefix, workspaces={"shop"})) == of["shop"]
+        assert sorted(store.resolve_memory_ref(prefix, workspaces={"lab", ""})) == sorted(of["lab"] + of[""])
+        assert store.resolve_memory_ref(prefix, workspaces=set()) == []
+        assert store.count_memory_refs(prefix) == 4
+        assert store.count_memory_refs(prefix, {"shop"}) == 2 and store.count_memory_refs(prefix, {"nowhere"}) == 0
+        # by suffix: the shop and the lab memory end alike
+        assert sorted(store.resolve_memory_ref("00000001")) == sorted(of["shop"][:1] + of["lab"])
+        assert store.resolve_memory_ref("00000001", workspaces={"lab"}) == of["lab"]
+        # a full id outside the workspaces is no match at all
+        assert store.resolve_memory_ref(of["shop"][0], workspaces={"lab", ""}) == []
+        assert store.resolve_memory_ref(of["shop"][0], workspaces={"shop"}) == of["shop"][:1]
+        # and the service's resolve says so: not found, or ambiguous among the workspaces' own ids only
+        with pytest.raises(knotwork.NotFound):
+            mem.resolve(of["shop"][0], {"lab", ""})
+        with pytest.raises(knotwork.AmbiguousId) as ambiguous:
+            mem.resolve(prefix, {"lab", ""})
+        assert sorted(ambiguous.value.candidates) == sorted(of["lab"] + of[""])
+
+
+def test_counts_within_workspaces(target: str) -> None:
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        mem.import_records(_scoped_records())
+        shop, lab, glob = (sorted(m for m, w in SCOPED_IDS.items() if w == ws) for ws in ("shop", "lab", None))
+        mem.link(shop[0], glob[0], "references")
+        mem.link(lab[0], glob[0], "relates_to")
+        mem.update(shop[1], invalid_at="2026-01-03T00:00:00Z")
+        chunk = np.ones(16, dtype="<f4").tobytes()
+        with mem.store.transaction():
+            mem.store.put_vectors(shop[0], [chunk, chunk])  # two chunks of one memory
+            mem.store.put_vectors(lab[0], [chunk])
+        at = now()
+        assert mem.store.count_within({"shop", ""}, at) == {"memories": 3, "retired": 1, "links": 1, "embedded": 1, "vectors": 2}
+        assert mem.store.count_within({"lab", ""}, at) == {"memories": 2, "retired": 0, "links": 1, "embedded": 1, "vectors": 1}
+        assert mem.store.count_within({"lab"}, at)["links"] == 0  # its one link ends in the global scope
+        assert mem.store.count_within({"shop", "lab", ""}, at)["links"] == 2
+        assert mem.store.count_within(set(), at)["memories"] == 0

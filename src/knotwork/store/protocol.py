@@ -114,6 +114,11 @@ class Store(Protocol):
 
     def count_superseded(self) -> int: ...
 
+    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
+        """Counts limited to ``workspaces`` (names, '' for the global scope): ``memories``, ``retired`` (at
+        ``at``), ``links`` (both ends among those memories), ``embedded`` (memories with a vector), ``vectors``."""
+        ...
+
     def count_orphans(self) -> dict[str, int]:
         """Links, vectors and similar slots that point at a memory that is gone (each must be 0)."""
         ...

@@ -72,11 +72,11 @@ class _Result:
         return iter(self.rows)
 
 
-def _within(workspaces: Collection[str] | None) -> tuple[str, list[Any]]:
-    """`` AND workspace = ANY(...)`` for a set of workspaces ('' is the global scope); nothing for None."""
+def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[Any]]:
+    """`` AND <column> = ANY(...)`` for a set of workspaces ('' is the global scope); nothing for None."""
     if workspaces is None:
         return "", []
-    return " AND workspace = ANY(%s)", [sorted(workspaces)]
+    return f" AND {column} = ANY(%s)", [sorted(workspaces)]
 
 
 def redact(url: str) -> str:
@@ -611,6 +611,26 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
 
     def count_retired(self, at: datetime) -> int:
         return self._run("SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= %s", (at,)).fetchone()[0]
+
+    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
+        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
+        ones at ``at``), the links between two of them, and their vectors."""
+        mine, params = _within(workspaces, "m.workspace")
+        ends, end_params = _within(workspaces, "a.workspace")
+        other, other_params = _within(workspaces, "b.workspace")
+        memories, retired = self._run(
+            "SELECT count(*), count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
+            f" FROM memories m WHERE TRUE{mine}", (at, *params),
+        ).fetchone()
+        links = self._run(
+            "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
+            f" WHERE TRUE{ends}{other}", (*end_params, *other_params),
+        ).fetchone()[0]
+        embedded, vectors = self._run(
+            "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
+            f" WHERE TRUE{mine}", params,
+        ).fetchone()
+        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
 
     def count_links_by_type(self) -> dict[str, int]:
         return {r[0]: r[1] for r in self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1")}

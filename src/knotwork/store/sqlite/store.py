@@ -37,12 +37,12 @@ _COLUMNS = (
 _EMPTY = {"{}": dict, "[]": list}
 
 
-def _within(workspaces: Collection[str] | None) -> tuple[str, list[str]]:
-    """`` AND workspace IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
+def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[str]]:
+    """`` AND <column> IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
     if workspaces is None:
         return "", []
     names = sorted(workspaces)
-    return (f" AND workspace IN ({', '.join('?' * len(names))})", names) if names else (" AND 0", [])
+    return (f" AND {column} IN ({', '.join('?' * len(names))})", names) if names else (" AND 0", [])
 _ID_BATCH = 500  # ids per statement: well under SQLite's bound-parameter limit
 FTS_OVERFETCH = 2  # BM25 rows ranked per row asked for, before the filter (fts_candidates)
 
@@ -831,6 +831,27 @@ class SQLiteStore(KnowledgeStore, HygieneStore):
             return self._run(
                 "SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= ?", (to_text(at),)
             ).fetchone()[0]
+
+    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
+        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
+        ones at ``at``), the links between two of them, and their vectors."""
+        mine, params = _within(workspaces, "m.workspace")
+        ends, end_params = _within(workspaces, "a.workspace")
+        other, other_params = _within(workspaces, "b.workspace")
+        with self._lock:
+            memories, retired = self._run(
+                f"SELECT count(*), coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0) FROM memories m WHERE 1{mine}",
+                (to_text(at), *params),
+            ).fetchone()
+            links = self._run(
+                "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
+                f" WHERE 1{ends}{other}", (*end_params, *other_params),
+            ).fetchone()[0]
+            embedded, vectors = self._run(
+                "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
+                f" WHERE 1{mine}", params,
+            ).fetchone()
+        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
 
     def count_links_by_type(self) -> dict[str, int]:
         with self._lock:
