@@ -653,12 +653,20 @@ class Knotwork:
         return shortids.short_ids(self.store, memory_ids)
 
     # -- moving data ------------------------------------------------------
-    def export(self) -> Iterator[dict[str, Any]]:
-        """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history``."""
+    def export(self, within: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
+        """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history``;
+        ``within`` (workspace names, '' for the global scope): the memories of those workspaces only, with
+        the links whose other end is one of them too."""
         for memory in self.store.iter_memories():
+            if within is not None and (memory.workspace or "") not in within:
+                continue
             record = memory.to_dict()
             record["history"] = [old.to_dict() for old in self.store.memory_versions(memory.id)]
-            record["links"] = [r.to_dict() for r in self.store.links_touching([memory.id], "outgoing")]
+            links = self.store.links_touching([memory.id], "outgoing")
+            if within is not None:
+                ends = self.store.memory_briefs([r.to_id for r in links])
+                links = [r for r in links if r.to_id in ends and (ends[r.to_id].workspace or "") in within]
+            record["links"] = [r.to_dict() for r in links]
             yield record
 
     def import_records(
@@ -748,6 +756,7 @@ class Knotwork:
         query: str | None = None,
         budget_tokens: int = 1500,
         sections: list[str] | None = None,
+        within: Collection[str] | None = None,
     ) -> Recall:
         """The context to hand an agent now, within ``budget_tokens`` exact o200k tokens.
 
@@ -755,11 +764,14 @@ class Knotwork:
         recipe; without ``query``, the workspace's focus), graph (current
         knowledge-graph facts that match it), episodes, entities (off by
         default), health. Retired memories and retired facts never appear. See
-        :mod:`knotwork.services.recall`.
+        :mod:`knotwork.services.recall`. ``within`` (workspace names, '' for the global scope) limits the
+        health line's counts to those workspaces (what a caller limited to them may know of the store).
         """
         from knotwork.services import recall
 
-        return recall.recall(self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections)
+        return recall.recall(
+            self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections, within=within
+        )
 
     def warm(self) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,
@@ -778,11 +790,12 @@ class Knotwork:
         if self.index is not None:
             self.index.sync()
 
-    def status(self) -> Status:
-        """Version, store path, schema version, counts, embedder, and this process's recall p50/p95."""
+    def status(self, within: Collection[str] | None = None) -> Status:
+        """Version, store path, schema version, counts, embedder, and this process's recall p50/p95;
+        ``within`` (workspace names, '' for the global scope) counts those workspaces only."""
         from knotwork.services import status
 
-        return status.status(self)
+        return status.status(self, within)
 
     def stats(self) -> Stats:
         """Counts by workspace, partition, tag and category; date range; links; vectors; database size;

@@ -353,11 +353,9 @@ class McpContract:
                 stored = await ok_json(client, "add_memory", {"content": "Default workspace memory about kafka"})
                 assert stored["workspace"] == "team-a"
                 assert stored["id"] in shown_ids(db, await ok(client, "search_memory", {"query": "kafka"}))
+                # a server started with a workspace (serve -w, mcp -w) limits its callers to it
                 other = await client.call_tool("search_memory", {"query": "kafka", "workspace": "team-b"})
-                if self.transport == "http":  # a server started with a workspace limits its callers to it
-                    assert other.is_error and "outside this caller's scope" in text(other)
-                else:  # the stdio server is the owner's own process: -w is its default, not a limit
-                    assert stored["id"] not in shown_ids(db, text(other))
+                assert other.is_error and "outside this caller's scope" in text(other)
 
         run(scenario())
 

@@ -408,12 +408,15 @@ def migrate(ctx: click.Context, source: str, target: str, progress: bool | None)
 @tools_option
 @click.pass_context
 def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -> None:
-    """Serve MCP over stdio (what an agent launches)."""
+    """Serve MCP over stdio (what an agent launches); with a workspace, every call is limited to it (and the
+    global scope, to read), as with `knotwork serve -w`."""
     from knotwork.adapters.mcp import build_server
+    from knotwork.services.access import of_workspace
 
     settings = _settings(ctx)
+    default = _workspace(settings, workspace)
     with open_store(db, settings=settings) as mem:
-        build_server(mem, default_workspace=_workspace(settings, workspace), tools=tools).run("stdio")
+        build_server(mem, default_workspace=default, tools=tools, scope=of_workspace(default)).run("stdio")
 
 
 @cli.command()
@@ -436,6 +439,7 @@ def serve(
     from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.http.app import check_token
     from knotwork.adapters.mcp import build_server
+    from knotwork.services.access import of_workspace
 
     settings = _settings(ctx)
     host = host or settings.host
@@ -469,7 +473,7 @@ def serve(
                     mem,
                     default_workspace=default,
                     api_token=settings.api_token,
-                    mcp_server=build_server(mem, default_workspace=default, tools=tools),
+                    mcp_server=build_server(mem, default_workspace=default, tools=tools, scope=of_workspace(default)),
                     host=host,
                     tokens=tokens,
                     limit_to_default=True,

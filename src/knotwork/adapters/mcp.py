@@ -205,16 +205,20 @@ def _implied_dropped(prop: dict[str, Any]) -> dict[str, Any]:
     return prop
 
 
-def build_server(mem: Knotwork, *, default_workspace: str | None = None, tools: str = "all") -> MCPServer:
+def build_server(
+    mem: Knotwork, *, default_workspace: str | None = None, tools: str = "all", scope: access.Scope | None = None
+) -> MCPServer:
     """An MCP server exposing ``mem``; ``default_workspace`` applies when a call names none.
 
     ``tools="core"`` exposes only the everyday tools (:data:`CORE_TOOLS`): a
-    smaller catalog costs the agent fewer tokens on every turn.
+    smaller catalog costs the agent fewer tokens on every turn. Each call runs
+    in its caller's scope (over HTTP, the request's token's); ``scope`` is that
+    of a call that names none (over stdio: ``knotwork mcp -w``), None the owner's.
     """
     if tools not in TOOLSETS:
         raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
-    respond = Responder(mem)
-    mem = access.PerCall(mem)  # type: ignore[assignment]  # each call: the service as its caller may use it
+    mem = access.PerCall(mem, scope)  # type: ignore[assignment]  # each call: the service as its caller may use it
+    respond = Responder(mem)  # short ids and relations are looked up in the caller's scope too
     registered: list[Tool] = []
 
     def ws(value: str | None) -> str | None:

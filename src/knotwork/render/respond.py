@@ -14,6 +14,7 @@ and the service's result:
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections.abc import Iterable
@@ -51,6 +52,13 @@ class Responder:
             full = to_json(operation, result, View(relations=relations, detail="full", now=view.now))
             self.metrics.record(CallMetrics.measure(operation, full, rendered.text, rendered.fmt, detail, took, rendered.fallback))
         return rendered.text
+
+    def as_caller(self, mem: Any) -> Responder:
+        """This responder (its metrics log too) looking up short ids and relations through ``mem``: the
+        service as one caller may use it (:mod:`knotwork.services.access`)."""
+        other = copy.copy(self)
+        other.mem = mem
+        return other
 
     def failure(self, operation: str, exc: KnotworkError) -> str:
         """The text of a write that did not happen: ``✗ Delete failed: <reason>``."""

@@ -11,8 +11,9 @@ methods the adapters call and nothing else:
   *forbidden*; a short id resolves among the scope's memories only, so an
   ambiguous-id error never lists another scope's ids;
 - ``workspace="*"`` and a workspace outside the scope are refused;
-- store-wide operations (stats, backup, prune, import, extraction queue…)
-  are the owner's (an unrestricted scope).
+- export, import, status and recall's health line stay within the scope;
+  store-wide operations (stats, backup, check, prune, reembed, the
+  extraction queue…) are the owner's (an unrestricted scope).
 
 The library API (``knotwork.open``) is the owner's own process and stays
 unrestricted; an unrestricted scope gets the service itself, unwrapped.
@@ -99,19 +100,28 @@ class Scope:
         return Scope(workspaces, self.write and other.write)
 
 
+def of_workspace(name: str | None) -> Scope | None:
+    """The scope of a server started with a workspace (``serve -w W``, ``mcp -w W``): W (and, to read, the
+    global scope), read and write; None (no limit) without one."""
+    return Scope.of([name]) if name else None
+
+
 #: The scope of whoever is being answered now, where a transport says it per message (MCP over HTTP);
 #: None (the default) is the owner: a process of one's own, such as ``knotwork mcp`` over stdio.
 CALLER: ContextVar[Scope | None] = ContextVar("knotwork_caller", default=None)
 
 
 class PerCall:
-    """The service as the current caller (:data:`CALLER`) may use it, looked up at each use."""
+    """The service as the current caller (:data:`CALLER`) may use it, looked up at each use; ``fallback`` is
+    the scope of a message that names no caller (``knotwork mcp -w`` over stdio: the server's workspace)."""
 
-    def __init__(self, mem: Knotwork) -> None:
+    def __init__(self, mem: Knotwork, fallback: Scope | None = None) -> None:
         self._mem = mem
+        self._fallback = fallback
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(scoped(self._mem, CALLER.get()), name)
+        caller = CALLER.get()
+        return getattr(scoped(self._mem, caller if caller is not None else self._fallback), name)
 
 
 def unwrapped(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
@@ -212,7 +222,7 @@ class ScopedKnotwork:
         return self._mem.search(query, workspace=ws, center=self.resolve(center) if center else None, **options)
 
     def recall(self, context: str = "startup", *, workspace: str | None = None, **options: Any) -> Any:
-        return self._mem.recall(context, workspace=self._read_ws(workspace), **options)
+        return self._mem.recall(context, workspace=self._read_ws(workspace), within=self.scope.readable(), **options)
 
     def find_duplicates(self, threshold: float = 0.95, *, workspace: str | None = ALL_WORKSPACES, **options: Any) -> Any:
         return self._mem.find_duplicates(threshold, workspace=self._read_ws(workspace), **options)
@@ -227,7 +237,7 @@ class ScopedKnotwork:
         return self._mem.short_ids(memory_ids)
 
     def status(self) -> Any:
-        return self._mem.status()
+        return self._mem.status(self.scope.readable())
 
     # -- links --------------------------------------------------------------------
     def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
@@ -277,51 +287,107 @@ class ScopedKnotwork:
         return [r for r in found if r.from_id in visible and r.to_id in visible]
 
     # -- the knowledge graph ----------------------------------------------------------
+    def _seen_among(self, kind: str, ref: str, resolve: Any, workspaces_of: Any) -> str:
+        """The id ``resolve(ref)`` gives, among the entities or facts this caller sees: one of another scope
+        is not found, and an ambiguous short id lists (and counts) the visible ones only."""
+        try:
+            found = [resolve(ref)]
+        except AmbiguousId as exc:
+            found = exc.candidates
+        where = workspaces_of(found)
+        seen = [i for i in found if i in where and self.scope.reads(where[i])]
+        if not seen:
+            raise NotFound(kind, ref)
+        if len(seen) > 1:
+            raise AmbiguousId(kind, ref, seen)
+        return seen[0]
+
+    def _entity_id(self, ref: str, workspace: str | None) -> str:
+        store = self._mem.store
+        return self._seen_among(
+            "entity", ref, lambda r: self._mem.knowledge.entity_id(r, workspace),
+            lambda found: {i: e.workspace for i, e in store.kg_get_entities(found).items()},
+        )
+
+    def _fact_id(self, ref: str) -> str:
+        store = self._mem.store
+        return self._seen_among(
+            "fact", ref, self._mem.knowledge.fact_id, lambda found: {i: f.workspace for i, f in store.kg_get_facts(found).items()}
+        )
+
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Any:
-        return self._mem.search_nodes(query, center, limit, workspace=self._read_ws(workspace))
+        ws = self._read_ws(workspace)
+        return self._mem.search_nodes(query, self._entity_id(center, ws) if center else None, limit, workspace=ws)
 
     def search_facts(self, query: str, center: str | None = None, limit: int = 10, *args: Any, workspace: str | None = None,
                      **options: Any) -> Any:
-        return self._mem.search_facts(query, center, limit, *args, workspace=self._read_ws(workspace), **options)
+        ws = self._read_ws(workspace)
+        return self._mem.search_facts(query, self._entity_id(center, ws) if center else None, limit, *args, workspace=ws, **options)
 
     def episodes(self, *, workspace: str | None = None, **options: Any) -> Any:
         return self._mem.episodes(workspace=self._read_ws(workspace), **options)
 
     def entity(self, ref: str, *, workspace: str | None = None) -> Any:
-        return self._mem.entity(ref, workspace=self._read_ws(workspace))
+        ws = self._read_ws(workspace)
+        return self._mem.entity(self._entity_id(ref, ws), workspace=ws)
 
     def entity_facts(self, ref: str, *, workspace: str | None = None, **options: Any) -> Any:
-        return self._mem.entity_facts(ref, workspace=self._read_ws(workspace), **options)
+        ws = self._read_ws(workspace)
+        return self._mem.entity_facts(self._entity_id(ref, ws), workspace=ws, **options)
 
     def fact(self, id: str) -> Any:
-        found = self._mem.fact(id)
-        if not self.scope.reads(found.workspace):
-            raise NotFound("fact", id)
-        return found
+        return self._mem.fact(self._fact_id(id))
 
     def delete_fact(self, id: str) -> Any:
-        self._write_ws(self.fact(id).workspace)
-        return self._mem.delete_fact(id)
+        found = self.fact(id)
+        self._write_ws(found.workspace)
+        return self._mem.delete_fact(found.id)
 
     def clear_graph(self, workspace: str | None, confirm: bool = True) -> Any:
         return self._mem.clear_graph(self._write_ws(workspace), confirm)
 
     def merge_entities(self, a: str, b: str, *, workspace: str | None = None) -> Any:
-        return self._mem.merge_entities(a, b, workspace=self._write_ws(workspace))
+        ws = self._write_ws(workspace)
+        ida, idb = self._entity_id(a, ws), self._entity_id(b, ws)
+        for eid in (ida, idb):  # a global entity is the global scope's to change
+            self._write_ws(self._mem.store.kg_get_entities([eid])[eid].workspace)
+        return self._mem.merge_entities(ida, idb, workspace=ws)
 
-    def communities(self, *, workspace: str | None = None, **options: Any) -> Any:
-        return self._mem.communities(workspace=self._read_ws(workspace), **options)
+    def communities(self, *, workspace: str | None = None, entity: str | None = None, **options: Any) -> Any:
+        ws = self._read_ws(workspace)
+        return self._mem.communities(workspace=ws, entity=self._entity_id(entity, ws) if entity else None, **options)
 
     def rebuild_communities(self, workspace: str | None = None) -> Any:
         return self._mem.rebuild_communities(self._write_ws(workspace))
 
-    # -- the owner's ------------------------------------------------------------------
+    # -- moving data: within the scope ---------------------------------------------------
     def export(self) -> Iterator[dict[str, Any]]:
-        self._owner("export")
-        return iter(())
+        """The memories this caller reads, with the links whose both ends it reads."""
+        return self._mem.export(self.scope.readable())
 
-    def import_records(self, *args: Any, **kwargs: Any) -> Any:
-        self._owner("import")
+    def import_records(self, records: Iterable[Any], on_progress: Any = None) -> Any:
+        """An import whose every record is of a workspace this caller writes, and whose links end in the
+        import or at memories it reads (else nothing is written)."""
+        self._writer()
+        listed = list(records)
+        batch: set[str] = set()
+        ends: set[str] = set()
+        for index, record in enumerate(listed):
+            if not isinstance(record, Mapping):
+                continue  # the service says what is wrong with it
+            self._write_ws(record.get("workspace"), f"record {index + 1}: workspace")
+            batch.add(str(record.get("id", "")).strip().upper())
+            links = record.get("links")
+            for link in links if isinstance(links, list) else []:
+                if isinstance(link, Mapping):
+                    ends |= {str(link.get(end, "")).strip().upper() for end in ("from", "to")}
+        outside = ends - batch
+        hidden = sorted(outside - self._visible_ids(outside))
+        if hidden:
+            raise NotFound("memory", hidden[0])
+        return self._mem.import_records(listed, on_progress)
+
+    # -- the owner's ------------------------------------------------------------------
 
     def stats(self) -> Any:
         self._owner("stats of the whole store")

@@ -116,12 +116,20 @@ class MemoryKnowledge:
 
 
 def choices(mem: Knotwork, workspaces: frozenset[str] | None = None) -> Choices:
-    """What the pickers offer; with ``workspaces``, only those of the workspaces a caller may read."""
+    """What the pickers offer; with ``workspaces``, only what the memories of those workspaces hold (a
+    caller limited to them learns no other workspace's names, partitions or categories)."""
     store = mem.store
+    if workspaces is None:
+        names = {c: set(store.count_memories_by(c)) for c in ("workspace", "agent_id", "category")}
+    else:  # read every memory of the scope: the grouped counts are of the whole store
+        names = {c: set() for c in ("workspace", "agent_id", "category")}
+        for m in _memories(mem, workspaces):
+            for column, value in (("workspace", m.workspace), ("agent_id", m.agent_id), ("category", m.category)):
+                names[column].add(value or "")
     return Choices(
-        workspaces=sorted(k for k in store.count_memories_by("workspace") if k and (workspaces is None or k in workspaces)),
-        agents=sorted(k for k in store.count_memories_by("agent_id") if k),
-        categories=sorted(k for k in store.count_memories_by("category") if k),
+        workspaces=sorted(k for k in names["workspace"] if k),
+        agents=sorted(k for k in names["agent_id"] if k),
+        categories=sorted(k for k in names["category"] if k),
         recipes=sorted(RECIPES),
         default_recipe=DEFAULT_RECIPE,
         link_types=list(LINK_TYPES),

@@ -22,7 +22,7 @@ import threading
 import time
 import weakref
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -118,6 +118,7 @@ class Ctx:
     shown: set[str] = field(default_factory=set)  # memory ids earlier sections already show
     last_session: datetime | None = None
     last_recall: datetime | None = None
+    within: frozenset[str] | None = None  # the workspaces the health line counts (a scoped caller's); None: all
     _recent: list[Memory] | None = None
 
     @property
@@ -202,17 +203,24 @@ def _topics(ctx: Ctx) -> Draft | None:
 
 def _health(ctx: Ctx) -> Draft:
     store = ctx.mem.store
-    cached = _HEALTH.get(store)
+    by_scope = _HEALTH.setdefault(store, {})
+    cached = by_scope.get(ctx.within)
     if cached is None or time.monotonic() - cached[0] > HEALTH_TTL_S:
-        counts = (store.count_memories(), store.count_retired(ctx.at), store.count_links(), store.count_vectors()[0])
-        _HEALTH[store] = cached = (time.monotonic(), counts)
+        if ctx.within is None:
+            counts = (store.count_memories(), store.count_retired(ctx.at), store.count_links(), store.count_vectors()[0])
+        else:  # a caller limited to some workspaces counts those only: the rest of the store does not exist for it
+            c = store.count_within(ctx.within, ctx.at)
+            counts = (c["memories"], c["retired"], c["links"], c["embedded"])
+        by_scope[ctx.within] = cached = (time.monotonic(), counts)
     newest = ctx.recent[0].created_at if ctx.recent else None
     return Draft(f"memory: {text.health_line(*cached[1], newest, ctx.at)}", [], keep_empty=True)
 
 
 # Counting a large store takes tens of milliseconds; the health line may be this old.
 HEALTH_TTL_S = 30.0
-_HEALTH: weakref.WeakKeyDictionary[Any, tuple[float, tuple[int, int, int, int]]] = weakref.WeakKeyDictionary()
+_HEALTH: weakref.WeakKeyDictionary[Any, dict[frozenset[str] | None, tuple[float, tuple[int, int, int, int]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 SECTIONS: tuple[SectionSpec, ...] = (
@@ -366,8 +374,10 @@ def recall(
     query: str | None = None,
     budget_tokens: int = 1500,
     sections: Sequence[str] | None = None,
+    within: Collection[str] | None = None,
 ) -> Recall:
-    """The context to hand an agent now, in at most ``budget_tokens`` o200k tokens (see the module doc)."""
+    """The context to hand an agent now, in at most ``budget_tokens`` o200k tokens (see the module doc);
+    ``within`` (workspace names, '' for the global scope) limits the health line's counts to them."""
     started = time.perf_counter()
     ctx_word = _context(context)
     budget = _budget(budget_tokens)
@@ -379,7 +389,7 @@ def recall(
     if query is not None and not isinstance(query, str):
         raise InvalidInput("query", f"expected text, got {type(query).__name__}")
     at = now()
-    ctx = Ctx(mem, ctx_word, ws, given, at, budget)
+    ctx = Ctx(mem, ctx_word, ws, given, at, budget, within=None if within is None else frozenset(within))
     ctx.last_session = _meta_time(mem, _meta_key("session", ws))
     ctx.last_recall = _meta_time(mem, _meta_key("last", ws))
     focus = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,17 +56,24 @@ class Stats:
         return asdict(self)
 
 
-def status(mem: Knotwork) -> Status:
+def status(mem: Knotwork, within: Collection[str] | None = None) -> Status:
+    """``within``: count only the memories of those workspaces ('' for the global scope), the links between
+    two of them and their vectors (what a caller limited to them may know)."""
     from knotwork import __version__
 
     store = mem.store
+    if within is None:
+        memories, links, vectors = store.count_memories(), store.count_links(), store.count_vectors()[1]
+    else:
+        counted = store.count_within(within, now())
+        memories, links, vectors = counted["memories"], counted["links"], counted["vectors"]
     return Status(
         version=__version__,
         store=store.location,
         schema_version=store.schema_version(),
-        memories=store.count_memories(),
-        links=store.count_links(),
-        vectors=store.count_vectors()[1],
+        memories=memories,
+        links=links,
+        vectors=vectors,
         embedder=mem.embedder.model_id if mem.embedder else "none",
         recall=LATENCIES.summary(),
     )

@@ -27,6 +27,7 @@ from knotwork.limits import REQUEST_BYTES
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 from knotwork.services.access import Scope as AccessScope
+from knotwork.services.access import of_workspace
 from knotwork.services.recall import Latencies
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ def create_app(
     app.add_middleware(BodyLimit, limit=REQUEST_BYTES)
     secured = bool(api_token or tokens)
     app.add_middleware(BrowserGuard, loopback_only=not secured and is_loopback(host))
-    server = AccessScope.of([default_workspace]) if limit_to_default and default_workspace else None
+    server = of_workspace(default_workspace) if limit_to_default else None
     app.add_middleware(Access, token=api_token, book=tokens, server=server)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
@@ -203,8 +204,11 @@ ERROR_SCHEMA: dict[str, Any] = {
     },
 }
 ERROR_ANSWERS = {
-    "400": "invalid input or an ambiguous short id",
-    "404": "no such memory, relationship, entity or fact (in the path, or named in the request)",
+    "400": "invalid input, an ambiguous short id, or what the caller's scope does not allow: a workspace outside"
+           " it, '*', a write with a read-only token, an operation of the owner's",
+    "401": "a missing or wrong bearer token (when the server has KNOTWORK_API_TOKEN or tokens)",
+    "404": "no such memory, relationship, entity or fact (in the path, or named in the request), or one outside"
+           " the caller's scope",
     "413": "the request body is over the limit",
     "422": "a malformed request (a missing or mistyped field, a value out of range)",
 }

@@ -34,7 +34,7 @@ def default_workspace(request: Request, given: str | None) -> str | None:
 
 
 def _reply(request: Request) -> Callable[..., Response]:
-    respond: Responder = request.app.state.respond
+    respond: Responder = request.app.state.respond.as_caller(_mem(request))
 
     def reply(operation: str, result: Any, fmt: str = "json", status_code: int = 200) -> Response:
         """Rendered by the adapters' one ``Responder``: JSON, or the compact text agents read."""

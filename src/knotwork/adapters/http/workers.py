@@ -30,8 +30,10 @@ def app() -> Any:
     from knotwork.app import open as open_store
     from knotwork.config import Settings
 
-    given = json.loads(os.environ[ENV])
     from knotwork.adapters.credentials import TokenBook
+    from knotwork.services.access import of_workspace
+
+    given = json.loads(os.environ[ENV])
 
     settings = Settings()
     mem = open_store(given["db"], settings=settings)  # held for the process's life; closed when it exits
@@ -39,7 +41,8 @@ def app() -> Any:
         mem,
         default_workspace=given["workspace"],
         api_token=settings.api_token,
-        mcp_server=build_server(mem, default_workspace=given["workspace"], tools=given["tools"]),
+        mcp_server=build_server(mem, default_workspace=given["workspace"], tools=given["tools"],
+                                scope=of_workspace(given["workspace"])),
         host=given["host"],
         tokens=TokenBook(settings.tokens_path()),
         limit_to_default=True,
