@@ -1,180 +1,338 @@
-"""Workspaces as an access boundary, through every surface of a real ``knotwork serve``.
+"""Workspaces as an access boundary over REST, on a real ``knotwork serve``.
 
 One server, an owner's token (``KNOTWORK_API_TOKEN``) and tokens bound to workspaces (``knotwork token
-create``): each scoped caller tries every read and write on another workspace's memory by full and short id,
-over REST (which the web UI and the hooks use) and MCP over HTTP, and must get "not found" or a refusal,
-never the memory; its own workspace and the global scope still work.
+create``): a caller limited to lab tries every read and write of the API on shop's memories, links, entities
+and facts, by full and short id, and must get 404 or a refusal (400), never one of shop's ids or words;
+its own workspace and the global scope still work. The web UI's data and the hooks have their own file
+(``test_access_ui_hooks.py``), MCP too (``test_access_mcp.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 import knotwork
 from knotwork import Settings
-from knotwork.adapters.credentials import TokenBook
 from knotwork.services.access import Scope
 
-from ._mcp import text
+from ._scoped import FAST, OWNER, SHOP_TEXT, Store, seed
 from .conftest import Endpoint
 
-OWNER = "owner-token"
-FAST = {"KNOTWORK_EMBEDDER": "none"}
+Call = tuple[str, str, dict]
 
 
 @pytest.fixture
-def served(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> dict:
-    """A store with memories in shop, lab and the global scope; a server with an owner's token and three others."""
-    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
-        shop = mem.add("The shop deploys with blue-green releases", workspace="shop")
-        lab = mem.add("The lab deploys on Fridays", workspace="lab")
-        glob = mem.add("Every service deploys from main")
-        # Added in one batch, their ids share their first 8 characters (a ~1 s time bucket) unless the batch
-        # straddles a bucket's edge: then once more, with new texts.
-        for attempt in range(5):
-            bucket = mem.add_many([{"content": f"bucket note {i} of {ws}, take {attempt}", "workspace": ws}
-                                   for ws in ("shop", "lab") for i in range(3)])
-            if len({m.id[:8] for m in bucket}) == 1:
-                break
-        link = mem.link(shop.id, glob.id, "references")
-    book = TokenBook(tmp_path / "tokens.json")
-    tokens = {
-        "lab": book.create("lab-bot", ["lab"]),
-        "shop-read": book.create("shop-reader", ["shop"], write=False),
-        "shop": book.create("shop-bot", ["shop", "@global"]),
-    }
-    server = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(book.path)})
-    return {"url": server.base_url, "book": book, "tokens": tokens, "shop": shop.id, "lab": lab.id, "global": glob.id,
-            "bucket": [m.id for m in bucket], "link": link.id}
+def served(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> tuple[str, Store]:
+    store = seed(db, tmp_path / "tokens.json")
+    assert store.book is not None
+    server = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(store.book.path)})
+    assert server.base_url
+    return server.base_url, store
 
 
-def client(served: dict, token: str) -> httpx2.Client:
-    return httpx2.Client(base_url=served["url"], timeout=30, headers={"authorization": f"Bearer {token}"})
+def client(url: str, token: str) -> httpx2.Client:
+    return httpx2.Client(base_url=url, timeout=30, headers={"authorization": f"Bearer {token}"})
 
 
-def test_another_workspaces_memory_is_not_found_over_rest(served: dict) -> None:
-    shop, short = served["shop"], served["shop"][-10:]
-    with client(served, served["tokens"]["lab"]) as lab:
-        for ref in (shop, short):
-            assert lab.get(f"/memories/{ref}").status_code == 404
-            assert lab.get(f"/memories/{ref}/history").status_code == 404
-            assert lab.get(f"/memories/{ref}/related").status_code == 404
-            assert lab.get(f"/memories/{ref}/graph").status_code == 404
-            assert lab.patch(f"/memories/{ref}", json={"content": "taken over"}).status_code == 404
-            assert lab.delete(f"/memories/{ref}").status_code == 404
-        assert lab.post("/links", json={"from_id": served["lab"], "to_id": shop, "type": "relates_to"}).status_code == 404
-        for body in ({"query": "deploys", "workspace": "shop"}, {"query": "deploys", "workspace": "*"}):
-            refused = lab.post("/search", json=body)
-            assert refused.status_code == 400 and "scope" in refused.json()["error"]["message"]
-        assert lab.get("/memories", params={"workspace": "shop"}).status_code == 400
-        assert lab.post("/memories", json={"content": "planted", "workspace": "shop"}).status_code == 400
-        assert lab.post("/memories", json={"content": "planted in global"}).status_code == 400
-        exported = [json.loads(line) for line in lab.get("/export").text.splitlines()]
-        assert {r["workspace"] for r in exported} == {"lab", None} and served["lab"] in {r["id"] for r in exported}
-        assert lab.post("/tools/ambient_recall", json={"workspace": "shop"}).status_code == 400
-        # its own workspace and the global scope work as before
-        found = lab.post("/search", json={"query": "deploys", "workspace": "lab"}).json()["hits"]
-        assert {h["memory"]["id"] for h in found} == {served["lab"], served["global"]}
-        assert lab.get(f"/memories/{served['global']}").status_code == 200
-        assert lab.patch(f"/memories/{served['global']}", json={"content": "changed"}).status_code == 400
-        assert lab.post("/memories", json={"content": "A lab note", "workspace": "lab"}).status_code == 201
-        recalled = lab.post("/tools/ambient_recall", json={"workspace": "lab"}).json()
-        assert "blue-green" not in json.dumps(recalled)
-    with client(served, OWNER) as owner:  # nothing of shop's was changed or added
-        assert owner.get(f"/memories/{shop}").json()["content"] == "The shop deploys with blue-green releases"
-        assert owner.get("/memories", params={"workspace": "shop"}).json()["memories"][0]["content"] != "planted"
-        assert "planted" not in json.dumps(owner.get("/memories", params={"workspace": "*", "limit": 100}).json())
+def send(http: httpx2.Client, call: Call) -> httpx2.Response:
+    method, path, kwargs = call
+    return http.request(method, path, **kwargs)
 
 
-def test_related_and_links_stop_at_the_scope(served: dict) -> None:
-    with client(served, served["tokens"]["shop"]) as shop:
-        related = shop.get(f"/memories/{served['shop']}/related").json()["related"]
-        assert [r["memory"]["id"] for r in related] == [served["global"]]
-    with client(served, served["tokens"]["lab"]) as lab:  # the global end is visible, the shop end is not
-        assert lab.get(f"/memories/{served['global']}/related").json()["related"] == []
-        for ref in (served["link"], served["link"][-10:]):
-            assert lab.delete(f"/links/{ref}").status_code == 404
-    with client(served, served["tokens"]["shop"]) as shop:
-        assert shop.delete(f"/links/{served['link'][-10:]}").status_code == 200
+def lab_record(mid: str, links: list[dict] | None = None, workspace: str = "lab") -> dict:
+    stamp = "2026-01-02T03:04:05Z"
+    return {"id": mid, "content": f"imported note {mid[-4:]}", "workspace": workspace, "created_at": stamp,
+            "updated_at": stamp, "valid_at": stamp, "links": links or []}
 
 
-def test_a_short_id_resolves_within_the_scope_only(served: dict) -> None:
-    prefix = served["bucket"][0][:8]
-    assert all(mid.startswith(prefix) for mid in served["bucket"])
-    shop_ids, lab_ids = served["bucket"][:3], served["bucket"][3:]
-    with client(served, served["tokens"]["lab"]) as lab:
-        ambiguous = lab.get(f"/memories/{prefix}")
-        assert ambiguous.status_code == 400
-        body = json.dumps(ambiguous.json())
-        assert not any(mid in body for mid in shop_ids) and any(mid in body for mid in lab_ids)
-        assert lab.get(f"/memories/{lab_ids[0][-12:]}").json()["id"] == lab_ids[0]
+def ndjson(*records: dict) -> dict:
+    return {"content": "\n".join(json.dumps(r) for r in records), "headers": {"content-type": "application/x-ndjson"}}
 
 
-def test_a_read_only_token_reads_and_writes_nothing(served: dict) -> None:
-    with client(served, served["tokens"]["shop-read"]) as reader:
-        assert reader.get(f"/memories/{served['shop']}").status_code == 200
-        refused = reader.patch(f"/memories/{served['shop']}", json={"content": "x"})
-        assert refused.status_code == 400 and "read only" in refused.json()["error"]["message"]
-        assert reader.post("/memories", json={"content": "x", "workspace": "shop"}).status_code == 400
-        assert reader.delete(f"/memories/{served['shop']}").status_code == 400
-        assert reader.get(f"/memories/{served['lab']}").status_code == 404
+def not_found(s: Store) -> list[Call]:
+    """Every way of naming one of shop's records: each must be 404 for a caller limited to lab."""
+    out: list[Call] = []
+    for ref in (s.shop, s.shop[-10:], s.shop.lower()):
+        out += [
+            ("GET", f"/memories/{ref}", {}),
+            ("GET", f"/memories/{ref}", {"params": {"format": "compact"}}),
+            ("GET", f"/memories/{ref}/history", {}),
+            ("GET", f"/memories/{ref}/related", {}),
+            ("GET", f"/memories/{ref}/graph", {}),
+            ("GET", f"/memories/{ref}/relationships", {}),
+            ("GET", "/relations", {"params": {"id": ref}}),
+            ("PATCH", f"/memories/{ref}", {"json": {"content": "taken over"}}),
+            ("DELETE", f"/memories/{ref}", {}),
+        ]
+    for ref in (s.shop_link, s.shop_link[-10:]):
+        out.append(("DELETE", f"/links/{ref}", {}))
+    for ref in (s.shop_entity, s.shop_entity[-10:], "Shopfront"):
+        out += [
+            ("GET", f"/entities/{ref}", {"params": {"workspace": "lab"}}),
+            ("GET", f"/entities/{ref}/facts", {"params": {"workspace": "lab"}}),
+            ("GET", "/communities", {"params": {"workspace": "lab", "entity": ref}}),
+            ("POST", "/search/entities", {"json": {"query": "deploys", "center": ref, "workspace": "lab"}}),
+            ("POST", "/search/facts", {"json": {"query": "deploys", "center": ref, "workspace": "lab"}}),
+            ("POST", "/entities/merge", {"json": {"a": ref, "b": s.lab_entity, "workspace": "lab"}}),
+        ]
+    for ref in (s.shop_fact, s.shop_fact[-10:]):
+        out += [("GET", f"/facts/{ref}", {}), ("DELETE", f"/facts/{ref}", {})]
+    out += [
+        ("POST", "/links", {"json": {"from_id": s.lab, "to_id": s.shop, "type": "relates_to"}}),
+        ("POST", "/links", {"json": {"from_id": s.shop, "to_id": s.glob, "type": "relates_to"}}),
+        ("POST", "/merge", {"json": {"ids": [s.lab, s.shop]}}),
+        ("POST", "/import", ndjson(lab_record("01JQ5ZZZZZA00000000000000M", [
+            {"id": "01JQ5ZZZZZA00000000000000K", "from": "01JQ5ZZZZZA00000000000000M", "to": s.shop,
+             "type": "references", "created_at": "2026-01-02T03:04:05Z"}]))),
+    ]
+    return out
 
 
-def test_a_revoked_or_unknown_token_is_refused(served: dict) -> None:
-    with client(served, served["tokens"]["lab"]) as lab:
+def refused(s: Store) -> list[Call]:
+    """Workspaces outside lab's scope, '*', the global scope to write, the owner's operations: each 400."""
+    out: list[Call] = []
+    for ws in ("shop", "*"):
+        out += [
+            ("GET", "/memories", {"params": {"workspace": ws}}),
+            ("POST", "/search", {"json": {"query": "deploys", "workspace": ws}}),
+            ("POST", "/search/entities", {"json": {"query": "deploys", "workspace": ws}}),
+            ("POST", "/search/facts", {"json": {"query": "deploys", "workspace": ws}}),
+            ("GET", "/episodes", {"params": {"workspace": ws}}),
+            ("GET", "/communities", {"params": {"workspace": ws}}),
+            ("GET", "/relationships", {"params": {"workspace": ws}}),
+            ("GET", "/duplicates", {"params": {"workspace": ws}}),
+            ("POST", "/tools/ambient_recall", {"json": {"workspace": ws}}),
+            ("DELETE", "/graph", {"params": {"workspace": ws, "confirm": "true"}}),
+            ("POST", "/communities/rebuild", {"params": {"workspace": ws}}),
+            ("GET", f"/entities/{s.lab_entity}", {"params": {"workspace": ws}}),
+        ]
+    out += [
+        ("POST", "/memories", {"json": {"content": "planted", "workspace": "shop"}}),
+        ("POST", "/memories", {"json": {"content": "planted in global"}}),
+        ("POST", "/memories/batch", {"json": {"items": [{"content": "planted", "workspace": "lab"},
+                                                        {"content": "planted", "workspace": "shop"}]}}),
+        ("PATCH", f"/memories/{s.glob}", {"json": {"content": "planted over global"}}),
+        ("DELETE", f"/memories/{s.glob}", {}),
+        ("DELETE", "/graph", {"params": {"confirm": "true"}}),  # the global scope's graph
+        ("POST", "/import", ndjson(lab_record("01JQ5ZZZZZA00000000000000T", workspace="shop"))),
+        ("POST", "/import", ndjson(lab_record("01JQ5ZZZZZA00000000000000H", workspace=None))),  # type: ignore[arg-type]
+        ("GET", "/stats", {}),
+        ("POST", "/prune", {}),
+        ("POST", "/reembed", {}),
+        ("GET", "/extraction", {}),
+        ("POST", "/extraction/run", {"json": {}}),
+    ]
+    return out
+
+
+def test_a_caller_limited_to_lab_finds_nothing_of_shop_and_changes_nothing(served: tuple[str, Store]) -> None:
+    url, s = served
+    with client(url, OWNER) as owner:
+        before = owner.get("/export").text
+    answers: list[tuple[Call, str]] = []
+    with client(url, s.tokens["lab"]) as lab:
+        for call in not_found(s):
+            got = send(lab, call)
+            assert got.status_code == 404, (call, got.status_code, got.text)
+            answers.append((call, got.text))
+        for call in refused(s):
+            got = send(lab, call)
+            assert got.status_code == 400, (call, got.status_code, got.text)
+            assert got.json()["error"]["field"], call  # the refusal names what it is about
+            answers.append((call, got.text))
+    assert s.leaked(answers) == []
+    with client(url, OWNER) as owner:  # nothing of anyone's was changed or added
+        assert owner.get("/export").text == before
+
+
+def test_what_a_caller_limited_to_lab_reads_and_writes(served: tuple[str, Store]) -> None:
+    url, s = served
+    answers: list[str] = []
+    with client(url, s.tokens["lab"]) as lab:
+
+        def ok(method: str, path: str, status: int = 200, **kwargs: object) -> httpx2.Response:
+            got = lab.request(method, path, **kwargs)  # type: ignore[arg-type]
+            assert got.status_code == status, (path, got.status_code, got.text)
+            answers.append(got.text)
+            return got
+
+        assert ok("GET", f"/memories/{s.lab[-10:]}").json()["id"] == s.lab
+        assert ok("GET", f"/memories/{s.glob}").json()["content"].startswith("Every service")
+        listed = {m["id"] for m in ok("GET", "/memories", params={"workspace": "lab", "limit": 100}).json()["memories"]}
+        assert listed == {s.lab, s.glob, *s.lab_bucket}
+        hits = ok("POST", "/search", json={"query": "deploys", "workspace": "lab"}).json()["hits"]
+        assert {h["memory"]["id"] for h in hits} == {s.lab, s.glob}
+        ok("POST", "/search", json={"query": "deploys", "workspace": "lab"}, params={"format": "compact"})
+        assert [r["id"] for r in ok("GET", "/relationships", params={"workspace": "lab"}).json()["relationships"]] == [s.lab_link]
+        assert ok("GET", f"/memories/{s.glob}/related").json()["related"][0]["memory"]["id"] == s.lab
+        graph = ok("GET", f"/memories/{s.glob}/graph").json()
+        assert {n["id"] for n in graph["nodes"]} == {s.glob, s.lab}
+        status = ok("GET", "/status").json()
+        assert (status["memories"], status["links"]) == (5, 1)  # lab's four and the global one; lab's link
+        recalled = ok("POST", "/tools/ambient_recall", json={"workspace": "lab"}).json()
+        assert "Fridays" in recalled["text"] and "5 memories" in recalled["text"]
+        assert ok("GET", f"/entities/{s.lab_entity}", params={"workspace": "lab"}).json()["name"] == "Labrunner"
+        assert ok("GET", f"/facts/{s.lab_fact[-10:]}").json()["id"] == s.lab_fact
+        names = {h["entity"]["name"] for h in ok("POST", "/search/entities", json={"query": "Labrunner", "workspace": "lab"}).json()["entities"]}
+        assert "Labrunner" in names
+        ok("POST", "/search/facts", json={"query": "deploys", "workspace": "lab"})
+        ok("GET", "/episodes", params={"workspace": "lab"})
+        ok("GET", "/communities", params={"workspace": "lab"})
+        exported = [json.loads(line) for line in ok("GET", "/export").text.splitlines()]
+        assert {r["id"] for r in exported} == {s.lab, s.glob, *s.lab_bucket}
+        assert [link["id"] for r in exported for link in r["links"]] == [s.lab_link]
+        # writes in lab
+        made = ok("POST", "/memories", 201, json={"content": "A lab note about ovens", "workspace": "lab"}).json()
+        ok("PATCH", f"/memories/{made['id']}", json={"content": "A lab note about ovens and fans"})
+        ok("POST", "/links", 201, json={"from_id": made["id"], "to_id": s.glob, "type": "references"})
+        imported = ok("POST", "/import", content=json.dumps(lab_record("01JQ5ZZZZZB00000000000000M", [
+            {"id": "01JQ5ZZZZZB00000000000000K", "from": "01JQ5ZZZZZB00000000000000M", "to": s.glob,
+             "type": "references", "created_at": "2026-01-02T03:04:05Z"}])),
+            headers={"content-type": "application/x-ndjson"}).json()
+        assert imported["added"] == 1
+        ok("DELETE", f"/facts/{s.lab_fact}")
+        ok("DELETE", f"/memories/{made['id']}")
+    assert s.leaked(answers) == []
+
+
+def test_a_short_id_resolves_within_the_scope_only(served: tuple[str, Store]) -> None:
+    url, s = served
+    assert all(mid.startswith(s.prefix) for mid in [s.shop, s.lab, *s.shop_bucket, *s.lab_bucket])
+    with client(url, OWNER) as owner:  # the owner is told of every memory the prefix names
+        everyone = json.dumps(owner.get(f"/memories/{s.prefix}").json())
+        assert s.shop in everyone and s.lab in everyone
+    with client(url, s.tokens["lab"]) as lab:
+        answers = []
+        for path in (f"/memories/{s.prefix}", f"/memories/{s.prefix}/history", f"/memories/{s.prefix}/related"):
+            ambiguous = lab.get(path)
+            assert ambiguous.status_code == 400 and "ambiguous" in ambiguous.json()["error"]["message"]
+            assert s.lab in ambiguous.text
+            answers.append(ambiguous.text)
+        entity = lab.get(f"/entities/{s.entity_prefix}", params={"workspace": "lab"})
+        assert entity.status_code in (200, 400) and (s.lab_entity in entity.text or entity.json().get("workspace") == "lab")
+        answers.append(entity.text)
+        assert s.leaked(answers) == []
+    with client(url, s.tokens["shop-read"]) as shop:  # and the other way round
+        ambiguous = shop.get(f"/memories/{s.prefix}")
+        assert s.shop in ambiguous.text and s.lab not in ambiguous.text and "bucket" not in ambiguous.text
+
+
+def test_a_read_only_token_reads_its_workspace_and_writes_nothing(served: tuple[str, Store]) -> None:
+    url, s = served
+    with client(url, s.tokens["shop-read"]) as reader:
+        assert reader.get(f"/memories/{s.shop}").json()["content"].startswith(SHOP_TEXT)
+        assert reader.post("/search", json={"query": "deploys", "workspace": "shop"}).status_code == 200
+        assert reader.get(f"/facts/{s.shop_fact}").status_code == 200
+        assert reader.get(f"/memories/{s.lab}").status_code == 404
+        for method, path, kwargs in [
+            ("POST", "/memories", {"json": {"content": "x", "workspace": "shop"}}),
+            ("POST", "/memories/batch", {"json": {"items": [{"content": "x", "workspace": "shop"}]}}),
+            ("PATCH", f"/memories/{s.shop}", {"json": {"content": "x"}}),
+            ("DELETE", f"/memories/{s.shop}", {}),
+            ("POST", "/links", {"json": {"from_id": s.shop_bucket[0], "to_id": s.shop, "type": "relates_to"}}),
+            ("DELETE", f"/links/{s.shop_link}", {}),
+            ("POST", "/merge", {"json": {"ids": [s.shop, s.shop_bucket[0]]}}),
+            ("DELETE", f"/facts/{s.shop_fact}", {}),
+            ("DELETE", "/graph", {"params": {"workspace": "shop", "confirm": "true"}}),
+            ("POST", "/entities/merge", {"json": {"a": "Shopfront", "b": "Bluegreen", "workspace": "shop"}}),
+            ("POST", "/communities/rebuild", {"params": {"workspace": "shop"}}),
+            ("POST", "/import", ndjson(lab_record("01JQ5ZZZZZC00000000000000T", workspace="shop"))),
+        ]:
+            got = reader.request(method, path, **kwargs)
+            assert got.status_code == 400 and "read only" in got.json()["error"]["message"], (path, got.text)
+    with client(url, OWNER) as owner:
+        assert owner.get(f"/memories/{s.shop}").json()["content"].startswith(SHOP_TEXT)
+        assert owner.get(f"/facts/{s.shop_fact}").status_code == 200
+
+
+def test_a_read_only_token_of_every_workspace_reads_them_all(served: tuple[str, Store]) -> None:
+    url, s = served
+    with client(url, s.tokens["reader"]) as reader:
+        listed = {m["id"] for m in reader.get("/memories", params={"workspace": "*", "limit": 100}).json()["memories"]}
+        assert {s.shop, s.lab, s.glob} <= listed
+        assert reader.get("/stats").status_code == 200
+        assert reader.post("/memories", json={"content": "x", "workspace": "lab"}).status_code == 400
+        assert reader.post("/prune").status_code == 400
+
+
+def test_writing_the_global_scope_takes_naming_it(served: tuple[str, Store]) -> None:
+    url, s = served
+    with client(url, s.tokens["shop"]) as shop:  # shop-bot: shop and @global
+        made = shop.post("/memories", json={"content": "A rule for every team"})
+        assert made.status_code == 201 and made.json()["workspace"] is None
+        assert shop.patch(f"/memories/{s.glob}", json={"content": "Every service deploys from main, always"}).status_code == 200
+        assert shop.get(f"/memories/{s.lab}").status_code == 404
+    with client(url, s.tokens["lab"]) as lab:  # lab-bot reads what shop-bot wrote there, and may not change it
+        assert lab.get(f"/memories/{made.json()['id']}").status_code == 200
+        assert lab.delete(f"/memories/{made.json()['id']}").status_code == 400
+
+
+def test_a_revoked_or_unknown_token_is_refused(served: tuple[str, Store], run_cli) -> None:
+    url, s = served
+    assert s.book is not None
+    with client(url, s.tokens["lab"]) as lab:
         assert lab.get("/status").status_code == 200
-        served["book"].revoke("lab-bot")
-        assert lab.get("/status").status_code == 401
-    with client(served, "kw_not-a-token") as stranger:
-        assert stranger.get(f"/memories/{served['global']}").status_code == 401
-
-
-def test_mcp_over_http_answers_each_call_in_its_callers_scope(served: dict) -> None:
-    async def calls(token: str) -> dict[str, tuple[bool, str]]:
-        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
-        async with http, Client(streamable_http_client(f"{served['url']}/mcp", http_client=http)) as mcp:
-            out = {}
-            for name, tool, args in [
-                ("get", "get_memory", {"id": served["shop"]}),
-                ("delete", "delete_memory", {"id": served["shop"]}),
-                ("search", "search_memory", {"query": "deploys", "workspace": "shop"}),
-                ("own", "search_memory", {"query": "deploys", "workspace": "lab"}),
-            ]:
-                result = await mcp.call_tool(tool, args)
-                out[name] = (bool(result.is_error), text(result))
-            try:
-                read = await mcp.read_resource(f"memory://memory/{served['shop']}/related")
-                out["resource"] = (False, str(read))
-            except Exception as exc:  # the SDK raises a read error as an exception
-                out["resource"] = (True, str(exc))
-            return out
-
-    lab = asyncio.run(calls(served["tokens"]["lab"]))
-    assert lab["get"][0] and "no memory" in lab["get"][1]
-    assert lab["delete"][0] and "no memory" in lab["delete"][1]
-    assert lab["search"][0] and "scope" in lab["search"][1]
-    assert not lab["own"][0] and "Fridays" in lab["own"][1] and "blue-green" not in lab["own"][1]
-    assert lab["resource"][0]
-    owner = asyncio.run(calls(OWNER))  # the owner's calls on the same server see everything
-    assert not owner["get"][0] and "blue-green" in owner["get"][1]
+        done = run_cli("token", "revoke", "lab-bot", env={"KNOTWORK_TOKENS_FILE": str(s.book.path)})
+        assert done.returncode == 0 and "lab-bot" in done.stdout
+        gone = lab.get(f"/memories/{s.lab}")
+        assert gone.status_code == 401 and gone.json()["error"]["type"] == "unauthorized"
+    for token in ("kw_not-a-token", s.tokens["lab"][:-1], s.tokens["lab"] + "x", OWNER.upper()):
+        with client(url, token) as stranger:
+            assert stranger.get(f"/memories/{s.glob}").status_code == 401
+    with httpx2.Client(base_url=url, timeout=30) as anonymous:
+        assert anonymous.get("/status").status_code == 401
 
 
 def test_serve_with_a_workspace_limits_every_caller_to_it(start_http: Callable[..., Endpoint], db: Path) -> None:
     with knotwork.open(db, settings=Settings(embedder="none")) as mem:
         lab = mem.add("The lab deploys on Fridays", workspace="lab").id
-    server = start_http(db, "-w", "shop", env=FAST)
-    with httpx2.Client(base_url=server.base_url, timeout=30) as http:
+        glob = mem.add("Every service deploys from main").id
+    server = start_http(db, "-w", "shop", env={**FAST, "KNOTWORK_API_TOKEN": OWNER})
+    with client(str(server.base_url), OWNER) as http:  # even the owner's token
         assert http.get(f"/memories/{lab}").status_code == 404
+        assert http.get(f"/memories/{glob}").status_code == 200
         assert http.post("/memories", json={"content": "A shop note"}).json()["workspace"] == "shop"
         assert http.post("/search", json={"query": "deploys", "workspace": "*"}).status_code == 400
+        assert http.post("/search", json={"query": "deploys", "workspace": "lab"}).status_code == 400
+        assert http.patch(f"/memories/{glob}", json={"content": "changed"}).status_code == 400
+        assert http.get("/stats").status_code == 400
+
+
+def test_the_openapi_spec_documents_401_and_404() -> None:
+    from knotwork.adapters.http import create_app
+
+    with knotwork.open(":memory:", settings=Settings(embedder="none")) as mem:
+        spec = create_app(mem, api_token="t").openapi()
+    get_memory = spec["paths"]["/memories/{id}"]["get"]["responses"]
+    assert {"401", "404", "400"} <= set(get_memory)
+    assert "scope" in get_memory["404"]["description"] and "token" in get_memory["401"]["description"]
+
+
+def test_token_commands(run_cli, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    env = {"KNOTWORK_TOKENS_FILE": str(tokens)}
+    made = run_cli("token", "create", "--name", "ci", "-w", "shop", "-w", "@global", "--read-only", env=env)
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip()
+    assert token.startswith("kw_") and len(token) > 40 and made.stdout.count("\n") == 1
+    stored = tokens.read_text()
+    assert token not in stored and json.loads(stored)["tokens"]["ci"]["workspaces"] == ["@global", "shop"]
+    assert oct(tokens.stat().st_mode & 0o777) == "0o600"
+    listed = run_cli("token", "list", env=env)
+    assert listed.returncode == 0 and "ci  @global, shop  read" in listed.stdout and token not in listed.stdout
+    again = run_cli("token", "create", "--name", "ci", "-w", "lab", env=env)
+    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "exists" in again.stderr
+    bad = run_cli("token", "create", "--name", "x", "-w", "-bad", env=env)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert run_cli("token", "revoke", "ci", env=env).returncode == 0
+    assert "No tokens" in run_cli("token", "list", env=env).stdout
+    missing = run_cli("token", "revoke", "ci", env=env)
+    assert missing.returncode == 2 and missing.stderr == "error: name: no token is named 'ci' (see `knotwork token list`)\n"
 
 
 def test_scope_intersection_and_names() -> None:
@@ -183,5 +341,8 @@ def test_scope_intersection_and_names() -> None:
     both = token.within(server)
     assert both.names() == ["shop"] and both.writes("shop") and not both.writes(None) and both.reads(None)
     assert Scope.of(["*"]).unrestricted and not Scope.of(["*"], write=False).unrestricted
+    assert not Scope.of(["lab"]).reads("shop") and Scope.of(["lab"]).reads("lab")
     with pytest.raises(knotwork.InvalidInput):
         Scope.of(["-bad"])
+    with pytest.raises(knotwork.InvalidInput):
+        Scope.of([])

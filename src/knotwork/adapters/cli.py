@@ -491,7 +491,7 @@ def token() -> None:
 
 
 @token.command("create")
-@click.argument("name")
+@click.option("--name", required=True, help="What the token is called in `token list` and `token revoke`.")
 @click.option("-w", "--workspace", "workspaces", multiple=True, required=True,
               help="A workspace the token may use (repeat; @global for the global scope, * for all).")
 @click.option("--read-only", is_flag=True, help="Reads only: every write is refused.")

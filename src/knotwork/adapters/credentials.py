@@ -21,7 +21,7 @@ from typing import Any
 
 from knotwork.domain import rules
 from knotwork.domain.temporal import now, to_text
-from knotwork.errors import Conflict, InvalidInput, NotFound
+from knotwork.errors import Conflict, InvalidInput
 from knotwork.services.access import Scope
 
 PREFIX = "kw_"
@@ -101,7 +101,7 @@ class TokenBook:
     def revoke(self, name: str) -> Credential:
         entries = dict(self._load())
         if name not in entries:
-            raise NotFound("token", name)
+            raise InvalidInput("name", f"no token is named {name!r} (see `knotwork token list`)")
         gone = entries.pop(name)
         self._save(entries)
         return gone

@@ -151,7 +151,10 @@ class ScopedKnotwork:
         return self._read_ws(workspace, field)
 
     def _read_ws(self, workspace: Any, field: str = "workspace") -> Any:
-        """A workspace argument of a read, checked: ``*`` and workspaces outside the scope are refused."""
+        """A workspace argument of a read, checked: ``*`` and workspaces outside the scope are refused (``*``
+        is a read of every workspace: a scope of them all, such as a read-only ``*`` token, may ask for it)."""
+        if workspace == ALL_WORKSPACES and self.scope.workspaces is None:
+            return workspace
         if workspace == ALL_WORKSPACES:
             raise Refused(field, f"'*' (every workspace) is not allowed for this caller; its scope is {', '.join(self.scope.names())}")
         name = rules.workspace(workspace)
@@ -262,8 +265,8 @@ class ScopedKnotwork:
         self._write_ws(self._mem.get(rel.from_id).workspace)
         return self._mem.unlink(rel.id)
 
-    def relationships(self, id: str, **options: Any) -> list[Relationship]:
-        found = self._mem.relationships(self.resolve(id), **options)
+    def relationships(self, id: str, *args: Any, **options: Any) -> list[Relationship]:
+        found = self._mem.relationships(self.resolve(id), *args, **options)
         visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
         return [r for r in found if r.from_id in visible and r.to_id in visible]
 
@@ -390,10 +393,14 @@ class ScopedKnotwork:
     # -- the owner's ------------------------------------------------------------------
 
     def stats(self) -> Any:
-        self._owner("stats of the whole store")
+        if self.scope.workspaces is not None:  # a read of the whole store: a scope of every workspace may
+            self._owner("stats of the whole store")
+        return self._mem.stats()
 
     def extraction_status(self, **options: Any) -> Any:
-        self._owner("the extraction queue")
+        if self.scope.workspaces is not None:
+            self._owner("the extraction queue")
+        return self._mem.extraction_status(**options)
 
     def extract_pending(self, **options: Any) -> Any:
         self._owner("the extraction queue")
