@@ -26,6 +26,16 @@ def session(start_stdio_shared: Callable[..., Endpoint], tmp_path_factory: pytes
         yield Session(portal, client, db)
 
 
+@pytest.fixture(scope="class")
+def owner(start_stdio_shared: Callable[..., Endpoint], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    """A server started without a workspace: the owner's, for every workspace and the store-wide tools
+    (``--workspace`` limits a server's calls to that workspace)."""
+    db = tmp_path_factory.mktemp("kg-owner") / "memory.db"
+    endpoint = start_stdio_shared(db, env=NO_EMBEDDER)
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(endpoint.client()) as client:
+        yield Session(portal, client, db)
+
+
 class TestKnowledgeTools:
     def test_add_memory_invites_entities_and_facts(self, session: Session) -> None:
         async def scenario(client: Client) -> dict:
@@ -87,7 +97,8 @@ class TestKnowledgeTools:
 
         assert "facts[0].object: is missing" in session.run(scenario)
 
-    def test_clear_graph_needs_confirm(self, session: Session) -> None:
+    def test_clear_graph_needs_confirm(self, owner: Session) -> None:
+        session = owner
         async def scenario(client: Client) -> tuple[str, str, str]:
             await ok(client, "add_memory", {"content": "The Blog uses Hugo.", "workspace": "blog"})
             await ok(client, "add_memory", {"content": "The Shop caches pages in Redis.", "workspace": "shop"})
@@ -103,13 +114,19 @@ class TestKnowledgeTools:
         with knotwork.open(session.db, settings=knotwork.Settings(embedder="none")) as mem:
             assert mem.search_nodes("redis", workspace="shop")  # other workspaces untouched
 
-    def test_extraction_status_tool(self, session: Session) -> None:
+    def test_extraction_status_tool(self, owner: Session, session: Session) -> None:
         async def scenario(client: Client) -> tuple[dict, str]:
             status = await ok_json(client, "get_extraction_status", {})
             bad = await err(client, "get_extraction_status", {"status": "stuck"})
             return status, bad
 
-        status, bad = session.run(scenario)
+        status, bad = owner.run(scenario)
         # this server has no LLM configured: nothing is queued, and it says so
         assert status["enabled"] is False and status["counts"] == {"pending": 0, "running": 0, "done": 0, "failed": 0}
         assert "status" in bad
+
+        async def limited(client: Client) -> str:
+            return await err(client, "get_extraction_status", {})
+
+        # the queue is the whole store's: a server limited to a workspace keeps it to the owner
+        assert "unrestricted caller" in session.run(limited)
