@@ -14,6 +14,7 @@ import hmac
 import json
 import os
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +26,8 @@ from knotwork.errors import Conflict, InvalidInput
 from knotwork.services.access import Scope
 
 PREFIX = "kw_"
+#: How lately a file must have changed to be read again whatever its size and time say (nanoseconds).
+RACY_NS = 2_000_000_000
 
 
 def digest(token: str) -> str:
@@ -47,7 +50,7 @@ class TokenBook:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._seen: tuple[int, int] | None = None
+        self._seen: tuple[int, int, int] | None = None
         self._entries: dict[str, Credential] = {}
 
     def _load(self) -> dict[str, Credential]:
@@ -56,8 +59,10 @@ class TokenBook:
         except FileNotFoundError:
             self._seen, self._entries = None, {}
             return self._entries
-        mark = (stat.st_mtime_ns, stat.st_size)
-        if mark != self._seen:
+        # The file is replaced whole (a new inode) at each change; a change within the clock's granularity of
+        # the last read can keep size and mtime, so a file changed lately is read again at each use.
+        mark = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if mark != self._seen or time.time_ns() - stat.st_mtime_ns < RACY_NS:
             try:
                 raw = json.loads(self.path.read_text(encoding="utf-8"))
                 entries = {

@@ -244,8 +244,15 @@ class ScopedKnotwork:
 
     # -- links --------------------------------------------------------------------
     def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
-        start = self._writable(from_id)
-        return self._mem.link(start.id, self.resolve(to_id), type, metadata)
+        """A link between two memories this caller reads, stored in the workspace it belongs to (its workspace
+        end's, else the global scope), which this caller must write; ``supersedes`` retires its target, so the
+        target's workspace must be writable too (a lab token may not retire a global memory)."""
+        self._writer()
+        start, end = self._memory(from_id), self._memory(to_id)
+        self._write_ws(start.workspace or end.workspace, "from_id")
+        if type == "supersedes":
+            self._write_ws(end.workspace, "to_id")
+        return self._mem.link(start.id, end.id, type, metadata)
 
     def _relationship(self, ref: str) -> Relationship:
         """The relationship ``ref`` names among those whose two ends this caller sees (so an ambiguous short
@@ -262,7 +269,7 @@ class ScopedKnotwork:
 
     def unlink(self, relationship_id: str) -> Relationship:
         rel = self._relationship(relationship_id)
-        self._write_ws(self._mem.get(rel.from_id).workspace)
+        self._write_ws(rel.workspace, "relationship_id")  # the workspace the link was stored in (see link)
         return self._mem.unlink(rel.id)
 
     def relationships(self, id: str, *args: Any, **options: Any) -> list[Relationship]:

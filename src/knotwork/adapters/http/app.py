@@ -68,7 +68,8 @@ class Access:
 
     With ``KNOTWORK_API_TOKEN`` or a tokens file (:mod:`knotwork.adapters.credentials`) a request needs
     ``Authorization: Bearer <token>``: the API token is the owner's (every workspace), a file's token has
-    its own scope; anything else is refused (401). Without either, every caller is the owner. A server
+    its own scope; anything else is refused (401). Without either, every caller is the owner (until a token is
+    made: from then on, even after the last one is revoked, a token is asked for). A server
     started with a workspace (``serve -w``) narrows every caller's scope to it. The scope goes to
     ``request.state`` (:data:`CALLER_STATE`), where the routes and the MCP tools find it.
     """
@@ -78,6 +79,9 @@ class Access:
         self.expected = f"Bearer {token}".encode() if token else None
         self.book = book
         self.server = server
+        #: Once a server has a token, it asks for one until it stops: revoking the last token of the file
+        #: must lock it, not open it to every caller as the owner.
+        self.secured = self.expected is not None or bool(book)
 
     def _caller(self, given: bytes) -> AccessScope | None:
         found = None
@@ -89,7 +93,8 @@ class Access:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not _ui_shell(scope):
-            if self.expected is not None or self.book:
+            self.secured = self.secured or bool(self.book)
+            if self.secured:
                 caller = self._caller(dict(scope.get("headers") or ()).get(b"authorization", b""))
                 if caller is None:
                     await _unauthorized(send)

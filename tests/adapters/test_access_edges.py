@@ -1,0 +1,93 @@
+"""Workspaces as an access boundary at its edges: links that write the memory they point at, the last token
+revoked, and a tokens file changed faster than the file system's clock.
+
+The main access tests (``test_access.py``, ``test_access_mcp.py``) try every route on another workspace's
+records; these try what crosses from a caller's own workspace into another one (or into the global scope)
+by a side effect, and the token file's life on a running server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx2
+
+import knotwork
+from knotwork import Settings
+from knotwork.adapters.credentials import TokenBook
+
+from ._scoped import FAST, OWNER, Store, seed
+from .conftest import Endpoint
+
+
+def client(url: str, token: str | None) -> httpx2.Client:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return httpx2.Client(base_url=url, timeout=30, headers=headers)
+
+
+def test_a_link_writes_only_where_its_caller_may_write(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> None:
+    """``lab supersedes global`` would retire a global memory: a token of lab alone is refused (and the global
+    memory stays current), one that names @global may; a plain link from lab to global, or from global to
+    lab, is lab's own (it is stored in lab) and allowed."""
+    store: Store = seed(db, tmp_path / "tokens.json")
+    assert store.book is not None
+    url = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(store.book.path)}).base_url
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        lab_two = mem.add("The lab also deploys on Mondays", workspace="lab").id
+        shop_two = mem.add("The shop also deploys at night", workspace="shop").id
+    with client(url, store.tokens["lab"]) as lab:
+        refused = lab.post("/links", json={"from_id": store.lab, "to_id": store.glob, "type": "supersedes"})
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"]["field"] == "to_id" and "@global" in refused.text
+        assert lab.get(f"/memories/{store.glob}").json()["invalid_at"] is None
+        plain = lab.post("/links", json={"from_id": store.glob, "to_id": lab_two, "type": "relates_to"})
+        assert plain.status_code == 201 and plain.json()["workspace"] == "lab", plain.text
+        assert lab.delete(f"/links/{plain.json()['id']}").status_code == 200
+        assert lab.post("/links", json={"from_id": lab_two, "to_id": store.lab, "type": "supersedes"}).status_code == 201
+        assert lab.get(f"/memories/{store.lab}").json()["invalid_at"] is not None
+    with client(url, store.tokens["shop"]) as shop:  # shop and @global: it may retire a global memory
+        done = shop.post("/links", json={"from_id": shop_two, "to_id": store.glob, "type": "supersedes"})
+        assert done.status_code == 201, done.text
+        assert shop.get(f"/memories/{store.glob}").json()["invalid_at"] is not None
+    with client(url, store.tokens["shop-read"]) as reader:
+        answer = reader.post("/links", json={"from_id": store.shop, "to_id": shop_two, "type": "relates_to"})
+        assert answer.status_code == 400 and "read only" in answer.text
+
+
+def test_revoking_the_last_token_locks_the_server(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> None:
+    """A server with a tokens file and no owner's token: once its only token is revoked, a request without a
+    token is still refused (401), never answered as the owner's."""
+    book = TokenBook(tmp_path / "tokens.json")
+    token = book.create("only", ["lab"])
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        secret = mem.add("The shop's secret roadmap", workspace="shop").id
+    url = start_http(db, env={**FAST, "KNOTWORK_TOKENS_FILE": str(book.path)}).base_url
+    with client(url, token) as http:
+        assert http.get(f"/memories/{secret}").status_code == 404
+    with client(url, None) as anyone:
+        assert anyone.get(f"/memories/{secret}").status_code == 401
+        book.revoke("only")
+        for path in (f"/memories/{secret}", "/export", "/stats"):
+            answer = anyone.get(path)
+            assert answer.status_code == 401, (path, answer.text)
+    with client(url, token) as http:
+        assert http.get("/memories").status_code == 401
+
+
+def test_a_tokens_file_changed_within_one_tick_of_the_clock_is_read_again(tmp_path: Path) -> None:
+    """A token revoked and made again under the same name has the same file size; when the file system's
+    clock has not moved on (coarse timestamps), the server's reading must still see the change."""
+    path = tmp_path / "tokens.json"
+    server, cli = TokenBook(path), TokenBook(path)
+    first = cli.create("bot", ["lab"])
+    assert server.scope_of(first) is not None
+    before = path.stat()
+    cli.revoke("bot")
+    second = cli.create("bot", ["ops"])  # same length as lab: same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # the clock did not tick between the writes
+    assert path.stat().st_size == before.st_size
+    assert server.scope_of(first) is None
+    found = server.scope_of(second)
+    assert found is not None and found.names() == ["ops"]
