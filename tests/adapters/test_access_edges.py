@@ -91,3 +91,29 @@ def test_a_tokens_file_changed_within_one_tick_of_the_clock_is_read_again(tmp_pa
     assert server.scope_of(first) is None
     found = server.scope_of(second)
     assert found is not None and found.names() == ["ops"]
+
+
+def test_an_mcp_message_over_http_without_its_callers_scope_is_refused(db: Path) -> None:
+    """Over HTTP every /mcp request passes the token check, which names its caller; a message that reaches a
+    tool without one (were the SDK to stop handing tools the HTTP request) is refused, not answered as the
+    owner's. Over stdio (no HTTP app) the same message is the owner's."""
+    import asyncio
+
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from knotwork.adapters.http import create_app
+    from knotwork.adapters.mcp import build_server
+
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        secret = mem.add("The shop's secret roadmap", workspace="shop").id
+        stdio = build_server(mem)
+        answer = asyncio.run(stdio.call_tool("get_memory", {"id": secret}, None))
+        assert "secret roadmap" in str(answer)
+        served = build_server(mem)
+        create_app(mem, mcp_server=served, api_token=OWNER)
+        try:
+            asyncio.run(served.call_tool("get_memory", {"id": secret}, None))
+        except ToolError as exc:
+            assert "refused" in str(exc) and "roadmap" not in str(exc)
+        else:
+            raise AssertionError("a message without its caller was answered")

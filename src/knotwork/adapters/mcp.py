@@ -122,8 +122,18 @@ class KnotworkServer(MCPServer):
     """The SDK's server, with strict tool arguments, one-line argument errors, and a tool catalog trimmed
     of what costs tokens and tells a model nothing."""
 
+    #: Set when the server answers over HTTP (``create_app``): each message must then carry the scope the
+    #: ``Access`` middleware found for its request; one without it is refused, never answered as the owner's.
+    callers_required = False
+
+    def _scope_of(self, context: Any) -> access.Scope | None:
+        found = _caller(context)
+        if found is None and self.callers_required:
+            raise ToolError("token: this message came without the caller its HTTP request was checked for; refused")
+        return found
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        caller = access.CALLER.set(_caller(context))
+        caller = access.CALLER.set(self._scope_of(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -142,7 +152,11 @@ class KnotworkServer(MCPServer):
         # here instead, as a protocol error the SDK passes on as it is.
         if len(str(uri)) > URI_CHARS:
             raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS}")
-        caller = access.CALLER.set(_caller(context))
+        try:
+            found = self._scope_of(context)
+        except ToolError as exc:
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
+        caller = access.CALLER.set(found)
         try:
             return await super().read_resource(uri, context)
         finally:

@@ -158,6 +158,10 @@ def create_app(
         # A mounted app's lifespan never runs, so take its /mcp route and run the
         # session manager from this app's lifespan instead.
         mcp_routes = list(mcp_server.streamable_http_app(streamable_http_path=MCP_PATH, host=host).routes)
+        from knotwork.adapters.mcp import KnotworkServer
+
+        if isinstance(mcp_server, KnotworkServer):
+            mcp_server.callers_required = True  # every /mcp request passes Access: a message without its scope is refused
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
