@@ -117,3 +117,36 @@ def test_an_mcp_message_over_http_without_its_callers_scope_is_refused(db: Path)
             assert "refused" in str(exc) and "roadmap" not in str(exc)
         else:
             raise AssertionError("a message without its caller was answered")
+
+
+def test_each_mcp_request_is_answered_in_the_scope_of_its_own_token(start_http: Callable[..., Endpoint], db: Path,
+                                                                     tmp_path: Path) -> None:
+    """One MCP session over HTTP, its requests sent with one token and then another: each call is answered
+    in the scope of the token of the request that carried it, not of the one that opened the session."""
+    import asyncio
+
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from ._mcp import text
+
+    store: Store = seed(db, tmp_path / "tokens.json")
+    assert store.book is not None
+    url = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(store.book.path)}).base_url
+
+    async def session(first: str, then: str) -> list[tuple[bool, str]]:
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {first}"}, timeout=30)
+        answers = []
+        async with http, Client(streamable_http_client(f"{url}/mcp", http_client=http)) as mcp:
+            for token in (first, then, first):
+                http.headers["authorization"] = f"Bearer {token}"
+                got = await mcp.call_tool("get_memory", {"id": store.shop, "format": "json"})
+                answers.append((bool(got.is_error), text(got)))
+        return answers
+
+    owner_first = asyncio.run(session(OWNER, store.tokens["lab"]))
+    assert [error for error, _ in owner_first] == [False, True, False], owner_first
+    assert "blue-green" in owner_first[0][1] and "no memory matches" in owner_first[1][1]
+    assert store.leaked([((store.shop,), owner_first[1][1])]) == []
+    lab_first = asyncio.run(session(store.tokens["lab"], OWNER))
+    assert [error for error, _ in lab_first] == [True, False, True], lab_first
