@@ -8,16 +8,24 @@ by a side effect, and the token file's life on a running server.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.mcpserver.exceptions import ToolError
 
 import knotwork
 from knotwork import Settings
 from knotwork.adapters.credentials import TokenBook
+from knotwork.adapters.http import create_app
+from knotwork.adapters.mcp import build_server
 
+from ._mcp import text
 from ._scoped import FAST, OWNER, Store, seed
 from .conftest import Endpoint
 
@@ -97,13 +105,6 @@ def test_an_mcp_message_over_http_without_its_callers_scope_is_refused(db: Path)
     """Over HTTP every /mcp request passes the token check, which names its caller; a message that reaches a
     tool without one (were the SDK to stop handing tools the HTTP request) is refused, not answered as the
     owner's. Over stdio (no HTTP app) the same message is the owner's."""
-    import asyncio
-
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    from knotwork.adapters.http import create_app
-    from knotwork.adapters.mcp import build_server
-
     with knotwork.open(db, settings=Settings(embedder="none")) as mem:
         secret = mem.add("The shop's secret roadmap", workspace="shop").id
         stdio = build_server(mem)
@@ -123,13 +124,6 @@ def test_each_mcp_request_is_answered_in_the_scope_of_its_own_token(start_http: 
                                                                      tmp_path: Path) -> None:
     """One MCP session over HTTP, its requests sent with one token and then another: each call is answered
     in the scope of the token of the request that carried it, not of the one that opened the session."""
-    import asyncio
-
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    from ._mcp import text
-
     store: Store = seed(db, tmp_path / "tokens.json")
     assert store.book is not None
     url = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(store.book.path)}).base_url
@@ -150,3 +144,46 @@ def test_each_mcp_request_is_answered_in_the_scope_of_its_own_token(start_http: 
     assert store.leaked([((store.shop,), owner_first[1][1])]) == []
     lab_first = asyncio.run(session(store.tokens["lab"], OWNER))
     assert [error for error, _ in lab_first] == [True, False, True], lab_first
+
+
+def test_an_import_writes_no_link_outside_what_its_caller_writes(start_http: Callable[..., Endpoint], db: Path,
+                                                                 tmp_path: Path) -> None:
+    """A token of lab imports lab records whose links would reach further: one between two global memories
+    (written in the global scope), one stored as another workspace's, one from a record that names one of
+    shop's ids (the service skips that record, so the link would join shop to lab). Each is refused and
+    nothing is written; the lab record with a link to a global memory goes in, the link stored in lab."""
+    store: Store = seed(db, tmp_path / "tokens.json")
+    assert store.book is not None
+    url = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(store.book.path)}).base_url
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        other_global = mem.add("Every service logs to one place").id
+        links_before = len(mem.list_links("*"))
+    stamp = "2026-01-02T03:04:05Z"
+
+    def record(mid: str, *links: dict, workspace: str = "lab") -> str:
+        body = {"id": mid, "content": f"imported note {mid[-4:]}", "workspace": workspace, "created_at": stamp,
+                "updated_at": stamp, "valid_at": stamp, "links": list(links)}
+        return json.dumps(body)
+
+    def link(lid: str, start: str, end: str, workspace: str | None = "lab") -> dict:
+        return {"id": lid, "from": start, "to": end, "type": "relates_to", "workspace": workspace, "created_at": stamp}
+
+    new = "01JQ5ZZZZZD00000000000000A"
+    refused = {
+        "global to global": record(new, link("01JQ5ZZZZZD00000000000000B", store.glob, other_global, None)),
+        "stored as shop's": record(new, link("01JQ5ZZZZZD00000000000000C", new, store.glob, "shop")),
+        "from shop's id": record(store.shop, link("01JQ5ZZZZZD00000000000000D", store.shop, store.lab)),
+    }
+    with client(url, store.tokens["lab"]) as lab:
+        for case, content in refused.items():
+            answer = lab.post("/import", content=content, headers={"content-type": "application/x-ndjson"})
+            assert answer.status_code in (400, 404), (case, answer.text)
+        assert lab.get(f"/memories/{new}").status_code == 404
+        good = record(new, link("01JQ5ZZZZZD00000000000000E", new, store.glob, None))  # stored in lab, its end's
+        answer = lab.post("/import", content=good, headers={"content-type": "application/x-ndjson"})
+        assert answer.status_code == 200 and answer.json()["added"] == 1, answer.text
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        assert len(mem.list_links("*")) == links_before + 1
+        assert [(r.to_id, r.workspace) for r in mem.relationships(new)] == [(store.glob, "lab")]
+        assert mem.relationships(store.shop)[0].to_id == store.glob  # shop's only link, as seeded
+        assert len(mem.relationships(store.shop)) == 1

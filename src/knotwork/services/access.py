@@ -124,6 +124,24 @@ class PerCall:
         return getattr(scoped(self._mem, caller if caller is not None else self._fallback), name)
 
 
+def _ref(value: Any) -> str:
+    """An id of an import's record or link as the service will read it (trimmed, upper case)."""
+    return str(value if value is not None else "").strip().upper()
+
+
+def _homed(record: Any, where: Mapping[str, str | None]) -> Any:
+    """``record`` with each of its links that names no workspace given the one of its workspace end."""
+    links = record.get("links") if isinstance(record, Mapping) else None
+    if not isinstance(links, list):
+        return record
+    homed = [
+        {**link, "workspace": where[_ref(link.get("from"))] or where[_ref(link.get("to"))]}
+        if isinstance(link, Mapping) and link.get("workspace") is None else link
+        for link in links
+    ]
+    return {**record, "links": homed}
+
+
 def unwrapped(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
     """The service behind ``mem`` and the workspaces its caller reads (None: all), for views that read the
     store in bulk and filter by workspace themselves (the web UI's overviews)."""
@@ -377,25 +395,36 @@ class ScopedKnotwork:
 
     def import_records(self, records: Iterable[Any], on_progress: Any = None) -> Any:
         """An import whose every record is of a workspace this caller writes, and whose links end in the
-        import or at memories it reads (else nothing is written)."""
+        import or at memories it reads (else nothing is written).
+
+        A record whose id is stored already is skipped by the service, so it is no end of the import's: a
+        link to it must find a memory this caller reads. Each link is written as :meth:`link` writes one,
+        in the workspace of its workspace end, which this caller must write (a link that names none is
+        given it; one that names another is refused)."""
         self._writer()
         listed = list(records)
-        batch: set[str] = set()
-        ends: set[str] = set()
+        home: dict[str, str | None] = {}
+        links: list[tuple[int, Mapping[str, Any], str, str]] = []
         for index, record in enumerate(listed):
             if not isinstance(record, Mapping):
                 continue  # the service says what is wrong with it
-            self._write_ws(record.get("workspace"), f"record {index + 1}: workspace")
-            batch.add(str(record.get("id", "")).strip().upper())
-            links = record.get("links")
-            for link in links if isinstance(links, list) else []:
+            home[_ref(record.get("id"))] = self._write_ws(record.get("workspace"), f"record {index + 1}: workspace")
+            found = record.get("links")
+            for link in found if isinstance(found, list) else []:
                 if isinstance(link, Mapping):
-                    ends |= {str(link.get(end, "")).strip().upper() for end in ("from", "to")}
-        outside = ends - batch
-        hidden = sorted(outside - self._visible_ids(outside))
-        if hidden:
-            raise NotFound("memory", hidden[0])
-        return self._mem.import_records(listed, on_progress)
+                    links.append((index, link, _ref(link.get("from")), _ref(link.get("to"))))
+        stored = self._mem.store.memory_briefs(list({*home, *(e for _, _, a, b in links for e in (a, b))}))
+        fresh = {mid: ws for mid, ws in home.items() if mid not in stored}
+        where = {mid: brief.workspace for mid, brief in stored.items() if self.scope.reads(brief.workspace)} | fresh
+        for index, link, start, end in links:
+            for ref in (start, end):
+                if ref not in where:
+                    raise NotFound("memory", ref)
+            field = f"record {index + 1}: links"
+            belongs = self._write_ws(where[start] or where[end], field)
+            if link.get("workspace") is not None and rules.workspace(link["workspace"]) != belongs:
+                raise Refused(field, f"a link between these memories is stored in {belongs or GLOBAL}, not {link['workspace']!r}")
+        return self._mem.import_records([_homed(r, where) for r in listed], on_progress)
 
     # -- the owner's ------------------------------------------------------------------
 
