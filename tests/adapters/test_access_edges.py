@@ -187,3 +187,24 @@ def test_an_import_writes_no_link_outside_what_its_caller_writes(start_http: Cal
         assert [(r.to_id, r.workspace) for r in mem.relationships(new)] == [(store.glob, "lab")]
         assert mem.relationships(store.shop)[0].to_id == store.glob  # shop's only link, as seeded
         assert len(mem.relationships(store.shop)) == 1
+
+
+def test_a_tokens_file_made_unreadable_lets_only_the_owner_in(start_http: Callable[..., Endpoint], db: Path,
+                                                               tmp_path: Path) -> None:
+    """A tokens file edited by hand into something that is not one: a token of it is not let in (503, a
+    JSON answer that names no path), the owner's token still is, and the mended file works again."""
+    book = TokenBook(tmp_path / "tokens.json")
+    lab_token = book.create("lab-bot", ["lab"])
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        mem.add("The lab deploys on Fridays", workspace="lab")
+    url = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(book.path)}).base_url
+    good = book.path.read_text()
+    with client(url, lab_token) as lab, client(url, OWNER) as owner:
+        assert lab.get("/memories", params={"workspace": "lab"}).status_code == 200
+        book.path.write_text('{"tokens": {"lab-bot": {"workspaces": ["lab"]}}}')  # no sha256
+        answer = lab.get("/memories", params={"workspace": "lab"})
+        assert answer.status_code == 503 and answer.json()["error"]["type"] == "unavailable", answer.text
+        assert str(tmp_path) not in answer.text and "Fridays" not in answer.text
+        assert "Fridays" in owner.get("/memories", params={"workspace": "lab"}).text
+        book.path.write_text(good)
+        assert "Fridays" in lab.get("/memories", params={"workspace": "lab"}).text

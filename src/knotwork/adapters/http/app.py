@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -91,33 +92,39 @@ class Access:
             found = self.book.scope_of(given[7:].decode("utf-8", errors="replace"))
         return found
 
+    def _identify(self, scope: Scope) -> AccessScope | None:
+        """The scope of the request's caller; None when it must show a token and has not shown a good one."""
+        self.secured = self.secured or bool(self.book)
+        if self.secured:
+            caller = self._caller(dict(scope.get("headers") or ()).get(b"authorization", b""))
+            if caller is None:
+                return None
+        else:
+            caller = AccessScope()
+        return caller.within(self.server) if self.server is not None else caller
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not _ui_shell(scope):
-            self.secured = self.secured or bool(self.book)
-            if self.secured:
-                caller = self._caller(dict(scope.get("headers") or ()).get(b"authorization", b""))
-                if caller is None:
-                    await _unauthorized(send)
-                    return
-            else:
-                caller = AccessScope()
-            if self.server is not None:
-                caller = caller.within(self.server)
+            try:
+                caller = self._identify(scope)
+            except InvalidInput as exc:  # a tokens file edited by hand into something unreadable: nobody but
+                print(f"knotwork: {exc}", file=sys.stderr, flush=True)  # the owner's token gets in
+                await _refuse(send, 503, "unavailable", "the server's tokens file cannot be read (see the server's log)")
+                return
+            if caller is None:
+                await _refuse(send, 401, "unauthorized", "missing or wrong bearer token", [(b"www-authenticate", b"Bearer")])
+                return
             scope.setdefault("state", {})[CALLER_STATE] = caller
         await self.app(scope, receive, send)
 
 
-async def _unauthorized(send: Send) -> None:
-    body = json.dumps(errors.error_body("unauthorized", "missing or wrong bearer token")).encode()
+async def _refuse(send: Send, status: int, kind: str, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps(errors.error_body(kind, message)).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b"Bearer"),
-            ],
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])],
         }
     )
     await send({"type": "http.response.body", "body": body})
