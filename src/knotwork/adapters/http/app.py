@@ -227,6 +227,7 @@ ERROR_ANSWERS = {
            " the caller's scope",
     "413": "the request body is over the limit",
     "422": "a malformed request (a missing or mistyped field, a value out of range)",
+    "503": "the store's database cannot be reached, or the server's tokens file cannot be read",
 }
 
 
