@@ -208,3 +208,38 @@ def test_a_tokens_file_made_unreadable_lets_only_the_owner_in(start_http: Callab
         assert "Fridays" in owner.get("/memories", params={"workspace": "lab"}).text
         book.path.write_text(good)
         assert "Fridays" in lab.get("/memories", params={"workspace": "lab"}).text
+
+
+def test_duplicates_of_a_caller_who_names_no_workspace_are_those_of_its_scope(start_http: Callable[..., Endpoint],
+                                                                               db: Path, tmp_path: Path) -> None:
+    """Duplicates read every workspace when none is named; a caller limited to lab (who may not name ``*``)
+    gets those of lab and the global scope instead, over REST and MCP, and never shop's."""
+    book = TokenBook(tmp_path / "tokens.json")
+    lab_token = book.create("lab-bot", ["lab"])
+    with knotwork.open(db) as mem:
+        for ws in ("lab", "shop", None):
+            for end in ("", "."):
+                mem.add(f"The deploy of {ws or 'everyone'} runs every Friday at noon{end}", workspace=ws, force=True,
+                        consolidate=False)
+        shop_ids = {m.id for m in mem.list(workspace="shop") if m.workspace == "shop"}
+        assert len(shop_ids) == 2
+    url = start_http(db, env={"KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(book.path)}).base_url
+    with client(url, OWNER) as owner, client(url, lab_token) as lab:
+        everyone = owner.get("/duplicates", params={"threshold": 0.9}).json()["groups"]
+        assert sorted(g["workspace"] or "" for g in everyone) == ["", "lab", "shop"]
+        answer = lab.get("/duplicates", params={"threshold": 0.9})
+        assert answer.status_code == 200, answer.text
+        seen = answer.json()["groups"]
+        assert sorted(g["workspace"] or "" for g in seen) == ["", "lab"]
+        assert not shop_ids & {i for g in seen for i in g["ids"]}
+        assert lab.get("/duplicates", params={"workspace": "*"}).status_code == 400
+
+    async def over_mcp() -> str:
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {lab_token}"}, timeout=30)
+        async with http, Client(streamable_http_client(f"{url}/mcp", http_client=http)) as mcp:
+            got = await mcp.call_tool("find_duplicates", {"threshold": 0.9, "format": "json"})
+            assert not got.is_error, text(got)
+            return text(got)
+
+    groups = json.loads(asyncio.run(over_mcp()))["groups"]
+    assert sorted(g["workspace"] or "" for g in groups) == ["", "lab"]

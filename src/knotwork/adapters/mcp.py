@@ -449,7 +449,8 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Groups of near-duplicate memories, for merge_memories."""
-        groups = mem.find_duplicates(threshold, workspace=workspace or default_workspace or "*", agent_id=agent_id, limit=limit)
+        every = access.every_workspace(mem)  # "*" for the owner, the caller's workspaces for a scoped one
+        groups = mem.find_duplicates(threshold, workspace=workspace or default_workspace or every, agent_id=agent_id, limit=limit)
         return respond("duplicates", groups, format)
 
     @tool(WRITE)

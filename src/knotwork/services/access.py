@@ -106,6 +106,19 @@ def of_workspace(name: str | None) -> Scope | None:
     return Scope.of([name]) if name else None
 
 
+#: A workspace argument an adapter passes when its caller names none and the operation reads every workspace
+#: by default (duplicates): every workspace for the owner, every workspace of the scope for a scoped caller
+#: (who may not name ``*``).
+IN_SCOPE: Any = type("InScope", (), {"__repr__": lambda self: "IN_SCOPE"})()
+
+
+def every_workspace(mem: Any) -> Any:
+    """What an adapter passes as "every workspace" for ``mem``'s caller: ``*`` for the owner, else :data:`IN_SCOPE`."""
+    if isinstance(mem, PerCall):
+        mem = mem.current()
+    return IN_SCOPE if isinstance(mem, ScopedKnotwork) else ALL_WORKSPACES
+
+
 #: The scope of whoever is being answered now, where a transport says it per message (MCP over HTTP);
 #: None (the default) is the owner: a process of one's own, such as ``knotwork mcp`` over stdio.
 CALLER: ContextVar[Scope | None] = ContextVar("knotwork_caller", default=None)
@@ -119,9 +132,13 @@ class PerCall:
         self._mem = mem
         self._fallback = fallback
 
-    def __getattr__(self, name: str) -> Any:
+    def current(self) -> Any:
+        """The service as the caller being answered now may use it."""
         caller = CALLER.get()
-        return getattr(scoped(self._mem, caller if caller is not None else self._fallback), name)
+        return scoped(self._mem, caller if caller is not None else self._fallback)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.current(), name)
 
 
 def _ref(value: Any) -> str:
@@ -245,8 +262,17 @@ class ScopedKnotwork:
     def recall(self, context: str = "startup", *, workspace: str | None = None, **options: Any) -> Any:
         return self._mem.recall(context, workspace=self._read_ws(workspace), within=self.scope.readable(), **options)
 
-    def find_duplicates(self, threshold: float = 0.95, *, workspace: str | None = ALL_WORKSPACES, **options: Any) -> Any:
-        return self._mem.find_duplicates(threshold, workspace=self._read_ws(workspace), **options)
+    def find_duplicates(self, threshold: float = 0.95, *, workspace: Any = ALL_WORKSPACES, limit: int = 50, **options: Any) -> Any:
+        """Duplicates of one workspace (with the global scope); :data:`IN_SCOPE` (what an adapter asks for
+        when its caller names none) gives those of every workspace of the scope, most similar first."""
+        if workspace is not IN_SCOPE or self.scope.workspaces is None:
+            ws = ALL_WORKSPACES if workspace is IN_SCOPE else self._read_ws(workspace)
+            return self._mem.find_duplicates(threshold, workspace=ws, limit=limit, **options)
+        groups: dict[tuple[str, ...], Any] = {}
+        for name in sorted(self.scope.workspaces, key=lambda w: (w != "", w)):
+            for group in self._mem.find_duplicates(threshold, workspace=name or None, limit=limit, **options):
+                groups.setdefault(tuple(group.ids), group)  # a workspace's answer holds the global groups too
+        return sorted(groups.values(), key=lambda g: (-g.score, g.ids[0]))[: rules.limit(limit, 1000)]
 
     def merge(self, ids: list[str]) -> Any:
         return self._mem.merge([self._writable(i).id for i in ids])

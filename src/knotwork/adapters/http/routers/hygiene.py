@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
+from knotwork.services.access import every_workspace
 
 router = APIRouter(tags=["hygiene"])
 
@@ -25,13 +26,14 @@ def duplicates(
     mem: Mem,
     reply: Reply,
     threshold: Annotated[float, Query(description="least cosine similarity, 0.5-1", **ranged(0.5, 1))] = 0.95,
-    workspace: Annotated[str | None, Query(description="a workspace (with global), or * for all")] = None,
+    workspace: Annotated[str | None, Query(description="a workspace (with global), or * for all; omitted: all the caller may read")] = None,
     agent_id: Annotated[str, Query(description="a partition, or * for all")] = "*",
     limit: Annotated[int, Query(**ranged(1, 1000))] = 50,
     format: Format = "json",
 ) -> Response:
     scope = default_workspace(request, workspace)
-    groups = mem.find_duplicates(threshold, workspace="*" if scope is None else scope, agent_id=agent_id, limit=limit)
+    every = every_workspace(mem)  # "*" for the owner, the caller's workspaces for a scoped one
+    groups = mem.find_duplicates(threshold, workspace=every if scope is None else scope, agent_id=agent_id, limit=limit)
     return reply("duplicates", groups, format)
 
 
