@@ -14,6 +14,7 @@ from typing import Any
 from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
 from knotwork.knowledge.resolve import search_terms
+from knotwork.store.postgres.rows import WORKSPACE_OF_ENTITY, WORKSPACE_OF_FACT, WORKSPACE_OF_MEMORY
 
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
@@ -173,9 +174,10 @@ class KnowledgeStore:
     def kg_put_entity_vector(self, entity_id: str, blob: bytes) -> None:
         with self.transaction():
             self._run(
-                "INSERT INTO entity_vectors (entity_id, seq, vector) VALUES (%s, nextval('entity_vectors_seq'), %s)"
-                " ON CONFLICT (entity_id) DO UPDATE SET seq = excluded.seq, vector = excluded.vector",
-                (entity_id, blob),
+                "INSERT INTO entity_vectors (workspace, entity_id, seq, vector)"
+                f" VALUES ({WORKSPACE_OF_ENTITY}, %s, nextval('entity_vectors_seq'), %s)"
+                " ON CONFLICT (workspace, entity_id) DO UPDATE SET seq = excluded.seq, vector = excluded.vector",
+                (entity_id, entity_id, blob),
             )
 
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
@@ -190,8 +192,9 @@ class KnowledgeStore:
     def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str) -> None:
         with self.transaction():
             added = self._run(
-                "INSERT INTO entity_aliases (workspace, norm, alias, entity_id) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (workspace or "", norm, alias, entity_id),
+                "INSERT INTO entity_aliases (workspace, norm, alias, entity_workspace, entity_id)"
+                f" VALUES (%s, %s, %s, {WORKSPACE_OF_ENTITY}, %s) ON CONFLICT DO NOTHING",
+                (workspace or "", norm, alias, entity_id, entity_id),
             ).rowcount
             if added:
                 self._run("UPDATE entities SET terms = terms || ' ' || %s WHERE id = %s", (search_terms(alias), entity_id))
@@ -199,8 +202,9 @@ class KnowledgeStore:
     def kg_add_mentions(self, memory_id: str, entity_ids: Iterable[str]) -> None:
         with self.transaction():
             self._run_many(
-                "INSERT INTO entity_mentions (memory_id, entity_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                [(memory_id, eid) for eid in dict.fromkeys(entity_ids)],
+                "INSERT INTO entity_mentions (workspace, memory_id, entity_workspace, entity_id)"
+                f" VALUES ({WORKSPACE_OF_MEMORY}, %s, {WORKSPACE_OF_ENTITY}, %s) ON CONFLICT DO NOTHING",
+                [(memory_id, memory_id, eid, eid) for eid in dict.fromkeys(entity_ids)],
             )
 
     def kg_degree(self, entity_ids: Sequence[str]) -> dict[str, int]:
@@ -222,17 +226,19 @@ class KnowledgeStore:
             self._run("UPDATE facts SET object_id = %s WHERE object_id = %s", (keep, drop))
             self._run("DELETE FROM facts WHERE subject_id = object_id AND subject_id = %s", (keep,))
             self._run(
-                "INSERT INTO entity_mentions (memory_id, entity_id) SELECT memory_id, %s FROM entity_mentions"
+                "INSERT INTO entity_mentions (workspace, memory_id, entity_workspace, entity_id)"
+                f" SELECT workspace, memory_id, {WORKSPACE_OF_ENTITY}, %s FROM entity_mentions"
                 " WHERE entity_id = %s ON CONFLICT DO NOTHING",
-                (keep, drop),
+                (keep, keep, drop),
             )
             self._run("UPDATE entity_aliases SET entity_id = %s WHERE entity_id = %s", (keep, drop))
             self._run("DELETE FROM entities WHERE id = %s", (drop,))
             if row:
                 self._run(
-                    "INSERT INTO entity_aliases (workspace, norm, alias, entity_id) VALUES (%s, %s, %s, %s)"
-                    " ON CONFLICT (workspace, norm) DO UPDATE SET alias = excluded.alias, entity_id = excluded.entity_id",
-                    (row[0], row[1], row[2], keep),
+                    "INSERT INTO entity_aliases (workspace, norm, alias, entity_workspace, entity_id)"
+                    f" VALUES (%s, %s, %s, {WORKSPACE_OF_ENTITY}, %s) ON CONFLICT (workspace, norm) DO UPDATE"
+                    " SET alias = excluded.alias, entity_workspace = excluded.entity_workspace, entity_id = excluded.entity_id",
+                    (row[0], row[1], row[2], keep, keep),
                 )
                 self._run("UPDATE entities SET terms = terms || ' ' || %s WHERE id = %s", (row[3], keep))
             self.kg_refresh_fact_text([keep])
@@ -264,28 +270,37 @@ class KnowledgeStore:
     def kg_insert_fact(self, f: Fact) -> None:
         with self.transaction():
             self._run(
-                "INSERT INTO facts (id, workspace, subject_id, predicate, object_id, fact, terms, valid_at, invalid_at,"
-                " created_at, expired_at, superseded_by, origin) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO facts (id, workspace, subject_workspace, subject_id, predicate, object_workspace, object_id, fact,"
+                " terms, valid_at, invalid_at, created_at, expired_at, superseded_workspace, superseded_by, origin)"
+                f" VALUES (%s, %s, {WORKSPACE_OF_ENTITY}, %s, %s, {WORKSPACE_OF_ENTITY}, %s, %s, %s, %s, %s, %s, %s,"
+                f" {WORKSPACE_OF_FACT}, %s, %s)",
                 (
-                    f.id, f.workspace or "", f.subject_id, f.predicate, f.object_id, f.fact, search_terms(f.fact), f.valid_at,
-                    f.invalid_at, f.created_at, f.expired_at, f.superseded_by, f.origin,
+                    f.id, f.workspace or "", f.subject_id, f.subject_id, f.predicate, f.object_id, f.object_id, f.fact,
+                    search_terms(f.fact), f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.superseded_by,
+                    f.superseded_by, f.origin,
                 ),
             )
             self._run_many(
-                "INSERT INTO fact_sources (fact_id, memory_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                [(f.id, mid) for mid in dict.fromkeys(f.sources)],
+                f"INSERT INTO fact_sources (workspace, fact_id, memory_workspace, memory_id) VALUES (%s, %s, {WORKSPACE_OF_MEMORY}, %s)"
+                " ON CONFLICT DO NOTHING",
+                [(f.workspace or "", f.id, mid, mid) for mid in dict.fromkeys(f.sources)],
             )
 
     def kg_retire_fact(self, fact_id: str, invalid_at: datetime | None, expired_at: datetime | None, superseded_by: str | None) -> None:
         with self.transaction():
             self._run(
-                "UPDATE facts SET invalid_at = %s, expired_at = %s, superseded_by = %s WHERE id = %s",
-                (invalid_at, expired_at, superseded_by, fact_id),
+                "UPDATE facts SET invalid_at = %s, expired_at = %s,"
+                f" superseded_workspace = {WORKSPACE_OF_FACT}, superseded_by = %s WHERE id = %s",
+                (invalid_at, expired_at, superseded_by, superseded_by, fact_id),
             )
 
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():
-            self._run("INSERT INTO fact_sources (fact_id, memory_id) VALUES (%s, %s) ON CONFLICT DO NOTHING", (fact_id, memory_id))
+            self._run(
+                "INSERT INTO fact_sources (workspace, fact_id, memory_workspace, memory_id)"
+                f" VALUES ({WORKSPACE_OF_FACT}, %s, {WORKSPACE_OF_MEMORY}, %s) ON CONFLICT DO NOTHING",
+                (fact_id, fact_id, memory_id, memory_id),
+            )
 
     def kg_facts_of(self, subject_id: str, predicate: str) -> list[Fact]:
         """Every fact (current or retired) with this subject and predicate, oldest first."""
@@ -409,9 +424,10 @@ class KnowledgeStore:
                 [(c.id, workspace or "", c.name, c.summary, len(member_ids), at) for c, member_ids in groups],
             )
             self._run_many(
-                "INSERT INTO community_members (entity_id, community_id) VALUES (%s, %s)"
-                " ON CONFLICT (entity_id) DO UPDATE SET community_id = excluded.community_id",
-                [(eid, c.id) for c, member_ids in groups for eid in member_ids],
+                "INSERT INTO community_members (workspace, entity_id, community_workspace, community_id)"
+                f" VALUES ({WORKSPACE_OF_ENTITY}, %s, %s, %s) ON CONFLICT (workspace, entity_id)"
+                " DO UPDATE SET community_workspace = excluded.community_workspace, community_id = excluded.community_id",
+                [(eid, eid, workspace or "", c.id) for c, member_ids in groups for eid in member_ids],
             )
 
     def kg_mark_dirty(self, entity_ids: Iterable[str], workspace: str | None) -> None:
@@ -461,9 +477,9 @@ class KnowledgeStore:
     def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
         with self.transaction():
             self._run_many(
-                "INSERT INTO extraction_queue (memory_id, status, attempts, enqueued_at, updated_at, available_at)"
-                " VALUES (%s, 'pending', 0, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [(mid, at, at, at) for mid in dict.fromkeys(memory_ids)],
+                "INSERT INTO extraction_queue (workspace, memory_id, status, attempts, enqueued_at, updated_at, available_at)"
+                f" VALUES ({WORKSPACE_OF_MEMORY}, %s, 'pending', 0, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(mid, mid, at, at, at) for mid in dict.fromkeys(memory_ids)],
             )
 
     def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:

@@ -35,7 +35,9 @@ from knotwork.store.postgres.knowledge import KnowledgeStore
 from knotwork.store.postgres.rows import (
     BRIEF_COLUMNS,
     COLUMNS,
+    CROSS_SCOPE_DELETES,
     LINK_COLUMNS,
+    WORKSPACE_OF_MEMORY,
     bm25_sql,
     brief_row,
     link_row,
@@ -232,14 +234,14 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
                 f"INSERT INTO memories ({COLUMNS}) VALUES {', '.join([row] * len(batch))}",
                 [v for m in batch for v in memory_params(m)],
             )
-        tags = [(m.id, key, value) for m in memories for key, value in m.tags.items()]
-        self._run_many("INSERT INTO memory_tags (memory_id, key, value) VALUES (%s, %s, %s)", tags)
+        tags = [(m.workspace or "", m.id, key, value) for m in memories for key, value in m.tags.items()]
+        self._run_many("INSERT INTO memory_tags (workspace, memory_id, key, value) VALUES (%s, %s, %s, %s)", tags)
 
     def _write_tags(self, m: Memory) -> None:
         self._run("DELETE FROM memory_tags WHERE memory_id = %s", (m.id,))
         self._run_many(
-            "INSERT INTO memory_tags (memory_id, key, value) VALUES (%s, %s, %s)",
-            [(m.id, key, value) for key, value in m.tags.items()],
+            "INSERT INTO memory_tags (workspace, memory_id, key, value) VALUES (%s, %s, %s, %s)",
+            [(m.workspace or "", m.id, key, value) for key, value in m.tags.items()],
         )
 
     def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
@@ -331,15 +333,20 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
             )
             if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
                 raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
-            self._run(
-                "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
-                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
+            self._run(  # in the memory's workspace as it is now (the key follows the memory)
+                "INSERT INTO memory_versions (workspace, memory_id, version, record) VALUES (%s, %s, %s, %s)",
+                (new.workspace or "", old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
             )
             self._write_tags(new)
         return new
 
     def delete_memory(self, memory_id: str) -> bool:
         with self.transaction():
+            # What other workspaces' rows say of this memory goes first, by the store's own hand: a deployment
+            # distributed by workspace cannot keep those cross-scope foreign keys (the rows of one workspace's
+            # tables stay with it, and their keys cascade).
+            for sql in CROSS_SCOPE_DELETES:
+                self._run(sql, (memory_id,) * sql.count("%s"))
             return self._run("DELETE FROM memories WHERE id = %s", (memory_id,)).rowcount > 0
 
     def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
@@ -363,8 +370,11 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
                 raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
             self._insert([memory])
             self._run_many(
-                "INSERT INTO memory_versions (memory_id, version, record) VALUES (%s, %s, %s)",
-                [(memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)) for old in past_versions],
+                "INSERT INTO memory_versions (workspace, memory_id, version, record) VALUES (%s, %s, %s, %s)",
+                [
+                    (memory.workspace or "", memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True))
+                    for old in past_versions
+                ],
             )
         return True
 
@@ -420,7 +430,8 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
             if row:
                 return replace(link_row(row), existing=True)
             self._run(
-                f"INSERT INTO links ({LINK_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO links ({LINK_COLUMNS}, from_workspace, to_workspace)"
+                f" VALUES (%s, %s, %s, %s, %s, %s, %s, {WORKSPACE_OF_MEMORY}, {WORKSPACE_OF_MEMORY})",
                 (
                     rel.id,
                     rel.from_id,
@@ -429,6 +440,8 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
                     rel.workspace or "",
                     rel.created_at,
                     json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
+                    rel.from_id,
+                    rel.to_id,
                 ),
             )
         return rel
@@ -532,9 +545,11 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
     def put_similar(self, slots: Sequence[tuple[str, int, str | None, float]]) -> None:
         with self.transaction():
             self._run_many(
-                "INSERT INTO memory_similar (memory_id, rank, neighbour_id, score) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (memory_id, rank) DO UPDATE SET neighbour_id = excluded.neighbour_id, score = excluded.score",
-                slots,
+                "INSERT INTO memory_similar (workspace, memory_id, rank, neighbour_workspace, neighbour_id, score)"
+                f" VALUES ({WORKSPACE_OF_MEMORY}, %s, %s, {WORKSPACE_OF_MEMORY}, %s, %s) ON CONFLICT (workspace, memory_id, rank)"
+                " DO UPDATE SET neighbour_workspace = excluded.neighbour_workspace, neighbour_id = excluded.neighbour_id,"
+                " score = excluded.score",
+                [(mid, mid, rank, neighbour, neighbour, score) for mid, rank, neighbour, score in slots],
             )
 
     def memories_without_similar(self, slots: int, limit: int = 1000) -> list[str]:
@@ -573,9 +588,10 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
         with self.transaction():
             current = self.surfaced_counts(workspace, memory_ids, at, half_life_hours)
             self._run_many(
-                "INSERT INTO surfacing (workspace, memory_id, count, last_at) VALUES (%s, %s, %s, %s)"
+                "INSERT INTO surfacing (workspace, memory_workspace, memory_id, count, last_at)"
+                f" VALUES (%s, {WORKSPACE_OF_MEMORY}, %s, %s, %s)"
                 " ON CONFLICT (workspace, memory_id) DO UPDATE SET count = excluded.count, last_at = excluded.last_at",
-                [(workspace or "", mid, current.get(mid, 0.0) + 1.0, at) for mid in dict.fromkeys(memory_ids)],
+                [(workspace or "", mid, mid, current.get(mid, 0.0) + 1.0, at) for mid in dict.fromkeys(memory_ids)],
             )
 
     # -- recall and statistics ---------------------------------------------------

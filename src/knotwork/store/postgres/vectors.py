@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from knotwork.domain.models import Memory, MemoryFilter
-from knotwork.store.postgres.rows import COLUMNS, memory_row, where_sql
+from knotwork.store.postgres.rows import COLUMNS, WORKSPACE_OF_MEMORY, memory_row, where_sql
 
 VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
 HNSW_EF_MAX = 1000  # pgvector's largest hnsw.ef_search
@@ -119,9 +119,10 @@ class VectorStore:
             # One round trip: the delete and the insert in one statement (the CTE's delete
             # does not see the rows the insert adds).
             self._run(
-                "WITH gone AS (DELETE FROM memory_vectors WHERE memory_id = %s)"
-                f" INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES {', '.join(['(%s, %s, %s)'] * len(arrays))}",
-                [memory_id, *(v for chunk, a in enumerate(arrays) for v in (memory_id, chunk, a))],
+                f"WITH gone AS (DELETE FROM memory_vectors WHERE memory_id = %s), ws AS {WORKSPACE_OF_MEMORY}"
+                " INSERT INTO memory_vectors (workspace, memory_id, chunk, vector)"
+                f" VALUES {', '.join(['((TABLE ws), %s, %s, %s)'] * len(arrays))}",
+                [memory_id, memory_id, *(v for chunk, a in enumerate(arrays) for v in (memory_id, chunk, a))],
             )
 
     def vector_marks(self) -> tuple[int, int]:

@@ -1,0 +1,250 @@
+"""PostgreSQL's schema keyed by workspace, so it can be distributed by workspace (Citus) as it stands.
+
+The rule, checked over the catalog: every table holding rows of one workspace has a ``workspace`` column, in
+its primary key and in every unique index; every foreign key carries a workspace column on both sides. The
+references that may cross workspaces (to a global memory or entity) are named here, and deleting a memory
+leaves nothing pointing at it even when those foreign keys are gone, as on a distributed deployment.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+
+import knotwork
+from knotwork import Settings
+from knotwork.knowledge.models import Fact
+from knotwork.store.postgres import migrate as pg_migrate
+
+NO_MODEL = Settings(embedder="none", kg_extract="none")
+
+# Tables of the whole store, not of a workspace: reference tables on a distributed deployment.
+STORE_WIDE = {
+    "schema_migrations", "store_meta", "store_clock", "hygiene_counters", "link_changes", "memory_changes",
+    "vector_tombstones",
+}
+
+# (table, the column holding the referenced row's workspace, referenced table): references that may point at
+# another workspace's row. Every other foreign key pairs the row's own `workspace` with the target's.
+CROSS_SCOPE = {
+    ("links", "from_workspace", "memories"),
+    ("links", "to_workspace", "memories"),
+    ("memory_similar", "neighbour_workspace", "memories"),
+    ("surfacing", "memory_workspace", "memories"),
+    ("fact_sources", "memory_workspace", "memories"),
+    ("entity_aliases", "entity_workspace", "entities"),
+    ("entity_mentions", "entity_workspace", "entities"),
+    ("facts", "subject_workspace", "entities"),
+    ("facts", "object_workspace", "entities"),
+    ("facts", "superseded_workspace", "facts"),
+    ("community_members", "community_workspace", "communities"),
+}
+
+KEYS_SQL = """
+SELECT c.relname, i.indisprimary, array_agg(a.attname ORDER BY a.attname)
+FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
+WHERE n.nspname = current_schema() AND i.indisunique
+GROUP BY c.relname, i.indexrelid, i.indisprimary
+"""
+
+FOREIGN_KEYS_SQL = """
+SELECT c.relname, r.relname, con.confdeltype,
+       array_agg(a.attname ORDER BY k.ord), array_agg(ra.attname ORDER BY k.ord)
+FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_class r ON r.oid = con.confrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(col, rcol, ord)
+JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.col
+JOIN pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = k.rcol
+WHERE con.contype = 'f' AND n.nspname = current_schema()
+GROUP BY con.oid, c.relname, r.relname, con.confdeltype
+"""
+
+
+def catalog(url: str) -> tuple[set[str], dict[str, set[str]], list[tuple], list[tuple]]:
+    with psycopg.connect(url) as conn:
+        tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
+        columns: dict[str, set[str]] = {}
+        for table, column in conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+        ):
+            columns.setdefault(table, set()).add(column)
+        return tables, columns, conn.execute(KEYS_SQL).fetchall(), conn.execute(FOREIGN_KEYS_SQL).fetchall()
+
+
+def broken_rule(url: str) -> list[str]:
+    """What in the schema at ``url`` breaks the workspace-key rule (empty: nothing)."""
+    tables, columns, keys, foreign = catalog(url)
+    problems = []
+    distributed = tables - STORE_WIDE
+    problems += [f"{t}: no workspace column" for t in sorted(distributed) if "workspace" not in columns[t]]
+    primary = {table for table, is_primary, _ in keys if is_primary}
+    problems += [f"{t}: no primary key" for t in sorted(tables - primary)]
+    problems += [
+        f"{table}: {'primary key' if is_primary else 'unique index'} {cols} without the workspace"
+        for table, is_primary, cols in keys
+        if table in distributed and "workspace" not in cols
+    ]
+    crossing = set()
+    for table, target, on_delete, cols, target_cols in foreign:
+        pairs = dict(zip(target_cols, cols))
+        if "workspace" not in pairs or not pairs["workspace"].endswith("workspace"):
+            problems.append(f"{table} -> {target} {cols}: no workspace on both sides")
+        elif pairs["workspace"] != "workspace":
+            crossing.add((table, pairs["workspace"], target))
+        if on_delete not in ("c", "n"):
+            problems.append(f"{table} -> {target}: deleting the target neither cascades nor clears the reference")
+    if crossing != CROSS_SCOPE:
+        problems.append(f"cross-scope references {sorted(crossing ^ CROSS_SCOPE)} differ from those the store knows")
+    return problems
+
+
+def test_every_key_of_a_workspaces_table_carries_the_workspace(postgres_database) -> None:
+    url = postgres_database.fresh()
+    assert broken_rule(url) == []
+
+
+def test_the_rule_catches_a_key_without_the_workspace(postgres_database) -> None:
+    url = postgres_database.fresh()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE memory_notes (memory_id TEXT PRIMARY KEY, note TEXT)")
+        conn.execute("CREATE UNIQUE INDEX links_by_id ON links (id)")
+    problems = broken_rule(url)
+    for conn_sql in ("DROP TABLE memory_notes", "DROP INDEX links_by_id"):
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(conn_sql)
+    assert "memory_notes: no workspace column" in problems
+    assert any(p.startswith("links: unique index ['id']") for p in problems)
+
+
+def test_deleting_a_memory_leaves_nothing_pointing_at_it_without_the_cross_scope_foreign_keys(postgres_database) -> None:
+    """As on a deployment distributed by workspace, where a row cannot hold a foreign key to another shard's."""
+    url = postgres_database.fresh()
+    with psycopg.connect(url, autocommit=True) as conn:
+        for table, column, target in CROSS_SCOPE:
+            name = conn.execute(
+                "SELECT con.conname FROM pg_constraint con JOIN pg_attribute a ON a.attrelid = con.conrelid"
+                " AND a.attnum = ANY(con.conkey) WHERE con.contype = 'f' AND con.conrelid = %s::regclass AND a.attname = %s",
+                (table, column),
+            ).fetchone()[0]
+            conn.execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
+    at = datetime.now(UTC)
+    try:
+        with knotwork.open(url, settings=NO_MODEL) as mem:
+            shared = mem.add("Every service deploys from main").id  # the global scope
+            own = mem.add("The shop deploys with blue-green releases", workspace="shop").id
+            mem.link(own, shared, "relates_to")
+            mem.link(shared, own, "references")
+            store = mem.store
+            store.put_similar([(own, 1, shared, 0.9)])
+            store.record_surfacing("shop", [shared], at)
+            with store.transaction():
+                store.kg_insert_entity(_entity("e1", "shop", "Shopfront", at), "shopfront", ["sho"])
+                store.kg_insert_entity(_entity("e2", "shop", "Main", at), "main", ["mai"])
+                store.kg_insert_fact(Fact("f1", "shop", "e1", "Shopfront", "deploys_from", "e2", "Main",
+                                          "Shopfront deploys from Main", None, None, at, None, None, "caller", (shared, own)))
+            assert mem.delete(shared)
+        with psycopg.connect(url) as conn:
+            left = {
+                table: conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", (shared,) * where.count("%s")).fetchone()[0]
+                for table, where in [
+                    ("links", "from_id = %s OR to_id = %s"), ("memory_similar", "neighbour_id = %s"),
+                    ("surfacing", "memory_id = %s"), ("fact_sources", "memory_id = %s"),
+                ]
+            }
+            kept = conn.execute("SELECT count(*) FROM fact_sources WHERE memory_id = %s", (own,)).fetchone()[0]
+        assert left == {"links": 0, "memory_similar": 0, "surfacing": 0, "fact_sources": 0}
+        assert kept == 1  # the other source of the fact stays
+    finally:
+        postgres_database.close()
+        postgres_database._make()
+
+
+def _entity(eid: str, workspace: str, name: str, at: datetime):
+    from knotwork.knowledge.models import Entity
+
+    return Entity(eid, workspace, name, None, "", at, at)
+
+
+# -- a store written before the workspace keys ------------------------------------------------------------------
+
+OLD_ROWS = """
+INSERT INTO memories (id, content, workspace, tags, created_at, updated_at, valid_at, content_hash, version) VALUES
+  ('01AAAAAAAAAAAAAAAAAAAAAAAG', 'Every service deploys from main', '', '{}', now(), now(), now(), 'h1', 1),
+  ('01AAAAAAAAAAAAAAAAAAAAAAAS', 'The shop deploys with blue-green releases', 'shop', '{"team": "ops"}', now(), now(), now(), 'h2', 2);
+INSERT INTO memory_tags VALUES ('01AAAAAAAAAAAAAAAAAAAAAAAS', 'team', 'ops');
+INSERT INTO memory_versions VALUES ('01AAAAAAAAAAAAAAAAAAAAAAAS', 1,
+  '{"id": "01AAAAAAAAAAAAAAAAAAAAAAAS", "content": "The shop deploys on Fridays", "workspace": "shop", "version": 1,
+    "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "valid_at": "2026-01-01T00:00:00Z",
+    "content_hash": "h0"}');
+INSERT INTO links VALUES ('01AAAAAAAAAAAAAAAAAAAAAAAL', '01AAAAAAAAAAAAAAAAAAAAAAAS', '01AAAAAAAAAAAAAAAAAAAAAAAG',
+  'relates_to', 'shop', now(), '{}');
+INSERT INTO surfacing VALUES ('shop', '01AAAAAAAAAAAAAAAAAAAAAAAG', 1.0, now());
+INSERT INTO memory_similar VALUES ('01AAAAAAAAAAAAAAAAAAAAAAAS', 1, '01AAAAAAAAAAAAAAAAAAAAAAAG', 0.8);
+INSERT INTO extraction_queue VALUES ('01AAAAAAAAAAAAAAAAAAAAAAAS', 'pending', 0, NULL, now(), now(), now());
+INSERT INTO entities (id, workspace, name, norm, created_at, updated_at) VALUES
+  ('01AAAAAAAAAAAAAAAAAAAAAAE1', 'shop', 'Shopfront', 'shopfront', now(), now()),
+  ('01AAAAAAAAAAAAAAAAAAAAAAE2', '', 'Main', 'main', now(), now());
+INSERT INTO entity_aliases VALUES ('shop', 'storefront', 'Storefront', '01AAAAAAAAAAAAAAAAAAAAAAE1');
+INSERT INTO entity_grams VALUES ('shop', 'sho', '01AAAAAAAAAAAAAAAAAAAAAAE1');
+INSERT INTO entity_vectors VALUES ('01AAAAAAAAAAAAAAAAAAAAAAE1', nextval('entity_vectors_seq'), '\\x00');
+INSERT INTO entity_mentions VALUES ('01AAAAAAAAAAAAAAAAAAAAAAAS', '01AAAAAAAAAAAAAAAAAAAAAAE1'),
+  ('01AAAAAAAAAAAAAAAAAAAAAAAS', '01AAAAAAAAAAAAAAAAAAAAAAE2');
+INSERT INTO facts (id, workspace, subject_id, predicate, object_id, fact, created_at) VALUES
+  ('01AAAAAAAAAAAAAAAAAAAAAAF1', 'shop', '01AAAAAAAAAAAAAAAAAAAAAAE1', 'deploys_from', '01AAAAAAAAAAAAAAAAAAAAAAE2',
+   'Shopfront deploys from Main', now()),
+  ('01AAAAAAAAAAAAAAAAAAAAAAF0', 'shop', '01AAAAAAAAAAAAAAAAAAAAAAE1', 'deploys_from', '01AAAAAAAAAAAAAAAAAAAAAAE1',
+   'Shopfront deploys from Shopfront', now());
+UPDATE facts SET superseded_by = '01AAAAAAAAAAAAAAAAAAAAAAF1' WHERE id = '01AAAAAAAAAAAAAAAAAAAAAAF0';
+INSERT INTO fact_sources VALUES ('01AAAAAAAAAAAAAAAAAAAAAAF1', '01AAAAAAAAAAAAAAAAAAAAAAAS'),
+  ('01AAAAAAAAAAAAAAAAAAAAAAF1', '01AAAAAAAAAAAAAAAAAAAAAAAG');
+INSERT INTO communities VALUES ('01AAAAAAAAAAAAAAAAAAAAAAC1', 'shop', 'Shopfront', '', 2, now());
+INSERT INTO community_members VALUES ('01AAAAAAAAAAAAAAAAAAAAAAE1', '01AAAAAAAAAAAAAAAAAAAAAAC1'),
+  ('01AAAAAAAAAAAAAAAAAAAAAAE2', '01AAAAAAAAAAAAAAAAAAAAAAC1');
+"""
+
+
+def test_a_store_written_before_the_workspace_keys_is_moved_onto_them_whole(postgres_database) -> None:
+    url = postgres_database.fresh()
+    before = [m for m in pg_migrate.available() if m.name != "workspace_keys"]
+    assert len(before) == len(pg_migrate.available()) - 1
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA public CASCADE")
+            conn.execute("CREATE SCHEMA public")
+            conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                         " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            for m in before:
+                conn.execute(m.sql.encode())
+                conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (m.version, m.name))
+            conn.execute(OLD_ROWS.encode())
+        with knotwork.open(url, settings=NO_MODEL) as mem:
+            assert mem.store.schema_version() == pg_migrate.available()[-1].version
+            shop = mem.get("01AAAAAAAAAAAAAAAAAAAAAAAS")
+            assert shop.tags == {"team": "ops"} and [v.content for v in mem.history(shop.id)][0] == "The shop deploys on Fridays"
+            assert [r.to_id for r in mem.store.links_touching([shop.id], "outgoing")] == ["01AAAAAAAAAAAAAAAAAAAAAAAG"]
+            assert mem.store.similar_lists([shop.id]) == {shop.id: [("01AAAAAAAAAAAAAAAAAAAAAAAG", 0.8)]}
+            facts = mem.store.kg_get_facts(["01AAAAAAAAAAAAAAAAAAAAAAF0", "01AAAAAAAAAAAAAAAAAAAAAAF1"])
+            assert facts["01AAAAAAAAAAAAAAAAAAAAAAF0"].superseded_by == "01AAAAAAAAAAAAAAAAAAAAAAF1"
+            assert set(facts["01AAAAAAAAAAAAAAAAAAAAAAF1"].sources) == {shop.id, "01AAAAAAAAAAAAAAAAAAAAAAAG"}
+            assert mem.store.kg_community_of(["01AAAAAAAAAAAAAAAAAAAAAAE1", "01AAAAAAAAAAAAAAAAAAAAAAE2"]) == dict.fromkeys(
+                ["01AAAAAAAAAAAAAAAAAAAAAAE1", "01AAAAAAAAAAAAAAAAAAAAAAE2"], "01AAAAAAAAAAAAAAAAAAAAAAC1"
+            )
+            mem.delete(shop.id)  # the keys cascade as before: nothing of the memory is left
+        with psycopg.connect(url) as conn:
+            counts = {
+                t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("memory_tags", "memory_versions", "links", "surfacing", "memory_similar", "extraction_queue",
+                          "entity_mentions", "fact_sources", "entity_aliases", "entity_grams", "entity_vectors")
+            }
+        assert counts == {
+            "memory_tags": 0, "memory_versions": 0, "links": 0, "surfacing": 1, "memory_similar": 0,
+            "extraction_queue": 0, "entity_mentions": 0, "fact_sources": 1, "entity_aliases": 1, "entity_grams": 1,
+            "entity_vectors": 1,
+        }
+        assert broken_rule(url) == []
+    finally:
+        postgres_database.close()
+        postgres_database._make()
