@@ -201,6 +201,39 @@ def test_serve_with_worker_processes_shares_one_store(db: Path, start_http: Call
     assert len(stored(db)) == 30
 
 
+def test_mcp_over_http_works_whichever_worker_process_takes_each_request(
+    db: Path, start_http: Callable[..., Endpoint]
+) -> None:
+    """`serve --workers 2`: an MCP client's messages may reach either process (each connection goes to the one
+    that accepted it, and the SDK client opens several), so no message may depend on a session kept in one."""
+    server = start_http(db, "--workers", "2", env={**NO_EMBEDDINGS, "KNOTWORK_KG_EXTRACT": "none"})
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> str:
+        result = await session.call_tool(tool, arguments)
+        assert not result.is_error, result
+        return "".join(c.text for c in result.content if c.type == "text")
+
+    async def one_client(i: int) -> list[str]:
+        # The SDK's transport as MCP hosts use it: its POSTs, its GET stream and its closing DELETE each take a
+        # connection of their own from the pool, so they reach different processes.
+        async with streamable_http_client(f"{server.base_url}/mcp") as (read, write, *_), ClientSession(read, write) as session:
+            await session.initialize()
+            ids = [ID_RE.findall(await call(session, "add_memory", {"content": f"client {i} note {j} on retries"}))[0]
+                   for j in range(3)]
+            found = await call(session, "search_memory", {"query": f"client {i} note retries", "limit": 10})
+            assert all(mid[-8:] in found for mid in ids), found  # short ids: the last 8 characters
+            return ids
+
+    async def scenario() -> list[list[str]]:
+        return [await one_client(i) for i in range(8)]
+
+    ids = [mid for batch in run(scenario()) for mid in batch]
+    assert len(set(ids)) == 24 and len(stored(db)) == 24
+
+
 def test_rest_mcp_http_and_mcp_stdio_write_one_file_at_once(
     db: Path, start_http: Callable[..., Endpoint], start_stdio: Callable[..., Endpoint]
 ) -> None:

@@ -164,7 +164,12 @@ def create_app(
         # The SDK builds a Starlette app whose lifespan runs the session manager.
         # A mounted app's lifespan never runs, so take its /mcp route and run the
         # session manager from this app's lifespan instead.
-        mcp_routes = list(mcp_server.streamable_http_app(streamable_http_path=MCP_PATH, host=host).routes)
+        # Stateless: every message stands alone, so whichever process of `serve --workers N` (or whichever
+        # server behind a load balancer) takes a request can answer it; a session held in one process's memory
+        # would be unknown to the others.
+        mcp_routes = list(
+            mcp_server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, stateless_http=True).routes
+        )
         from knotwork.adapters.mcp import KnotworkServer
 
         if isinstance(mcp_server, KnotworkServer):
