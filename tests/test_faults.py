@@ -1,21 +1,26 @@
-"""Faults: a writer killed with SIGKILL in the middle of its work leaves every batch whole or absent and the
-store consistent; a store whose full-text index or vectors fell out of step is found out and mended."""
+"""Faults: a writer killed with SIGKILL in the middle of its work (or of its schema migrations) leaves every batch
+whole or absent and the store consistent; a store whose full-text index or vectors fell out of step is found out and mended."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 import knotwork
 from knotwork import Settings
+from knotwork.store.sqlite import migrate
 
 from .test_cli import run
 
@@ -167,3 +172,157 @@ def test_sigkill_inside_migrate_then_migrate_again_moves_everything_once(tmp_pat
     assert done.returncode == 0, done.stderr
     assert "✓ memories: 4000 -> 4000" in done.stdout and "✓ links: 300 -> 300" in done.stdout
     assert snapshot(url) == snapshot(str(source))
+
+
+# -- a store opened by a newer knotwork, killed while its schema migrations run ----------------------------------------
+
+CREATED = re.compile(
+    r"CREATE\s+(?:UNIQUE\s+|VIRTUAL\s+)?(TABLE|INDEX|TRIGGER)\s+(\w+)|ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)", re.I
+)
+# Opens the store named by argv[1]: prints "opening" just before knotwork.open (every import already done), "migrated"
+# at the store's first traced statement (migrations run on the bare connection, untraced, before any), then waits.
+OPENER = textwrap.dedent("""
+    import sys, time, knotwork
+    s = knotwork.Settings(embedder="none", kg_extract="none")
+    knotwork.open(":memory:", settings=s).close()
+    seen = []
+    def first(sql, params):
+        if not seen:
+            seen.append(sql)
+            print("migrated", flush=True)
+    print("opening", flush=True)
+    with knotwork.open(sys.argv[1], settings=s, tracer=first):
+        time.sleep(60)
+""")
+
+
+def created(migration: migrate.Migration) -> list[tuple[str, str]]:
+    """What a migration creates, in order: ("table" | "index" | "trigger", name) or ("column", "table.column")."""
+    found = []
+    for statement in migrate.statements(migration.sql):
+        body = "\n".join(line for line in statement.splitlines() if not line.lstrip().startswith("--"))
+        if m := CREATED.match(body.strip()):
+            found.append((m[1].lower(), m[2]) if m[1] else ("column", f"{m[3]}.{m[4]}"))
+    return found
+
+
+def present(conn: sqlite3.Connection, kind: str, name: str) -> bool:
+    if kind == "column":
+        table, column = name.split(".")
+        return column in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)).fetchone() is not None
+
+
+def schema(conn: sqlite3.Connection) -> dict[str, object]:
+    """Every table with its columns, every other object with its table."""
+    tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {
+        "tables": {t: [row[1] for row in conn.execute(f"PRAGMA table_info({t})")] for t in tables},
+        "others": sorted(conn.execute("SELECT type, name, tbl_name FROM sqlite_master WHERE type != 'table'")),
+    }
+
+
+def contents(conn: sqlite3.Connection) -> tuple[list, ...]:
+    return (
+        conn.execute("SELECT id, content, workspace, tags, version FROM memories ORDER BY id").fetchall(),
+        conn.execute("SELECT memory_id, key, value FROM memory_tags ORDER BY memory_id, key").fetchall(),
+        conn.execute("SELECT id, from_id, to_id FROM links ORDER BY id").fetchall(),
+    )
+
+
+def holds_write_lock(pid: int, db: Path) -> bool:
+    """Whether process ``pid`` holds the WAL write lock of ``db`` (byte 120 of its -shm file): a write transaction
+    of that process is open."""
+    try:
+        inode = os.stat(f"{db}-shm").st_ino
+    except FileNotFoundError:
+        return False
+    with open("/proc/locks") as locks:
+        for line in locks:
+            fields = line.split()
+            # "1: POSIX  ADVISORY  WRITE 4242 fe:00:2165057 120 120"
+            if fields[1:4] == ["POSIX", "ADVISORY", "WRITE"] and fields[4] == str(pid) \
+                    and fields[5].endswith(f":{inode}") and fields[6] == "120":
+                return True
+    return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="needs /proc/locks to see the child's write lock")
+def test_sigkill_inside_a_schema_migration_leaves_the_old_schema_or_the_new_whole(tmp_path: Path) -> None:
+    """A store written by an older knotwork (its last two migrations not applied), holding thousands of memories, is
+    opened by a child process killed at several points of the migrations: each kill leaves an intact database whose
+    recorded migrations and objects agree (each migration wholly applied and recorded, or wholly absent) and whose
+    memories are all there; opening it again completes the migrations, and the store checks out."""
+    late = migrate.available()[-2:]
+    assert all(created(m) for m in late)
+    fresh, old = tmp_path / "fresh.db", tmp_path / "old.db"
+    knotwork.open(fresh, settings=NO_MODEL).close()
+    with knotwork.open(old, settings=NO_MODEL) as mem:
+        pad = " ".join(f"term{j}" for j in range(150))  # long rows: the migration's index builds scan more pages
+        made = mem.add_many([{"content": f"note {i} on the release train {pad}", "workspace": f"w{i % 3}",
+                              "tags": {"n": str(i % 11)}} for i in range(4000)], consolidate=False)
+        for a, b in zip(made[:300], made[300:600]):  # of one workspace
+            mem.link(a.id, b.id, "relates_to")
+    with closing(sqlite3.connect(old, isolation_level=None)) as conn:  # back to the schema before ``late``
+        conn.execute("BEGIN")
+        for migration in reversed(late):
+            for kind, name in reversed(created(migration)):
+                if kind == "column":
+                    table, column = name.split(".")
+                    conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+                else:
+                    conn.execute(f"DROP {kind} {name}")
+            conn.execute("DELETE FROM schema_migrations WHERE version = ?", (migration.version,))
+        conn.execute("COMMIT")
+        before = contents(conn)
+        with closing(sqlite3.connect(":memory:")) as older:  # what the earlier migrations alone make
+            for migration in migrate.available()[:-2]:
+                for statement in migrate.statements(migration.sql):
+                    older.execute(statement)
+            assert {k: v for k, v in schema(conn)["tables"].items() if k != "schema_migrations"} == \
+                schema(older)["tables"] and schema(conn)["others"] == schema(older)["others"]
+    assert not Path(f"{old}-wal").exists() and len(before[0]) == 4000 and len(before[2]) == 300
+    with closing(sqlite3.connect(fresh)) as conn:
+        newest = schema(conn)
+
+    def opener(db: Path) -> subprocess.Popen[str]:
+        shutil.copy(old, db)
+        proc = subprocess.Popen([sys.executable, "-c", OPENER, str(db)], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "opening"
+        return proc
+
+    calibration = opener(tmp_path / "calibration.db")  # how long after "opening" the migrations are done
+    started = time.perf_counter()
+    assert calibration.stdout is not None and calibration.stdout.readline().strip() == "migrated"
+    took = time.perf_counter() - started
+    calibration.kill()
+    calibration.wait(timeout=30)
+    inside = 0
+    for n, share in enumerate((0.2, 0.4, 0.6, 0.8, 1.5)):
+        db = tmp_path / f"killed{n}.db"
+        proc = opener(db)
+        time.sleep(share * took)
+        proc.send_signal(signal.SIGSTOP)
+        writing = holds_write_lock(proc.pid, db)
+        proc.kill()
+        proc.wait(timeout=30)
+        with closing(sqlite3.connect(db)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            recorded = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+            applied = [m.version in recorded for m in late]
+            assert applied == sorted(applied, reverse=True), recorded  # in order
+            for migration, done in zip(late, applied):
+                states = {present(conn, kind, name) for kind, name in created(migration)}
+                assert states == {done}, (migration.name, share, states)  # wholly there, recorded, or wholly absent
+            assert contents(conn) == before, share
+        if writing and not all(applied):
+            inside += 1  # stopped inside a migration's transaction, and the kill undid it
+        with knotwork.open(db, settings=NO_MODEL) as mem:
+            assert mem.store.schema_version() == late[-1].version
+            report = mem.check()
+            assert report.ok, report.to_dict()
+            assert mem.store.count_memories() == 4000
+        with closing(sqlite3.connect(db)) as conn:
+            assert schema(conn) == newest
+            assert contents(conn) == before
+    assert inside, f"no kill landed inside a migration ({took * 1000:.0f} ms from open to migrated): too few memories"

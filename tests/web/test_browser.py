@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from knotwork import Knotwork
+import httpx2
+
+import knotwork
+from knotwork import Knotwork, Settings
 from tests.adapters._http import serving
+from tests.adapters._scoped import FAST, LAB_TEXT, OWNER, seed
+from tests.adapters.conftest import HttpLauncher
 
 from .conftest import ARTIFACTS, Seeded, open_view
 
@@ -218,3 +224,110 @@ def test_a_server_with_a_token_asks_for_it_once_and_then_answers(browser_context
             tab.screenshot(path=str(ARTIFACTS / "token-list.png"))
         finally:
             tab.close()
+
+
+def options(page: Any, selector: str) -> list[str]:
+    return page.locator(selector).evaluate_all("els => els.map(e => e.value)")
+
+
+def test_a_token_limited_to_one_workspace_sees_that_workspace_alone(page: Any, tmp_path: Path) -> None:
+    """``knotwork serve`` with a tokens file; the browser gives lab's token when asked. The list and search show
+    lab's memories (and the global ones), never shop's; the pickers, tag keys and dashboard name nothing of shop's;
+    shop's memory opened by id is not found, in the words the API uses for an id that names nothing."""
+    db = tmp_path / "scoped.db"
+    s = seed(db, tmp_path / "tokens.json")
+    with knotwork.open(db, settings=Settings(embedder="none")) as mem:
+        mem.add("The shop's tagged note", workspace="shop", category="shopcategory", agent_id="shopagent",
+                tags={"shoptag": "yes"})
+        lab_note = mem.add("The lab's tagged note", workspace="lab", category="labcategory", agent_id="labagent",
+                           tags={"labtag": "yes"}).id
+    assert s.book is not None
+    launcher = HttpLauncher(tmp_path / "home")
+    try:
+        url = launcher.start(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER, "KNOTWORK_TOKENS_FILE": str(s.book.path)}).base_url
+        assert url is not None
+        with httpx2.Client(base_url=url, timeout=30, headers={"authorization": f"Bearer {s.tokens['lab']}"}) as lab:
+            missing = "01ZZZZZZZZZZZZZZZZZZZZZZZZ"
+            nothing = lab.get(f"/memories/{missing}")
+            hidden = lab.get(f"/memories/{s.shop}")
+            stats = lab.get("/stats")
+        assert nothing.status_code == hidden.status_code == 404
+        not_found = nothing.json()["error"]["message"]  # for an id that names nothing
+        assert hidden.json()["error"]["message"] == not_found.replace(missing, s.shop)
+        asked: list[str] = []
+
+        def answer(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept(s.tokens["lab"])
+
+        page.on("dialog", answer)
+        shown: list[tuple[str, str]] = []  # (what the view was asked for, the page it drew)
+
+        def look(view: str) -> None:
+            shown.append((view, page.content()))
+
+        # Browse: lab's memories, its pickers offering lab's names alone; "every workspace" is refused.
+        open_view(page, url, "/list?workspace=lab")
+        listed = set(page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)"))
+        assert {s.lab, *s.lab_bucket} <= listed and s.shop not in listed
+        assert LAB_TEXT in page.locator("ul.hits").inner_text()
+        assert options(page, "select[name=workspace] option") == ["", "*", "lab"]
+        assert options(page, "select[name=agent_id] option") == ["", "*", "labagent"]
+        assert options(page, "select[name=category] option") == ["", "labcategory"]
+        page.wait_for_selector("#tag-keys option", state="attached")
+        assert options(page, "#tag-keys option") == ["labtag"]
+        look("/list?workspace=lab")
+        open_view(page, url, "/list?workspace=lab&agent_id=*&tag=labtag")
+        assert page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)") == [lab_note]
+        look("/list?workspace=lab&agent_id=*&tag=labtag")
+        open_view(page, url, "/list")  # the server's default
+        look("/list")
+        open_view(page, url, "/list?workspace=*")
+        assert "its scope is lab" in page.locator(".error").inner_text()
+        look("/list?workspace=*")
+
+        # Search: a query shop's memory answers best finds lab's and the global ones only.
+        open_view(page, url, "/search")
+        page.fill("input[name=query]", "who deploys with releases")  # "releases": shop's text alone has it
+        page.select_option("select[name=workspace]", "lab")
+        page.select_option("select[name=agent_id]", "*")
+        page.click("form.search button[type=submit]")
+        page.wait_for_selector("#result-count")
+        hits = set(page.locator("li.hit").evaluate_all("els => els.map(e => e.dataset.id)"))
+        assert s.lab in hits and s.glob in hits and not hits & {s.shop, *s.shop_bucket}
+        assert options(page, "select[name=workspace] option") == ["", "*", "lab"]
+        assert options(page, "select[name=category] option") == ["", "labcategory"]
+        look("/search lab")
+        page.select_option("select[name=workspace]", "")
+        page.evaluate("document.getElementById('results').replaceChildren()")
+        page.click("form.search button[type=submit]")
+        page.wait_for_selector("#result-count")
+        look("/search default")
+
+        # Dashboard and knowledge graph: nothing of shop's counted, charted or drawn.
+        open_view(page, url, "/dashboard")
+        if stats.status_code == 200:  # the counts and charts the API gives this token
+            assert page.locator(".stat .value").first.inner_text() == str(stats.json()["memories"])
+            assert "lab" in page.locator('[data-chart="by workspace"] .legend').inner_text()
+        else:  # or the API's own refusal
+            assert page.locator(".error").inner_text() == stats.json()["error"]["message"]
+        look("/dashboard")
+        open_view(page, url, "/knowledge?workspace=lab")
+        page.wait_for_selector("#graph canvas")
+        names = set(page.evaluate("window.knotworkGraph.nodes().map(n => n.data('label'))"))
+        assert "Labrunner" in names and "Shopfront" not in names
+        assert options(page, "select[name=workspace] option") == ["", "*", "lab"]
+        look("/knowledge?workspace=lab")
+
+        # Shop's memory by its id, or the end of it: not found, as an id that names nothing.
+        for view, ref in ((f"/memory/{s.shop}", s.shop), (f"/memory/{s.shop[-10:]}", s.shop[-10:]), (f"/graph/{s.shop}", s.shop)):
+            open_view(page, url, view)
+            page.wait_for_selector(".error")
+            error = page.locator(".error").inner_text()
+            assert error == not_found.replace(missing, ref) and "forbidden" not in error.lower(), error
+            look(view)
+        assert len(asked) == 1 and "token" in asked[0]  # asked once, kept for the tab
+    finally:
+        launcher.stop_all()
+    assert s.leaked(shown) == []
+    assert [view for view, html in shown if "shop" in html.lower()] == []
