@@ -58,24 +58,39 @@ function bytes(n: number): string {
   return n > 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`;
 }
 
+/** What only an unrestricted token may read (the whole store's statistics, the extraction queue): null when the
+ * server refuses it to this token, whose dashboard then shows what its workspaces hold. */
+async function ownerOnly(path: string): Promise<any | null> {
+  try {
+    return await api<any>("GET", path);
+  } catch (err) {
+    if (err instanceof ApiError && err.field === "token" && err.status < 500 && err.status !== 401) return null;
+    throw err;
+  }
+}
+
+const OWNERS = "the owner's token shows it (this one is limited to some workspaces)";
+
 export async function dashboardView(root: HTMLElement, params: URLSearchParams): Promise<void> {
   const bucket = params.get("bucket") ?? "month";
   clear(root, h("h1", {}, "Dashboard"), h("p", { class: "muted" }, "Loading…"));
   try {
-    const [stats, status, latency, savings, queue, activity] = await Promise.all([
-      api<any>("GET", "/stats"),
+    const [whole, status, latency, savings, queue, activity] = await Promise.all([
+      ownerOnly("/stats"),
       api<any>("GET", "/status"),
       api<any>("GET", "/ui/api/latency"),
       api<any>("GET", "/ui/api/token_savings"),
-      api<any>("GET", "/extraction"),
+      ownerOnly("/extraction"),
       api<any>("GET", `/ui/api/activity${query({ bucket })}`),
     ]);
-    const missing = stats.memories - stats.embedded_memories;
-    const health = [
+    // A limited token: the counts of its workspaces (and the global scope's), from /status.
+    const stats = whole ?? { memories: status.memories, links: status.links, vectors: status.vectors, retired: null, size_bytes: null, embedded_memories: null };
+    const missing = whole ? whole.memories - whole.embedded_memories : 0;
+    const health = whole ? [
       missing > 0 ? `${missing} memories have no vector (run reembed)` : "every memory has a vector",
       stats.retired ? `${stats.retired} retired (no longer valid)` : "none retired",
-      queue.counts?.failed ? `${queue.counts.failed} extractions failed` : "no failed extraction",
-    ];
+    ] : [`Store-wide health: ${OWNERS}.`];
+    if (queue) health.push(queue.counts?.failed ? `${queue.counts.failed} extractions failed` : "no failed extraction");
     const buckets = h("label", {}, "per ", h("select", { id: "bucket", onchange: (e: Event) => { location.hash = `#/dashboard?bucket=${(e.target as HTMLSelectElement).value}`; } },
       ["day", "month", "year"].map((b) => h("option", { value: b, selected: b === bucket }, b))));
     clear(root,
@@ -84,8 +99,8 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
         stat("memories", stats.memories),
         stat("retired", stats.retired),
         stat("links", stats.links),
-        stat("vectors", stats.vectors, `${stats.embedded_memories} memories embedded`),
-        stat("store size", bytes(stats.size_bytes)),
+        stat("vectors", stats.vectors, whole ? `${stats.embedded_memories} memories embedded` : ""),
+        stat("store size", whole ? bytes(stats.size_bytes) : null),
         stat("schema", status.schema_version, status.embedder),
       ),
       h("div", { class: "cols3" },
@@ -103,8 +118,9 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
               h("table", {}, h("tbody", {}, savings.operations.map((o: any) => h("tr", {}, h("td", {}, o.operation), h("td", { class: "num" }, o.calls), h("td", { class: "num" }, o.savings_pct === null ? "–" : `${o.savings_pct}%`)))))),
         ),
         h("section", { class: "card", id: "queue" }, h("h2", {}, "Extraction queue"),
-          h("p", {}, queue.enabled ? "LLM extraction is on." : "No LLM configured: extraction uses the caller's input and offline rules."),
-          h("table", {}, h("tbody", {}, Object.entries(queue.counts ?? {}).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", { class: "num" }, String(v)))))),
+          queue ? h("p", {}, queue.enabled ? "LLM extraction is on." : "No LLM configured: extraction uses the caller's input and offline rules.")
+            : h("p", { class: "muted" }, `The queue is the whole store's: ${OWNERS}.`),
+          h("table", {}, h("tbody", {}, Object.entries(queue?.counts ?? {}).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", { class: "num" }, String(v)))))),
         ),
       ),
       h("h2", {}, "Memories created ", buckets),
