@@ -66,10 +66,24 @@ def test_similar_previews_are_kept_to_the_nearest_two_not_yet_shown() -> None:
     rels = {A: relations_of(CACHE, *sims), B: relations_of(TTL, sims[0], sims[3])}
     lines = render("search", HITS, view=View(short=SHORT, relations=rels, now=NOW)).splitlines()
     similar = [line for line in lines if line.startswith("  similar: ")]
+    # the nearest three
     assert similar[0] == ('  similar: 0CCCCCCCCCCCCCCCCCCCCCCCCC 0.90 "note 0"; 0DCCCCCCCCCCCCCCCCCCCCCCCC 0.80 "note 1"; '
-                          "0ECCCCCCCCCCCCCCCCCCCCCCCC 0.70; 0FCCCCCCCCCCCCCCCCCCCCCCCC 0.60")
+                          "0ECCCCCCCCCCCCCCCCCCCCCCCC 0.70")
     # the second hit: note 0 was previewed above (id and score only), note 3 not yet
     assert similar[1] == '  similar: 0CCCCCCCCCCCCCCCCCCCCCCCCC 0.90; 0FCCCCCCCCCCCCCCCCCCCCCCCC 0.60 "note 3"'
+
+
+def test_a_hit_names_its_first_eight_entities_and_counts_the_rest() -> None:
+    from knotwork.services.links import MetaRelation
+
+    names = [f"Entity{i}" for i in range(11)]
+    rels = {A: relations_of(CACHE, *(MetaRelation("about", "entity", n, None, None) for n in names))}
+    lines = render("search", HITS[:1], view=View(short=SHORT, relations=rels, now=NOW)).splitlines()
+    assert [line for line in lines if line.startswith("  entities: ")] == [
+        "  entities: " + ", ".join(names[:8]) + " (+3 more)"
+    ]
+    full = render("search", HITS[:1], view=View(short=SHORT, relations=rels, now=NOW, detail="full"))
+    assert all(f"about entity={n}" in full for n in names)  # the full detail keeps every one
 
 
 def test_search_minimal_none_and_full() -> None:

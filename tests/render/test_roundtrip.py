@@ -14,11 +14,13 @@ import knotwork
 from knotwork import Knotwork
 from knotwork.config import Settings
 from knotwork.render import View, render
+from knotwork.render.compact import ENTITIES_SHOWN, SIMILAR_SHOWN
 from knotwork.render.respond import Responder
 from knotwork.services.links import MetaRelation
 
 # One similar memory: id, optional score, optional JSON-quoted preview; items joined by "; ".
 SIMILAR_ITEM = re.compile(r'(?:^|; )([0-9A-HJKMNP-TV-Z]{8,26})(?: \d\.\d\d)?(?: "(?:[^"\\]|\\.)*")?')
+MORE = re.compile(r" \(\+(\d+) more\)$")
 WORDS = "cache redis invoice ledger deploy canary rollback schema index queue worker retry timeout budget".split()
 
 
@@ -49,6 +51,10 @@ def parse(text: str) -> list[dict[str, Any]]:
             continue
         key, _, value = line.strip().partition(": ")
         hit = hits[-1]
+        more = MORE.search(value)
+        if more:  # "(+N more)": the first few are shown, the JSON has them all
+            value = value[: more.start()]
+            hit[f"{key}_more"] = int(more.group(1))
         if key in ("artifact", "artifacts", "entities", "evidence"):
             hit["artifacts" if key.startswith("artifact") else key] = value.split(", ")
         elif key == "tags":
@@ -71,8 +77,9 @@ def assert_same(mem: Knotwork, compact_text: str, json_text: str) -> int:
         assert shown["artifacts"] == hit["memory"]["artifacts"]
         assert shown["tags"] == rel.get("tags", {}) == hit["memory"]["tags"]
         assert shown["evidence"] == rel.get("evidence", []) == hit["memory"]["evidence"]
-        assert shown["entities"] == rel.get("entities", [])
-        assert [mem.resolve(s) for s in shown["similar"]] == [s["id"] for s in rel.get("similar", [])]
+        entities, similar = rel.get("entities", []), [s["id"] for s in rel.get("similar", [])]
+        assert shown["entities"] == entities[:ENTITIES_SHOWN] and len(shown["entities"]) + shown.get("entities_more", 0) == len(entities)
+        assert [mem.resolve(s) for s in shown["similar"]] == similar[:SIMILAR_SHOWN]  # the nearest (the JSON has all)
     return len(parsed)
 
 

@@ -27,6 +27,11 @@ PREVIEW_CHARS = 160  # a search hit or list line
 SHORT_PREVIEW_CHARS = 60  # a write confirmation
 SIMILAR_PREVIEW_CHARS = 32  # a similar memory: enough to judge it; 60 cost 7% more tokens per search than 40 (bench/tokens.py)
 SIMILAR_PREVIEWS = 2  # similar memories per hit shown with a preview; the others by id and score (bench/tokens.py)
+# A hit's block names its nearest SIMILAR_SHOWN similar memories and its first ENTITIES_SHOWN entities, then how
+# many more entities there are (the JSON form and `related` give them all): on LongMemEval the similar and entity
+# lines were 66% of a search answer's tokens (bench/tokens.py).
+SIMILAR_SHOWN = 3
+ENTITIES_SHOWN = 8
 
 
 def _when(dt: Any) -> str:
@@ -191,13 +196,19 @@ def relation_lines(
     out = []
     for key, value in block.items():
         if key == "similar":
-            value = _similar_items(value, in_answer, previewed)
+            value = _similar_items(value[:SIMILAR_SHOWN], in_answer, previewed)  # a list is ~5 long: no count
         elif key == "tags":
             value = _tags(value)
+        elif key == "entities":
+            value = ", ".join(value[:ENTITIES_SHOWN]) + _more(value, ENTITIES_SHOWN)
         elif isinstance(value, list):
             value = ", ".join(value)
         out.append(f"  {key}: {value}")
     return out
+
+
+def _more(items: list[Any], shown: int) -> str:
+    return f" (+{len(items) - shown} more)" if len(items) > shown else ""
 
 
 def _similar_items(items: list[Any], in_answer: frozenset[str], previewed: set[str] | None) -> str:
