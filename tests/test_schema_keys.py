@@ -15,7 +15,7 @@ import pytest
 
 import knotwork
 from knotwork import Settings
-from knotwork.knowledge.models import Fact
+from knotwork.knowledge.models import Community, Entity, Fact
 from knotwork.store.postgres import migrate as pg_migrate
 
 NO_MODEL = Settings(embedder="none", kg_extract="none")
@@ -26,21 +26,23 @@ STORE_WIDE = {
     "vector_tombstones",
 }
 
-# (table, the column holding the referenced row's workspace, referenced table): references that may point at
-# another workspace's row. Every other foreign key pairs the row's own `workspace` with the target's.
-CROSS_SCOPE = {
-    ("links", "from_workspace", "memories"),
-    ("links", "to_workspace", "memories"),
-    ("memory_similar", "neighbour_workspace", "memories"),
-    ("surfacing", "memory_workspace", "memories"),
-    ("fact_sources", "memory_workspace", "memories"),
-    ("entity_aliases", "entity_workspace", "entities"),
-    ("entity_mentions", "entity_workspace", "entities"),
-    ("facts", "subject_workspace", "entities"),
-    ("facts", "object_workspace", "entities"),
-    ("facts", "superseded_workspace", "facts"),
-    ("community_members", "community_workspace", "communities"),
-}
+# (table, the column holding the referenced row's workspace, the referenced id's column, referenced table):
+# references that may point at another workspace's row. Every other foreign key pairs the row's own `workspace`
+# with the target's.
+REFERENCES = [
+    ("links", "from_workspace", "from_id", "memories"),
+    ("links", "to_workspace", "to_id", "memories"),
+    ("memory_similar", "neighbour_workspace", "neighbour_id", "memories"),
+    ("surfacing", "memory_workspace", "memory_id", "memories"),
+    ("fact_sources", "memory_workspace", "memory_id", "memories"),
+    ("entity_aliases", "entity_workspace", "entity_id", "entities"),
+    ("entity_mentions", "entity_workspace", "entity_id", "entities"),
+    ("facts", "subject_workspace", "subject_id", "entities"),
+    ("facts", "object_workspace", "object_id", "entities"),
+    ("facts", "superseded_workspace", "superseded_by", "facts"),
+    ("community_members", "community_workspace", "community_id", "communities"),
+]
+CROSS_SCOPE = {(table, column, target) for table, column, _, target in REFERENCES}
 
 KEYS_SQL = """
 SELECT c.relname, i.indisprimary, array_agg(a.attname ORDER BY a.attname)
@@ -119,17 +121,37 @@ def test_the_rule_catches_a_key_without_the_workspace(postgres_database) -> None
     assert any(p.startswith("links: unique index ['id']") for p in problems)
 
 
-def test_deleting_a_memory_leaves_nothing_pointing_at_it_without_the_cross_scope_foreign_keys(postgres_database) -> None:
-    """As on a deployment distributed by workspace, where a row cannot hold a foreign key to another shard's."""
-    url = postgres_database.fresh()
+def dangling(url: str) -> dict[str, int]:
+    """Cross-scope references whose target is gone, by table and column (empty: none)."""
+    out = {}
+    with psycopg.connect(url) as conn:
+        for table, column, ref, target in REFERENCES:
+            n = conn.execute(
+                f"SELECT count(*) FROM {table} t WHERE t.{ref} IS NOT NULL"
+                f" AND NOT EXISTS (SELECT 1 FROM {target} x WHERE x.workspace = t.{column} AND x.id = t.{ref})"
+            ).fetchone()[0]
+            if n:
+                out[f"{table}.{ref}"] = n
+    return out
+
+
+def drop_cross_scope_keys(url: str) -> None:
+    """What a deployment distributed by workspace cannot keep: a foreign key to another shard's row."""
     with psycopg.connect(url, autocommit=True) as conn:
-        for table, column, target in CROSS_SCOPE:
+        for table, column, _, _ in REFERENCES:
             name = conn.execute(
                 "SELECT con.conname FROM pg_constraint con JOIN pg_attribute a ON a.attrelid = con.conrelid"
                 " AND a.attnum = ANY(con.conkey) WHERE con.contype = 'f' AND con.conrelid = %s::regclass AND a.attname = %s",
                 (table, column),
             ).fetchone()[0]
             conn.execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
+
+
+def test_deletes_leave_nothing_pointing_across_scopes_without_the_cross_scope_foreign_keys(postgres_database) -> None:
+    """Memories, entities, facts and communities deleted (by delete, merge, clear and a community rebuild) while
+    rows of another workspace point at them: the store clears those rows itself."""
+    url = postgres_database.fresh()
+    drop_cross_scope_keys(url)
     at = datetime.now(UTC)
     try:
         with knotwork.open(url, settings=NO_MODEL) as mem:
@@ -141,31 +163,39 @@ def test_deleting_a_memory_leaves_nothing_pointing_at_it_without_the_cross_scope
             store.put_similar([(own, 1, shared, 0.9)])
             store.record_surfacing("shop", [shared], at)
             with store.transaction():
-                store.kg_insert_entity(_entity("e1", "shop", "Shopfront", at), "shopfront", ["sho"])
-                store.kg_insert_entity(_entity("e2", "shop", "Main", at), "main", ["mai"])
-                store.kg_insert_fact(Fact("f1", "shop", "e1", "Shopfront", "deploys_from", "e2", "Main",
-                                          "Shopfront deploys from Main", None, None, at, None, None, "caller", (shared, own)))
-            assert mem.delete(shared)
-        with psycopg.connect(url) as conn:
-            left = {
-                table: conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", (shared,) * where.count("%s")).fetchone()[0]
-                for table, where in [
-                    ("links", "from_id = %s OR to_id = %s"), ("memory_similar", "neighbour_id = %s"),
-                    ("surfacing", "memory_id = %s"), ("fact_sources", "memory_id = %s"),
-                ]
-            }
-            kept = conn.execute("SELECT count(*) FROM fact_sources WHERE memory_id = %s", (own,)).fetchone()[0]
-        assert left == {"links": 0, "memory_similar": 0, "surfacing": 0, "fact_sources": 0}
-        assert kept == 1  # the other source of the fact stays
+                for eid, ws, name in (("01AAAAAAAAAAAAAAAAAAAAAAG1", "", "Stripe"), ("01AAAAAAAAAAAAAAAAAAAAAAG2", "", "Stripe Inc"), ("01AAAAAAAAAAAAAAAAAAAAAAG3", "", "Main"), ("01AAAAAAAAAAAAAAAAAAAAAAS1", "shop", "Shopfront")):
+                    store.kg_insert_entity(Entity(eid, ws, name, None, "", at, at), name.lower(), [name[:3].lower()])
+                store.kg_add_mentions(own, ["01AAAAAAAAAAAAAAAAAAAAAAG2", "01AAAAAAAAAAAAAAAAAAAAAAS1"])  # a shop memory that mentions global entities
+                store.kg_add_alias("shop", "stripey", "Stripey", "01AAAAAAAAAAAAAAAAAAAAAAG2")
+                store.kg_insert_fact(Fact("01AAAAAAAAAAAAAAAAAAAAAAGF", "", "01AAAAAAAAAAAAAAAAAAAAAAG2", "Stripe Inc", "uses", "01AAAAAAAAAAAAAAAAAAAAAAG3", "Main", "Stripe Inc uses Main",
+                                          None, None, at, None, None, "caller", (shared,)))
+                store.kg_insert_fact(Fact("01AAAAAAAAAAAAAAAAAAAAAASF", "shop", "01AAAAAAAAAAAAAAAAAAAAAAS1", "Shopfront", "pays_with", "01AAAAAAAAAAAAAAAAAAAAAAG2", "Stripe Inc",
+                                          "Shopfront pays with Stripe Inc", None, None, at, None, "01AAAAAAAAAAAAAAAAAAAAAAGF", "caller", (shared, own)))
+                store.kg_swap_communities("", [], [(Community("01AAAAAAAAAAAAAAAAAAAAAAGC", "", "Payments", "", ()), ["01AAAAAAAAAAAAAAAAAAAAAAG1", "01AAAAAAAAAAAAAAAAAAAAAAG2", "01AAAAAAAAAAAAAAAAAAAAAAS1"])], at)
+            assert dangling(url) == {}
+
+            mem.delete(shared)  # and the global fact it alone was the source of, which had superseded shop's fact
+            assert dangling(url) == {}
+            with psycopg.connect(url) as conn:
+                assert conn.execute("SELECT count(*) FROM fact_sources WHERE memory_id = %s", (own,)).fetchone()[0] == 1
+
+            # G2, named from shop by a mention, an alias and a fact, is merged into G1 (the service keeps the more
+            # connected of two; here the store is told which goes)
+            store.kg_merge_entities("01AAAAAAAAAAAAAAAAAAAAAAG1", "01AAAAAAAAAAAAAAAAAAAAAAG2")
+            assert dangling(url) == {}
+            with psycopg.connect(url) as conn:
+                mentioned = {r[0] for r in conn.execute("SELECT entity_id FROM entity_mentions WHERE memory_id = %s", (own,))}
+            assert mentioned == {"01AAAAAAAAAAAAAAAAAAAAAAG1", "01AAAAAAAAAAAAAAAAAAAAAAS1"}
+
+            store.kg_swap_communities("", ["01AAAAAAAAAAAAAAAAAAAAAAGC"], [], at)  # the global community goes, with shop's membership
+            assert dangling(url) == {}
+            mem.clear_graph("")  # every global entity goes; shop's own entity and its facts' other ends
+            assert dangling(url) == {}
+            with psycopg.connect(url) as conn:
+                assert conn.execute("SELECT count(*) FROM entities WHERE workspace = 'shop'").fetchone()[0] == 1
     finally:
         postgres_database.close()
         postgres_database._make()
-
-
-def _entity(eid: str, workspace: str, name: str, at: datetime):
-    from knotwork.knowledge.models import Entity
-
-    return Entity(eid, workspace, name, None, "", at, at)
 
 
 # -- a store written before the workspace keys ------------------------------------------------------------------

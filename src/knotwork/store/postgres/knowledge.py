@@ -75,6 +75,28 @@ class KnowledgeStore:
     _rows_by_ids: Any
     transaction: Any
 
+    # -- cross-scope references -----------------------------------------------------
+    # Rows of any workspace that name an entity, a fact or a community of another through a reference of their
+    # own (see migrations/0008_workspace_keys.sql): cleared by the store before what they name is deleted, so
+    # that nothing depends on foreign keys a deployment distributed by workspace cannot keep.
+    def _forget_facts(self, fact_ids: Sequence[str]) -> None:
+        self._rows_by_ids(
+            "UPDATE facts SET superseded_workspace = NULL, superseded_by = NULL WHERE superseded_by = ANY(%s)", fact_ids
+        )
+
+    def _forget_entities(self, entity_ids: Sequence[str]) -> None:
+        if not entity_ids:
+            return
+        ids = list(dict.fromkeys(entity_ids))
+        facts = [r[0] for r in self._run("SELECT id FROM facts WHERE subject_id = ANY(%s) OR object_id = ANY(%s)", (ids, ids))]
+        self._forget_facts(facts)
+        self._rows_by_ids("DELETE FROM facts WHERE id = ANY(%s)", facts)
+        for table in ("entity_mentions", "entity_aliases", "community_members"):
+            self._rows_by_ids(f"DELETE FROM {table} WHERE entity_id = ANY(%s)", ids)
+
+    def _forget_communities(self, community_ids: Sequence[str]) -> None:
+        self._rows_by_ids("DELETE FROM community_members WHERE community_id = ANY(%s)", community_ids)
+
     # -- entities -------------------------------------------------------------
     def kg_lookup_norms(self, workspace: str | None, norms: Sequence[str]) -> dict[str, str]:
         """Entity id for each normalised name (own name first, then aliases) in exactly this workspace."""
@@ -224,7 +246,9 @@ class KnowledgeStore:
             row = self._run("SELECT workspace, norm, name, terms FROM entities WHERE id = %s", (drop,)).fetchone()
             self._run("UPDATE facts SET subject_id = %s WHERE subject_id = %s", (keep, drop))
             self._run("UPDATE facts SET object_id = %s WHERE object_id = %s", (keep, drop))
-            self._run("DELETE FROM facts WHERE subject_id = object_id AND subject_id = %s", (keep,))
+            loops = [r[0] for r in self._run("SELECT id FROM facts WHERE subject_id = object_id AND subject_id = %s", (keep,))]
+            self._forget_facts(loops)
+            self._rows_by_ids("DELETE FROM facts WHERE id = ANY(%s)", loops)
             self._run(
                 "INSERT INTO entity_mentions (workspace, memory_id, entity_workspace, entity_id)"
                 f" SELECT workspace, memory_id, {WORKSPACE_OF_ENTITY}, %s FROM entity_mentions"
@@ -232,6 +256,7 @@ class KnowledgeStore:
                 (keep, keep, drop),
             )
             self._run("UPDATE entity_aliases SET entity_id = %s WHERE entity_id = %s", (keep, drop))
+            self._forget_entities([drop])
             self._run("DELETE FROM entities WHERE id = %s", (drop,))
             if row:
                 self._run(
@@ -363,15 +388,18 @@ class KnowledgeStore:
         if not ids:
             return 0
         with self.transaction():
-            return self._run(
-                "DELETE FROM entities e WHERE e.id = ANY(%s)"
+            orphans = [r[0] for r in self._run(
+                "SELECT e.id FROM entities e WHERE e.id = ANY(%s)"
                 " AND NOT EXISTS (SELECT 1 FROM entity_mentions WHERE entity_id = e.id)"
                 " AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = e.id OR object_id = e.id)",
                 (ids,),
-            ).rowcount
+            )]
+            self._forget_entities(orphans)
+            return len(self._rows_by_ids("DELETE FROM entities WHERE id = ANY(%s) RETURNING id", orphans))
 
     def kg_delete_fact(self, fact_id: str) -> bool:
         with self.transaction():
+            self._forget_facts([fact_id])
             return self._run("DELETE FROM facts WHERE id = %s", (fact_id,)).rowcount > 0
 
     def kg_edges(self, workspace: str | None, at: datetime) -> list[tuple[str, str]]:
@@ -385,7 +413,10 @@ class KnowledgeStore:
         """Delete the graph of one workspace (or everything with ``*``); returns (entities, facts) deleted."""
         where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else ("workspace = %s", [workspace or ""])
         with self.transaction():
+            self._forget_facts([r[0] for r in self._run(f"SELECT id FROM facts WHERE {where}", params)])
             facts = self._run(f"DELETE FROM facts WHERE {where}", params).rowcount
+            self._forget_entities([r[0] for r in self._run(f"SELECT id FROM entities WHERE {where}", params)])
+            self._forget_communities([r[0] for r in self._run(f"SELECT id FROM communities WHERE {where}", params)])
             self._run(f"DELETE FROM communities WHERE {where}", params)
             self._run(f"DELETE FROM community_dirty WHERE {where}", params)
             entities = self._run(f"DELETE FROM entities WHERE {where}", params).rowcount
@@ -418,6 +449,7 @@ class KnowledgeStore:
     ) -> None:
         """Delete the communities ``drop`` and insert ``groups`` (the incremental half of a rebuild)."""
         with self.transaction():
+            self._forget_communities(drop)
             self._rows_by_ids("DELETE FROM communities WHERE id = ANY(%s)", drop)
             self._run_many(
                 "INSERT INTO communities (id, workspace, name, summary, size, created_at) VALUES (%s, %s, %s, %s, %s, %s)",

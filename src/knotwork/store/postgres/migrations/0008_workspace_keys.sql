@@ -5,9 +5,10 @@
 -- workspace column on both sides. Where a row may point at a row of another workspace (a link or a fact about
 -- a global memory or entity, a similar list naming a global memory, a memory surfaced in a workspace), the
 -- reference carries the target's workspace in a column of its own (`to_workspace`, `entity_workspace`, ...):
--- those are the cross-scope references, the only foreign keys a distributed deployment cannot keep, and the
--- store deletes what they point from itself (see delete_memory). Store-wide tables (schema_migrations,
--- store_meta, store_clock, hygiene_counters and the change logs) hold no workspace's rows: reference tables.
+-- those are the cross-scope references, the only foreign keys a distributed deployment cannot keep, so the
+-- store clears what points at a row before it deletes the row (delete_memory, knowledge.py _forget_*).
+-- Store-wide tables (schema_migrations, store_meta, store_clock, hygiene_counters and the change logs) hold no
+-- workspace's rows: reference tables.
 --
 -- Ids stay unique by construction (time + 80 random bits; imports check under the write lock); plain indexes
 -- on `id` serve the by-id reads.
