@@ -8,14 +8,14 @@ formats text for a person (that is ``render``'s job).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from knotwork.config import Settings
 from knotwork.domain import ids, rules, temporal
-from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
+from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
 from knotwork.search.pipeline import Pipeline, Query, Trace
@@ -26,6 +26,7 @@ from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
 from knotwork.services import shortids
+from knotwork.services.records import BackupReport, ImportReport, imported_link, imported_memory
 from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
@@ -48,41 +49,6 @@ MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates t
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
 )
-
-
-@dataclass(frozen=True, slots=True)
-class BackupReport:
-    """Where a backup went, how large it is, and what it holds."""
-
-    path: str
-    bytes: int
-    memories: int
-    schema_version: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "bytes": self.bytes, "memories": self.memories, "schema_version": self.schema_version}
-
-
-@dataclass(frozen=True, slots=True)
-class ImportReport:
-    """What an import did: memories added, and those already present (same id or same content)."""
-
-    added: int
-    skipped: int
-
-
-def _imported_link(d: Mapping[str, Any]) -> Relationship:
-    if d["type"] not in LINK_TYPES:
-        raise InvalidInput("links", f"unknown relationship type {d['type']!r}")
-    return Relationship(
-        id=ids.normalize_ref(d["id"], "links"),
-        from_id=ids.normalize_ref(d["from"], "links"),
-        to_id=ids.normalize_ref(d["to"], "links"),
-        type=d["type"],
-        workspace=rules.workspace(d.get("workspace")),
-        created_at=parse_time(d["created_at"], "links.created_at"),
-        metadata=rules.metadata(d.get("metadata")),
-    )
 
 
 def _optional_time(value: Any, field: str) -> datetime | None:
@@ -682,8 +648,8 @@ class Knotwork:
         links: list[Relationship] = []
         for index, record in enumerate(records):
             try:
-                parsed.append(self._imported(record))
-                links += [_imported_link(link) for link in record.get("links") or []]
+                parsed.append(imported_memory(record, self.settings.max_content_bytes))
+                links += [imported_link(link) for link in record.get("links") or []]
             except InvalidInput as exc:
                 raise InvalidInput(f"record {index + 1}: {exc.field}", exc.problem) from None
             except (KeyError, TypeError, AttributeError) as exc:
@@ -709,43 +675,6 @@ class Knotwork:
                     self.store.insert_link(rel)
             self._similar.refresh(embedded)
         return ImportReport(added, skipped)
-
-    def _imported(self, record: Mapping[str, Any]) -> tuple[Memory, list[Memory]]:
-        if not isinstance(record, Mapping):
-            raise InvalidInput("record", f"expected a JSON object, got {type(record).__name__}")
-        def one(d: Mapping[str, Any]) -> Memory:
-            missing = {"id", "content", "created_at", "updated_at", "valid_at"} - set(d)
-            if missing:
-                raise InvalidInput("record", f"missing field(s) {', '.join(sorted(missing))}")
-            memory_id = ids.normalize_ref(d["id"])
-            if len(memory_id) != ids.ID_LENGTH:
-                raise InvalidInput("id", f"{d['id']!r} is not a full id")
-            text = rules.content(d["content"], self.settings.max_content_bytes)
-            version = d.get("version", 1)
-            if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-                raise InvalidInput("version", f"must be a whole number from 1, got {version!r}")
-            return Memory.from_dict(
-                {
-                    **d,
-                    "id": memory_id,
-                    "content": text,
-                    "workspace": rules.workspace(d.get("workspace")),
-                    "agent_id": rules.agent_id(d.get("agent_id")),
-                    "category": rules.category(d.get("category")),
-                    "tags": rules.tags(d.get("tags")),
-                    "artifacts": rules.str_list(d.get("artifacts"), "artifacts"),
-                    "evidence": rules.str_list(d.get("evidence"), "evidence"),
-                    "importance": rules.importance(d.get("importance")),
-                    "metadata": rules.metadata(d.get("metadata")),
-                    "content_hash": rules.content_hash(text),
-                }
-            )
-        history = record.get("history") or []
-        if not isinstance(history, list):
-            raise InvalidInput("history", "must be a list of earlier versions")
-        memory = one(record)
-        past = [one({**old, "id": memory.id}) for old in history]
-        return memory, past
 
     # -- ambient recall and status (services/recall.py, services/status.py) --------
     def recall(
