@@ -2,18 +2,18 @@
 
     python bench/backends.py [--postgres URL] [--ingest 1000] [--size 100000] [--links 300000] [--queries 200]
                              [--backends sqlite,postgres] [--bulk] [--fill store|copy|copy-indexed]
-                             [--ef-search N,N]
+                             [--ef-search N,N] [--shared-buffers 3GB]
 
 Without ``--postgres`` a PostgreSQL 16 + pgvector is started from the
 ``pgserver`` wheel in a temporary folder (fsync left on: these are the
-server's defaults). For each backend, in a fresh store:
+server's defaults; ``--shared-buffers`` sets that one). For each backend, in a fresh store:
 
 * **ingest**: ``--ingest`` memories of bench/ingest.py's generator through
   ``add_many`` in batches of 100, with the bundled embedder (model time
   included: it is the same on both backends);
 * **search**: a store of ``--size`` generated memories whose vectors are
-  synthetic (embedding 10^6 texts would take most of a day here and
-  measures the model, not the backend), then ``--queries`` searches with
+  synthetic (embedding 10^6 texts would take hours here and measures
+  the model, not the backend), then ``--queries`` searches with
   the default recipe (BM25 over the query's text and k-NN over its vector);
   the store is opened afresh after the fill, so its in-memory indexes are
   loaded from the database as a new process's would be;
@@ -25,8 +25,8 @@ Synthetic vectors are **clustered**: 2,000 random unit centroids, each
 memory a centroid plus Gaussian noise of a norm drawn in [0.3, 1.0],
 normalised (384 floats). Two memories of one centroid have cosine 0.5-0.9,
 of two centroids about 0: every memory has real near neighbours, as with
-a model, and the noise spans all 384 dimensions, so HNSW walks a graph as
-hard as a model's. Pure random unit vectors would make every similarity
+a model, and the noise spans all 384 dimensions (no low-dimensional
+shortcut for the HNSW graph). Pure random unit vectors would make every similarity
 about 0: the search's similarity floor (0.2) would stop the k-NN after
 its first walk, which is unrealistically cheap. Vectors made from the
 text (a sum of per-word random vectors) were not used: the generator's
@@ -392,6 +392,7 @@ def main() -> None:
         "--ef-search", type=lambda text: [int(x) for x in text.split(",") if x], default=[],
         help="PostgreSQL: also time the k-NN statement alone at these hnsw.ef_search values (comma list)",
     )
+    parser.add_argument("--shared-buffers", help="shared_buffers of the server started here (e.g. 3GB; default: the server's)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server = None
@@ -400,9 +401,19 @@ def main() -> None:
         else:
             import pgserver
 
+            import psycopg
+
+            if args.shared_buffers:  # set, then the server restarted to take it
+                server = pgserver.get_server(Path(tmp) / "pg", cleanup_mode="stop")
+                with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+                    conn.execute(f"ALTER SYSTEM SET shared_buffers = '{args.shared_buffers}'")
+                server.cleanup()
             server = pgserver.get_server(Path(tmp) / "pg", cleanup_mode="delete")
             pg_url = server.get_uri()
         import psycopg
+
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            print(f"  PostgreSQL shared_buffers {conn.execute('SHOW shared_buffers').fetchone()[0]}", file=sys.stderr, flush=True)
 
         def database(name: str) -> str:
             with psycopg.connect(pg_url, autocommit=True) as conn:
