@@ -216,15 +216,15 @@ def fill_copy(mem: knotwork.Knotwork, items: list[dict], vectors: Vectors, index
             with cur.copy(f"COPY memories ({COLUMNS}) FROM STDIN") as copy:
                 for m in drafts:
                     copy.write_row(memory_params(m))
-            tags = [(m.id, key, value) for m in drafts for key, value in m.tags.items()]
+            tags = [(m.workspace or "", m.id, key, value) for m in drafts for key, value in m.tags.items()]
             if tags:
-                with cur.copy("COPY memory_tags (memory_id, key, value) FROM STDIN") as copy:
+                with cur.copy("COPY memory_tags (workspace, memory_id, key, value) FROM STDIN") as copy:
                     for row in tags:
                         copy.write_row(row)
-            with cur.copy("COPY memory_vectors (memory_id, chunk, vector) FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types(["text", "int4", "vector"])
+            with cur.copy("COPY memory_vectors (workspace, memory_id, chunk, vector) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["text", "text", "int4", "vector"])
                 for m, v in zip(drafts, vs):
-                    copy.write_row((m.id, 0, Vector(v)))
+                    copy.write_row((m.workspace or "", m.id, 0, Vector(v)))
         memory_ids.extend(m.id for m in drafts)
         print(f"  {len(memory_ids):,} memories", file=sys.stderr, flush=True)
     timings["rows"] = time.perf_counter() - t
