@@ -205,8 +205,7 @@ class KnowledgeStore:
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
         """(seq, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
         rows = self._run(
-            "SELECT v.seq, v.entity_id, e.workspace, v.vector FROM entity_vectors v"
-            " JOIN entities e ON e.id = v.entity_id WHERE v.seq > %s ORDER BY v.seq",
+            "SELECT v.seq, v.entity_id, v.workspace, v.vector FROM entity_vectors v WHERE v.seq > %s ORDER BY v.seq",
             (after_rowid,),
         )
         return [(s, eid, ws, bytes(blob)) for s, eid, ws, blob in rows]

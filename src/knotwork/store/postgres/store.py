@@ -643,7 +643,8 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
             f" WHERE TRUE{ends}{other}", (*end_params, *other_params),
         ).fetchone()[0]
         embedded, vectors = self._run(
-            "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
+            "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v"
+            " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
             f" WHERE TRUE{mine}", params,
         ).fetchone()
         return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}

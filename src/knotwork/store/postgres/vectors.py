@@ -60,9 +60,11 @@ class VectorStore:
         fetch = max(VECTOR_OVERFETCH * k, 40)
         while True:
             sql = (
-                f"WITH near AS (SELECT v.memory_id, {vec} <=> %s AS d FROM memory_vectors v"
+                f"WITH near AS (SELECT v.workspace, v.memory_id, {vec} <=> %s AS d FROM memory_vectors v"
                 f" WHERE vector_dims(v.vector) = {dim} ORDER BY {vec} <=> %s LIMIT %s)"
-                f" SELECT near.memory_id, 1 - near.d FROM near JOIN memories m ON m.id = near.memory_id WHERE {where}"
+                # by the primary key: one probe per row (the id alone is not unique to the planner)
+                " SELECT near.memory_id, 1 - near.d FROM near"
+                f" JOIN memories m ON m.workspace = near.workspace AND m.id = near.memory_id WHERE {where}"
                 " ORDER BY near.d"
             )
             if self.tracer:
@@ -77,7 +79,8 @@ class VectorStore:
         if len(best) < k and not floored and fetch >= HNSW_EF_MAX:
             # Exact: "+ 0" keeps the planner off the HNSW index, whose beam is what fell short.
             rows = self._run(
-                f"SELECT v.memory_id, 1 - ({vec} <=> %s) AS s FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
+                f"SELECT v.memory_id, 1 - ({vec} <=> %s) AS s FROM memory_vectors v"
+                " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
                 f" WHERE vector_dims(v.vector) = {dim} AND {where} ORDER BY ({vec} <=> %s) + 0 LIMIT %s",
                 (q, *params, q, VECTOR_OVERFETCH * k),
             ).fetchall()
@@ -133,8 +136,7 @@ class VectorStore:
 
     def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
         rows = self._run(
-            "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
-            " JOIN memories m ON m.id = v.memory_id WHERE v.seq > %s ORDER BY v.seq LIMIT %s",
+            "SELECT v.seq, v.memory_id, v.workspace, v.vector FROM memory_vectors v WHERE v.seq > %s ORDER BY v.seq LIMIT %s",
             (seq, limit),
         ).fetchall()
         return [(s, mid, ws, _blob(v)) for s, mid, ws, v in rows]
@@ -157,8 +159,7 @@ class VectorStore:
 
     def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
         rows = self._rows_by_ids(
-            "SELECT v.memory_id, m.workspace, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-            " WHERE v.memory_id = ANY(%s) ORDER BY v.memory_id, v.chunk",
+            "SELECT v.memory_id, v.workspace, v.vector FROM memory_vectors v WHERE v.memory_id = ANY(%s) ORDER BY v.memory_id, v.chunk",
             memory_ids,
         )
         out: dict[str, tuple[str | None, list[bytes]]] = {}
