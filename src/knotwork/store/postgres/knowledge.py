@@ -91,7 +91,7 @@ class KnowledgeStore:
         facts = [r[0] for r in self._run("SELECT id FROM facts WHERE subject_id = ANY(%s) OR object_id = ANY(%s)", (ids, ids))]
         self._forget_facts(facts)
         self._rows_by_ids("DELETE FROM facts WHERE id = ANY(%s)", facts)
-        for table in ("entity_mentions", "entity_aliases", "community_members"):
+        for table in ("entity_mentions", "entity_aliases"):  # members live in their entity's workspace: keys cascade
             self._rows_by_ids(f"DELETE FROM {table} WHERE entity_id = ANY(%s)", ids)
 
     def _forget_communities(self, community_ids: Sequence[str]) -> None:

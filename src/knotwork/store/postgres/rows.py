@@ -21,15 +21,6 @@ WORKSPACE_OF_MEMORY = "(SELECT workspace FROM memories WHERE id = %s)"
 WORKSPACE_OF_ENTITY = "(SELECT workspace FROM entities WHERE id = %s)"
 WORKSPACE_OF_FACT = "(SELECT workspace FROM facts WHERE id = %s)"
 
-# Rows of any workspace that name a memory through a cross-scope reference (a column of their own holds the
-# memory's workspace): deleted by the store before the memory, each statement's parameters all the memory's id.
-CROSS_SCOPE_DELETES = (
-    "DELETE FROM links WHERE from_id = %s OR to_id = %s",
-    "DELETE FROM memory_similar WHERE neighbour_id = %s",
-    "DELETE FROM surfacing WHERE memory_id = %s",
-    "DELETE FROM fact_sources WHERE memory_id = %s",
-)
-
 _EMPTY = {"{}": dict, "[]": list}
 
 

@@ -35,7 +35,6 @@ from knotwork.store.postgres.knowledge import KnowledgeStore
 from knotwork.store.postgres.rows import (
     BRIEF_COLUMNS,
     COLUMNS,
-    CROSS_SCOPE_DELETES,
     LINK_COLUMNS,
     WORKSPACE_OF_MEMORY,
     bm25_sql,
@@ -342,12 +341,16 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
 
     def delete_memory(self, memory_id: str) -> bool:
         with self.transaction():
-            # What other workspaces' rows say of this memory goes first, by the store's own hand: a deployment
-            # distributed by workspace cannot keep those cross-scope foreign keys (the rows of one workspace's
-            # tables stay with it, and their keys cascade).
-            for sql in CROSS_SCOPE_DELETES:
-                self._run(sql, (memory_id,) * sql.count("%s"))
+            self._forget_memory(memory_id)
             return self._run("DELETE FROM memories WHERE id = %s", (memory_id,)).rowcount > 0
+
+    def _forget_memory(self, memory_id: str) -> None:
+        """Rows of any workspace that name the memory through a cross-scope reference, deleted by the store's own
+        hand (as ``_forget_entities`` and its kin do for the graph): a deployment distributed by workspace cannot
+        keep those foreign keys. The memory's own workspace's rows go by their keys' cascade."""
+        self._run("DELETE FROM links WHERE from_id = %s OR to_id = %s", (memory_id, memory_id))
+        for table, column in (("memory_similar", "neighbour_id"), ("surfacing", "memory_id"), ("fact_sources", "memory_id")):
+            self._run(f"DELETE FROM {table} WHERE {column} = %s", (memory_id,))
 
     def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
         where, params = where_sql(flt, at)

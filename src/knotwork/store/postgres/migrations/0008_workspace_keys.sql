@@ -6,7 +6,7 @@
 -- a global memory or entity, a similar list naming a global memory, a memory surfaced in a workspace), the
 -- reference carries the target's workspace in a column of its own (`to_workspace`, `entity_workspace`, ...):
 -- those are the cross-scope references, the only foreign keys a distributed deployment cannot keep, so the
--- store clears what points at a row before it deletes the row (delete_memory, knowledge.py _forget_*).
+-- store clears what points at a row before it deletes the row (the store's _forget_* methods).
 -- Store-wide tables (schema_migrations, store_meta, store_clock, hygiene_counters and the change logs) hold no
 -- workspace's rows: reference tables.
 --
