@@ -543,9 +543,11 @@ class Knotwork:
         include_invalid: bool = False,
         *,
         workspace: str | None = None,
+        min_confidence: float | None = None,
     ) -> list[FactHit]:
-        """Facts matching ``query``, true now (or at ``as_of``) unless ``include_invalid``."""
-        return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace)
+        """Facts matching ``query``, true now (or at ``as_of``) unless ``include_invalid``; with
+        ``min_confidence`` (0-1), only facts whose extractor was at least that sure."""
+        return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace, min_confidence)
 
     def episodes(self, *, workspace: str | None = None, limit: int = 20, query: str | None = None) -> list[Episode]:
         """Memories seen from the graph (entities mentioned, facts given), newest first or best match for ``query``."""
@@ -560,10 +562,11 @@ class Knotwork:
         return self.knowledge.entity(ref, workspace)
 
     def entity_facts(
-        self, ref: str, *, workspace: str | None = None, as_of: str | datetime | None = None, include_invalid: bool = False
+        self, ref: str, *, workspace: str | None = None, as_of: str | datetime | None = None, include_invalid: bool = False,
+        min_confidence: float | None = None,
     ) -> list[Fact]:
-        """Facts about one entity, as subject or object, newest first."""
-        return self.knowledge.facts_of(ref, workspace, as_of, include_invalid)
+        """Facts about one entity, as subject or object, newest first (at least ``min_confidence`` sure, when given)."""
+        return self.knowledge.facts_of(ref, workspace, as_of, include_invalid, min_confidence)
 
     def fact(self, id: str) -> Fact:
         return self.knowledge.fact(id)

@@ -23,8 +23,18 @@ def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
     assert cli("add", "We moved from MySQL to PostgreSQL.", "--valid-at", "2026-01-01", "-w", "shop").returncode == 0
     r = cli("add", "notes", "-w", "shop", "--entity", "Redis:library", "--fact", "Billing|uses|Postgres|2026-02-01")
     assert r.returncode == 0, r.stderr
+    r = cli("add", "editors", "-w", "shop", "--fact", "Bo|uses|Helix", "--fact", "Bo|uses|Kakoune||0.25")
+    assert r.returncode == 0, r.stderr
+    assert "Bo --uses--> Kakoune" in cli("facts", "Bo uses", "-w", "shop").stdout
+    sure = cli("entity", "Bo", "-w", "shop", "--min-confidence", "0.5")
+    assert "Bo --uses--> Helix (" in sure.stdout and "; caller 1) id " in sure.stdout and "--> Kakoune" not in sure.stdout
+    assert "Kakoune" not in cli("facts", "Bo uses", "-w", "shop", "--min-confidence", "0.5").stdout
+    bad = cli("facts", "Bo", "-w", "shop", "--min-confidence", "2")
+    assert bad.returncode == 2 and "--min-confidence" in bad.stderr
+    bad = cli("add", "x", "-w", "shop", "--fact", "Bo|uses|Vim||sure")
+    assert bad.returncode == 2 and "CONFIDENCE" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     r = cli("facts", "mysql", "-w", "shop", "--include-invalid")
-    assert "Team --uses--> MySQL (… → 2026-01-01, retired)" in r.stdout, r.stdout
+    assert "Team --uses--> MySQL (… → 2026-01-01, retired; rules 1)" in r.stdout, r.stdout
     assert "Redis [library] @shop" in cli("nodes", "redis", "-w", "shop").stdout
     r = cli("merge-entities", "Postgres", "PostgreSQL", "-w", "shop")
     assert r.returncode == 0 and "✓ Merged into" in r.stdout, r.stderr

@@ -77,7 +77,7 @@ def test_search_facts_now_as_of_and_including_retired(http: httpx2.Client, graph
     assert http.post("/search/facts", json={"query": "Ana lives", "as_of": "2024-06-01"}).json()["facts"] == []
     assert http.post("/search/facts", json={"query": "Ana lives", "workspace": "other"}).json()["facts"] == []
     text = http.post("/search/facts", params={"format": "compact"}, json={"query": "Ana lives"}).text
-    assert "Ana --lives_in--> Berlin (since 2026-02-01)" in text and "Boston" not in text
+    assert "Ana --lives_in--> Berlin (since 2026-02-01; caller 1)" in text and "Boston" not in text
 
 
 # -- entities and facts --------------------------------------------------------------------
@@ -111,8 +111,8 @@ def test_entity_facts_now_as_of_and_including_retired(http: httpx2.Client, graph
     assert http.get("/entities/Boston/facts").json()["facts"] == []  # Ana lives there no more
     text = http.get("/entities/Ana/facts", params={"format": "compact", "include_invalid": "true"}).text
     assert text.splitlines() == [
-        f"1. Ana --lives_in--> Berlin (since 2026-02-01) id {graph['berlin'][-8:]}",
-        f"2. Ana --lives_in--> Boston (2025-01-01 → 2026-02-01, retired) id {graph['boston'][-8:]}",
+        f"1. Ana --lives_in--> Berlin (since 2026-02-01; caller 1) id {graph['berlin'][-8:]}",
+        f"2. Ana --lives_in--> Boston (2025-01-01 → 2026-02-01, retired; caller 1) id {graph['boston'][-8:]}",
     ]
 
 
@@ -263,7 +263,7 @@ def test_extraction_status_and_run(with_llm: tuple[httpx2.Client, Knotwork], llm
     assert len(llm.chat_requests) == 1
     (hit,) = http.post("/search/facts", json={"query": "BillingService Stripe"}).json()["facts"]
     f = hit["fact"]
-    assert (f["subject"]["name"], f["predicate"], f["origin"]) == ("BillingService", "uses", "llm")
+    assert (f["subject"]["name"], f["predicate"], f["extractor"]) == ("BillingService", "uses", "llm")
     done = http.get("/extraction", params={"status": "done"}).json()
     assert done["counts"]["done"] == 1 and [q["memory_id"] for q in done["items"]] == [memory_id]
     assert http.get("/extraction").json()["items"] == []  # done items are listed only when asked for
@@ -378,3 +378,19 @@ def test_a_memory_posted_with_entities_and_facts_feeds_the_graph(http: httpx2.Cl
     bad = http.post("/memories", json={"content": "zebrafish tank notes", "facts": [{"subject": "A", "object": "B"}]})
     assert bad.status_code == 400 and "predicate" in bad.text
     assert http.post("/search", json={"query": "zebrafish"}).json()["hits"] == []  # nothing half-written
+
+
+def test_min_confidence_on_search_and_entity_facts(http: httpx2.Client, mem: Knotwork) -> None:  # noqa: F811
+    mem.add("Ana's tools", workspace="shop", facts=[{"subject": "Ana", "predicate": "uses", "object": "Vim"},
+                                                    {"subject": "Ana", "predicate": "uses", "object": "Nano", "confidence": 0.3}])
+    every = http.post("/search/facts", json={"query": "Ana uses"}).json()["facts"]
+    assert {(h["fact"]["object"]["name"], h["fact"]["extractor"], h["fact"]["confidence"]) for h in every} == {
+        ("Vim", "caller", 1.0), ("Nano", "caller", 0.3)}
+    sure = http.post("/search/facts", json={"query": "Ana uses", "min_confidence": 0.5}).json()["facts"]
+    assert objects([h["fact"] for h in sure]) == ["Vim"]
+    assert objects(http.get("/entities/Ana/facts", params={"min_confidence": 0.5}).json()["facts"]) == ["Vim"]
+    assert sorted(objects(http.get("/entities/Ana/facts", params={"min_confidence": 0.3}).json()["facts"])) == ["Nano", "Vim"]
+    text = http.get("/entities/Ana/facts", params={"format": "compact"}).text
+    assert "Ana --uses--> Nano (" in text and "; caller 0.3) id " in text
+    assert "min_confidence" in error_of(http.post("/search/facts", json={"query": "Ana", "min_confidence": 2}), 400)["message"]
+    assert "min_confidence" in error_of(http.get("/entities/Ana/facts", params={"min_confidence": -1}), 400)["message"]

@@ -71,7 +71,7 @@ class TestKnowledgeTools:
         nodes, current, everything, past, episodes, groups = session.run(scenario)
         assert [set(c["members"]) for c in groups["communities"]] == [{"Ana", "Berlin"}]
         assert nodes.startswith('Found ') and '1. Redis [library] @shop (community: Redis, ReportsModule) - in-memory cache' in nodes
-        assert "Ana --lives_in--> Berlin (since 2026-02-01)" in current and "Boston" not in current
+        assert "Ana --lives_in--> Berlin (since 2026-02-01; caller 1)" in current and "Boston" not in current
         assert "Ana --lives_in--> Boston" in past and "Berlin" not in past
         facts = [h["fact"] for h in everything["facts"]]
         assert [f["object"]["name"] for f in facts] == ["Berlin", "Boston"]
@@ -88,7 +88,7 @@ class TestKnowledgeTools:
 
         gone, now, missing = session.run(delete)
         assert gone.startswith("✓ Deleted fact Ana --lives_in--> Berlin")
-        assert "Ana --lives_in--> Boston (since 2025-01-01)" in now
+        assert "Ana --lives_in--> Boston (since 2025-01-01; caller 1)" in now
         assert "no fact matches" in missing
 
     def test_bad_graph_input_is_a_tool_error(self, session: Session) -> None:
@@ -96,6 +96,25 @@ class TestKnowledgeTools:
             return await err(client, "add_memory", {"content": "x y z", "facts": [{"subject": "a", "predicate": "p"}]})
 
         assert "facts[0].object: is missing" in session.run(scenario)
+
+    def test_search_facts_min_confidence(self, session: Session) -> None:
+        async def scenario(client: Client) -> tuple[str, str, dict, str]:
+            await ok(client, "add_memory", {
+                "content": "Bo's editors", "facts": [{"subject": "Bo", "predicate": "uses", "object": "Helix"},
+                                                      {"subject": "Bo", "predicate": "uses", "object": "Kakoune", "confidence": 0.25}],
+            })
+            every = await ok(client, "search_facts", {"query": "Bo uses"})
+            sure = await ok(client, "search_facts", {"query": "Bo uses", "min_confidence": 0.5})
+            shaped = await ok_json(client, "search_facts", {"query": "Bo uses", "min_confidence": 0.2})
+            bad = await err(client, "search_facts", {"query": "Bo uses", "min_confidence": 1.5})
+            return every, sure, shaped, bad
+
+        every, sure, shaped, bad = session.run(scenario)
+        assert "Bo --uses--> Kakoune (" in every and "; caller 0.25) id " in every and "Bo --uses--> Helix" in every
+        assert "Kakoune" not in sure and "Bo --uses--> Helix" in sure
+        bo = {(h["fact"]["object"]["name"], h["fact"]["confidence"]) for h in shaped["facts"] if h["fact"]["subject"]["name"] == "Bo"}
+        assert bo == {("Helix", 1.0), ("Kakoune", 0.25)}
+        assert "min_confidence" in bad
 
     def test_clear_graph_needs_confirm(self, owner: Session) -> None:
         session = owner

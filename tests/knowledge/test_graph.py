@@ -43,7 +43,7 @@ def test_caller_entities_and_facts_are_stored_with_their_source(kg: Knotwork) ->
     assert (redis.name, redis.type) == ("Redis", "library")
     assert redis.summary.startswith("In-memory cache")
     (f,) = kg.entity_facts("ReportsModule", workspace="shop")
-    assert (f.subject, f.predicate, f.object, f.origin) == ("ReportsModule", "depends_on", "Redis", "caller")
+    assert (f.subject, f.predicate, f.object, f.extractor) == ("ReportsModule", "depends_on", "Redis", "caller")
     assert f.valid_at == d("2026-01-03") and f.invalid_at is None and f.sources == (m.id,)
     assert f.fact == "ReportsModule depends on Redis"
 

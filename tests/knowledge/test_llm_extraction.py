@@ -86,7 +86,7 @@ def test_good_output_goes_into_the_graph(tmp_path: Path, server: ChatServer) -> 
         assert (report.done, report.retrying, report.failed) == (1, 0, 0)
         assert status_of(mem, m.id) == ("done", 1, None)
         (f,) = mem.entity_facts("BillingService")
-        assert (f.fact, f.origin, f.sources) == ("BillingService uses Stripe", "llm", (m.id,))
+        assert (f.fact, f.extractor, f.sources) == ("BillingService uses Stripe", "llm", (m.id,))
         assert f.valid_at is not None and f.valid_at.date().isoformat() == "2026-01-05"
         assert mem.entity("Stripe").type == "software"
     (request,) = server.chat_requests
@@ -124,7 +124,7 @@ def test_server_down_then_up(tmp_path: Path) -> None:
         finally:
             back.stop()
         assert status_of(mem, m.id) == ("done", 2, None)
-        assert mem.entity_facts("BillingService")[0].origin == "llm"
+        assert mem.entity_facts("BillingService")[0].extractor == "llm"
 
 
 def test_backoff_holds_a_retry_until_it_is_due(tmp_path: Path, server: ChatServer) -> None:

@@ -119,7 +119,7 @@ def cli() -> None:
 @click.option("--metadata", help="JSON object.")
 @click.option("--valid-at", help="When it became true (ISO-8601).")
 @click.option("--entity", "entities", multiple=True, metavar="NAME[:TYPE]", help="An entity it is about (repeat).")
-@click.option("--fact", "facts", multiple=True, metavar="S|P|O[|VALID_AT]", help="A fact it states (repeat).")
+@click.option("--fact", "facts", multiple=True, metavar="S|P|O[|VALID_AT[|CONFIDENCE]]", help="A fact it states (repeat).")
 @click.option("--expires-at", help="When it expires (ISO-8601): then it leaves every read.")
 @click.option("--ttl", help="Time to live instead of --expires-at: seconds, or 30m, 12h, 7d, 2w.")
 @click.option("--no-consolidate", is_flag=True, help="Store as given: no NOOP/UPDATE/SUPERSEDE decision.")

@@ -19,16 +19,27 @@ def parse_entity(text: str) -> dict[str, str]:
     return {"name": name, "type": kind} if sep and kind and " " not in kind else {"name": text}
 
 
-def parse_fact(text: str) -> dict[str, str]:
-    """``SUBJECT|PREDICATE|OBJECT`` (``|VALID_AT`` may follow)."""
+def parse_fact(text: str) -> dict[str, Any]:
+    """``SUBJECT|PREDICATE|OBJECT`` (``|VALID_AT`` may follow, then ``|CONFIDENCE``; an empty VALID_AT is none)."""
     parts = [p.strip() for p in text.split("|")]
-    if len(parts) not in (3, 4):
-        raise InvalidInput("fact", f"{text!r}: write SUBJECT|PREDICATE|OBJECT[|VALID_AT]")
-    return dict(zip(("subject", "predicate", "object", "valid_at"), parts))
+    if len(parts) not in (3, 4, 5):
+        raise InvalidInput("fact", f"{text!r}: write SUBJECT|PREDICATE|OBJECT[|VALID_AT[|CONFIDENCE]]")
+    fact: dict[str, Any] = dict(zip(("subject", "predicate", "object"), parts))
+    if len(parts) > 3 and parts[3]:
+        fact["valid_at"] = parts[3]
+    if len(parts) > 4:
+        try:
+            fact["confidence"] = float(parts[4])
+        except ValueError:
+            raise InvalidInput("fact", f"{text!r}: CONFIDENCE must be a number from 0 to 1, got {parts[4]!r}") from None
+    return fact
 
 
 center_option = click.option("--center", help="Entity (name or id): results near it in the graph rank first.")
 limit_option = click.option("-n", "--limit", type=int, default=10, show_default=True, help="Most results to show.")
+min_confidence_option = click.option(
+    "--min-confidence", type=click.FloatRange(0, 1), help="Only facts whose extractor was at least this sure (0-1)."
+)
 
 
 @cli.command("nodes")
@@ -49,11 +60,13 @@ def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @limit_option
 @click.option("--as-of", help="The facts true at this time (ISO-8601).")
 @click.option("--include-invalid", is_flag=True, help="Also facts that are no longer true.")
+@min_confidence_option
 @with_store
 def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find facts matching QUERY (true now unless --as-of or --include-invalid)."""
     hits = mem.search_facts(
-        query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace)
+        query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace),
+        min_confidence=opts["min_confidence"],
     )
     return _answer(mem, "search_facts", hits, fmt)
 
@@ -73,12 +86,16 @@ def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None,
 @workspace_option
 @click.option("--as-of", help="Facts true at this time (ISO-8601).")
 @click.option("--include-invalid", is_flag=True, help="Also facts that are no longer true.")
+@min_confidence_option
 @with_store
-def entity(mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str | None, as_of: str | None, include_invalid: bool) -> str:
+def entity(
+    mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str | None, as_of: str | None, include_invalid: bool,
+    min_confidence: float | None,
+) -> str:
     """Show an entity (by name, alias or id) and its facts."""
     scope = _workspace(settings, workspace)
     e = mem.entity(ref, workspace=scope)
-    fs = mem.entity_facts(e.id, workspace=scope, as_of=as_of, include_invalid=include_invalid)
+    fs = mem.entity_facts(e.id, workspace=scope, as_of=as_of, include_invalid=include_invalid, min_confidence=min_confidence)
     if fmt == "json":
         return json.dumps({"entity": e.to_dict(), "facts": [f.to_dict() for f in fs]}, ensure_ascii=False, separators=(",", ":"))
     return _answer(mem, "entity", e, fmt) + "\n" + _answer(mem, "facts", fs, fmt)

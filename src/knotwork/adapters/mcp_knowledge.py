@@ -16,7 +16,9 @@ Center = Annotated[str | None, Field(description="entity name or id: nearer rank
 #: What add_memory says about its graph arguments: the calling model already
 #: understands the text, so naming its entities and facts costs it nothing.
 ENTITIES_DESCRIPTION = "entities it is about: [{name, type?, summary?}]"
-FACTS_DESCRIPTION = "facts it states: [{subject, predicate, object, valid_at?}]; a new value of a single-valued one retires the old"
+FACTS_DESCRIPTION = (
+    "facts it states: [{subject, predicate, object, valid_at?, confidence?}]; a new value of a single-valued one retires the old"
+)
 
 
 def register(
@@ -46,10 +48,13 @@ def register(
         as_of: Annotated[str | None, Field(description="ISO-8601 date: the facts true then")] = None,
         include_invalid: Annotated[bool, Field(description="also facts no longer true")] = False,
         workspace: Workspace = None,
+        min_confidence: Annotated[float | None, Field(ge=0, le=1, description="only facts at least this sure (0-1)")] = None,
         format: Format = "compact",
     ) -> str:
         """Find facts (subject --predicate--> object) that are true now, or at as_of; retired ones on request."""
-        hits = mem.search_facts(query, center, limit, as_of, include_invalid, workspace=ws(workspace))
+        hits = mem.search_facts(
+            query, center, limit, as_of, include_invalid, workspace=ws(workspace), min_confidence=min_confidence
+        )
         return respond("search_facts", hits, format)
 
     @tool(read)

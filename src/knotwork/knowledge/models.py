@@ -6,7 +6,8 @@ world time from ``valid_at`` (None: since always) until ``invalid_at``
 (None: still true), recorded in system time at ``created_at`` and retired
 in the store at ``expired_at``. A retired fact names the fact that replaced
 it in ``superseded_by``. Every fact keeps the ids of the memories
-(*episodes*) it came from.
+(*episodes*) it came from, the ``extractor`` that stated it (caller, parser,
+rules, llm) and that extractor's ``confidence`` in [0, 1].
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ class Fact:
     created_at: datetime
     expired_at: datetime | None
     superseded_by: str | None
-    origin: str
+    extractor: str  # who stated it: caller, parser, rules or llm
     sources: tuple[str, ...] = ()
+    confidence: float = 1.0  # how sure the extractor was, in [0, 1] (a caller's word: 1.0 unless it says)
 
     def current(self, at: datetime) -> bool:
         """True at world time ``at``."""
@@ -83,7 +85,8 @@ class Fact:
             "created_at": to_text(self.created_at),
             "expired_at": _t(self.expired_at),
             "superseded_by": self.superseded_by,
-            "origin": self.origin,
+            "extractor": self.extractor,
+            "confidence": self.confidence,
             "sources": list(self.sources),
         }
 
@@ -231,6 +234,7 @@ class FactDraft:
     subject_type: str | None = None
     object_type: str | None = None
     past: bool = False  # "used to live in Y": true before the memory's time, not after
+    confidence: float = 1.0
 
 
 @dataclass

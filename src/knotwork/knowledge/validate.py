@@ -21,7 +21,7 @@ from knotwork.limits import SUMMARY_CHARS as MAX_SUMMARY
 _PREDICATE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _TYPE = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 ENTITY_FIELDS = frozenset({"name", "type", "summary"})
-FACT_FIELDS = frozenset({"subject", "predicate", "object", "valid_at", "invalid_at"})
+FACT_FIELDS = frozenset({"subject", "predicate", "object", "valid_at", "invalid_at", "confidence"})
 
 
 def name(value: Any, field: str) -> str:
@@ -69,6 +69,17 @@ def summary(value: Any, field: str) -> str | None:
     return text or None
 
 
+def confidence(value: Any, field: str, default: float | None = 1.0) -> float | None:
+    """A confidence in [0, 1] (``default`` when not given)."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise InvalidInput(field, f"expected a number from 0 to 1, got {value!r}")
+    if not 0 <= value <= 1:
+        raise InvalidInput(field, f"must be from 0 to 1, got {value!r}")
+    return float(value)
+
+
 def _items(value: Any, field: str, allowed: frozenset[str]) -> list[Mapping[str, Any]]:
     if value is None:
         return []
@@ -105,7 +116,7 @@ def entities(value: Any, field: str = "entities") -> list[EntityDraft]:
 
 
 def facts(value: Any, field: str = "facts") -> list[FactDraft]:
-    """``[{subject, predicate, object, valid_at?, invalid_at?}]``."""
+    """``[{subject, predicate, object, valid_at?, invalid_at?, confidence?}]`` (confidence in [0, 1], default 1.0)."""
     out = []
     for index, item in enumerate(_items(value, field, FACT_FIELDS)):
         at = f"{field}[{index}]"
@@ -119,5 +130,6 @@ def facts(value: Any, field: str = "facts") -> list[FactDraft]:
         subject, obj = name(item["subject"], f"{at}.subject"), name(item["object"], f"{at}.object")
         if subject.casefold() == obj.casefold():
             raise InvalidInput(f"{at}.object", "a fact needs two different entities")
-        out.append(FactDraft(subject, predicate(item["predicate"], f"{at}.predicate"), obj, valid, invalid))
+        sure = confidence(item.get("confidence"), f"{at}.confidence")
+        out.append(FactDraft(subject, predicate(item["predicate"], f"{at}.predicate"), obj, valid, invalid, confidence=sure))
     return out

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -48,8 +49,14 @@ def when(f: Fact) -> str:
     return f"since {_day(f.valid_at)}" if f.valid_at else "always"
 
 
+def stated(f: Fact) -> str:
+    """``rules 0.8``: the extractor that stated the fact and how sure it was (two decimals, rounded down:
+    0.999 is not shown as a certain 1)."""
+    return f"{f.extractor} {math.floor(f.confidence * 100) / 100:g}"
+
+
 def fact_line(f: Fact) -> str:
-    return f"{f.subject} --{f.predicate}--> {f.object} ({when(f)}) id {f.id[-8:]}"
+    return f"{f.subject} --{f.predicate}--> {f.object} ({when(f)}; {stated(f)}) id {f.id[-8:]}"
 
 
 def _header(count: int, one: str, many: str, query: str | None) -> str:

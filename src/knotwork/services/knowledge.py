@@ -357,6 +357,7 @@ class KnowledgeService:
                  single_valued=self.single_valued(f.predicate), replaces_object_id=replaces_id)
         if p.repeat_of:
             self.store.kg_add_fact_source(p.repeat_of, memory.id)
+            self.store.kg_raise_confidence(p.repeat_of, f.confidence)  # one more source that says so
             if p.end_repeat is None:
                 return set()
             # "no longer uses Y" about a fact still open: it ends at this memory's time
@@ -367,7 +368,7 @@ class KnowledgeService:
         ended = p.invalid_at is not None and p.invalid_at <= at
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
                     fact_text(subject, f.predicate, obj), valid_at, p.invalid_at, at, at if ended else None,
-                    p.superseded_by, origin, (memory.id,))
+                    p.superseded_by, origin, (memory.id,), f.confidence)
         self.store.kg_insert_fact(fact)
         touched = {subject_id, object_id}
         by_id = {s.id: s for s in stored}
@@ -378,7 +379,8 @@ class KnowledgeService:
             old_name = self.store.kg_get_entities([replaces_id])[replaces_id].name
             self.store.kg_insert_fact(
                 Fact(ids.new_id(), memory.workspace, subject_id, subject, f.predicate, replaces_id, old_name,
-                     fact_text(subject, f.predicate, old_name), None, valid_at, at, at, new_id, origin, (memory.id,))
+                     fact_text(subject, f.predicate, old_name), None, valid_at, at, at, new_id, origin, (memory.id,),
+                     f.confidence)
             )
             touched.add(replaces_id)
         return touched
@@ -450,11 +452,15 @@ class KnowledgeService:
         fid = self.fact_id(ref)
         return self.store.kg_get_facts([fid])[fid]
 
-    def facts_of(self, ref: str, workspace: Any = None, as_of: Any = None, include_invalid: bool = False) -> list[Fact]:
-        """Facts about one entity (as subject or object), newest first."""
+    def facts_of(
+        self, ref: str, workspace: Any = None, as_of: Any = None, include_invalid: bool = False, min_confidence: Any = None
+    ) -> list[Fact]:
+        """Facts about one entity (as subject or object), newest first; only those at least ``min_confidence`` sure."""
+        floor = validate.confidence(min_confidence, "min_confidence", None)
         eid = self.entity_id(ref, workspace)
         at = parse_time(as_of, "as_of") if as_of is not None else now()
-        return self.store.kg_facts_touching([eid], workspace=rules.scope(workspace), at=at, include_invalid=include_invalid)
+        found = self.store.kg_facts_touching([eid], workspace=rules.scope(workspace), at=at, include_invalid=include_invalid)
+        return [f for f in found if floor is None or f.confidence >= floor]
 
     # -- merging ----------------------------------------------------------------
     def merge_entities(self, a: str, b: str, workspace: Any = None) -> Entity:
@@ -570,13 +576,15 @@ class KnowledgeService:
         as_of: Any = None,
         include_invalid: bool = False,
         workspace: Any = None,
+        min_confidence: Any = None,
     ) -> Found:
         """Facts matching ``query``: BM25 over fact text and over the entities they join, near ``center`` first.
 
         Only facts true now (or at ``as_of``) unless ``include_invalid``; when
         retired facts are included, a current fact ranks above a retired one
-        of equal match.
+        of equal match. ``min_confidence`` (0-1): only facts at least that sure.
         """
+        floor = validate.confidence(min_confidence, "min_confidence", None)
         text = rules.query(query)
         size = rules.limit(limit, 100)
         scope = rules.scope(workspace)
@@ -605,7 +613,7 @@ class KnowledgeService:
         scored = []
         for c in fused:
             f = facts.get(c.id)
-            if f is None:
+            if f is None or (floor is not None and f.confidence < floor):
                 continue
             score = c.score / top
             distance = None

@@ -19,7 +19,7 @@ from knotwork.store.postgres.rows import WORKSPACE_OF_ENTITY, WORKSPACE_OF_FACT,
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
     "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.origin,"
+    " f.created_at, f.expired_at, f.superseded_by, f.extractor, f.confidence,"
     " (SELECT string_agg(memory_id, ',') FROM fact_sources x WHERE x.fact_id = f.id)"
 )
 _FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
@@ -42,8 +42,9 @@ def _fact(row: Sequence[Any]) -> Fact:
         created_at=row[10],
         expired_at=row[11],
         superseded_by=row[12],
-        origin=row[13],
-        sources=tuple(sorted(row[14].split(","))) if row[14] else (),
+        extractor=row[13],
+        confidence=float(row[14]),
+        sources=tuple(sorted(row[15].split(","))) if row[15] else (),
     )
 
 
@@ -295,13 +296,13 @@ class KnowledgeStore:
         with self.transaction():
             self._run(
                 "INSERT INTO facts (id, workspace, subject_workspace, subject_id, predicate, object_workspace, object_id, fact,"
-                " terms, valid_at, invalid_at, created_at, expired_at, superseded_workspace, superseded_by, origin)"
+                " terms, valid_at, invalid_at, created_at, expired_at, superseded_workspace, superseded_by, extractor, confidence)"
                 f" VALUES (%s, %s, {WORKSPACE_OF_ENTITY}, %s, %s, {WORKSPACE_OF_ENTITY}, %s, %s, %s, %s, %s, %s, %s,"
-                f" {WORKSPACE_OF_FACT}, %s, %s)",
+                f" {WORKSPACE_OF_FACT}, %s, %s, %s)",
                 (
                     f.id, f.workspace or "", f.subject_id, f.subject_id, f.predicate, f.object_id, f.object_id, f.fact,
                     search_terms(f.fact), f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.superseded_by,
-                    f.superseded_by, f.origin,
+                    f.superseded_by, f.extractor, f.confidence,
                 ),
             )
             self._run_many(
@@ -317,6 +318,11 @@ class KnowledgeStore:
                 f" superseded_workspace = {WORKSPACE_OF_FACT}, superseded_by = %s WHERE id = %s",
                 (invalid_at, expired_at, superseded_by, superseded_by, fact_id),
             )
+
+    def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
+        """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
+        with self.transaction():
+            self._run("UPDATE facts SET confidence = %s WHERE id = %s AND confidence < %s", (confidence, fact_id, confidence))
 
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():

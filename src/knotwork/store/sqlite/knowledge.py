@@ -20,7 +20,7 @@ from knotwork.knowledge.resolve import search_terms
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
     "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.origin,"
+    " f.created_at, f.expired_at, f.superseded_by, f.extractor, f.confidence,"
     " (SELECT group_concat(memory_id) FROM fact_sources x WHERE x.fact_id = f.id)"
 )
 _FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
@@ -49,8 +49,9 @@ def _fact(row: Sequence[Any]) -> Fact:
         created_at=from_text(row[10]),
         expired_at=_opt(row[11]),
         superseded_by=row[12],
-        origin=row[13],
-        sources=tuple(sorted(row[14].split(","))) if row[14] else (),
+        extractor=row[13],
+        confidence=float(row[14]),
+        sources=tuple(sorted(row[15].split(","))) if row[15] else (),
     )
 
 
@@ -276,10 +277,11 @@ class KnowledgeStore:
         with self.transaction():
             self._run(
                 "INSERT INTO facts (id, workspace, subject_id, predicate, object_id, fact, terms, valid_at, invalid_at,"
-                " created_at, expired_at, superseded_by, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, expired_at, superseded_by, extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     f.id, f.workspace or "", f.subject_id, f.predicate, f.object_id, f.fact, search_terms(f.fact), _ts(f.valid_at),
-                    _ts(f.invalid_at), to_text(f.created_at), _ts(f.expired_at), f.superseded_by, f.origin,
+                    _ts(f.invalid_at), to_text(f.created_at), _ts(f.expired_at), f.superseded_by, f.extractor,
+                    f.confidence,
                 ),
             )
             for mid in f.sources:
@@ -291,6 +293,11 @@ class KnowledgeStore:
                 "UPDATE facts SET invalid_at = ?, expired_at = ?, superseded_by = ? WHERE id = ?",
                 (_ts(invalid_at), _ts(expired_at), superseded_by, fact_id),
             )
+
+    def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
+        """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
+        with self.transaction():
+            self._run("UPDATE facts SET confidence = ? WHERE id = ? AND confidence < ?", (confidence, fact_id, confidence))
 
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():

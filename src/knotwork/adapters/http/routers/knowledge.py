@@ -14,6 +14,7 @@ router = APIRouter(tags=["knowledge graph"])
 
 WORKSPACE = "workspace name (\"*\": every workspace); omit for the server default"
 AS_OF = "ISO-8601 time: the facts true then"
+MIN_CONFIDENCE = "only facts whose extractor was at least this sure (0-1)"
 
 
 class Strict(BaseModel):
@@ -34,6 +35,7 @@ class FactSearch(Strict):
     as_of: str | None = Field(None, description=AS_OF)
     include_invalid: bool = Field(False, description="also facts no longer true")
     workspace: str | None = None
+    min_confidence: float | None = Field(None, description=MIN_CONFIDENCE, **ranged(0, 1))
 
 
 class Merge(Strict):
@@ -62,6 +64,7 @@ def search_facts(body: FactSearch, request: Request, mem: Mem, reply: Reply, for
         body.as_of,
         body.include_invalid,
         workspace=default_workspace(request, body.workspace),
+        min_confidence=body.min_confidence,
     )
     return reply("search_facts", hits, format)
 
@@ -96,9 +99,13 @@ def entity_facts(
     workspace: str | None = None,
     as_of: Annotated[str | None, Query(description=AS_OF)] = None,
     include_invalid: Annotated[bool, Query(description="also facts no longer true")] = False,
+    min_confidence: Annotated[float | None, Query(description=MIN_CONFIDENCE, **ranged(0, 1))] = None,
     format: Format = "json",
 ) -> Response:
-    fs = mem.entity_facts(ref, workspace=default_workspace(request, workspace), as_of=as_of, include_invalid=include_invalid)
+    fs = mem.entity_facts(
+        ref, workspace=default_workspace(request, workspace), as_of=as_of, include_invalid=include_invalid,
+        min_confidence=min_confidence,
+    )
     return reply("facts", fs, format)
 
 
