@@ -96,6 +96,11 @@ def plan(
             out.invalid_at = first.valid_at
         out.superseded_by = first.id
     for f in conflicting:
+        # Trigger: a new fact with no start ("used to live in Y", true since always). Why: it names no
+        # moment the stored value ended at, and retiring at None would make that value true forever again.
+        # Outcome: the stored fact keeps its own time; the new one was already cut at the first later start.
+        if valid_at is None:
+            continue
         if starts_no_later(f.valid_at, valid_at) and overlaps(f.valid_at, f.invalid_at, valid_at, out.invalid_at):
             out.retire.append(Retire(f.id, valid_at, new_id))
     if replaces_object_id and not any(f.object_id == replaces_object_id for f in stored):
