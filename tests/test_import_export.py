@@ -30,8 +30,9 @@ def test_round_trip_is_lossless(capsys, tmp_path: Path, target: str) -> None:
     code, first, _ = run(capsys, "export", "--db", str(src))
     assert code == 0
     lines = first.splitlines()
-    assert len(lines) == 32
-    records = {json.loads(line)["id"]: json.loads(line) for line in lines}
+    memories = [json.loads(line) for line in lines if "record" not in json.loads(line)]
+    assert len(memories) == 32 and json.loads(lines[-1]) == {"record": "graph"}  # the graph follows the memories
+    records = {r["id"]: r for r in memories}
     assert [v["content"] for v in records[ids[0]]["history"]] == ["first memory", "first memory, revised"]
 
     export_file = tmp_path / "out.jsonl"
@@ -59,7 +60,7 @@ def test_export_to_file_with_progress(capsys, tmp_path: Path) -> None:
     code, out, err = run(capsys, "export", str(target), "--db", str(src), "--progress")
     assert code == 0 and out == ""
     assert "32/32" in err  # the progress bar reached the end
-    assert len(target.read_text(encoding="utf-8").splitlines()) == 32
+    assert sum("record" not in json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()) == 32
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,10 @@ from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
 from knotwork.services import shortids
-from knotwork.services.records import BackupReport, ImportReport, imported_link, imported_memory
+from knotwork.services import transfer
+from knotwork.services.records import (
+    BackupReport, GraphRecords, ImportReport, imported_graph, imported_link, imported_memory, mentions_of,
+)
 from knotwork.hygiene import instructions as store_rules
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
@@ -623,9 +626,15 @@ class Knotwork:
 
     # -- moving data ------------------------------------------------------
     def export(self, within: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
-        """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history``;
-        ``within`` (workspace names, '' for the global scope): the memories of those workspaces only, with
-        the links whose other end is one of them too."""
+        """Every memory as a JSON-ready dict, oldest first, with its past versions under ``history`` and the
+        entities it mentions under ``mentions``; then the knowledge graph (records named by their ``record``
+        key: entities, facts, communities…; ``services.records``). ``within`` (workspace names, '' for the
+        global scope): the memories and graph of those workspaces only, with the links whose other end is one
+        of them too."""
+        yield from self._export_memories(within)
+        yield from transfer.graph_records(self.store, within)
+
+    def _export_memories(self, within: Collection[str] | None) -> Iterator[dict[str, Any]]:
         for memory in self.store.iter_memories():
             if within is not None and (memory.workspace or "") not in within:
                 continue
@@ -636,6 +645,9 @@ class Knotwork:
                 ends = self.store.memory_briefs([r.to_id for r in links])
                 links = [r for r in links if r.to_id in ends and (ends[r.to_id].workspace or "") in within]
             record["links"] = [r.to_dict() for r in links]
+            mentions = self.store.kg_mentions([memory.id]).get(memory.id)
+            if mentions:
+                record["mentions"] = mentions
             yield record
 
     def import_records(
@@ -645,14 +657,23 @@ class Knotwork:
 
         Every record is checked before anything is written; then all land in
         one transaction. A record whose id or content is already stored is
-        skipped.
+        skipped. The graph the records carry comes back with the memories
+        added (``transfer.restore_graph``); an export without one (older) has
+        its added memories' graph extracted again, as an add would.
         """
         parsed: list[tuple[Memory, list[Memory]]] = []
         links: list[Relationship] = []
+        graph = GraphRecords()
         for index, record in enumerate(records):
             try:
+                if isinstance(record, Mapping) and "record" in record:
+                    imported_graph(record, graph)
+                    continue
                 parsed.append(imported_memory(record, self.settings.max_content_bytes))
                 links += [imported_link(link) for link in record.get("links") or []]
+                mentions = mentions_of(record)
+                if mentions:
+                    graph.mentions[parsed[-1][0].id] = mentions
             except InvalidInput as exc:
                 raise InvalidInput(f"record {index + 1}: {exc.field}", exc.problem) from None
             except (KeyError, TypeError, AttributeError) as exc:
@@ -660,6 +681,9 @@ class Knotwork:
         added = skipped = 0
         vectors = self._vectors([m.content for m, _ in parsed]) if self.embedder else []
         embedded = []
+        carried = graph.seen or bool(graph.mentions)
+        inputs = [] if carried else self.knowledge.prepare([m for m, _ in parsed], [GraphInput() for _ in parsed])
+        fresh: list[int] = []
         with self._similar.transaction():
             for index, (memory, past) in enumerate(parsed):
                 try:
@@ -671,11 +695,21 @@ class Knotwork:
                     embedded.append((memory.id, memory.workspace, vectors[index]))
                 added += stored
                 skipped += not stored
+                if stored:
+                    fresh.append(index)
                 if on_progress:
                     on_progress(1)
             for rel in links:  # a link whose ends are not both stored cannot dangle: skip it
                 if len(self.store.get_memories([rel.from_id, rel.to_id])) == 2:
                     self.store.insert_link(rel)
+            if carried:
+                sources = {m for f in graph.facts for m in f.sources}
+                embed = self.knowledge._embed_names if self.knowledge.embedder else None
+                model = self.knowledge.embedder.model_id if self.knowledge.embedder else None
+                transfer.restore_graph(self.store, graph, {parsed[i][0].id for i in fresh},
+                                       set(self.store.get_memories(list(sources))), embed, model)
+            elif fresh:
+                self.knowledge.ingest([parsed[i][0] for i in fresh], [inputs[i] for i in fresh])
             self._similar.refresh(embedded)
         return ImportReport(added, skipped)
 

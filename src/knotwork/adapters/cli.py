@@ -343,13 +343,14 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
 @progress_option
 @with_store
 def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> None:
-    """Write every memory, with its history, as JSONL (to FILE or stdout)."""
+    """Write every memory, with its history, then the knowledge graph, as JSONL (to FILE or stdout)."""
     out = sys.stdout if file == "-" else Path(file).open("w", encoding="utf-8")
     try:
         with _progress(mem.store.count_memories(), "export", progress) as bar:
             for record in mem.export():
                 out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-                bar.update(1)
+                if "record" not in record:  # a memory (the graph's records follow them)
+                    bar.update(1)
     finally:
         if out is not sys.stdout:
             out.close()

@@ -5,7 +5,8 @@ other: memories with their ids, times and past versions, their vectors and
 similar lists, links, the knowledge graph (entities with aliases, trigrams
 and vectors, mentions, facts with their sources and retirements,
 communities, the extraction queue) and the store's settings (which model
-made the vectors). Memories go in batches, each batch one transaction on
+made the vectors). Entities keep their full-text terms, communities the time they were
+computed, queue items their attempts. Memories go in batches, each batch one transaction on
 the target, so an interrupted move keeps what it wrote: run again, it skips
 what is already there (by id) and copies the rest, duplicating nothing. At
 the end the counts of both stores are compared.
@@ -17,14 +18,15 @@ up from (the target writes its own).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.domain.temporal import now
 from knotwork.errors import Conflict
 from knotwork.knowledge.resolve import grams, normalize
+from knotwork.services import records
+from knotwork.services.knowledge import SPELLED_TYPES
 from knotwork.services.similar import EMPTY, SLOTS
 
 MODEL_KEY = "embedding_model"  # the store setting app.check_model keeps
@@ -158,14 +160,15 @@ def _knowledge(source: Any, target: Any, memory_ids: Sequence[str], progress: Pr
         rows = source.kg_entity_rows(part)
         have = set(target.kg_get_entities(part))
         found = source.kg_gram_counts(part)
+        terms = source.kg_entity_terms(part)
         with target.transaction():
             for eid, (entity, note) in rows.items():
                 if eid in have:
                     continue
                 norm = normalize(entity.name)
-                target.kg_insert_entity(entity, norm, found.get(eid) or grams(norm), note)
-                for alias in entity.aliases:
-                    target.kg_add_alias(entity.workspace, normalize(alias), alias, eid)
+                target.kg_insert_entity(entity, norm, found.get(eid) or grams(norm), note, terms[eid])
+                for alias in entity.aliases:  # the terms moved already hold the aliases' words
+                    target.kg_add_alias(entity.workspace, normalize(alias), alias, eid, index=False)
                 if eid in vectors:
                     target.kg_put_entity_vector(eid, vectors[eid])
         progress("entities", len(part))
@@ -186,14 +189,133 @@ def _knowledge(source: Any, target: Any, memory_ids: Sequence[str], progress: Pr
         for start in range(0, len(memory_ids), BATCH):
             for mid, eids in source.kg_mentions(memory_ids[start : start + BATCH]).items():
                 target.kg_add_mentions(mid, eids)
-        stamp = now()
         for workspace in source.kg_graph_workspaces():
             groups = [(c, members) for c, members in source.kg_communities(workspace or None) if (c.workspace or "") == workspace]
-            if groups:
-                target.kg_replace_communities(workspace or None, groups, stamp)
+            if groups:  # each with the time it was computed
+                times = source.kg_community_times([c.id for c, _ in groups])
+                target.kg_replace_communities(workspace or None, [], times[groups[0][0].id])
+                for group in groups:
+                    target.kg_swap_communities(workspace or None, [], [group], times[group[0].id])
         for workspace in source.kg_dirty_workspaces():
             target.kg_mark_dirty(source.kg_dirty(workspace or None), workspace or None)
         for item in source.kg_queue(limit=10**9):
             target.kg_enqueue([item.memory_id], item.enqueued_at)
-            target.kg_queue_set(item.memory_id, item.status, item.updated_at, item.last_error, item.available_at)
+            target.kg_queue_set(item.memory_id, item.status, item.updated_at, item.last_error, item.available_at, item.attempts)
 
+
+
+# -- the graph in export records (export, import) ------------------------------------------------------
+
+
+def graph_records(store: Any, within: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The knowledge graph as export records, a batch of rows read at a time (``within``: of those
+    workspaces only, '' for the global scope); the last record is ``{"record": "graph"}``."""
+
+    def inside(workspace: str | None) -> bool:
+        return within is None or (workspace or "") in within
+
+    model = store.get_meta(MODEL_KEY)
+    vectors = {eid: blob for _, eid, _, blob in store.kg_entity_vectors(0)}
+    entity_ids = store.kg_entity_ids()
+    for start in range(0, len(entity_ids), BATCH):
+        part = entity_ids[start : start + BATCH]
+        rows, terms = store.kg_entity_rows(part), store.kg_entity_terms(part)
+        for eid in part:
+            if eid in rows and inside(rows[eid][0].workspace):
+                entity, note = rows[eid]
+                yield records.entity_record(entity, note, terms[eid], vectors.get(eid), model)
+    fact_ids = store.kg_fact_ids()
+    for start in range(0, len(fact_ids), BATCH):
+        found = store.kg_get_facts(fact_ids[start : start + BATCH])
+        for fid in fact_ids[start : start + BATCH]:
+            if fid in found and inside(found[fid].workspace):
+                yield records.fact_record(found[fid])
+    for workspace in store.kg_graph_workspaces():
+        if not inside(workspace):
+            continue
+        groups = [(c, m) for c, m in store.kg_communities(workspace or None) if (c.workspace or "") == workspace]
+        times = store.kg_community_times([c.id for c, _ in groups])
+        for c, members in groups:
+            yield records.community_record(c, members, times[c.id])
+    for workspace in store.kg_dirty_workspaces():
+        if inside(workspace):
+            yield {"record": "community_dirty", "workspace": workspace or None, "entities": store.kg_dirty(workspace or None)}
+    memory_ids = [m.id for m in store.iter_memories() if inside(m.workspace)] if within is not None else None
+    for item in store.kg_queue(limit=10**9) if memory_ids is None else store.kg_queue(limit=10**9, memory_ids=memory_ids):
+        yield records.queue_record(item)
+    yield {"record": "graph"}
+
+
+Embed = Callable[[Sequence[tuple[str, str | None, str | None]]], list[Any]]
+
+
+def restore_graph(
+    store: Any, graph: records.GraphRecords, added: Collection[str], present: Collection[str],
+    embed: Embed | None = None, model: str | None = None,
+) -> None:
+    """Write the graph an import carries (inside its transaction), for the memories it ``added``.
+
+    An entity the store holds already (same id) is kept as it is; one whose name the store knows in
+    the workspace under another id is that entity. A fact is written when one of its source memories
+    was added (a memory skipped as present has its graph already), with the sources the store holds
+    (``present``). A community is written whole when its members are in no other; else its members
+    are recomputed on the next look. An entity vector is kept when ``model`` made it, else made with
+    ``embed`` (as ingest makes one: name and the caller's note; none for spelled-exact kinds).
+    """
+    same: dict[str, str] = {}  # exported entity id -> the store's
+    have = set(store.kg_get_entities([g.entity.id for g in graph.entities]))
+    fresh: list[records.GraphEntity] = []
+    for g in graph.entities:
+        e = g.entity
+        if e.id in have:
+            same[e.id] = e.id
+            continue
+        norm = normalize(e.name)
+        known = store.kg_lookup_norms(e.workspace, [norm]).get(norm)
+        if known is not None:
+            same[e.id] = known
+            continue
+        store.kg_insert_entity(e, norm, grams(norm), g.note, g.terms)
+        for alias in e.aliases:
+            store.kg_add_alias(e.workspace, normalize(alias), alias, e.id, index=g.terms is None)
+        same[e.id] = e.id
+        fresh.append(g)
+    kept = [g for g in fresh if g.vector is not None and model and g.model == model]
+    todo = [g for g in fresh if g not in kept and embed is not None and g.entity.type not in SPELLED_TYPES]
+    for g in kept:
+        store.kg_put_entity_vector(g.entity.id, g.vector)
+    for g, vector in zip(todo, embed([(g.entity.name, g.entity.type, g.note or None) for g in todo]) if todo else []):
+        store.kg_put_entity_vector(g.entity.id, vector.tobytes())
+    for mid, eids in graph.mentions.items():
+        if mid in added:
+            store.kg_add_mentions(mid, [same[e] for e in eids if e in same])
+    wanted = [f for f in graph.facts if any(m in added for m in f.sources) and f.subject_id in same and f.object_id in same]
+    there = set(store.kg_get_facts([f.id for f in wanted]))
+    written = []
+    for f in wanted:
+        subject, obj = same[f.subject_id], same[f.object_id]
+        if f.id in there or subject == obj:
+            continue
+        sources = tuple(m for m in f.sources if m in present)
+        store.kg_insert_fact(replace(f, subject_id=subject, object_id=obj, superseded_by=None, sources=sources))
+        written.append(f)
+    stored = set(store.kg_get_facts([f.superseded_by for f in written if f.superseded_by]))
+    for f in written:
+        if f.superseded_by in stored:  # it names a fact of the same import (or one the store holds)
+            store.kg_retire_fact(f.id, f.invalid_at, f.expired_at, f.superseded_by)
+    placed = store.kg_community_of([same[e] for c in graph.communities for e in c.members if e in same])
+    known_communities = set(store.kg_get_communities([c.community.id for c in graph.communities]))
+    for c in graph.communities:
+        members = [same[e] for e in c.members if e in same]
+        if c.community.id in known_communities:
+            continue
+        if len(members) == len(c.members) and not any(m in placed for m in members):
+            store.kg_swap_communities(c.community.workspace, [], [(c.community, members)], c.created_at)
+        else:
+            store.kg_mark_dirty(members, c.community.workspace)
+    for workspace, eids in graph.dirty:
+        store.kg_mark_dirty([same[e] for e in eids if e in same], workspace)
+    for item in graph.queue:
+        if item.memory_id in added:
+            store.kg_enqueue([item.memory_id], item.enqueued_at)
+            store.kg_queue_set(item.memory_id, item.status, item.updated_at, item.last_error, item.available_at, item.attempts)

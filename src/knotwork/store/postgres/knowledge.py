@@ -107,12 +107,14 @@ class KnowledgeStore:
             out.update(self._rows_by_ids(f"SELECT norm, {column} FROM {table} WHERE norm = ANY(%s) AND workspace = %s", norms, ws))
         return out
 
-    def kg_insert_entity(self, e: Entity, norm: str, grams: Iterable[str], note: str = "") -> None:
+    def kg_insert_entity(self, e: Entity, norm: str, grams: Iterable[str], note: str = "", terms: str | None = None) -> None:
+        """A new entity; ``terms`` (its words for full-text search) default to its name's."""
+        words = search_terms(e.name) if terms is None else terms
         with self.transaction():
             self._run(
                 "INSERT INTO entities (id, workspace, name, norm, type, summary, note, terms, created_at, updated_at)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (e.id, e.workspace or "", e.name, norm, e.type, e.summary, note, search_terms(e.name), e.created_at, e.updated_at),
+                (e.id, e.workspace or "", e.name, norm, e.type, e.summary, note, words, e.created_at, e.updated_at),
             )
             self._run_many(
                 "INSERT INTO entity_grams (workspace, gram, entity_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
@@ -142,6 +144,14 @@ class KnowledgeStore:
             entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], r[5], r[6], aliases, r[9])
             out[r[0]] = (entity, r[7])
         return out
+
+    def kg_entity_ids(self) -> list[str]:
+        """Every entity id, in id order (time of creation)."""
+        return [r[0] for r in self._run("SELECT id FROM entities ORDER BY id")]
+
+    def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
+        """The words full-text search knows each entity by (its name's and its aliases')."""
+        return dict(self._rows_by_ids("SELECT id, terms FROM entities WHERE id = ANY(%s)", entity_ids))
 
     def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
@@ -211,14 +221,15 @@ class KnowledgeStore:
         )
         return [(s, eid, ws, bytes(blob)) for s, eid, ws, blob in rows]
 
-    def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str) -> None:
+    def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str, index: bool = True) -> None:
+        """A new alias; ``index``: its words join the entity's terms (False: the terms are already complete)."""
         with self.transaction():
             added = self._run(
                 "INSERT INTO entity_aliases (workspace, norm, alias, entity_workspace, entity_id)"
                 f" VALUES (%s, %s, %s, {WORKSPACE_OF_ENTITY}, %s) ON CONFLICT DO NOTHING",
                 (workspace or "", norm, alias, entity_id, entity_id),
             ).rowcount
-            if added:
+            if added and index:
                 self._run("UPDATE entities SET terms = terms || ' ' || %s WHERE id = %s", (search_terms(alias), entity_id))
 
     def kg_add_mentions(self, memory_id: str, entity_ids: Iterable[str]) -> None:
@@ -343,6 +354,10 @@ class KnowledgeStore:
 
     def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
         return {r[0]: _fact(r) for r in self._rows_by_ids(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id = ANY(%s)", fact_ids)}
+
+    def kg_fact_ids(self) -> list[str]:
+        """Every fact id, in id order (time of creation)."""
+        return [r[0] for r in self._run("SELECT id FROM facts ORDER BY id")]
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("facts", ref, limit)
@@ -507,6 +522,10 @@ class KnowledgeStore:
         rows = self._rows_by_ids("SELECT id, workspace, name, summary FROM communities WHERE id = ANY(%s)", community_ids)
         return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
 
+    def kg_community_times(self, community_ids: Sequence[str]) -> dict[str, datetime]:
+        """When each community was computed."""
+        return dict(self._rows_by_ids("SELECT id, created_at FROM communities WHERE id = ANY(%s)", community_ids))
+
     def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
         return dict(self._rows_by_ids("SELECT entity_id, community_id FROM community_members WHERE entity_id = ANY(%s)", entity_ids))
 
@@ -535,12 +554,15 @@ class KnowledgeStore:
         return self.kg_queue(memory_ids=ids) if ids else []
 
     def kg_queue_set(
-        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None
+        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None,
+        attempts: int | None = None,
     ) -> None:
+        """Set an item's status (``attempts``: its count of attempts too, as a moved store had it)."""
         with self.transaction():
             self._run(
-                "UPDATE extraction_queue SET status = %s, last_error = %s, updated_at = %s, available_at = %s WHERE memory_id = %s",
-                (status, error, at, available_at or at, memory_id),
+                "UPDATE extraction_queue SET status = %s, last_error = %s, updated_at = %s, available_at = %s,"
+                " attempts = coalesce(%s, attempts) WHERE memory_id = %s",
+                (status, error, at, available_at or at, attempts, memory_id),
             )
 
     def kg_queue_retry_failed(self, at: datetime) -> int:

@@ -94,13 +94,14 @@ class KnowledgeStore:
             out.update(self._rows_by_ids(sql, norms, lambda batch: (ws, *batch)))
         return out
 
-    def kg_insert_entity(self, e: Entity, norm: str, grams: Iterable[str], note: str = "") -> None:
+    def kg_insert_entity(self, e: Entity, norm: str, grams: Iterable[str], note: str = "", terms: str | None = None) -> None:
+        """A new entity; ``terms`` (its words for full-text search) default to its name's."""
         with self.transaction():
             self._run(
                 "INSERT INTO entities (id, workspace, name, norm, type, summary, note, terms, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    e.id, e.workspace or "", e.name, norm, e.type, e.summary, note, search_terms(e.name),
+                    e.id, e.workspace or "", e.name, norm, e.type, e.summary, note, search_terms(e.name) if terms is None else terms,
                     to_text(e.created_at), to_text(e.updated_at),
                 ),
             )
@@ -133,6 +134,15 @@ class KnowledgeStore:
             entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], from_text(r[5]), from_text(r[6]), aliases, r[9])
             out[r[0]] = (entity, r[7])
         return out
+
+    def kg_entity_ids(self) -> list[str]:
+        """Every entity id, in id order (time of creation)."""
+        with self._lock:
+            return [r[0] for r in self._run("SELECT id FROM entities ORDER BY id").fetchall()]
+
+    def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
+        """The words full-text search knows each entity by (its name's and its aliases')."""
+        return dict(self._rows_by_ids("SELECT id, terms FROM entities WHERE id IN ({ids})", entity_ids))
 
     def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
@@ -202,13 +212,14 @@ class KnowledgeStore:
                 (after_rowid,),
             ).fetchall()
 
-    def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str) -> None:
+    def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str, index: bool = True) -> None:
+        """A new alias; ``index``: its words join the entity's terms (False: the terms are already complete)."""
         with self.transaction():
             added = self._run(
                 "INSERT OR IGNORE INTO entity_aliases (workspace, norm, alias, entity_id) VALUES (?, ?, ?, ?)",
                 (workspace or "", norm, alias, entity_id),
             ).rowcount
-            if added:
+            if added and index:
                 self._run("UPDATE entities SET terms = terms || ' ' || ? WHERE id = ?", (search_terms(alias), entity_id))
 
     def kg_add_mentions(self, memory_id: str, entity_ids: Iterable[str]) -> None:
@@ -314,6 +325,11 @@ class KnowledgeStore:
 
     def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
         return {r[0]: _fact(r) for r in self._rows_by_ids(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({{ids}})", fact_ids)}
+
+    def kg_fact_ids(self) -> list[str]:
+        """Every fact id, in id order (time of creation)."""
+        with self._lock:
+            return [r[0] for r in self._run("SELECT id FROM facts ORDER BY id").fetchall()]
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("facts", ref, limit)
@@ -476,6 +492,11 @@ class KnowledgeStore:
         rows = self._rows_by_ids("SELECT id, workspace, name, summary FROM communities WHERE id IN ({ids})", community_ids)
         return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
 
+    def kg_community_times(self, community_ids: Sequence[str]) -> dict[str, datetime]:
+        """When each community was computed."""
+        rows = self._rows_by_ids("SELECT id, created_at FROM communities WHERE id IN ({ids})", community_ids)
+        return {r[0]: from_text(r[1]) for r in rows}
+
     def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
         return dict(self._rows_by_ids("SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({ids})", entity_ids))
 
@@ -506,12 +527,15 @@ class KnowledgeStore:
         return self.kg_queue(memory_ids=ids) if ids else []
 
     def kg_queue_set(
-        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None
+        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None,
+        attempts: int | None = None,
     ) -> None:
+        """Set an item's status (``attempts``: its count of attempts too, as a moved store had it)."""
         with self.transaction():
             self._run(
-                "UPDATE extraction_queue SET status = ?, last_error = ?, updated_at = ?, available_at = ? WHERE memory_id = ?",
-                (status, error, to_text(at), to_text(available_at or at), memory_id),
+                "UPDATE extraction_queue SET status = ?, last_error = ?, updated_at = ?, available_at = ?,"
+                " attempts = coalesce(?, attempts) WHERE memory_id = ?",
+                (status, error, to_text(at), to_text(available_at or at), attempts, memory_id),
             )
 
     def kg_queue_retry_failed(self, at: datetime) -> int:
