@@ -183,8 +183,12 @@ def test_what_a_caller_limited_to_lab_reads_and_writes(served: tuple[str, Store]
         ok("POST", "/search/facts", json={"query": "deploys", "workspace": "lab"})
         ok("GET", "/episodes", params={"workspace": "lab"})
         ok("GET", "/communities", params={"workspace": "lab"})
-        exported = [json.loads(line) for line in ok("GET", "/export").text.splitlines()]
+        every = [json.loads(line) for line in ok("GET", "/export").text.splitlines()]
+        exported = [r for r in every if "record" not in r]
         assert {r["id"] for r in exported} == {s.lab, s.glob, *s.lab_bucket}
+        graph = [r for r in every if r.get("record") in ("entity", "fact", "community")]
+        assert s.lab_entity in {r["id"] for r in graph} and s.lab_fact in {r["id"] for r in graph}
+        assert {r["workspace"] for r in graph} <= {"lab", None}  # the graph of what it reads, no other
         assert [link["id"] for r in exported for link in r["links"]] == [s.lab_link]
         # writes in lab
         made = ok("POST", "/memories", 201, json={"content": "A lab note about ovens", "workspace": "lab"}).json()

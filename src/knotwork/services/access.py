@@ -434,6 +434,12 @@ class ScopedKnotwork:
         for index, record in enumerate(listed):
             if not isinstance(record, Mapping):
                 continue  # the service says what is wrong with it
+            if "record" in record:
+                # The knowledge graph: each entity, fact or community of a workspace this caller writes. A queue
+                # item names no workspace: it is written only with its memory, whose workspace is checked.
+                if record.get("record") not in ("graph", "extraction"):
+                    self._write_ws(record.get("workspace"), f"record {index + 1}: workspace")
+                continue
             home[_ref(record.get("id"))] = self._write_ws(record.get("workspace"), f"record {index + 1}: workspace")
             found = record.get("links")
             for link in found if isinstance(found, list) else []:
