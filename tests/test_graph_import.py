@@ -1,0 +1,102 @@
+"""Importing the graph: an older export (no graph) is extracted again, a bad graph record writes nothing,
+an import into a store that knows some names joins them, a repeated import adds nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import InvalidInput, Settings
+
+NO_MODEL = Settings(embedder="none")
+
+
+def _export(location: str) -> list[dict]:
+    with knotwork.open(location, settings=NO_MODEL) as mem:
+        return list(mem.export())
+
+
+def test_an_export_without_a_graph_has_its_graph_extracted_again(tmp_path: Path, target: str) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Jeff lives in Seattle.", workspace="lab", valid_at="2024-01-01")
+        mem.add("Notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "works_at", "object": "Initech"}])
+    older = [{k: v for k, v in r.items() if k != "mentions"} for r in _export(source) if "record" not in r]
+    with knotwork.open(target, settings=NO_MODEL) as mem:
+        report = mem.import_records(older)
+        assert report.added == 2
+        facts = {(f.fact, f.extractor) for f in mem.entity_facts("Jeff", workspace="lab", include_invalid=True)}
+        assert ("Jeff lives in Seattle", "rules") in facts  # what the text says, found again
+        assert not any(p == "Jeff works at Initech" for p, _ in facts)  # a caller's fact an older export lost
+        seattle = next(e for e in mem.episodes(workspace="lab") if e.content.startswith("Jeff"))
+        assert {"Jeff", "Seattle"} <= set(seattle.entities) and seattle.facts == 1
+
+
+def test_a_graph_export_is_restored_not_extracted(tmp_path: Path, target: str) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "works_at", "object": "Initech",
+                                                  "confidence": 0.6}])
+    records = _export(source)
+    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as mem:
+        mem.import_records(records)
+        (f,) = mem.entity_facts("Jeff", workspace="lab")
+        assert (f.fact, f.extractor, f.confidence) == ("Jeff works at Initech", "caller", 0.6)
+        again = mem.import_records(records)  # everything is there: nothing is added twice
+        assert again.added == 0 and len(mem.entity_facts("Jeff", workspace="lab", include_invalid=True)) == 1
+
+
+def test_an_import_joins_names_the_store_knows(tmp_path: Path, target: str) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "works_at", "object": "Initech"}])
+    records = _export(source)
+    with knotwork.open(target, settings=NO_MODEL) as mem:
+        mine = mem.add("More notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "likes", "object": "Tea"}])
+        jeff = mem.entity("Jeff", workspace="lab").id
+        mem.import_records(records)
+        assert mem.entity("Jeff", workspace="lab").id == jeff  # one Jeff, the store's
+        assert {f.fact for f in mem.entity_facts(jeff, workspace="lab")} == {"Jeff likes Tea", "Jeff works at Initech"}
+        assert mem.entity("Jeff", workspace="lab").mentions == 2 and mine.id
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (lambda r: r.update(confidence=2), "confidence"),
+        (lambda r: r.update(subject_id="nope"), "subject_id"),
+        (lambda r: r.update(record="rumour"), "unknown record kind"),
+        (lambda r: r.update(valid_at="someday"), "valid_at"),
+    ],
+)
+def test_a_bad_graph_record_is_named_and_nothing_is_written(tmp_path: Path, target: str, change, needle: str) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "works_at", "object": "Initech"}])
+    records = _export(source)
+    index = next(i for i, r in enumerate(records) if r.get("record") == "fact")
+    change(records[index])
+    with knotwork.open(target, settings=NO_MODEL) as mem:
+        with pytest.raises(InvalidInput, match=needle) as raised:
+            mem.import_records(records)
+        assert f"record {index + 1}" in str(raised.value)
+        assert mem.store.count_memories() == 0 and mem.store.kg_entity_ids() == []
+
+
+def test_cli_import_of_a_bad_graph_record_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_cli import run
+
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "works_at", "object": "Initech"}])
+    records = _export(source)
+    for r in records:
+        if r.get("record") == "fact":
+            r["confidence"] = -1
+    f = tmp_path / "bad.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, _, err = run(capsys, "import", str(f), "--db", str(tmp_path / "b.db"))
+    assert code == 2 and "confidence" in err and len(err.strip().splitlines()) == 1
