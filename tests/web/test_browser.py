@@ -182,6 +182,8 @@ def test_knowledge_graph_draws_entities_and_the_slider_goes_back_in_time(page: A
     page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
     page.wait_for_selector("#entity ul.facts li")
     assert "knotwork uses PostgreSQL" in page.locator("#entity").inner_text()
+    # Each fact says who stated it and how sure it was.
+    assert page.locator("#entity ul.facts li .badge.stated").first.inner_text() == "caller 1"
     assert page.locator(f'#entity a[href="#/memory/{served.ids["postgres"]}"]').count() == 1
     # Halfway between the first fact (2025-01-10) and now, Alice's preference (2026-03-01) was not true yet.
     before = page.evaluate("window.knotworkGraph.edges().length")
@@ -190,6 +192,10 @@ def test_knowledge_graph_draws_entities_and_the_slider_goes_back_in_time(page: A
     page.wait_for_function(f"window.knotworkGraph.edges().length < {before}")
     labels = page.evaluate("window.knotworkGraph.edges().map(e => e.data('label'))")
     assert "prefers" not in labels and "uses" in labels
+    # A floor on confidence reopens the view with it; every fact here was a caller's (1.0), so all stay.
+    page.locator("select[name=min_confidence]").select_option("1")
+    page.wait_for_function("location.hash.includes('min_confidence=1')")
+    page.wait_for_function("window.knotworkGraph && window.knotworkGraph.edges().map(e => e.data('label')).includes('prefers')")
 
 
 def test_dashboard_draws_counts_and_charts(page: Any, served: Seeded) -> None:

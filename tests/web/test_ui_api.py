@@ -78,6 +78,19 @@ def test_knowledge_graph_at_a_time_leaves_out_facts_not_yet_true(mem: Knotwork, 
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "as_of"
 
 
+def test_knowledge_graph_leaves_out_facts_below_min_confidence(mem: Knotwork, seeded: dict[str, str]) -> None:
+    mem.add("The staging cluster may use spot nodes.", workspace="ops",
+            facts=[{"subject": "staging", "predicate": "uses", "object": "spot nodes", "confidence": 0.4}])
+    with serving(mem) as http:
+        every = http.get("/ui/api/knowledge", params={"workspace": "ops"}).json()
+        sure = http.get("/ui/api/knowledge", params={"workspace": "ops", "min_confidence": 0.5}).json()
+        bad = http.get("/ui/api/knowledge", params={"workspace": "ops", "min_confidence": 1.5})
+    shown = {f["fact"]: (f["extractor"], f["confidence"]) for f in every["facts"]}
+    assert shown["staging uses spot nodes"] == ("caller", 0.4) and shown["deploys go through staging"] == ("caller", 1.0)
+    assert [f["fact"] for f in sure["facts"]] == ["deploys go through staging"]
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "min_confidence"
+
+
 def test_search_latency_counts_answered_searches_only(mem: Knotwork, seeded: dict[str, str]) -> None:
     with serving(mem) as http:
         assert http.get("/ui/api/latency").json()["search"]["count"] == 0

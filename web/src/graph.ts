@@ -100,7 +100,10 @@ interface KnowledgeView {
   earliest: string | null;
   latest: string | null;
   entities: { id: string; name: string; type: string | null; summary: string }[];
-  facts: { id: string; subject: { id: string }; object: { id: string }; predicate: string; fact: string; invalid_at: string | null }[];
+  facts: {
+    id: string; subject: { id: string }; object: { id: string }; predicate: string; fact: string; invalid_at: string | null;
+    extractor: string; confidence: number;
+  }[];
   communities: { id: string; name: string; members: string[] }[];
   truncated: boolean;
 }
@@ -108,8 +111,11 @@ interface KnowledgeView {
 export async function knowledgeView(root: HTMLElement, params: URLSearchParams): Promise<void> {
   const c = await choices();
   const workspace = params.get("workspace") ?? "";
+  const sure = params.get("min_confidence") ?? "";
   const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...c.workspaces.map((w) => [w, w] as [string, string])];
   const picker = select("workspace", ws, workspace);
+  // Facts below this confidence are left out of the drawing and the entity's list.
+  const floor = select("min_confidence", [["", "any"], ["0.5", "0.5"], ["0.8", "0.8"], ["1", "1 (certain)"]], sure);
   const slider = h("input", { type: "range", min: "0", max: "1000", value: "1000", id: "as-of", "aria-label": "as of" });
   const when = h("output", { id: "as-of-text" }, "now");
   const info = h("p", { class: "muted", id: "graph-info" });
@@ -117,13 +123,16 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   const side = h("aside", { class: "side", id: "entity" }, h("p", { class: "muted" }, "Click an entity to see its facts."));
   clear(root,
     h("h1", {}, "Knowledge graph"),
-    h("div", { class: "filters" }, h("label", {}, "workspace ", picker), h("label", { class: "slider" }, "as of ", slider, " ", when)),
+    h("div", { class: "filters" }, h("label", {}, "workspace ", picker), h("label", {}, "min confidence ", floor),
+      h("label", { class: "slider" }, "as of ", slider, " ", when)),
     info,
     h("div", { class: "split" }, canvas, side),
   );
-  picker.addEventListener("change", () => {
-    location.hash = `#/knowledge${query({ workspace: picker.value })}`;
-  });
+  const reopen = () => {
+    location.hash = `#/knowledge${query({ workspace: picker.value, min_confidence: floor.value || null })}`;
+  };
+  picker.addEventListener("change", reopen);
+  floor.addEventListener("change", reopen);
 
   let span: [number, number] | null = null;
   const asOf = (): string | null => {
@@ -134,7 +143,7 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
 
   const load = async () => {
     try {
-      const kg = await api<KnowledgeView>("GET", `/ui/api/knowledge${query({ workspace, as_of: asOf() })}`);
+      const kg = await api<KnowledgeView>("GET", `/ui/api/knowledge${query({ workspace, as_of: asOf(), min_confidence: sure || null })}`);
       if (!span && kg.earliest) span = [Date.parse(kg.earliest), Math.max(Date.parse(kg.as_of), Date.parse(kg.latest ?? kg.as_of))];
       when.textContent = asOf() ? kg.as_of.slice(0, 16).replace("T", " ") : "now";
       const community = new Map<string, number>();
@@ -152,10 +161,14 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
         clear(side, h("h3", {}, ent.name), ent.type ? h("p", { class: "badge" }, ent.type) : null, h("p", {}, ent.summary));
         try {
           const got = await api<any>(
-            "GET", `/entities/${encodeURIComponent(ent.id)}/facts${query({ workspace, as_of: asOf(), include_invalid: !asOf() })}`);
-          const facts: { fact: string; invalid_at: string | null; sources: string[] }[] = Array.isArray(got) ? got : got.facts ?? [];
+            "GET", `/entities/${encodeURIComponent(ent.id)}/facts${query({
+              workspace, as_of: asOf(), include_invalid: !asOf(), min_confidence: sure || null })}`);
+          const facts: { fact: string; invalid_at: string | null; sources: string[]; extractor: string; confidence: number }[] =
+            Array.isArray(got) ? got : got.facts ?? [];
           side.append(h("ul", { class: "facts" }, facts.map((f) => h("li", { class: f.invalid_at ? "retired" : "" },
-            f.fact, " ", f.sources.slice(0, 3).map((s) => h("a", { href: `#/memory/${s}`, class: "chip" }, short(s)))))));
+            f.fact, " ", h("span", { class: "badge stated", title: "who stated it, and how sure it was" },
+              `${f.extractor} ${Math.floor(f.confidence * 100) / 100}`), " ",
+            f.sources.slice(0, 3).map((s) => h("a", { href: `#/memory/${s}`, class: "chip" }, short(s)))))));
         } catch (err) {
           side.append(errorBox((err as ApiError).message));
         }

@@ -18,6 +18,7 @@ from knotwork.domain import rules
 from knotwork.domain.models import LINK_TYPES, Memory
 from knotwork.domain.temporal import now, parse_time, to_text
 from knotwork.errors import InvalidInput, quote
+from knotwork.knowledge import validate
 from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
 
 if TYPE_CHECKING:
@@ -218,9 +219,13 @@ def memory_knowledge(mem: Knotwork, ref: str) -> MemoryKnowledge:
     return MemoryKnowledge(memory.id, [entities[e] for e in entity_ids if e in entities], facts)
 
 
-def knowledge(mem: Knotwork, workspace: str | None = None, as_of: str | None = None, limit: int = 300) -> KnowledgeView:
+def knowledge(
+    mem: Knotwork, workspace: str | None = None, as_of: str | None = None, limit: int = 300, min_confidence: Any = None
+) -> KnowledgeView:
     """The knowledge graph of ``workspace`` (and global; ``"*"``: all) at ``as_of`` (default now): at most
-    ``limit`` entities, those of the largest communities first, with the facts between them true then."""
+    ``limit`` entities, those of the largest communities first, with the facts between them true then (and at
+    least ``min_confidence`` sure, when given)."""
+    floor = validate.confidence(min_confidence, "min_confidence", None)
     size = rules.limit(limit, 2000)
     at = parse_time(as_of, "as_of") if as_of else now()
     scope = rules.scope(workspace)
@@ -241,7 +246,7 @@ def knowledge(mem: Knotwork, workspace: str | None = None, as_of: str | None = N
     keep = set(chosen)
     facts = [
         f for f in store.kg_facts_touching(chosen, workspace=scope, at=at, include_invalid=False)
-        if f.subject_id in keep and f.object_id in keep
+        if f.subject_id in keep and f.object_id in keep and (floor is None or f.confidence >= floor)
     ] if chosen else []
     entities = store.kg_get_entities(chosen)
     communities = [

@@ -76,9 +76,10 @@ def knowledge(
     workspace: str | None = None,
     as_of: Annotated[str | None, Query(description="ISO-8601 time: the facts true then (default now)")] = None,
     limit: Annotated[int, Query(**ranged(1, 2000))] = 300,
+    min_confidence: Annotated[float | None, Query(description="only facts at least this sure (0-1)", **ranged(0, 1))] = None,
 ) -> Response:
     owner, readable = unwrapped(mem)
     chosen = default_workspace(request, workspace)
     if readable is not None:
         chosen = mem.check_read(chosen)
-    return reply("ui_knowledge", browse.knowledge(owner, chosen, as_of, limit))
+    return reply("ui_knowledge", browse.knowledge(owner, chosen, as_of, limit, min_confidence))
