@@ -19,7 +19,7 @@ from knotwork.store.postgres.rows import WORKSPACE_OF_ENTITY, WORKSPACE_OF_FACT,
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
     "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.extractor, f.confidence,"
+    " f.created_at, f.expired_at, f.superseded_by, f.origin, f.confidence,"
     " (SELECT string_agg(memory_id, ',') FROM fact_sources x WHERE x.fact_id = f.id)"
 )
 _FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
@@ -307,7 +307,7 @@ class KnowledgeStore:
         with self.transaction():
             self._run(
                 "INSERT INTO facts (id, workspace, subject_workspace, subject_id, predicate, object_workspace, object_id, fact,"
-                " terms, valid_at, invalid_at, created_at, expired_at, superseded_workspace, superseded_by, extractor, confidence)"
+                " terms, valid_at, invalid_at, created_at, expired_at, superseded_workspace, superseded_by, origin, confidence)"
                 f" VALUES (%s, %s, {WORKSPACE_OF_ENTITY}, %s, %s, {WORKSPACE_OF_ENTITY}, %s, %s, %s, %s, %s, %s, %s,"
                 f" {WORKSPACE_OF_FACT}, %s, %s, %s)",
                 (

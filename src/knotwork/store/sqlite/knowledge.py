@@ -20,7 +20,7 @@ from knotwork.knowledge.resolve import search_terms
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
     "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.extractor, f.confidence,"
+    " f.created_at, f.expired_at, f.superseded_by, f.origin, f.confidence,"
     " (SELECT group_concat(memory_id) FROM fact_sources x WHERE x.fact_id = f.id)"
 )
 _FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
@@ -288,7 +288,7 @@ class KnowledgeStore:
         with self.transaction():
             self._run(
                 "INSERT INTO facts (id, workspace, subject_id, predicate, object_id, fact, terms, valid_at, invalid_at,"
-                " created_at, expired_at, superseded_by, extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, expired_at, superseded_by, origin, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     f.id, f.workspace or "", f.subject_id, f.predicate, f.object_id, f.fact, search_terms(f.fact), _ts(f.valid_at),
                     _ts(f.invalid_at), to_text(f.created_at), _ts(f.expired_at), f.superseded_by, f.extractor,

@@ -36,7 +36,7 @@ class NewMemory(MemoryFields):
     agent_id: str | None = None
     entities: list[dict[str, Any]] | None = Field(default=None, description="[{name, type?, summary?}] it is about")
     facts: list[dict[str, Any]] | None = Field(
-        default=None, description="[{subject, predicate, object, valid_at?, invalid_at?}] it states"
+        default=None, description="[{subject, predicate, object, valid_at?, invalid_at?, confidence?}] it states (confidence 0-1, default 1)"
     )
     expires_at: str | None = Field(default=None, description="when it expires (ISO-8601); then it leaves every read")
     ttl: int | str | None = Field(default=None, description="time to live instead of expires_at: seconds, or 30m, 12h, 7d")

@@ -1,5 +1,4 @@
--- Every fact says how sure its extractor was and which extractor it was (SQLite's migration
--- 0021). ``origin`` becomes ``extractor`` (caller, parser, rules or llm: the same values as
--- before); ``confidence`` is in [0, 1], 1.0 for what a caller stated and for facts stored before.
-ALTER TABLE facts RENAME COLUMN origin TO extractor;
+-- Every fact says how sure its extractor was (SQLite's migration 0021): ``confidence`` in
+-- [0, 1], 1.0 for what a caller stated and for facts stored before. The extractor itself
+-- (caller, parser, rules or llm) is the ``origin`` column, read as ``Fact.extractor``.
 ALTER TABLE facts ADD COLUMN confidence DOUBLE PRECISION NOT NULL DEFAULT 1.0 CHECK (confidence >= 0 AND confidence <= 1);
