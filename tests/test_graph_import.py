@@ -100,3 +100,25 @@ def test_cli_import_of_a_bad_graph_record_exits_2_with_one_line(tmp_path: Path, 
     f.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     code, _, err = run(capsys, "import", str(f), "--db", str(tmp_path / "b.db"))
     assert code == 2 and "confidence" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_imported_value_is_placed_in_time_beside_the_stores_own(tmp_path: Path, target: str) -> None:
+    """The store knows Jeff lives in Portland (2025); the import says Seattle (2024) and repeats Portland:
+    Seattle arrives retired at Portland's start, the repeat only adds its memory to the stored fact."""
+    source = str(tmp_path / "a.db")
+    jeff = {"subject": "Jeff", "predicate": "lives_in"}
+    with knotwork.open(source, settings=Settings(embedder="none", kg_extract="none")) as mem:
+        mem.add("Jeff lives in Seattle.", workspace="lab", facts=[{**jeff, "object": "Seattle", "valid_at": "2024-01-01"}])
+        told = mem.add("Jeff is in Portland.", workspace="lab",
+                       facts=[{**jeff, "object": "Portland", "valid_at": "2025-01-01", "confidence": 0.9}])
+    records = _export(source)
+    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as mem:
+        mine = mem.add("Jeff moved to Portland.", workspace="lab",
+                       facts=[{**jeff, "object": "Portland", "valid_at": "2025-01-01", "confidence": 0.5}])
+        mem.import_records(records)
+        history = {f.object: f for f in mem.entity_facts("Jeff", workspace="lab", include_invalid=True)}
+        assert sorted(history) == ["Portland", "Seattle"]
+        assert history["Seattle"].invalid_at is not None and history["Seattle"].invalid_at.year == 2025
+        assert history["Seattle"].superseded_by == history["Portland"].id
+        assert set(history["Portland"].sources) == {mine.id, told.id} and history["Portland"].confidence == 0.9
+        assert [f.object for f in mem.entity_facts("Jeff", workspace="lab")] == ["Portland"]

@@ -707,7 +707,7 @@ class Knotwork:
                 embed = self.knowledge._embed_names if self.knowledge.embedder else None
                 model = self.knowledge.embedder.model_id if self.knowledge.embedder else None
                 transfer.restore_graph(self.store, graph, {parsed[i][0].id for i in fresh},
-                                       set(self.store.get_memories(list(sources))), embed, model)
+                                       set(self.store.get_memories(list(sources))), embed, model, self.knowledge.single_valued)
             elif fresh:
                 self.knowledge.ingest([parsed[i][0] for i in fresh], [inputs[i] for i in fresh])
             self._similar.refresh(embedded)

@@ -23,7 +23,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.domain.temporal import now
 from knotwork.errors import Conflict
+from knotwork.knowledge.facts import plan
+from knotwork.knowledge.models import Fact
 from knotwork.knowledge.resolve import grams, normalize
 from knotwork.services import records
 from knotwork.services.knowledge import SPELLED_TYPES
@@ -215,11 +218,10 @@ def graph_records(store: Any, within: Collection[str] | None = None) -> Iterator
         return within is None or (workspace or "") in within
 
     model = store.get_meta(MODEL_KEY)
-    vectors = {eid: blob for _, eid, _, blob in store.kg_entity_vectors(0)}
     entity_ids = store.kg_entity_ids()
     for start in range(0, len(entity_ids), BATCH):
         part = entity_ids[start : start + BATCH]
-        rows, terms = store.kg_entity_rows(part), store.kg_entity_terms(part)
+        rows, terms, vectors = store.kg_entity_rows(part), store.kg_entity_terms(part), store.kg_vectors_of(part)
         for eid in part:
             if eid in rows and inside(rows[eid][0].workspace):
                 entity, note = rows[eid]
@@ -249,16 +251,35 @@ def graph_records(store: Any, within: Collection[str] | None = None) -> Iterator
 Embed = Callable[[Sequence[tuple[str, str | None, str | None]]], list[Any]]
 
 
+def _place(store: Any, f: Fact, single_valued: Callable[[str], bool]) -> str:
+    """Write ``f`` beside its subject's stored values of the predicate, as a new statement is written; the id of
+    the fact it became (a stored one, when it repeats it)."""
+    stored = store.kg_facts_of(f.subject_id, f.predicate)
+    p = plan(f.id, f.object_id, f.valid_at, f.invalid_at, stored, single_valued=single_valued(f.predicate))
+    if p.repeat_of:
+        for mid in f.sources:
+            store.kg_add_fact_source(p.repeat_of, mid)
+        store.kg_raise_confidence(p.repeat_of, f.confidence)
+        return p.repeat_of
+    at = now()
+    expired = f.expired_at or (at if p.invalid_at is not None and p.invalid_at <= at else None)
+    store.kg_insert_fact(replace(f, invalid_at=p.invalid_at, expired_at=expired, superseded_by=p.superseded_by))
+    for r in p.retire:
+        store.kg_retire_fact(r.fact_id, r.invalid_at, at, r.superseded_by)
+    return f.id
+
+
 def restore_graph(
     store: Any, graph: records.GraphRecords, added: Collection[str], present: Collection[str],
-    embed: Embed | None = None, model: str | None = None,
+    embed: Embed | None = None, model: str | None = None, single_valued: Callable[[str], bool] = lambda p: False,
 ) -> None:
     """Write the graph an import carries (inside its transaction), for the memories it ``added``.
 
     An entity the store holds already (same id) is kept as it is; one whose name the store knows in
     the workspace under another id is that entity. A fact is written when one of its source memories
     was added (a memory skipped as present has its graph already), with the sources the store holds
-    (``present``). A community is written whole when its members are in no other; else its members
+    (``present``); about an entity the store held, it is placed in time beside the stored values (a
+    repeat adds its sources to the stored fact). A community is written whole when its members are in no other; else its members
     are recomputed on the next look. An entity vector is kept when ``model`` made it, else made with
     ``embed`` (as ingest makes one: name and the caller's note; none for spelled-exact kinds).
     """
@@ -291,18 +312,33 @@ def restore_graph(
             store.kg_add_mentions(mid, [same[e] for e in eids if e in same])
     wanted = [f for f in graph.facts if any(m in added for m in f.sources) and f.subject_id in same and f.object_id in same]
     there = set(store.kg_get_facts([f.id for f in wanted]))
-    written = []
+    made = {g.entity.id for g in fresh}
+    joined = {e for e in same if e not in made}  # entities the store held before
+    written: list[Fact] = []
+    became: dict[str, str] = {}  # an imported fact that repeats a stored one -> that one
     for f in wanted:
         subject, obj = same[f.subject_id], same[f.object_id]
         if f.id in there or subject == obj:
             continue
         sources = tuple(m for m in f.sources if m in present)
+        if f.subject_id in joined:
+            # Trigger: the subject was in the store before. Why: its stored values of this predicate and the
+            # imported one must agree in time (one value at a time, a repeat adds a source). Outcome: the
+            # imported fact goes in as a new statement would (knowledge.facts.plan).
+            became[f.id] = _place(store, replace(f, subject_id=subject, object_id=obj, sources=sources), single_valued)
+            if became[f.id] == f.id:
+                written.append(f)
+            continue
         store.kg_insert_fact(replace(f, subject_id=subject, object_id=obj, superseded_by=None, sources=sources))
         written.append(f)
-    stored = set(store.kg_get_facts([f.superseded_by for f in written if f.superseded_by]))
+    # A retired fact names its replacement once every fact is in (the replacement may be a stored one it repeats).
+    now_held = store.kg_get_facts([f.id for f in written] + [became.get(f.superseded_by, f.superseded_by)
+                                                             for f in written if f.superseded_by])
     for f in written:
-        if f.superseded_by in stored:  # it names a fact of the same import (or one the store holds)
-            store.kg_retire_fact(f.id, f.invalid_at, f.expired_at, f.superseded_by)
+        replacement = became.get(f.superseded_by, f.superseded_by) if f.superseded_by else None
+        mine = now_held.get(f.id)
+        if replacement in now_held and mine is not None and mine.superseded_by is None:
+            store.kg_retire_fact(f.id, mine.invalid_at, mine.expired_at, replacement)
     placed = store.kg_community_of([same[e] for c in graph.communities for e in c.members if e in same])
     known_communities = set(store.kg_get_communities([c.community.id for c in graph.communities]))
     for c in graph.communities:

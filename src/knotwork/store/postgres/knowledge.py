@@ -213,6 +213,11 @@ class KnowledgeStore:
                 (entity_id, entity_id, blob),
             )
 
+    def kg_vectors_of(self, entity_ids: Sequence[str]) -> dict[str, bytes]:
+        """The name vector of each of these entities that has one."""
+        rows = self._rows_by_ids("SELECT entity_id, vector FROM entity_vectors WHERE entity_id = ANY(%s)", entity_ids)
+        return {r[0]: bytes(r[1]) for r in rows}
+
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
         """(seq, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
         rows = self._run(

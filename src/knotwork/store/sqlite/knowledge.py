@@ -203,6 +203,11 @@ class KnowledgeStore:
         with self.transaction():
             self._run("INSERT OR REPLACE INTO entity_vectors (entity_id, vector) VALUES (?, ?)", (entity_id, blob))
 
+    def kg_vectors_of(self, entity_ids: Sequence[str]) -> dict[str, bytes]:
+        """The name vector of each of these entities that has one."""
+        rows = self._rows_by_ids("SELECT entity_id, vector FROM entity_vectors WHERE entity_id IN ({ids})", entity_ids)
+        return {r[0]: bytes(r[1]) for r in rows}
+
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
         """(rowid, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
         with self._lock:
