@@ -631,24 +631,8 @@ class Knotwork:
         key: entities, facts, communities…; ``services.records``). ``within`` (workspace names, '' for the
         global scope): the memories and graph of those workspaces only, with the links whose other end is one
         of them too."""
-        yield from self._export_memories(within)
+        yield from transfer.memory_records(self.store, within)
         yield from transfer.graph_records(self.store, within)
-
-    def _export_memories(self, within: Collection[str] | None) -> Iterator[dict[str, Any]]:
-        for memory in self.store.iter_memories():
-            if within is not None and (memory.workspace or "") not in within:
-                continue
-            record = memory.to_dict()
-            record["history"] = [old.to_dict() for old in self.store.memory_versions(memory.id)]
-            links = self.store.links_touching([memory.id], "outgoing")
-            if within is not None:
-                ends = self.store.memory_briefs([r.to_id for r in links])
-                links = [r for r in links if r.to_id in ends and (ends[r.to_id].workspace or "") in within]
-            record["links"] = [r.to_dict() for r in links]
-            mentions = self.store.kg_mentions([memory.id]).get(memory.id)
-            if mentions:
-                record["mentions"] = mentions
-            yield record
 
     def import_records(
         self, records: Iterable[Mapping[str, Any]], on_progress: Callable[[int], object] | None = None

@@ -207,7 +207,26 @@ def _knowledge(source: Any, target: Any, memory_ids: Sequence[str], progress: Pr
 
 
 
-# -- the graph in export records (export, import) ------------------------------------------------------
+# -- export records (export, import) ------------------------------------------------------
+
+
+def memory_records(store: Any, within: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Every memory as an export record, oldest first: its past versions under ``history``, its outgoing links
+    (``within``: those whose other end is in those workspaces too) and the entities it mentions."""
+    for memory in store.iter_memories():
+        if within is not None and (memory.workspace or "") not in within:
+            continue
+        record = memory.to_dict()
+        record["history"] = [old.to_dict() for old in store.memory_versions(memory.id)]
+        links = store.links_touching([memory.id], "outgoing")
+        if within is not None:
+            ends = store.memory_briefs([r.to_id for r in links])
+            links = [r for r in links if r.to_id in ends and (ends[r.to_id].workspace or "") in within]
+        record["links"] = [r.to_dict() for r in links]
+        mentions = store.kg_mentions([memory.id]).get(memory.id)
+        if mentions:
+            record["mentions"] = mentions
+        yield record
 
 
 def graph_records(store: Any, within: Collection[str] | None = None) -> Iterator[dict[str, Any]]:
