@@ -14,6 +14,10 @@ the end the counts of both stores are compared.
 Not moved: surfacing counts (novelty's memory of what was shown recently;
 they decay within days anyway) and the change logs in-process copies catch
 up from (the target writes its own).
+
+Export records (``memory_records``, ``graph_records``) carry the same
+content as a stream of JSON-ready dicts, read a batch of rows at a time;
+``restore_graph`` writes the graph they carry on import.
 """
 
 from __future__ import annotations
