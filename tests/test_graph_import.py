@@ -122,3 +122,27 @@ def test_an_imported_value_is_placed_in_time_beside_the_stores_own(tmp_path: Pat
         assert history["Seattle"].superseded_by == history["Portland"].id
         assert set(history["Portland"].sources) == {mine.id, told.id} and history["Portland"].confidence == 0.9
         assert [f.object for f in mem.entity_facts("Jeff", workspace="lab")] == ["Portland"]
+
+
+def test_a_graph_record_cannot_join_two_workspaces(tmp_path: Path, target: str) -> None:
+    """An import whose fact names an entity of another workspace (here: an id the store holds in "shop", claimed
+    for "lab") leaves that fact and mention out; the store's own entity is untouched."""
+    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as mem:
+        mem.add("Shop notes", workspace="shop", facts=[{"subject": "Till", "predicate": "uses", "object": "Stripe"}])
+        till = mem.entity("Till", workspace="shop")
+        source = str(tmp_path / "a.db")
+        with knotwork.open(source, settings=Settings(embedder="none", kg_extract="none")) as other:
+            other.add("Lab notes", workspace="lab", facts=[{"subject": "Jeff", "predicate": "uses", "object": "Vim"}])
+        records = _export(source)
+        jeff = next(r["id"] for r in records if r.get("record") == "entity" and r["name"] == "Jeff")
+        for r in records:  # a forged export: Jeff's id is shop's Till's
+            if r.get("record") == "entity" and r["id"] == jeff:
+                r["id"] = till.id
+            if r.get("record") == "fact":
+                r["subject_id"] = till.id
+            if "mentions" in r:
+                r["mentions"] = [till.id if e == jeff else e for e in r["mentions"]]
+        mem.import_records(records)
+        assert [f.fact for f in mem.entity_facts(till.id, workspace="shop")] == ["Till uses Stripe"]
+        assert mem.entity(till.id, workspace="shop").mentions == 1
+        assert mem.entity_facts("Vim", workspace="lab") == []

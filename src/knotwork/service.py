@@ -690,7 +690,7 @@ class Knotwork:
                 sources = {m for f in graph.facts for m in f.sources}
                 embed = self.knowledge._embed_names if self.knowledge.embedder else None
                 model = self.knowledge.embedder.model_id if self.knowledge.embedder else None
-                transfer.restore_graph(self.store, graph, {parsed[i][0].id for i in fresh},
+                transfer.restore_graph(self.store, graph, {parsed[i][0].id: parsed[i][0].workspace for i in fresh},
                                        set(self.store.get_memories(list(sources))), embed, model, self.knowledge.single_valued)
             elif fresh:
                 self.knowledge.ingest([parsed[i][0] for i in fresh], [inputs[i] for i in fresh])

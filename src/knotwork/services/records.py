@@ -142,6 +142,14 @@ def _id(value: Any, field_name: str) -> str:
     return found
 
 
+def _list(value: Any, field_name: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInput(field_name, f"must be a list, got {type(value).__name__}")
+    return value
+
+
 def _ids(value: Any, field_name: str) -> list[str]:
     if not isinstance(value, list):
         raise InvalidInput(field_name, "must be a list of ids")
@@ -194,7 +202,7 @@ def imported_graph(record: Mapping[str, Any], into: GraphRecords) -> None:
             _id(record.get("id"), "id"), ws, validate.name(record.get("name"), "name"),
             validate.entity_type(record.get("type"), "type"), _text(record.get("summary"), "summary", ""),
             _when(record, "created_at"), _when(record, "updated_at"),
-            tuple(validate.name(a, "aliases") for a in record.get("aliases") or []),
+            tuple(validate.name(a, "aliases") for a in _list(record.get("aliases"), "aliases")),
         )
         terms = None if record.get("terms") is None else _text(record["terms"], "terms")
         into.entities.append(GraphEntity(entity, _text(record.get("note"), "note", ""), terms, blob, model))

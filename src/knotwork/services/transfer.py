@@ -22,7 +22,7 @@ content as a stream of JSON-ready dicts, read a batch of rows at a time;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -293,26 +293,30 @@ def _place(store: Any, f: Fact, single_valued: Callable[[str], bool]) -> str:
 
 
 def restore_graph(
-    store: Any, graph: records.GraphRecords, added: Collection[str], present: Collection[str],
+    store: Any, graph: records.GraphRecords, added: Mapping[str, str | None], present: Collection[str],
     embed: Embed | None = None, model: str | None = None, single_valued: Callable[[str], bool] = lambda p: False,
 ) -> None:
-    """Write the graph an import carries (inside its transaction), for the memories it ``added``.
+    """Write the graph an import carries (inside its transaction), for the memories it ``added`` (id ->
+    workspace).
 
-    An entity the store holds already (same id) is kept as it is; one whose name the store knows in
+    Everything stays in its workspace: a fact, mention, community member or entity id that would join
+    two workspaces is left out. An entity the store holds already (same id) is kept as it is; one whose name the store knows in
     the workspace under another id is that entity. A fact is written when one of its source memories
     was added (a memory skipped as present has its graph already), with the sources the store holds
     (``present``); about an entity the store held, it is placed in time beside the stored values (a
-    repeat adds its sources to the stored fact). A community is written whole when its members are in no other; else its members
-    are recomputed on the next look. An entity vector is kept when ``model`` made it, else made with
+    repeat adds its sources to the stored fact). A community is written whole when its members are in
+    no other; else its members are recomputed on the next look. An entity vector is kept when ``model`` made it, else made with
     ``embed`` (as ingest makes one: name and the caller's note; none for spelled-exact kinds).
     """
     same: dict[str, str] = {}  # exported entity id -> the store's
-    have = set(store.kg_get_entities([g.entity.id for g in graph.entities]))
+    home = {g.entity.id: g.entity.workspace or "" for g in graph.entities}  # exported entity id -> its workspace
+    have = store.kg_get_entities([g.entity.id for g in graph.entities])
     fresh: list[records.GraphEntity] = []
     for g in graph.entities:
         e = g.entity
         if e.id in have:
-            same[e.id] = e.id
+            if (have[e.id].workspace or "") == home[e.id]:
+                same[e.id] = e.id
             continue
         norm = normalize(e.name)
         known = store.kg_lookup_norms(e.workspace, [norm]).get(norm)
@@ -332,8 +336,13 @@ def restore_graph(
         store.kg_put_entity_vector(g.entity.id, vector.tobytes())
     for mid, eids in graph.mentions.items():
         if mid in added:
-            store.kg_add_mentions(mid, [same[e] for e in eids if e in same])
-    wanted = [f for f in graph.facts if any(m in added for m in f.sources) and f.subject_id in same and f.object_id in same]
+            store.kg_add_mentions(mid, [same[e] for e in eids if e in same and home[e] == (added[mid] or "")])
+    wanted = [
+        f for f in graph.facts
+        if any(m in added for m in f.sources) and f.subject_id in same and f.object_id in same
+        and home[f.subject_id] == home[f.object_id] == (f.workspace or "")
+        and all((added[m] or "") == home[f.subject_id] for m in f.sources if m in added)
+    ]
     there = set(store.kg_get_facts([f.id for f in wanted]))
     made = {g.entity.id for g in fresh}
     joined = {e for e in same if e not in made}  # entities the store held before
@@ -365,7 +374,7 @@ def restore_graph(
     placed = store.kg_community_of([same[e] for c in graph.communities for e in c.members if e in same])
     known_communities = set(store.kg_get_communities([c.community.id for c in graph.communities]))
     for c in graph.communities:
-        members = [same[e] for e in c.members if e in same]
+        members = [same[e] for e in c.members if e in same and home[e] == (c.community.workspace or "")]
         if c.community.id in known_communities:
             continue
         if len(members) == len(c.members) and not any(m in placed for m in members):
@@ -373,7 +382,7 @@ def restore_graph(
         else:
             store.kg_mark_dirty(members, c.community.workspace)
     for workspace, eids in graph.dirty:
-        store.kg_mark_dirty([same[e] for e in eids if e in same], workspace)
+        store.kg_mark_dirty([same[e] for e in eids if e in same and home[e] == (workspace or "")], workspace)
     for item in graph.queue:
         if item.memory_id in added:
             store.kg_enqueue([item.memory_id], item.enqueued_at)
