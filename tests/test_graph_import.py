@@ -146,3 +146,20 @@ def test_a_graph_record_cannot_join_two_workspaces(tmp_path: Path, target: str) 
         assert [f.fact for f in mem.entity_facts(till.id, workspace="shop")] == ["Till uses Stripe"]
         assert mem.entity(till.id, workspace="shop").mentions == 1
         assert mem.entity_facts("Vim", workspace="lab") == []
+
+
+def test_entities_exported_without_vectors_get_them_from_the_importing_stores_model(tmp_path: Path) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=Settings(embedder="none", kg_extract="none")) as mem:
+        mem.add("Notes", workspace="lab", entities=[{"name": "Jeff Brown", "type": "person", "summary": "runs the lab"}],
+                facts=[{"subject": "Jeff Brown", "predicate": "works_at", "object": "Initech"}])
+    records = _export(source)
+    assert not any("vector" in r for r in records if r.get("record") == "entity")
+    with knotwork.open(tmp_path / "b.db", settings=Settings(kg_extract="none")) as mem:
+        mem.import_records(records)
+        jeff = mem.entity("Jeff Brown", workspace="lab").id
+        vectors = mem.store.kg_vectors_of([jeff])
+        made = mem.knowledge.embed_names([("Jeff Brown", "person", "runs the lab")])[0]
+        assert vectors[jeff] == made.tobytes()  # name and note, as ingest embeds a new entity
+        again = [r for r in mem.export() if r.get("record") == "entity" and r["id"] == jeff][0]
+        assert again["vector"]["model"] == mem.embedder.model_id

@@ -688,7 +688,7 @@ class Knotwork:
                     self.store.insert_link(rel)
             if carried:
                 sources = {m for f in graph.facts for m in f.sources}
-                embed = self.knowledge._embed_names if self.knowledge.embedder else None
+                embed = self.knowledge.embed_names if self.knowledge.embedder else None
                 model = self.knowledge.embedder.model_id if self.knowledge.embedder else None
                 transfer.restore_graph(self.store, graph, {parsed[i][0].id: parsed[i][0].workspace for i in fresh},
                                        set(self.store.get_memories(list(sources))), embed, model, self.knowledge.single_valued)

@@ -239,6 +239,10 @@ class KnowledgeService:
                 gi.vectors = {n: by_key[(ws, n)] for n in names if (ws, n) in by_key}
         return list(inputs)
 
+    def embed_names(self, names: Sequence[tuple[str, str | None, str | None]]) -> list[np.ndarray]:
+        """A name vector per (name, type, caller's note), made as ingest makes one (for an import's entities)."""
+        return self._embed_names(names)
+
     def _embed_names(self, names: Sequence[tuple[str, str | None, str | None]]) -> list[np.ndarray]:
         """A vector per name (+ summary); each distinct text is embedded once, recent ones come from a cache."""
         if not names or not self.embedder:
