@@ -231,6 +231,7 @@ class FactDraft:
     subject_type: str | None = None
     object_type: str | None = None
     past: bool = False  # "used to live in Y": true before the memory's time, not after
+    confidence: float = 1.0
 
 
 @dataclass

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from knotwork.knowledge import vocabulary as V
@@ -62,7 +63,9 @@ _KIND_WORDS = frozenset(
     "class interface protocol trait struct enum type function method component hook boxes box servers instances "
     "workflows jobs dags charts cluster".split()
 )
-_ADOPT_VERBS = frozenset("adopt introduce install enable roll out add".split(" ")) | {"roll out"}
+_ADOPT_VERBS = frozenset("adopt introduce install enable roll out add use".split(" ")) | {"roll out"}
+#: Adverbs that say a value replaced an earlier one ("we now use X instead of Y").
+_NOW = frozenset("now nowadays anymore".split())
 _TECH_PREDICATES = frozenset("uses runs_on depends_on implements extends calls".split())
 
 
@@ -257,6 +260,8 @@ def _state_past(verb: Any) -> bool:
 def _subjects(verb: Any, names: _Names, seen: int = 0) -> list[tuple[str, str | None]] | None:
     """Subjects of a clause; None when it has one that names nothing ("Nobody uses it")."""
     toks = _children(verb, "nsubj", "nsubjpass")
+    if verb.tag_ == "VB" and not toks and verb.i == verb.sent.start and not any(c.dep_ == "aux" for c in verb.children):
+        return None  # "Use ruff for linting; black is no longer used": an instruction, whoever the parse hangs it on
     if toks:
         out = []
         for t in toks:
@@ -328,6 +333,8 @@ def _predicate(key: str, subj: tuple[str, str | None], obj_tok: Any | None,
             return None
         if key == "move to" and obj_tok is not None and _technical(obj_tok):
             return "uses", False
+        if key == "move to" and not person:
+            return None  # "our family moved to Canada": neither a person's home nor a tool, as far as the words say
         if key in ("have", "get") and not (obj_tok is not None and obj_tok.pos_ == "PROPN"):
             return None
         chosen = V.BY_SUBJECT[key][0 if person else 1]
@@ -335,10 +342,19 @@ def _predicate(key: str, subj: tuple[str, str | None], obj_tok: Any | None,
     if key in ("go to",) and not (obj_tok is not None and _school(obj_tok)):
         return None
     found = V.PHRASES.get(key)
+    if found and found[0] == "works_at" and obj_tok is not None:
+        if _school(obj_tok) and key in ("start at", "join", "leave", "quit"):
+            return "studies_at", found[1]  # "started at Hillside Primary"
+        if obj_tok.lemma_.lower() in V.GROUP_WORDS:
+            return "member_of", found[1]  # "left the platform team"
     if found and found[0] == "owns" and key in ("buy", "adopt") and obj_tok is not None and obj_tok.pos_ != "PROPN":
         if not any(c.dep_ == "acl" for c in obj_tok.children):
             return None
     return found
+
+
+def _tech_name(name: tuple[str, str | None] | None) -> bool:
+    return name is not None and name[1] in ("technology", "identifier", "function", "file", "url")
 
 
 def _school(tok: Any) -> bool:
@@ -400,7 +416,8 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     continue
                 if last in V.IS_A_NOUNS:
                     pred = "is_a"
-                elif last in V.JOB_WORDS and all(_is_person(s) for s in subjects):
+                elif last in V.JOB_WORDS and all(_is_person(s) for s in subjects) and not any(
+                        d.dep_ == "det" and d.lower_ == "the" for d in c.children):  # "the on-call engineer this week": a role
                     pred = "works_as"
                 elif c.pos_ == "PROPN" and subjects and any(w.lower_ in ("my", "our") for w in verb.subtree):
                     continue
@@ -448,6 +465,56 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
 
 
 def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
+    """The facts of one verb clause; "X instead of Y" / "rather than Y" with "now" (or a change verb)
+    retires Y for the same subject and predicate."""
+    before = len(out.facts)
+    _clause_facts(verb, names, out, past)
+    year = _year(verb) if _state_past(verb) else None
+    if year is not None:  # "Back in 2023 Jeff lived in Denver": true in 2023, whenever it was said
+        for i in range(before, len(out.facts)):
+            f = out.facts[i]
+            if f.past and f.valid_at is None and not f.replaces:
+                out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
+                                         object_type=f.object_type, past=True)
+    others = _instead(verb, names)
+    if not others or len(out.facts) == before:
+        return
+    changed = any(a.lower_ in _NOW for a in verb.subtree) or verb.lemma_ in _CHANGE_VERBS
+    if not changed:
+        return  # "we use pnpm instead of npm" says nothing of npm ever being used
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if not f.past and not f.replaces and f.predicate in V.PREDICATES and f.predicate != "status":
+            out.facts[i] = FactDraft(f.subject, f.predicate, f.object, replaces=others[0][0], subject_type=f.subject_type,
+                                     object_type=f.object_type)
+
+
+def _year(verb: Any) -> datetime | None:
+    """The year of "in 2023" / "back in 2023" on the verb's clause (1900-2100), as its first instant."""
+    for p in [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"] + [
+            p for a in verb.children if a.dep_ == "advmod" and a.lower_ == "back" for p in a.children if p.lower_ == "in"]:
+        for o in _children(p, "pobj"):
+            if re.fullmatch(r"(19|20)\d\d", o.text) and 1900 <= int(o.text) <= 2100:
+                return datetime(int(o.text), 1, 1, tzinfo=timezone.utc)
+    return None
+
+
+def _instead(verb: Any, names: _Names) -> list[tuple[str, str | None]]:
+    """The names after "instead of" or "rather than" in the clause of ``verb``."""
+    found = []
+    for tok in verb.subtree:
+        if tok.lower_ not in ("of", "than") or tok.i == 0:
+            continue
+        cue = "instead" if tok.lower_ == "of" else "rather"
+        if tok.doc[tok.i - 1].lower_ == cue or any(c.lower_ == cue for c in tok.children):
+            for o in _children(tok, "pobj"):
+                n = names.name(o)
+                if n:
+                    found.append(n)
+    return found
+
+
+def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
     """The facts of one verb clause."""
     if _is_hedged(verb):
         return
@@ -491,6 +558,8 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
     if cannot and verb.lemma_ == "stand":
         past = False
     if verb.lemma_ in ("eat", "drink") and past:
+        if not any(w.lower_ in V.ENDED_WORDS or w.lower_ == "never" for w in verb.subtree):
+            return  # "I don't drink alcohol": a habit, not a taste that ended
         for o in _objects(verb, names)[1]:
             for s in subjects:
                 _fact(out, s, "likes", o, past=True)
@@ -506,14 +575,17 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
         for p in _children(preps["from"], "prep"):
             preps.setdefault(p.lower_, p)
     if verb.lemma_ in _CHANGE_VERBS and "from" in preps and "to" in preps:
-        olds = [names.name(o) for p in _children(preps["from"], "pobj") for o in _conjuncts(p)]
+        old_toks = [o for p in _children(preps["from"], "pobj") for o in _conjuncts(p)]
+        olds = [names.name(o) for o in old_toks]
         news = [(names.name(o), o) for p in _children(preps["to"], "pobj") for o in _conjuncts(p)]
         for s in subjects:
             for n, tok in news:
                 old = next((o for o in olds if o), None)
                 if not n or not old:
                     continue
-                pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not _technical(tok) else "uses"
+                # "moved from Redis to Valkey": a technology on either side makes it a change of tool
+                technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
+                pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
                 target = s
                 for d in _children(verb, "dobj"):  # "switched the web app from A to B"
                     dn = names.name(d)
