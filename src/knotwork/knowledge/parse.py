@@ -184,6 +184,8 @@ def _conjuncts(tok: Any) -> list[Any]:
     out = [tok]
     for c in tok.children:
         if c.dep_ == "conj" and (c.pos_ != "VERB" or (c.tag_ == "VBG" and tok.tag_ in ("VBG", "NN", "NNS"))):
+            if any(t.lower_ == "not" for t in tok.doc[tok.i + 1 : c.i]):
+                continue  # "uses Poetry, not pip-tools": what follows "not" is not used
             out += _conjuncts(c)
     for c in tok.children:  # "two dogs, Pepper and Biscuit": the names stand for the noun
         if c.dep_ == "appos" and c.pos_ == "PROPN" and tok.pos_ == "NOUN":
@@ -640,6 +642,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     return
     if not passive and objs:
         for obj_tok in objs:
+            if any(t.lower_ == "not" for t in obj_tok.doc[verb.i + 1 : obj_tok.i]):
+                continue  # "we use Poetry, not pip-tools"
             if obj_tok.lower_ == "job" and verb.lemma_ in ("quit", "leave", "lose", "start", "get"):
                 for p in _children(obj_tok, "prep") + list(preps.values()):
                     if p.lower_ in ("at", "with"):
@@ -686,6 +690,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         continue
                     if pred[0] == "written_in" and objs and not passive:
                         continue
+                    if objs and not passive and _negated(verb) and not pred[1]:
+                        continue  # "we don't store PII in Redis anymore": the negation is about PII, not Redis
                     _fact(out, s, pred[0], n, past or pred[1])
                     if pred[0] == "lives_in":
                         names.state["place"] = n[0]
@@ -728,7 +734,8 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
     """"A replaced B (in X)", "we replaced B with A", "B was replaced by A (in X)"."""
     where = None
     agent_objects = [q for a in _children(verb, "agent") for q in _children(a, "pobj")]
-    for p in _children(verb, "prep") + [p for q in agent_objects for p in _children(q, "prep")]:
+    with_objects = [q for w in _children(verb, "prep") if w.lower_ in ("with", "by") for q in _children(w, "pobj")]
+    for p in _children(verb, "prep") + [p for q in agent_objects + with_objects for p in _children(q, "prep")]:
         if p.lower_ in ("in", "on", "for", "across"):
             for o in _children(p, "pobj"):
                 where = names.name(o)
