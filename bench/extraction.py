@@ -1,8 +1,20 @@
 """Precision and recall of the offline extraction on labelled sets.
 
-    python bench/extraction.py [--half dev|test|both] [--rules] [--show-errors] [--labels FILE]
+    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|all] [--rules] [--show-errors]
+                               [--labels FILE] [--cost]
 
-Three sets (bench/data/):
+Five sets (bench/data/):
+
+- ``extraction_agents.txt``: 302 sentences of what people tell coding agents
+  and assistants (tools, stacks, preferences, people, places, moves, version
+  changes, negations, hedges, sentences that state no fact), labelled before
+  any system ran on them, dev and test halves, same format and scoring as
+  ``extraction_heldout.txt``. Its labels include facts the predicate
+  vocabulary cannot say: they count as misses (recall is coverage of the
+  labels, not agreement with the rules).
+- ``extraction_agents_sequences.txt``: 20 dated value-change sequences in
+  the format of ``extraction_sequences.txt``, some stored out of date order
+  (a memory about 2023 arriving after one about 2025).
 
 - ``extraction_heldout.txt``: 305 sentences labelled before any system ran
   on them, in a dev half (tune on it) and a test half (report it), each with
@@ -39,6 +51,11 @@ DATA = Path(__file__).parent / "data"
 LABELS = DATA / "extraction_labels.txt"
 HELDOUT = DATA / "extraction_heldout.txt"
 SEQUENCES = DATA / "extraction_sequences.txt"
+AGENTS = DATA / "extraction_agents.txt"
+AGENTS_SEQUENCES = DATA / "extraction_agents_sequences.txt"
+#: --set -> (sentences, sequences)
+SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)]}
+SETS["all"] = SETS["heldout"] + SETS["agents"]
 
 
 @dataclass
@@ -224,11 +241,31 @@ def score_sequences(seqs: list[Sequence], show_errors: bool) -> dict[str, tuple[
     return out
 
 
+def cost(texts: list[str]) -> str:
+    """Per-memory extraction cost: each text extracted on its own (as the enrichment worker does)."""
+    from knotwork.knowledge.extract import extract
+
+    extract("warm up the pipeline.")
+    wall: list[float] = []
+    cpu0 = time.process_time()
+    for text in texts:
+        t0 = time.perf_counter()
+        extract(text)
+        wall.append((time.perf_counter() - t0) * 1000)
+    cpu = time.process_time() - cpu0
+    wall.sort()
+    p95 = wall[min(len(wall) - 1, int(round(0.95 * (len(wall) - 1))))]
+    return (f"{len(texts)} memories, one at a time: median {wall[len(wall) // 2]:.2f} ms, p95 {p95:.2f} ms, "
+            f"{len(texts) / cpu:.0f} memories per CPU-second")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=("dev", "test", "both"), default="dev",
                         help="which half of the held-out sets to score (the test half: only to report)")
     parser.add_argument("--labels", type=Path, default=LABELS, help="the older labelled set")
+    parser.add_argument("--set", choices=sorted(SETS), default="all", help="which held-out sets to score")
+    parser.add_argument("--cost", action="store_true", help="also time each memory's extraction on its own")
     parser.add_argument("--rules", action="store_true", help="use the regular-expression rules only")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args()
@@ -239,18 +276,24 @@ def main() -> None:
 
     print("extraction:", "dependency parse (spaCy)" if pipeline() is not None else "regular-expression rules")
     halves = ("dev", "test") if args.half == "both" else (args.half,)
-    items = [i for i in load(HELDOUT, statuses=True) if i.section.split()[0] in halves]
-    print_table(f"{HELDOUT.name}, half {args.half} (facts with status)", score_sentences(items, True, args.show_errors))
-    seqs = [s for s in load_sequences(SEQUENCES) if s.half in halves]
-    print(f"\n{SEQUENCES.name}, half {args.half}\n")
-    print("| half | sequences | current and not stale | as_of right |")
-    print("|---|---|---|---|")
-    for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
-        print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
+    texts: list[str] = []
+    for sentences_file, sequences_file in SETS[args.set]:
+        items = [i for i in load(sentences_file, statuses=True) if i.section.split()[0] in halves]
+        texts += [i.text for i in items]
+        print_table(f"{sentences_file.name}, half {args.half} (facts with status)",
+                    score_sentences(items, True, args.show_errors))
+        seqs = [s for s in load_sequences(sequences_file) if s.half in halves]
+        print(f"\n{sequences_file.name}, half {args.half}\n")
+        print("| half | sequences | current and not stale | as_of right |")
+        print("|---|---|---|---|")
+        for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
+            print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
     old = load(args.labels, statuses=False)
     print()
     print_table(f"{args.labels.name} (tuning set of the regular-expression rules)",
                 score_sentences(old, False, args.show_errors and args.half == "dev" and False))
+    if args.cost:
+        print("\ncost:", cost(texts + [i.text for i in old]))
 
 
 if __name__ == "__main__":

@@ -87,6 +87,7 @@ class Knotwork:
         self._links = LinkService(
             store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
         )
+        self.knowledge.on_value_changed = self._value_changed
         self._similar = SimilarLists(store, self.index)
         self.hygiene = Hygiene(self, self.instructions)
         self.hygiene.upgrade()
@@ -492,6 +493,17 @@ class Knotwork:
         be linked; a workspace memory may link to a global one.
         """
         return self._links.link(from_id, to_id, type, metadata)
+
+    def _value_changed(self, new_id: str, old_id: str, reason: str) -> None:
+        """The graph saw ``new_id`` retire every fact ``old_id`` stated: SUPERSEDE, as consolidation would
+        (same partition, the older memory still current and not later than the new one)."""
+        new, old = self.store.get_memory(new_id), self.store.get_memory(old_id)
+        if new is None or old is None or old.invalid_at is not None or old.agent_id != new.agent_id:
+            return
+        if old.valid_at > new.valid_at:
+            return
+        self._links.link(new_id, old_id, "supersedes", {"consolidation": reason})
+        self.store.bump_counter("superseded_on_add")
 
     def relationship(self, ref: str) -> Relationship:
         """The relationship a full or short id names."""

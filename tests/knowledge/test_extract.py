@@ -37,7 +37,7 @@ def triples(text: str) -> set[tuple[str, str, str]]:
         ("Yesterday I met John Smith in town.", "John Smith", None),
         ("Fixed in PR-482 last week.", "PR-482", "reference"),
         ("we cache with redis here.", "Redis", "technology"),
-        ("The app uses React Native.", "React Native", None),
+        ("The app uses React Native.", "React Native", "technology"),  # a known name of several words
     ],
 )
 def test_entity_rules(text: str, name: str, kind: str | None) -> None:

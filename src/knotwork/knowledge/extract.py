@@ -17,16 +17,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, RELATIVES, STOP_AFTER, TECH
+from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, RELATIVES, STOP_AFTER, TECH
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
 from knotwork.knowledge.parse import NOT_NAMES, read
+from knotwork.knowledge.vocabulary import fit
 
 USER = "User"
 TEAM = "Team"
 BATCH = 64  # texts per parser batch
+#: Confidence of a fact whose ends both fit its predicate, by what found it: a reading of the dependency
+#: parse, or a regular-expression pattern (which sees neither negation scope nor clause structure).
+PARSER_CONFIDENCE = 0.9
+RULES_CONFIDENCE = 0.75
 
 _SENTENCE = re.compile(
     r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9@#`])|\n+|;\s+"
@@ -66,6 +71,8 @@ _PATH = re.compile(
 )
 _FUNC = re.compile(r"(?<![\w.])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\(\)")
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")
+_MULTI_TECH = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(MULTIWORD_TECH, key=len, reverse=True)) + r")\b",
+                         re.IGNORECASE)
 _MENTION = re.compile(r"(?<![\w.@])@([A-Za-z][\w-]{1,38})")
 _HASHTAG = re.compile(r"(?<![\w&#])#([A-Za-z][\w-]{1,49})")
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,40})[\"”]|(?<![\w])'([^'\n]{2,40})'(?!\w)")
@@ -119,6 +126,8 @@ def entity_spans(sentence: str) -> list[Span]:
         if all(len(p) >= 2 for p in parts) and max(len(p) for p in parts) >= 3:
             tech = _tech(m.group())
             add(m.start(), m.end(), tech or m.group(), "technology" if tech else "identifier", 4)
+    for m in _MULTI_TECH.finditer(sentence):
+        add(m.start(), m.end(), MULTIWORD_TECH[m.group().lower()], "technology", 4)
     for m in _MENTION.finditer(sentence):
         add(m.start(), m.end(), "@" + m.group(1), "person", 4)
     for m in _HASHTAG.finditer(sentence):
@@ -459,8 +468,18 @@ def _rule_sentences(text: str) -> Extraction:
     for sentence in sentences(text):
         sent = _Sentence(sentence)
         out.entities += [EntityDraft(span.name, span.type) for span in sent.spans]
-        _sentence_facts(sent, out)
+        if not _HEDGED.search(sentence):
+            _sentence_facts(sent, out)
     return out
+
+
+#: A question, a plan or a guess states no fact (the parse reads these from the clause; the patterns
+#: see only words, so a sentence with one of them gives no pattern fact at all).
+_HEDGED = re.compile(
+    r"\?\s*$|\b(?:might|may|could|should|would|maybe|perhaps|probably|thinking|considering|planning|wondering"
+    r"|evaluating|hoping|hope|want to|going to|if)\b",
+    re.IGNORECASE,
+)
 
 
 def _tidy(out: Extraction) -> Extraction:
@@ -478,9 +497,29 @@ def _tidy(out: Extraction) -> Extraction:
     return out
 
 
+def _based(out: Extraction, confidence: float) -> Extraction:
+    out.facts = [replace(f, confidence=confidence) for f in out.facts]
+    return out
+
+
+def _checked(out: Extraction) -> Extraction:
+    """Only the facts whose ends fit their predicate's kinds, each with its confidence (found by × fit).
+
+    Trigger: a candidate whose subject or object (or the value it replaces) is of a kind the predicate
+    refuses ("Team lives_in Valkey" after "moved from Redis to Valkey"). Why: a wrong fact costs more
+    than a missing one. Outcome: the fact is not stored; its names stay entities."""
+    kept = []
+    for f in out.facts:
+        score = fit(f.predicate, f.subject, f.subject_type, f.object, f.object_type, f.replaces)
+        if score > 0:
+            kept.append(replace(f, confidence=round(f.confidence * score, 3)))
+    out.facts = kept
+    return out
+
+
 def extract_rules(text: str) -> Extraction:
     """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O)."""
-    return _tidy(_rule_sentences(text))
+    return _tidy(_checked(_based(_rule_sentences(text), RULES_CONFIDENCE)))
 
 
 def _spans(sentence: str) -> list[Span]:
@@ -494,7 +533,10 @@ def extract_many(texts: Sequence[str]) -> list[Extraction]:
     if nlp is None:
         return [extract_rules(t) for t in texts]
     docs = nlp.pipe(texts, batch_size=BATCH)
-    return [_tidy(_merge(read(doc, _spans), _rule_sentences(text))) for text, doc in zip(texts, docs)]
+    return [
+        _tidy(_checked(_merge(_based(read(doc, _spans), PARSER_CONFIDENCE), _based(_rule_sentences(text), RULES_CONFIDENCE))))
+        for text, doc in zip(texts, docs)
+    ]
 
 
 def _merge(parsed: Extraction, ruled: Extraction) -> Extraction:

@@ -27,6 +27,17 @@ TECH = {
     """.split()
 }
 
+#: Technology names of several words, one of which is a common word or an abbreviation ("VS Code").
+MULTIWORD_TECH = {
+    name.lower(): name
+    for name in (
+        "VS Code", "Visual Studio Code", "GitHub Actions", "GitLab CI", "Cloud Run", "Cloud Functions", "App Engine",
+        "Google Cloud", "Azure DevOps", "Docker Compose", "Apple Music", "React Native", "Sublime Text",
+        "Swift Package Manager", "Create React App", "Argo CD", "New Relic", "Cloudflare Pages", "Cloudflare Workers",
+        "GitHub Pages", "Hugging Face", "Google Sheets", "Google Docs", "Microsoft Teams",
+    )
+}
+
 #: Capitalised words that are not names when they start a sentence (and
 #: some that are never names on their own).
 COMMON = frozenset(
@@ -37,7 +48,7 @@ COMMON = frozenset(
     ok okay sure great good nice actually just maybe what why how who where which use using used don't never always
     make add run fix set keep check see try move update remove delete change avoid prefer all every each some any
     last next first new old now still only even once again both either neither such many much more most other another
-    in on at to for from with by of as into over under about via per not
+    in on at to for from with by of as into over under about via per not instead rather back
     monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
     september october november december mr mrs ms dr
     todo fyi asap etc eg ie vs tl;dr

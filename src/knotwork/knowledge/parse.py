@@ -24,10 +24,26 @@ the parse says how they relate:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from knotwork.knowledge import vocabulary as V
+from knotwork.knowledge.cues import (
+    NOW as _NOW,
+    children as _children,
+    conjuncts as _conjuncts,
+    instead as _instead,
+    is_hedged as _is_hedged,
+    negated as _negated,
+    question_or_order as _question_or_order,
+    relative as _relative,
+    school as _school,
+    state_past as _state_past,
+    tech_name as _tech_name,
+    technical as _technical,
+    verbs as _verbs,
+    year as _year,
+)
 from knotwork.knowledge.lexicon import COMMON
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 
@@ -48,8 +64,6 @@ _PERSON_PREDICATES = frozenset(
 _CHANGE_VERBS = frozenset("switch migrate move change go transition upgrade".split())
 _DROP_VERBS = frozenset("drop ditch remove abandon leave stop".split())
 _FUTURE = frozenset("next tomorrow soon later".split())
-_HEDGE_ADVERBS = frozenset("maybe perhaps probably possibly hopefully".split())
-_RETIRED_MODS = frozenset("old former ex college school childhood".split())
 _PRONOUN_PERSON = frozenset("he she him her".split())
 #: Adjectives that describe a thing rather than name it ("the old cron jobs", "a small bakery").
 _PLAIN_ADJECTIVES = frozenset(
@@ -62,7 +76,7 @@ _KIND_WORDS = frozenset(
     "class interface protocol trait struct enum type function method component hook boxes box servers instances "
     "workflows jobs dags charts cluster".split()
 )
-_ADOPT_VERBS = frozenset("adopt introduce install enable roll out add".split(" ")) | {"roll out"}
+_ADOPT_VERBS = frozenset("adopt introduce install enable roll out add use".split(" ")) | {"roll out"}
 _TECH_PREDICATES = frozenset("uses runs_on depends_on implements extends calls".split())
 
 
@@ -170,93 +184,11 @@ def _common(word: str) -> bool:
     return word in COMMON or (word.endswith("s") and word[:-1] in COMMON)
 
 
-_QUANTITY = frozenset("bit lot couple lots few little".split())
-
-
-def _conjuncts(tok: Any) -> list[Any]:
-    if tok.lower_ in _QUANTITY:  # "a bit of Italian"
-        inner = [q for p in tok.children if p.lower_ == "of" for q in p.children if q.dep_ == "pobj"]
-        if inner:
-            tok = inner[0]
-    out = [tok]
-    for c in tok.children:
-        if c.dep_ == "conj" and (c.pos_ != "VERB" or (c.tag_ == "VBG" and tok.tag_ in ("VBG", "NN", "NNS"))):
-            out += _conjuncts(c)
-    for c in tok.children:  # "two dogs, Pepper and Biscuit": the names stand for the noun
-        if c.dep_ == "appos" and c.pos_ == "PROPN" and tok.pos_ == "NOUN":
-            return _conjuncts(c)
-    return out
-
-
-def _relative(tok: Any) -> tuple[str, bool] | None:
-    """(relation, retired) when ``tok`` is "my sister", "my old flatmate", "one of my friends"."""
-    word = tok.lower_
-    if word not in V.RELATIVES and tok.lemma_ not in V.RELATIVES:
-        return None
-    possessors = [c for c in tok.children if c.dep_ == "poss"]
-    if not possessors and tok.dep_ == "pobj" and tok.head.head.lower_ == "one":
-        possessors = [c for c in tok.children if c.lower_ == "my"]
-    if not any(p.lower_ in ("my", "our") for p in possessors):
-        return None
-    rel = V.RELATIVES.get(word) or V.RELATIVES[tok.lemma_]
-    rel = {"friends": "friend"}.get(rel, rel)
-    if rel.endswith("s") and rel[:-1] in V.RELATIVES:
-        rel = rel[:-1]
-    retired = any(c.lower_ in _RETIRED_MODS for c in tok.children if c.dep_ in ("amod", "compound"))
-    return rel, retired
-
-
-def _children(tok: Any, *deps: str) -> list[Any]:
-    return [c for c in tok.children if c.dep_ in deps]
-
-
-def _is_hedged(verb: Any) -> bool:
-    t = verb
-    for _ in range(4):
-        if any(c.dep_ == "aux" and c.lower_ in V.HEDGE_MODALS for c in t.children):
-            return True
-        if any(c.dep_ == "advmod" and c.lower_ in _HEDGE_ADVERBS for c in t.children):
-            return True
-        if t.lemma_ in V.HEDGE_VERBS and t.i != verb.i:
-            return True
-        if any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "gonna") for c in t.children):
-            return True
-        if t.dep_ in ("xcomp", "ccomp", "conj", "pcomp", "advcl") and t.head.i != t.i:
-            if t.dep_ == "pcomp" and t.head.head.lemma_ in V.HEDGE_VERBS:
-                return True
-            t = t.head if t.dep_ != "pcomp" else t.head.head
-            continue
-        break
-    if verb.tag_ == "VBG" and verb.lemma_ in ("move", "go", "fly", "leave", "start", "get", "visit", "sell", "buy") and any(
-            c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
-        return True  # "is moving to Madrid", "are going to Tromsø": a plan
-    return verb.lemma_ in V.HEDGE_VERBS
-
-
-def _negated(verb: Any) -> bool:
-    for c in verb.children:
-        if c.dep_ == "neg" or c.lower_ in ("never", "anymore") or (c.dep_ == "advmod" and c.lemma_ in ("long",) and
-                                                                   any(g.lower_ == "no" for g in verb.children)):
-            return True
-        if c.dep_ == "advmod" and c.lower_ in V.ENDED_WORDS:
-            return True
-        if c.dep_ == "advmod" and c.lower_ == "more" and any(g.lower_ == "any" for g in c.children):
-            return True
-    return False
-
-
-def _state_past(verb: Any) -> bool:
-    """A simple past of a state verb ("I worked at Google"): over, unless "since" or a perfect says otherwise."""
-    if verb.tag_ != "VBD" or verb.lemma_ not in V.STATE_VERBS:
-        return False
-    if any(c.lower_ in ("have", "has", "'ve") for c in verb.children):
-        return False
-    return not any(w.lower_ == "since" for w in verb.subtree)
-
-
 def _subjects(verb: Any, names: _Names, seen: int = 0) -> list[tuple[str, str | None]] | None:
     """Subjects of a clause; None when it has one that names nothing ("Nobody uses it")."""
     toks = _children(verb, "nsubj", "nsubjpass")
+    if verb.tag_ == "VB" and not toks and verb.i == verb.sent.start and not any(c.dep_ == "aux" for c in verb.children):
+        return None  # "Use ruff for linting; black is no longer used": an instruction, whoever the parse hangs it on
     if toks:
         out = []
         for t in toks:
@@ -328,6 +260,8 @@ def _predicate(key: str, subj: tuple[str, str | None], obj_tok: Any | None,
             return None
         if key == "move to" and obj_tok is not None and _technical(obj_tok):
             return "uses", False
+        if key == "move to" and not person:
+            return None  # "our family moved to Canada": neither a person's home nor a tool, as far as the words say
         if key in ("have", "get") and not (obj_tok is not None and obj_tok.pos_ == "PROPN"):
             return None
         chosen = V.BY_SUBJECT[key][0 if person else 1]
@@ -335,20 +269,15 @@ def _predicate(key: str, subj: tuple[str, str | None], obj_tok: Any | None,
     if key in ("go to",) and not (obj_tok is not None and _school(obj_tok)):
         return None
     found = V.PHRASES.get(key)
+    if found and found[0] == "works_at" and obj_tok is not None:
+        if _school(obj_tok) and key in ("start at", "join", "leave", "quit"):
+            return "studies_at", found[1]  # "started at Hillside Primary"
+        if obj_tok.lemma_.lower() in V.GROUP_WORDS:
+            return "member_of", found[1]  # "left the platform team"
     if found and found[0] == "owns" and key in ("buy", "adopt") and obj_tok is not None and obj_tok.pos_ != "PROPN":
         if not any(c.dep_ == "acl" for c in obj_tok.children):
             return None
     return found
-
-
-def _school(tok: Any) -> bool:
-    return any(w.lower_ in V.SCHOOL_WORDS for w in tok.subtree)
-
-
-def _technical(tok: Any) -> bool:
-    from knotwork.knowledge.lexicon import TECH
-
-    return tok.lower_ in TECH or tok.text[:1].islower() or any(c.isupper() for c in tok.text[1:])
 
 
 def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, out: Extraction, past: bool) -> None:
@@ -400,7 +329,8 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     continue
                 if last in V.IS_A_NOUNS:
                     pred = "is_a"
-                elif last in V.JOB_WORDS and all(_is_person(s) for s in subjects):
+                elif last in V.JOB_WORDS and all(_is_person(s) for s in subjects) and not any(
+                        d.dep_ == "det" and d.lower_ == "the" for d in c.children):  # "the on-call engineer this week": a role
                     pred = "works_as"
                 elif c.pos_ == "PROPN" and subjects and any(w.lower_ in ("my", "our") for w in verb.subtree):
                     continue
@@ -448,6 +378,31 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
 
 
 def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
+    """The facts of one verb clause; "X instead of Y" / "rather than Y" with "now" (or a change verb)
+    retires Y for the same subject and predicate."""
+    before = len(out.facts)
+    _clause_facts(verb, names, out, past)
+    year = _year(verb) if _state_past(verb) else None
+    if year is not None:  # "Back in 2023 Jeff lived in Denver": true in 2023, whenever it was said
+        for i in range(before, len(out.facts)):
+            f = out.facts[i]
+            if f.past and f.valid_at is None and not f.replaces:
+                out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
+                                         object_type=f.object_type, past=True)
+    others = _instead(verb, names)
+    if not others or len(out.facts) == before:
+        return
+    changed = any(a.lower_ in _NOW for a in verb.subtree) or verb.lemma_ in _CHANGE_VERBS
+    if not changed:
+        return  # "we use pnpm instead of npm" says nothing of npm ever being used
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if not f.past and not f.replaces and f.predicate in V.PREDICATES and f.predicate != "status":
+            out.facts[i] = FactDraft(f.subject, f.predicate, f.object, replaces=others[0][0], subject_type=f.subject_type,
+                                     object_type=f.object_type)
+
+
+def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
     """The facts of one verb clause."""
     if _is_hedged(verb):
         return
@@ -491,6 +446,8 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
     if cannot and verb.lemma_ == "stand":
         past = False
     if verb.lemma_ in ("eat", "drink") and past:
+        if not any(w.lower_ in V.ENDED_WORDS or w.lower_ == "never" for w in verb.subtree):
+            return  # "I don't drink alcohol": a habit, not a taste that ended
         for o in _objects(verb, names)[1]:
             for s in subjects:
                 _fact(out, s, "likes", o, past=True)
@@ -506,14 +463,17 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
         for p in _children(preps["from"], "prep"):
             preps.setdefault(p.lower_, p)
     if verb.lemma_ in _CHANGE_VERBS and "from" in preps and "to" in preps:
-        olds = [names.name(o) for p in _children(preps["from"], "pobj") for o in _conjuncts(p)]
+        old_toks = [o for p in _children(preps["from"], "pobj") for o in _conjuncts(p)]
+        olds = [names.name(o) for o in old_toks]
         news = [(names.name(o), o) for p in _children(preps["to"], "pobj") for o in _conjuncts(p)]
         for s in subjects:
             for n, tok in news:
                 old = next((o for o in olds if o), None)
                 if not n or not old:
                     continue
-                pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not _technical(tok) else "uses"
+                # "moved from Redis to Valkey": a technology on either side makes it a change of tool
+                technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
+                pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
                 target = s
                 for d in _children(verb, "dobj"):  # "switched the web app from A to B"
                     dn = names.name(d)
@@ -568,6 +528,8 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                     return
     if not passive and objs:
         for obj_tok in objs:
+            if any(t.lower_ == "not" for t in obj_tok.doc[verb.i + 1 : obj_tok.i]):
+                continue  # "we use Poetry, not pip-tools"
             if obj_tok.lower_ == "job" and verb.lemma_ in ("quit", "leave", "lose", "start", "get"):
                 for p in _children(obj_tok, "prep") + list(preps.values()):
                     if p.lower_ in ("at", "with"):
@@ -614,6 +576,8 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
                         continue
                     if pred[0] == "written_in" and objs and not passive:
                         continue
+                    if objs and not passive and _negated(verb) and not pred[1]:
+                        continue  # "we don't store PII in Redis anymore": the negation is about PII, not Redis
                     _fact(out, s, pred[0], n, past or pred[1])
                     if pred[0] == "lives_in":
                         names.state["place"] = n[0]
@@ -656,7 +620,8 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
     """"A replaced B (in X)", "we replaced B with A", "B was replaced by A (in X)"."""
     where = None
     agent_objects = [q for a in _children(verb, "agent") for q in _children(a, "pobj")]
-    for p in _children(verb, "prep") + [p for q in agent_objects for p in _children(q, "prep")]:
+    with_objects = [q for w in _children(verb, "prep") if w.lower_ in ("with", "by") for q in _children(w, "pobj")]
+    for p in _children(verb, "prep") + [p for q in agent_objects + with_objects for p in _children(q, "prep")]:
         if p.lower_ in ("in", "on", "for", "across"):
             for o in _children(p, "pobj"):
                 where = names.name(o)
@@ -711,29 +676,6 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
                         n = names.name(a)
                         if n and a.pos_ == "PROPN":
                             _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1])
-
-
-def _verbs(sent: Any) -> Iterable[Any]:
-    for tok in sent:
-        if tok.pos_ in ("VERB", "AUX") and tok.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl") \
-                and not (tok.dep_ == "conj" and tok.head.pos_ not in ("VERB", "AUX")):
-            if tok.pos_ == "AUX" and tok.lemma_ != "be":
-                continue
-            if tok.pos_ == "AUX" and tok.dep_ != "ROOT" and tok.head.pos_ == "VERB":
-                continue
-            yield tok
-
-
-def _question_or_order(sent: Any) -> bool:
-    text = sent.text.rstrip()
-    if text.endswith("?"):
-        return True
-    first = next((t for t in sent if not t.is_punct), None)
-    if first is None:
-        return True
-    if first.dep_ == "ROOT" and first.tag_ == "VB" and first.lower_ not in ("moved",):
-        return True  # "Use the logger", "Remember to rebase"
-    return first.lower_ in ("don't", "do", "never", "always", "please", "let's") and first.dep_ != "nsubj"
 
 
 def read(doc: Any, spans_of: Any) -> Extraction:

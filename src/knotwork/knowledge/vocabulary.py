@@ -13,6 +13,8 @@ in Go" is "X write in Go".
 
 from __future__ import annotations
 
+import re
+
 #: predicate -> single-valued? (mirrors the ``kg_single_valued`` default; documented in docs/predicates.md)
 PREDICATES: dict[str, bool] = {
     # people
@@ -68,7 +70,8 @@ PHRASES: dict[str, tuple[str, bool]] = {
     "report to": ("reports_to", False), "read": ("reading", False),
     # code
     "use": ("uses", False), "rely on": ("uses", False), "build with": ("uses", False), "build on": ("uses", False),
-    "switch to": ("uses", False), "migrate to": ("uses", False), 
+    "switch to": ("uses", False), "migrate to": ("uses", False), "bundle with": ("uses", False),
+    "lint with": ("uses", False), "format with": ("uses", False), "test with": ("uses", False),
     "store in": ("uses", False), "cache in": ("uses", False), "keep in": ("uses", False),
     "talk to": ("uses", False), "integrate with": ("uses", False), "consume": ("uses", False),
     "roll out": ("uses", False), "manage in": ("uses", False),
@@ -147,3 +150,120 @@ GROUP_WORDS = frozenset("club choir team band group society league union orchest
 SCHOOL_WORDS = frozenset(
     "school primary academy nursery college university lycée lycee kindergarten gymnasium institute".split()
 )
+
+# -- the kinds of entity each predicate joins ------------------------------------------------------
+#
+# Trigger: a candidate fact whose ends are of the wrong kind ("Team lives_in Valkey", "black uses
+# ruff", "User lives_in coffee"). Why: a wrong fact costs more than a missing one. Outcome: the
+# extraction stores a fact only when both ends can be of the kinds its predicate declares; an end
+# it cannot tell (NAME: a capitalised word it knows nothing else about) fits where NAME is listed,
+# at a lower confidence.
+
+PERSON, GROUP, PLACE, TECH, CODE, THING, VALUE, NAME = "person", "group", "place", "tech", "code", "thing", "value", "name"
+_WHO = frozenset({PERSON, GROUP, NAME})
+_PEOPLE = frozenset({PERSON, NAME})
+_SYSTEM = frozenset({THING, TECH, CODE, NAME})
+_NOT_WHO = frozenset({PLACE, TECH, CODE, THING, NAME, GROUP})
+
+#: predicate -> (kinds its subject may be, kinds its object may be)
+SIGNATURES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "lives_in": (_WHO, frozenset({PLACE, NAME})),
+    "works_at": (_PEOPLE, frozenset({GROUP, NAME, TECH, THING})),  # TECH: "Spotify"; THING: "the bakery"
+    "works_as": (_PEOPLE, frozenset({THING, NAME})),
+    "studies_at": (_PEOPLE, frozenset({GROUP, PLACE, NAME, THING})),
+    "from": (_PEOPLE, frozenset({PLACE, NAME})),
+    "likes": (_WHO, _NOT_WHO), "dislikes": (_WHO, _NOT_WHO),
+    "prefers": (_WHO | {THING}, _NOT_WHO),
+    "allergic_to": (_PEOPLE, frozenset({THING, NAME})),
+    "owns": (_WHO, _SYSTEM | {GROUP}),
+    "training_for": (_PEOPLE, frozenset({THING, NAME})), "learning": (_PEOPLE, _NOT_WHO - {GROUP}),
+    "speaks": (_PEOPLE, frozenset({THING, NAME})), "plays": (_PEOPLE, frozenset({THING, NAME, TECH})),
+    "reading": (_PEOPLE, frozenset({THING, NAME})),
+    "member_of": (_PEOPLE, frozenset({GROUP, THING, NAME})),
+    "reports_to": (_PEOPLE, _PEOPLE),
+    "uses": (_WHO | _SYSTEM, _SYSTEM),
+    "depends_on": (_SYSTEM, _SYSTEM), "imports": (_SYSTEM, _SYSTEM), "calls": (_SYSTEM, _SYSTEM),
+    "extends": (_SYSTEM, _SYSTEM), "implements": (_SYSTEM, _SYSTEM),
+    "is_a": (_NOT_WHO | _PEOPLE, _NOT_WHO),
+    "written_in": (_SYSTEM, frozenset({TECH, NAME, CODE})),
+    "runs_on": (_SYSTEM | {GROUP}, _SYSTEM),
+    "supports": (_SYSTEM, _SYSTEM),
+    "part_of": (_SYSTEM, frozenset({THING, CODE, NAME})),
+    "located_in": (frozenset({GROUP, THING, NAME, PLACE}), frozenset({PLACE, NAME})),
+    "renamed_to": (_SYSTEM | {GROUP}, _SYSTEM | {GROUP}),
+    "status": (_SYSTEM | {GROUP}, frozenset({VALUE})),
+    "uses_version": (_SYSTEM, frozenset({VALUE})),
+    "configured_in": (_SYSTEM, frozenset({CODE, THING, NAME})),
+}
+#: "sister_of", "manager_of" (people to people) and "favorite_colour" (a person's favourite anything).
+RELATIVE_SIGNATURE = (_PEOPLE, frozenset({PERSON}))
+FAVORITE_SIGNATURE = (frozenset({PERSON}), _NOT_WHO | {PERSON})
+
+#: Last words of a name that make it a group of people ("the platform team", "city council").
+GROUP_NOUNS = frozenset(
+    "team teams company council department office agency ministry committee squad guild org organisation "
+    "organization club choir band society league union orchestra firm startup bank hospital".split()
+)
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:[a-z]\d*)?")
+_CODE_SHAPE = re.compile(r"[\w.-]*(?:[a-z][A-Z]|_|/|\.[a-z]|\(\))[\w./()-]*")
+
+
+def kind(name: str, type_: str | None) -> str | None:
+    """What kind of entity a name is, as far as its spelling and type tell; None: not a name at all."""
+    from knotwork.knowledge.lexicon import MULTIWORD_TECH, TECH as KNOWN_TECH
+
+    text = name.strip()
+    if not any(ch.isalnum() for ch in text):
+        return None
+    if text in ("User",) or text.startswith(("User's ", "Team's ")):
+        return PERSON
+    if text == "Team":
+        return GROUP
+    if type_ in ("version", "status") or _VERSION.fullmatch(text.lower()):
+        return VALUE
+    if type_ == "person":
+        return PERSON
+    if type_ in ("identifier", "function", "file", "url"):
+        return CODE
+    if type_ == "technology" or text.lower() in KNOWN_TECH or text.lower() in MULTIWORD_TECH:
+        return TECH
+    words = text.split()
+    last = words[-1].lower()
+    if last in GROUP_NOUNS:
+        return GROUP
+    if text.lower() in RELATIVES:
+        return PERSON
+    if _CODE_SHAPE.fullmatch(text) and len(words) == 1:
+        return CODE
+    if not text[:1].isupper() or (len(words) > 1 and not words[-1][:1].isupper() and not words[-1][:1].isdigit()):
+        return THING  # "the session store", "coffee", "Postgres cluster": a thing named by a common noun
+    return NAME
+
+
+def signature(predicate: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    if predicate in SIGNATURES:
+        return SIGNATURES[predicate]
+    if predicate.startswith("favorite_"):
+        return FAVORITE_SIGNATURE
+    if predicate.endswith("_of"):
+        return RELATIVE_SIGNATURE
+    return None
+
+
+def fit(predicate: str, subject: str, subject_type: str | None, obj: str, object_type: str | None,
+        replaces: str | None = None) -> float:
+    """How well a candidate fits its predicate's kinds: 1.0 both ends known to fit, 0.85 per end the
+    extraction cannot tell, 0.0 when an end (or the value it replaces) is of a kind the predicate refuses."""
+    sig = signature(predicate)
+    if sig is None:
+        return 0.0  # offline extraction writes only the vocabulary's predicates
+    ends = [(kind(subject, subject_type), sig[0]), (kind(obj, object_type), sig[1])]
+    if replaces:
+        ends.append((kind(replaces, None), sig[1]))
+    score = 1.0
+    for k, allowed in ends:
+        if k is None or k not in allowed:
+            return 0.0
+        if k == NAME:
+            score *= 0.85
+    return score

@@ -181,6 +181,9 @@ class KnowledgeService:
         self.communities = CommunityService(store)
         self.extraction = ExtractionService(store, settings, self.ingest_memory)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
+        # (new memory id, old memory id, reason): called when a memory's facts retire every fact another
+        # memory stated (the service links the two with ``supersedes``); None: nothing is linked
+        self.on_value_changed: Callable[[str, str, str], None] | None = None
         exact = [p for p in settings.kg_single_valued if not p.endswith("*")]
         self._single = frozenset(exact)
         self._single_prefixes = tuple(p[:-1] for p in settings.kg_single_valued if p.endswith("*"))
@@ -298,8 +301,12 @@ class KnowledgeService:
         self.store.kg_add_mentions(memory.id, entity_of.values())
         changed: set[str] = set()
         caller_origin = origin or "caller"
+        ended: list[str] = []
+        rule_facts += self._held_by_one(memory, rule_facts, entity_of)
         for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
-            changed |= self._fact(memory, f, kind, entity_of, at)
+            changed |= self._fact(memory, f, kind, entity_of, at, ended)
+        if ended and self.on_value_changed is not None:
+            self._supersede_stated(memory, ended)
         if touched is not None:
             touched |= changed
         elif changed:
@@ -344,8 +351,10 @@ class KnowledgeService:
             self.store.kg_put_entity_vector(entity.id, vector.tobytes())
         return entity.id
 
-    def _fact(self, memory: Memory, f: FactDraft, origin: str, entity_of: dict[str, str], at: datetime) -> set[str]:
-        """Store one fact with its consequences in time; returns the entities whose facts changed."""
+    def _fact(self, memory: Memory, f: FactDraft, origin: str, entity_of: dict[str, str], at: datetime,
+              retired_out: list[str] | None = None) -> set[str]:
+        """Store one fact with its consequences in time; returns the entities whose facts changed.
+        ``retired_out`` collects the stored facts it retires (a value that changed)."""
         subject_id = entity_of[normalize(f.subject)]
         object_id = entity_of[normalize(f.object)]
         if subject_id == object_id:
@@ -366,6 +375,8 @@ class KnowledgeService:
                 return set()
             # "no longer uses Y" about a fact still open: it ends at this memory's time
             self.store.kg_retire_fact(p.repeat_of, p.end_repeat, at if p.end_repeat <= at else None, None)
+            if retired_out is not None:
+                retired_out.append(p.repeat_of)
             return {subject_id, object_id}
         names = self.store.kg_get_entities([subject_id, object_id])
         subject, obj = names[subject_id].name, names[object_id].name
@@ -379,6 +390,8 @@ class KnowledgeService:
         for r in p.retire:
             self.store.kg_retire_fact(r.fact_id, r.invalid_at, at, r.superseded_by)
             touched.add(by_id[r.fact_id].object_id)
+            if retired_out is not None:
+                retired_out.append(r.fact_id)
         if p.restated and replaces_id and replaces_id != subject_id:
             old_name = self.store.kg_get_entities([replaces_id])[replaces_id].name
             self.store.kg_insert_fact(
@@ -388,6 +401,51 @@ class KnowledgeService:
             )
             touched.add(replaces_id)
         return touched
+
+    def _held_by_one(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
+        """Trigger: "we moved from Redis to Valkey" when the graph holds "session store uses Redis". Why: "we"
+        speaks for the team's systems, and the value that changed is the system's. Outcome: when exactly one
+        other subject holds the replaced value (same predicate, current at the memory's time), the change is
+        stated for it too (its Redis retires, Valkey starts); with none or several, only the team's."""
+        out: list[FactDraft] = []
+        for f in facts:
+            old_id = entity_of.get(normalize(f.replaces)) if f.replaces and f.subject == "Team" else None
+            if old_id is None:
+                continue
+            holders = {x.subject_id: x for x in self.store.kg_facts_touching(
+                [old_id], workspace=memory.workspace, at=memory.valid_at, include_invalid=False)
+                if x.object_id == old_id and x.predicate == f.predicate and x.subject != "Team"}
+            if len(holders) == 1:
+                held = next(iter(holders.values()))
+                entity_of.setdefault(normalize(held.subject), held.subject_id)
+                out.append(FactDraft(held.subject, f.predicate, f.object, replaces=f.replaces,
+                                     object_type=f.object_type, confidence=f.confidence))
+        return out
+
+    def _supersede_stated(self, memory: Memory, ended: list[str]) -> None:
+        """The memory layer sees a value change the graph saw.
+
+        Trigger: this memory's facts retired facts that earlier memories stated ("moved from Redis to
+        Valkey" after "the session store uses Redis"). Why: the older memory now says something no longer
+        true, whatever its wording. Outcome: an older memory none of whose facts is still open (so it
+        states nothing else that holds) is reported to :attr:`on_value_changed`, which links this memory
+        to it with ``supersedes``; a memory that still states another open fact is left alone."""
+        facts = self.store.kg_get_facts(list(dict.fromkeys(ended)))
+        olds = {m for f in facts.values() for m in f.sources if m != memory.id}
+        if not olds:
+            return
+        counts = self.store.kg_fact_counts(sorted(olds))
+        for old in sorted(olds):
+            own = self.store.kg_get_facts(self.store.kg_facts_only_from(old))
+            # facts it shares only with this memory (this memory restated them, e.g. to end them) count as its own
+            shared = {f.id: f for f in facts.values() if old in f.sources and set(f.sources) <= {old, memory.id}}
+            stated = {**own, **shared}
+            if not stated or counts.get(old, 0) != len(stated):
+                continue  # another memory states some of its facts too: not this memory's change alone
+            if all(f.invalid_at is not None for f in stated.values()):
+                changed = next(f for f in facts.values() if old in f.sources)
+                assert self.on_value_changed is not None
+                self.on_value_changed(memory.id, old, f"stated value changed: {changed.fact}")
 
     # -- summaries ------------------------------------------------------------
     def _current_facts(self, entity_id: str, at: datetime) -> list[Fact]:

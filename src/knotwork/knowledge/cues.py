@@ -1,0 +1,165 @@
+"""Cues in a parsed sentence that say how a clause holds: hedges, negation, tense, years, coordination,
+"instead of", and which tokens are verbs of a clause. Pure functions over spaCy tokens, used by
+:mod:`knotwork.knowledge.parse`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from knotwork.knowledge import vocabulary as V
+
+HEDGE_ADVERBS = frozenset("maybe perhaps probably possibly hopefully".split())
+RETIRED_MODS = frozenset("old former ex college school childhood".split())
+#: Adverbs that say a value replaced an earlier one ("we now use X instead of Y").
+NOW = frozenset("now nowadays anymore".split())
+
+
+QUANTITY = frozenset("bit lot couple lots few little".split())
+
+
+def conjuncts(tok: Any) -> list[Any]:
+    if tok.lower_ in QUANTITY:  # "a bit of Italian"
+        inner = [q for p in tok.children if p.lower_ == "of" for q in p.children if q.dep_ == "pobj"]
+        if inner:
+            tok = inner[0]
+    out = [tok]
+    for c in tok.children:
+        if c.dep_ == "conj" and (c.pos_ != "VERB" or (c.tag_ == "VBG" and tok.tag_ in ("VBG", "NN", "NNS"))):
+            if any(t.lower_ == "not" for t in tok.doc[tok.i + 1 : c.i]):
+                continue  # "uses Poetry, not pip-tools": what follows "not" is not used
+            out += conjuncts(c)
+    for c in tok.children:  # "two dogs, Pepper and Biscuit": the names stand for the noun
+        if c.dep_ == "appos" and c.pos_ == "PROPN" and tok.pos_ == "NOUN":
+            return conjuncts(c)
+    return out
+
+
+def relative(tok: Any) -> tuple[str, bool] | None:
+    """(relation, retired) when ``tok`` is "my sister", "my old flatmate", "one of my friends"."""
+    word = tok.lower_
+    if word not in V.RELATIVES and tok.lemma_ not in V.RELATIVES:
+        return None
+    possessors = [c for c in tok.children if c.dep_ == "poss"]
+    if not possessors and tok.dep_ == "pobj" and tok.head.head.lower_ == "one":
+        possessors = [c for c in tok.children if c.lower_ == "my"]
+    if not any(p.lower_ in ("my", "our") for p in possessors):
+        return None
+    rel = V.RELATIVES.get(word) or V.RELATIVES[tok.lemma_]
+    rel = {"friends": "friend"}.get(rel, rel)
+    if rel.endswith("s") and rel[:-1] in V.RELATIVES:
+        rel = rel[:-1]
+    retired = any(c.lower_ in RETIRED_MODS for c in tok.children if c.dep_ in ("amod", "compound"))
+    return rel, retired
+
+
+def children(tok: Any, *deps: str) -> list[Any]:
+    return [c for c in tok.children if c.dep_ in deps]
+
+
+def is_hedged(verb: Any) -> bool:
+    t = verb
+    for _ in range(4):
+        if any(c.dep_ == "aux" and c.lower_ in V.HEDGE_MODALS for c in t.children):
+            return True
+        if any(c.dep_ == "advmod" and c.lower_ in HEDGE_ADVERBS for c in t.children):
+            return True
+        if t.lemma_ in V.HEDGE_VERBS and t.i != verb.i:
+            return True
+        if any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "gonna") for c in t.children):
+            return True
+        if t.dep_ in ("xcomp", "ccomp", "conj", "pcomp", "advcl") and t.head.i != t.i:
+            if t.dep_ == "pcomp" and t.head.head.lemma_ in V.HEDGE_VERBS:
+                return True
+            t = t.head if t.dep_ != "pcomp" else t.head.head
+            continue
+        break
+    if verb.tag_ == "VBG" and verb.lemma_ in ("move", "go", "fly", "leave", "start", "get", "visit", "sell", "buy") and any(
+            c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        return True  # "is moving to Madrid", "are going to Tromsø": a plan
+    return verb.lemma_ in V.HEDGE_VERBS
+
+
+def negated(verb: Any) -> bool:
+    for c in verb.children:
+        if c.dep_ == "neg" or c.lower_ in ("never", "anymore") or (c.dep_ == "advmod" and c.lemma_ in ("long",) and
+                                                                   any(g.lower_ == "no" for g in verb.children)):
+            return True
+        if c.dep_ == "advmod" and c.lower_ in V.ENDED_WORDS:
+            return True
+        if c.dep_ == "advmod" and c.lower_ == "more" and any(g.lower_ == "any" for g in c.children):
+            return True
+    return False
+
+
+def state_past(verb: Any) -> bool:
+    """A simple past of a state verb ("I worked at Google"): over, unless "since" or a perfect says otherwise."""
+    if verb.tag_ != "VBD" or verb.lemma_ not in V.STATE_VERBS:
+        return False
+    if any(c.lower_ in ("have", "has", "'ve") for c in verb.children):
+        return False
+    return not any(w.lower_ == "since" for w in verb.subtree)
+
+
+def tech_name(name: tuple[str, str | None] | None) -> bool:
+    return name is not None and name[1] in ("technology", "identifier", "function", "file", "url")
+
+
+def school(tok: Any) -> bool:
+    return any(w.lower_ in V.SCHOOL_WORDS for w in tok.subtree)
+
+
+def technical(tok: Any) -> bool:
+    from knotwork.knowledge.lexicon import TECH
+
+    return tok.lower_ in TECH or tok.text[:1].islower() or any(c.isupper() for c in tok.text[1:])
+
+
+def year(verb: Any) -> datetime | None:
+    """The year of "in 2023" / "back in 2023" on the verb's clause (1900-2100), as its first instant."""
+    for p in [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"] + [
+            p for a in verb.children if a.dep_ == "advmod" and a.lower_ == "back" for p in a.children if p.lower_ == "in"]:
+        for o in children(p, "pobj"):
+            if re.fullmatch(r"(19|20)\d\d", o.text) and 1900 <= int(o.text) <= 2100:
+                return datetime(int(o.text), 1, 1, tzinfo=timezone.utc)
+    return None
+
+
+def instead(verb: Any, names: Any) -> list[tuple[str, str | None]]:
+    """The names after "instead of" or "rather than" in the clause of ``verb``."""
+    found = []
+    for tok in verb.subtree:
+        if tok.lower_ not in ("of", "than") or tok.i == 0:
+            continue
+        cue = "instead" if tok.lower_ == "of" else "rather"
+        if tok.doc[tok.i - 1].lower_ == cue or any(c.lower_ == cue for c in tok.children):
+            for o in children(tok, "pobj"):
+                n = names.name(o)
+                if n:
+                    found.append(n)
+    return found
+
+
+def verbs(sent: Any) -> Iterable[Any]:
+    for tok in sent:
+        if tok.pos_ in ("VERB", "AUX") and tok.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl") \
+                and not (tok.dep_ == "conj" and tok.head.pos_ not in ("VERB", "AUX")):
+            if tok.pos_ == "AUX" and tok.lemma_ != "be":
+                continue
+            if tok.pos_ == "AUX" and tok.dep_ != "ROOT" and tok.head.pos_ == "VERB":
+                continue
+            yield tok
+
+
+def question_or_order(sent: Any) -> bool:
+    text = sent.text.rstrip()
+    if text.endswith("?"):
+        return True
+    first = next((t for t in sent if not t.is_punct), None)
+    if first is None:
+        return True
+    if first.dep_ == "ROOT" and first.tag_ == "VB" and first.lower_ not in ("moved",):
+        return True  # "Use the logger", "Remember to rebase"
+    return first.lower_ in ("don't", "do", "never", "always", "please", "let's") and first.dep_ != "nsubj"
