@@ -28,11 +28,13 @@ from knotwork.knowledge.models import (
 from knotwork.services import shortids
 from knotwork.services.records import BackupReport, ImportReport, imported_link, imported_memory
 from knotwork.hygiene import instructions as store_rules
+from knotwork.services.enrichment import Enrichment
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.similar import SimilarLists
+from knotwork.services.stages import StageTimes
 from knotwork.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -81,6 +83,8 @@ class Knotwork:
             told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
             kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
         self.knowledge = KnowledgeService(store, kg_settings, embedder)
+        self.enrichment = Enrichment(store, self.knowledge, self.settings)
+        self.write_times = StageTimes()
         self._links = LinkService(
             store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
         )
@@ -90,8 +94,13 @@ class Knotwork:
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
-        self._pipeline.close()
-        self.store.close()
+        """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most) for
+        the memories this object added to be read into the graph: what is left stays queued."""
+        try:
+            self.enrichment.close()
+        finally:
+            self._pipeline.close()
+            self.store.close()
 
     def __enter__(self) -> Knotwork:
         return self
@@ -186,21 +195,22 @@ class Knotwork:
         the knowledge graph along with what the offline rules find in the
         content; a fact's ``valid_at`` defaults to the memory's.
         """
-        graph = self.knowledge.caller_input(entities, facts)
-        draft = self._draft(
-            content,
-            workspace=workspace,
-            agent_id=agent_id,
-            category=category,
-            tags=tags,
-            artifacts=artifacts,
-            evidence=evidence,
-            importance=importance,
-            metadata=metadata,
-            valid_at=valid_at,
-            expires_at=expires_at,
-            ttl=ttl,
-        )
+        with self.write_times.stage("validate"):
+            graph = self.knowledge.caller_input(entities, facts)
+            draft = self._draft(
+                content,
+                workspace=workspace,
+                agent_id=agent_id,
+                category=category,
+                tags=tags,
+                artifacts=artifacts,
+                evidence=evidence,
+                importance=importance,
+                metadata=metadata,
+                valid_at=valid_at,
+                expires_at=expires_at,
+                ttl=ttl,
+            )
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
     def add_many(
@@ -213,6 +223,11 @@ class Knotwork:
         with its ``decision``. A bulk load of data that must go in as it is passes ``consolidate=False``
         (exact duplicates are still stored once) and ``force=True`` (no store/ignore rules).
         """
+        with self.write_times.stage("validate"):
+            drafts, graphs = self._drafts(items)
+        return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
+
+    def _drafts(self, items: Iterable[Mapping[str, Any]]) -> tuple[list[Memory], list[GraphInput]]:
         drafts: list[Memory] = []
         graphs: list[GraphInput] = []
         for index, item in enumerate(items):
@@ -228,7 +243,7 @@ class Knotwork:
                 drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
+        return drafts, graphs
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
         """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
@@ -245,9 +260,16 @@ class Knotwork:
     def _insert(
         self, drafts: list[Memory], graphs: list[GraphInput] | None = None, vectors: dict[str, list[bytes]] | None = None
     ) -> list[Memory]:
-        """Store drafts (an existing same content comes back as a duplicate); ``vectors``: already embedded."""
-        # Extraction is CPU work on the text alone: done before the write lock is taken.
-        graphs = self.knowledge.prepare(drafts, graphs or [GraphInput() for _ in drafts])
+        """Store drafts (an existing same content comes back as a duplicate); ``vectors``: already embedded.
+
+        The new memories are read into the knowledge graph by the enrichment worker, from the queue this
+        transaction writes (``Settings.enrich = "inline"``: here, before the commit)."""
+        graphs = graphs or [GraphInput() for _ in drafts]
+        inline = not self.enrichment.background
+        if inline:
+            # Extraction is CPU work on the text alone: done before the write lock is taken.
+            with self.write_times.stage("enrich"):
+                graphs = self.knowledge.prepare(drafts, graphs)
         if vectors is None and self.embedder:
             # Embed outside the write transaction (it is the slow part) and only what is new.
             fresh: dict[tuple, Memory] = {}
@@ -255,7 +277,8 @@ class Knotwork:
                 key = (d.workspace, d.agent_id, d.content_hash)
                 if key not in fresh and not self.store.find_memory_by_hash(*key):
                     fresh[key] = d
-            vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
+            with self.write_times.stage("embed"):
+                vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
         vectors = vectors or {}
         with self._similar.transaction():
             out = self.store.insert_memories(drafts)
@@ -263,7 +286,48 @@ class Knotwork:
             for mid, _, blobs in embedded:
                 self.store.put_vectors(mid, blobs)
             self._similar.refresh(embedded)
-            self.knowledge.ingest(out, graphs)
+            if inline:
+                with self.write_times.stage("enrich"):
+                    self.knowledge.ingest(out, graphs)
+            else:
+                self.enrichment.enqueue(out, graphs)
+        if not inline:
+            self.enrichment.notify()
+        return out
+
+    def wait_for_extraction(self, timeout: float | None = None) -> bool:
+        """Wait until every memory added so far (by any process of the store) is read into the knowledge graph,
+        helping the worker meanwhile; False when ``timeout`` seconds passed first. With ``Settings.enrich =
+        "inline"`` an add has done so already. The LLM's queue (``extraction_status``) is not waited for."""
+        if timeout is not None and (not isinstance(timeout, int | float) or timeout < 0):
+            raise InvalidInput("timeout", f"must be a number of seconds >= 0, got {timeout!r}")
+        return self.enrichment.wait(timeout)
+
+    def start_enrichment_worker(self) -> None:
+        """Start the background enrichment worker now (a daemon thread; with ``Settings.enrich = "background"``),
+        so that memories left queued by earlier processes are read into the graph without waiting for an add.
+        Idempotent; :meth:`close` stops it."""
+        if self.enrichment.background:
+            self.enrichment.start()
+
+    def enrichment_backlog(self) -> dict[str, int]:
+        """Memories waiting to be read into the knowledge graph: {pending, running, failed}."""
+        return self.enrichment.counts()
+
+    def retry_enrichment(self) -> int:
+        """Give the memories whose enrichment failed a fresh start; how many."""
+        n = self.enrichment.retry_failed()
+        if n and self.enrichment.background:
+            self.enrichment.notify()
+        return n
+
+    def write_stats(self) -> dict[str, dict[str, float]]:
+        """Seconds and runs of each stage of this object's writes (validate, embed, decide, store, enrich;
+        enrich: the graph work of the worker, or of the add when inline)."""
+        enrich = self.enrichment.stats()
+        out = self.write_times.snapshot()
+        out["enrich"] = {"seconds": round(out["enrich"]["seconds"] + enrich["seconds"], 6),
+                         "runs": out["enrich"]["runs"] + enrich["memories"]}
         return out
 
     def update(self, id: str, **changes: Any) -> Memory:

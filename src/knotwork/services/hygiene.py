@@ -151,12 +151,19 @@ class Hygiene:
                 stored_before.add(i)
         fresh = [i for i in first.values() if i not in stored_before]
         weighed = [i for i in fresh if _snapshot_key(drafts[i]) is None]
-        vectors = dict(zip(weighed, mem._vectors([drafts[i].content for i in weighed]))) if mem.embedder and weighed else {}
-        plan = self._plan(drafts, graphs, weighed, vectors) if consolidate else {}
+        times = mem.write_times
+        vectors: dict[int, list[bytes]] = {}
+        if mem.embedder and weighed:
+            with times.stage("embed"):
+                vectors = dict(zip(weighed, mem._vectors([drafts[i].content for i in weighed])))
+        plan: dict[int, rules_c.Decision] = {}
+        if consolidate:
+            with times.stage("decide"):
+                plan = self._plan(drafts, graphs, weighed, vectors)
         stands_alone = {i for i in weighed if i not in plan or plan[i].kind == "SUPERSEDE"}  # a memory of its own
         inserted = [i for i in first.values() if i in stored_before or i in stands_alone]
         if first:
-            with mem._similar.transaction():
+            with times.stage("store"), mem._similar.transaction():
                 stored = dict(zip(inserted, mem._insert(
                     [drafts[i] for i in inserted], [graphs[i] for i in inserted],
                     {drafts[i].id: vectors[i] for i in inserted if i in vectors} if mem.embedder else None,
