@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from knotwork.embed._cache import QueryCache
+from knotwork.embed._coalesce import Coalescer
 from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage, estimated_spans, passages
 from knotwork.embed.protocol import EmbeddingError
 
@@ -45,6 +46,7 @@ class BaseEmbedder(abc.ABC):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self.query_cache = QueryCache(query_cache_size)
+        self.coalescer = Coalescer(self._embed_raw)  # concurrent embed() calls share model runs
         self._chunk_tokens = chunk_tokens
         self.passage_words = passage_words
 
@@ -86,7 +88,7 @@ class BaseEmbedder(abc.ABC):
         items = _check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        raw = self._embed_raw(items)
+        raw = self.coalescer(items)
         return self._normalise(raw, len(items))
 
     def embed_query(self, text: str) -> np.ndarray:
