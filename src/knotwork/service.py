@@ -339,9 +339,10 @@ class Knotwork:
         """
         return self._change(id, changes, ordered=True)
 
-    def _change(self, id: str, changes: Mapping[str, Any], *, ordered: bool) -> Memory:
+    def _change(self, id: str, changes: Mapping[str, Any], *, ordered: bool, vectors: list[bytes] | None = None) -> Memory:
         """:meth:`update`; ``ordered=False`` lets a supersedes link retire a memory from before its
-        ``valid_at`` (a merge keeps the oldest memory, which then retires newer ones from its own time)."""
+        ``valid_at`` (a merge keeps the oldest memory, which then retires newer ones from its own time);
+        ``vectors``: the new content's chunk vectors, already computed (consolidation's UPDATE has them)."""
         unknown = set(changes) - UPDATE_FIELDS
         if unknown:
             raise InvalidInput(
@@ -379,7 +380,9 @@ class Knotwork:
         if all(getattr(old, k) == v for k, v in values.items()):
             return old
         new = replace(old, **values, version=old.version + 1, updated_at=now())
-        blobs = self._vectors([new.content])[0] if self.embedder and new.content != old.content else None
+        blobs = None
+        if self.embedder and new.content != old.content:
+            blobs = vectors if vectors is not None else self._vectors([new.content])[0]
         # Only new content touches vectors and similar lists; other changes (such as a
         # supersedes link retiring a memory inside the link's transaction) leave the index be.
         with self._similar.transaction() if blobs is not None else self.store.transaction():

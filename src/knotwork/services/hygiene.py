@@ -172,7 +172,7 @@ class Hygiene:
                     if i in stored and i not in plan:
                         out[i] = stored[i]
                     elif i in plan:
-                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i))
+                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i), vectors.get(i))
                     else:
                         out[i] = self._add_snapshot(drafts[i], graphs[i], _snapshot_key(drafts[i]) or "")
         for i, j in repeats.items():
@@ -239,9 +239,13 @@ class Hygiene:
 
         return near
 
-    def _apply(self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None) -> Memory:
+    def _apply(
+        self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None,
+        vectors: list[bytes] | None = None,
+    ) -> Memory:
         """Write one consolidation decision inside the batch's transaction; the memory ``add`` answers with.
-        ``new``: the draft as stored (SUPERSEDE)."""
+        ``new``: the draft as stored (SUPERSEDE); ``vectors``: the draft's, computed once before the decision
+        (an UPDATE stores them with the new text: no second embedding under the write lock)."""
         mem = self.mem
         target = decision.target or ""
         if target.startswith("#"):  # an earlier item of the same batch, stored by this transaction
@@ -253,13 +257,17 @@ class Hygiene:
             self.store.bump_counter("duplicates_detected")
             self.store.bump_counter("duplicates_merged")
             old = mem.get(target)
-            updated = mem.update(
+            updated = mem._change(
                 old.id,
-                content=draft.content,
-                tags={**old.tags, **draft.tags},
-                artifacts=list(dict.fromkeys(old.artifacts + draft.artifacts)),
-                evidence=list(dict.fromkeys(old.evidence + draft.evidence)),
-                importance=max(old.importance, draft.importance),
+                {
+                    "content": draft.content,
+                    "tags": {**old.tags, **draft.tags},
+                    "artifacts": list(dict.fromkeys(old.artifacts + draft.artifacts)),
+                    "evidence": list(dict.fromkeys(old.evidence + draft.evidence)),
+                    "importance": max(old.importance, draft.importance),
+                },
+                ordered=True,
+                vectors=vectors,
             )
             return updated.decided("UPDATE", old.id, decision.reason)
         assert new is not None
