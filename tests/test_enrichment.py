@@ -239,3 +239,19 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_repeats_nothing(tmp_path: P
         assert mem.wait_for_extraction(60)
         assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
     assert graph(str(db)) == graph(str(reference))
+
+
+# -- what status, stats and their text say ------------------------------------------------------------
+def test_status_and_stats_show_the_backlog_and_a_scoped_status_counts_its_workspaces_only(target: str, tmp_path: Path) -> None:
+    from knotwork.render import render
+
+    with knotwork.open(target, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "a" if i < 2 else "b"} for i in range(5)])
+        assert mem.status().graph_backlog == {"pending": 5, "running": 0, "failed": 0}
+        assert mem.status(within={"a"}).graph_backlog == {"pending": 2, "running": 0, "failed": 0}
+        assert mem.status(within={""}).graph_backlog["pending"] == 0
+        assert mem.stats().health["graph_backlog"]["pending"] == 5
+        assert "graph: 5 memories waiting to be read in" in render("status", mem.status(), "compact")
+        assert mem.wait_for_extraction(60)
+        assert "graph: up to date" in render("stats", mem.stats(), "compact")

@@ -36,8 +36,17 @@ def status(s: Any) -> str:
     return (
         f"knotwork {s.version} · {s.store} · schema {s.schema_version} · embedder {s.embedder}\n"
         f"{count_of(s.memories, 'memory', 'memories')} · {count_of(s.links, 'link')} · {count_of(s.vectors, 'vector')} · "
-        f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls"
+        f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls · {backlog(s.graph_backlog)}"
     )
+
+
+def backlog(counts: dict[str, int]) -> str:
+    """``graph: up to date``, or how many memories wait to be read into the knowledge graph (and failed)."""
+    waiting = counts.get("pending", 0) + counts.get("running", 0)
+    if not waiting and not counts.get("failed"):
+        return "graph: up to date"
+    text = f"graph: {count_of(waiting, 'memory', 'memories')} waiting to be read in" if waiting else "graph: none waiting"
+    return text + (f", {counts['failed']:,} failed" if counts.get("failed") else "")
 
 
 def stats(s: Any) -> str:
@@ -56,6 +65,7 @@ def stats(s: Any) -> str:
         f"{(h['last_prune'] or 'never')[:16].replace('T', ' ')}) · {h['ignored_adds']:,} ignored adds · "
         + (f"LLM consolidation {h['consolidation_llm_asked']:,} decided, {h['consolidation_llm_failed']:,} failed · "
            if h["consolidation_llm_asked"] or h["consolidation_llm_failed"] else "")
+        + f"{backlog(h['graph_backlog'])} · "
         + f"orphans {orphans}" + ("" if not orphans else f" ({_counts(h['orphaned'], '?')})")
     )
 

@@ -35,7 +35,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -221,9 +221,9 @@ class Enrichment:
             done += n
         return done
 
-    def counts(self) -> dict[str, int]:
-        """{pending, running, failed} of the whole store's queue."""
-        return self.store.enrich_counts(MAX_ATTEMPTS)
+    def counts(self, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed} of the store's queue (``within``: of the memories of those workspaces)."""
+        return self.store.enrich_counts(MAX_ATTEMPTS, within)
 
     def wait(self, timeout: float | None) -> bool:
         """Help drain the queue until nothing is pending or running (True), or ``timeout`` seconds passed."""

@@ -26,6 +26,7 @@ class Status:
     vectors: int
     embedder: str
     recall: dict[str, Any]  # count, p50_ms, p95_ms over this process's recent recalls
+    graph_backlog: dict[str, int]  # memories not yet read into the knowledge graph: pending, running, failed
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,6 +77,7 @@ def status(mem: Knotwork, within: Collection[str] | None = None) -> Status:
         vectors=vectors,
         embedder=mem.embedder.model_id if mem.embedder else "none",
         recall=LATENCIES.summary(),
+        graph_backlog=mem.enrichment.counts(within),
     )
 
 
@@ -84,8 +86,9 @@ def stats(mem: Knotwork) -> Stats:
     near enough to be a NOOP or UPDATE), duplicates_merged (UPDATEs and ``merge``), superseded (memories a
     ``supersedes`` link retired), superseded_on_add, expired (passed, not yet purged), expired_purged,
     snapshots, snapshots_replaced and snapshots_pruned, last_prune, ignored_adds, consolidation_llm_asked and
-    consolidation_llm_failed (unclear adds an LLM decided, or failed to), and orphaned links, vectors and
-    similar slots (each must be 0)."""
+    consolidation_llm_failed (unclear adds an LLM decided, or failed to), graph_backlog (memories not yet read
+    into the knowledge graph: pending, running, failed), and orphaned links, vectors and similar slots (each
+    must be 0)."""
     store = mem.store
     at = now()
     embedded, vectors = store.count_vectors()
@@ -110,6 +113,7 @@ def stats(mem: Knotwork) -> Stats:
         "ignored_adds": counter("ignored_adds"),
         "consolidation_llm_asked": counter("consolidation_llm_asked"),
         "consolidation_llm_failed": counter("consolidation_llm_failed"),
+        "graph_backlog": mem.enrichment.counts(),
         "orphaned": store.count_orphans(),
     }
     return Stats(

@@ -181,8 +181,8 @@ class Store(Protocol):
         """Free every claim of a worker known to be dead; how many."""
         ...
 
-    def enrich_counts(self, max_attempts: int) -> dict[str, int]:
-        """{pending, running, failed}: free items, claimed ones, those tried ``max_attempts`` times."""
+    def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed}: free items, claimed ones, those tried ``max_attempts`` times (``within``: those workspaces')."""
         ...
 
     def enrich_failed(self, limit: int = 20) -> list[tuple[str, int, str | None]]:

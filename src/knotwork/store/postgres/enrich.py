@@ -73,12 +73,14 @@ class EnrichStore:
                 "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = %s", (owner,)
             ).rowcount
 
-    def enrich_counts(self, max_attempts: int) -> dict[str, int]:
-        """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times."""
+    def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times
+        (``within``: of the memories of those workspaces, '' for the global scope)."""
+        where, params = ("", []) if within is None else (" WHERE workspace = ANY(%s)", [sorted(within)])
         row = self._run(
             "SELECT count(*) FILTER (WHERE claimed_by IS NULL AND attempts < %s), count(*) FILTER (WHERE claimed_by IS NOT NULL),"
-            " count(*) FILTER (WHERE claimed_by IS NULL AND attempts >= %s) FROM enrich_queue",
-            (max_attempts, max_attempts),
+            f" count(*) FILTER (WHERE claimed_by IS NULL AND attempts >= %s) FROM enrich_queue{where}",
+            (max_attempts, max_attempts, *params),
         ).fetchone()
         return {"pending": row[0], "running": row[1], "failed": row[2]}
 

@@ -85,13 +85,19 @@ class EnrichStore:
                 "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = ?", (owner,)
             ).rowcount
 
-    def enrich_counts(self, max_attempts: int) -> dict[str, int]:
-        """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times."""
+    def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times
+        (``within``: of the memories of those workspaces, '' for the global scope)."""
+        where, params = "", []
+        if within is not None:
+            names = sorted(within)
+            where = f" WHERE memory_id IN (SELECT id FROM memories WHERE workspace IN ({', '.join('?' * len(names)) or 'NULL'}))"
+            params = names
         with self._lock:
             row = self._run(
-                "SELECT coalesce(sum(claimed_by IS NULL AND attempts < ?1), 0), coalesce(sum(claimed_by IS NOT NULL), 0),"
-                " coalesce(sum(claimed_by IS NULL AND attempts >= ?1), 0) FROM enrich_queue",
-                (max_attempts,),
+                "SELECT coalesce(sum(claimed_by IS NULL AND attempts < ?), 0), coalesce(sum(claimed_by IS NOT NULL), 0),"
+                f" coalesce(sum(claimed_by IS NULL AND attempts >= ?), 0) FROM enrich_queue{where}",
+                (max_attempts, max_attempts, *params),
             ).fetchone()
         return {"pending": row[0], "running": row[1], "failed": row[2]}
 
