@@ -33,8 +33,8 @@ from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
-from knotwork.services.similar import SimilarLists
 from knotwork.services.stages import StageTimes
+from knotwork.services.writes import WritePath
 from knotwork.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -85,11 +85,12 @@ class Knotwork:
         self.knowledge = KnowledgeService(store, kg_settings, embedder)
         self.enrichment = Enrichment(store, self.knowledge, self.settings)
         self.write_times = StageTimes()
+        self.writes = WritePath(store, embedder, self.index, self.knowledge, self.enrichment, self.write_times)
+        self._similar = self.writes.similar
         self._links = LinkService(
             store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
         )
-        self._similar = SimilarLists(store, self.index)
-        self.hygiene = Hygiene(self, self.instructions)
+        self.hygiene = Hygiene(self.writes, self, self.settings, self.instructions)
         self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
@@ -246,54 +247,7 @@ class Knotwork:
         return drafts, graphs
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
-        """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
-        assert self.embedder is not None
-        pieces = [self.embedder.chunks(t) for t in texts]
-        flat = [p for chunks in pieces for p in chunks]
-        matrix = self.embedder.embed(flat).astype("<f4", copy=False)
-        out, row = [], 0
-        for chunks in pieces:
-            out.append([matrix[row + i].tobytes() for i in range(len(chunks))])
-            row += len(chunks)
-        return out
-
-    def _insert(
-        self, drafts: list[Memory], graphs: list[GraphInput] | None = None, vectors: dict[str, list[bytes]] | None = None
-    ) -> list[Memory]:
-        """Store drafts (an existing same content comes back as a duplicate); ``vectors``: already embedded.
-
-        The new memories are read into the knowledge graph by the enrichment worker, from the queue this
-        transaction writes (``Settings.enrich = "inline"``: here, before the commit)."""
-        graphs = graphs or [GraphInput() for _ in drafts]
-        inline = not self.enrichment.background
-        if inline:
-            # Extraction is CPU work on the text alone: done before the write lock is taken.
-            with self.write_times.stage("enrich"):
-                graphs = self.knowledge.prepare(drafts, graphs)
-        if vectors is None and self.embedder:
-            # Embed outside the write transaction (it is the slow part) and only what is new.
-            fresh: dict[tuple, Memory] = {}
-            for d in drafts:
-                key = (d.workspace, d.agent_id, d.content_hash)
-                if key not in fresh and not self.store.find_memory_by_hash(*key):
-                    fresh[key] = d
-            with self.write_times.stage("embed"):
-                vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
-        vectors = vectors or {}
-        with self._similar.transaction():
-            out = self.store.insert_memories(drafts)
-            embedded = [(m.id, m.workspace, vectors[m.id]) for m in out if not m.duplicate and m.id in vectors]
-            for mid, _, blobs in embedded:
-                self.store.put_vectors(mid, blobs)
-            self._similar.refresh(embedded)
-            if inline:
-                with self.write_times.stage("enrich"):
-                    self.knowledge.ingest(out, graphs)
-            else:
-                self.enrichment.enqueue(out, graphs)
-        if not inline:
-            self.enrichment.notify()
-        return out
+        return self.writes.vectors(texts)
 
     def wait_for_extraction(self, timeout: float | None = None) -> bool:
         """Wait until every memory added so far (by any process of the store) is read into the knowledge graph,
@@ -401,13 +355,8 @@ class Knotwork:
         return memory
 
     def _purge(self, memory_ids: list[str]) -> int:
-        """Delete memories with their versions, vectors, links, similar slots and the facts that rested on
-        them alone; call inside ``self._similar.transaction()``. Returns how many were deleted."""
-        if not memory_ids:
-            return 0
-        self._similar.refresh(removed=memory_ids)
-        # the facts that came only from a memory go with it (see KnowledgeService.forget)
-        return sum(self.knowledge.forget(mid, lambda mid=mid: self.store.delete_memory(mid)) for mid in memory_ids)
+        """See :meth:`WritePath.purge` (inside ``self.writes.transaction()``)."""
+        return self.writes.purge(memory_ids)
 
     # -- reading ----------------------------------------------------------
     def get(self, id: str) -> Memory:

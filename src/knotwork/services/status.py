@@ -4,14 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork.domain.models import SNAPSHOT
 from knotwork.domain.temporal import now, to_text
 from knotwork.services.recall import LATENCIES
 
 if TYPE_CHECKING:
-    from knotwork.service import Knotwork
+    from knotwork.embed.protocol import Embedder
+    from knotwork.services.enrichment import Enrichment
+    from knotwork.store.protocol import Store
+
+
+class Observed(Protocol):
+    """What status and stats read (the ``Knotwork`` facade has it): the store, the embedder, the graph's queue."""
+
+    store: Store
+    embedder: Embedder | None
+    enrichment: Enrichment
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +67,7 @@ class Stats:
         return asdict(self)
 
 
-def status(mem: Knotwork, within: Collection[str] | None = None) -> Status:
+def status(mem: Observed, within: Collection[str] | None = None) -> Status:
     """``within``: count only the memories of those workspaces ('' for the global scope), the links between
     two of them and their vectors (what a caller limited to them may know)."""
     from knotwork import __version__
@@ -81,7 +91,7 @@ def status(mem: Knotwork, within: Collection[str] | None = None) -> Status:
     )
 
 
-def stats(mem: Knotwork) -> Stats:
+def stats(mem: Observed) -> Stats:
     """Counts and health. ``health``: duplicates_detected (adds that found their content already stored, or
     near enough to be a NOOP or UPDATE), duplicates_merged (UPDATEs and ``merge``), superseded (memories a
     ``supersedes`` link retired), superseded_on_add, expired (passed, not yet purged), expired_purged,
