@@ -255,3 +255,21 @@ def test_status_and_stats_show_the_backlog_and_a_scoped_status_counts_its_worksp
         assert "graph: 5 memories waiting to be read in" in render("status", mem.status(), "compact")
         assert mem.wait_for_extraction(60)
         assert "graph: up to date" in render("stats", mem.stats(), "compact")
+
+
+def test_a_graph_answer_says_when_memories_are_not_read_in_yet(tmp_path: Path) -> None:
+    from knotwork.render.respond import Responder
+    from knotwork.services.access import Scope, scoped
+
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "a" if i < 2 else "b"} for i in range(3)])
+        respond = Responder(mem)
+        assert respond("search_facts", mem.search_facts("Alice", workspace="a")).endswith(
+            "(graph: 3 memories not read in yet; this answer is without them)")
+        only_a = scoped(mem, Scope(frozenset({"a"}), write=False))
+        assert "graph: 2 memories not read in yet" in respond.as_caller(only_a)("search_nodes", only_a.search_nodes("Alice", workspace="a"))
+        assert "not read in yet" not in respond("search_facts", mem.search_facts("Alice", workspace="a"), "json")
+        assert mem.wait_for_extraction(60)
+        answer = respond("search_facts", mem.search_facts("Alice Moreau", workspace="a"))
+        assert "Alice Moreau" in answer and "not read in yet" not in answer

@@ -268,6 +268,12 @@ class Knotwork:
         """Memories waiting to be read into the knowledge graph: {pending, running, failed}."""
         return self.enrichment.counts()
 
+    def graph_backlog(self, within: Collection[str] | None = None) -> int:
+        """How many memories are stored but not yet read into the knowledge graph (queued or being read in);
+        ``within``: of those workspaces ('' for the global scope). A graph answer is as of the others."""
+        counts = self.enrichment.counts(within)
+        return counts["pending"] + counts["running"]
+
     def retry_enrichment(self) -> int:
         """Give the memories whose enrichment failed a fresh start; how many."""
         n = self.enrichment.retry_failed()

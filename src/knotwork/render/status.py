@@ -40,6 +40,11 @@ def status(s: Any) -> str:
     )
 
 
+def backlog_note(waiting: int) -> str:
+    """The line under a graph answer while memories wait to be read into the graph."""
+    return f"(graph: {count_of(waiting, 'memory', 'memories')} not read in yet; this answer is without them)"
+
+
 def backlog(counts: dict[str, int]) -> str:
     """``graph: up to date``, or how many memories wait to be read into the knowledge graph (and failed)."""
     waiting = counts.get("pending", 0) + counts.get("running", 0)
