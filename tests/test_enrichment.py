@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -273,3 +274,15 @@ def test_a_graph_answer_says_when_memories_are_not_read_in_yet(tmp_path: Path) -
         assert mem.wait_for_extraction(60)
         answer = respond("search_facts", mem.search_facts("Alice Moreau", workspace="a"))
         assert "Alice Moreau" in answer and "not read in yet" not in answer
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="thread priorities are Linux's")
+def test_the_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem:
+        worker = mem.enrichment.start()
+        deadline = time.monotonic() + 10
+        while worker._thread.native_id is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
+        assert os.getpriority(os.PRIO_PROCESS, worker._thread.native_id) == min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)

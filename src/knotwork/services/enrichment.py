@@ -33,6 +33,7 @@ import logging
 import os
 import secrets
 import socket
+import sys
 import threading
 import time
 from collections.abc import Collection, Sequence
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 MAX_ATTEMPTS = 5
 ERROR_CHARS = 500
 RECLAIM_EVERY = 5.0  # seconds between looks for the claims of dead workers
+WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
 log = logging.getLogger("knotwork.enrichment")
 
 
@@ -291,6 +293,14 @@ class EnrichmentWorker:
         self._wake.set()
 
     def _run(self) -> None:
+        # Trigger: a server's request threads and the worker share the cores. Why: an add or a search
+        # waiting for a parse of someone else's memory is the latency this worker exists to take away.
+        # Outcome: on Linux (where a thread is a task of its own) the worker runs at a lower priority.
+        if sys.platform == "linux":
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+            except OSError:
+                pass
         failures = 0
         while not self._stop.is_set():
             try:
