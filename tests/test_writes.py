@@ -51,3 +51,17 @@ def test_inline_enrichment_is_timed_as_its_own_stage(tmp_path: Path) -> None:
         assert stats["enrich"]["runs"] >= 1 and stats["enrich"]["seconds"] > 0
         assert mem.search_facts("Alice", workspace="w")  # read in by the add itself
         assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+
+
+def test_status_shows_this_process_write_stages(tmp_path: Path) -> None:
+    from knotwork.render import render
+
+    with open_background(tmp_path) as mem:
+        assert "writes:" not in render("status", mem.status(), "compact")
+        mem.add("The deploy window is Tuesday at 14:00 UTC", workspace="w")
+        status = mem.status()
+        assert status.writes["embed"]["runs"] == 1 and status.writes["store"]["runs"] == 1
+        line = render("status", status, "compact").splitlines()[-1]
+        assert " · writes: validate " in line and " embed " in line and line.endswith("per run")
+        assert mem.wait_for_extraction(60)
+        assert "; enrich " in render("status", mem.status(), "compact")

@@ -37,7 +37,16 @@ def status(s: Any) -> str:
         f"knotwork {s.version} · {s.store} · schema {s.schema_version} · embedder {s.embedder}\n"
         f"{count_of(s.memories, 'memory', 'memories')} · {count_of(s.links, 'link')} · {count_of(s.vectors, 'vector')} · "
         f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls · {backlog(s.graph_backlog)}"
+        + (f" · writes: {stages(s.writes)}" if any(v["runs"] for v in s.writes.values()) else "")
     )
+
+
+def stages(writes: dict[str, dict[str, float]]) -> str:
+    """``validate 0.1 ms, embed 41.0 ms, … per run; enrich 6.2 ms per memory`` (this process's writes)."""
+    parts = [f"{name} {1000 * v['seconds'] / v['runs']:.1f} ms" for name, v in writes.items() if name != "enrich" and v["runs"]]
+    enrich = writes.get("enrich", {"runs": 0})
+    tail = f"; enrich {1000 * enrich['seconds'] / enrich['runs']:.1f} ms per memory" if enrich["runs"] else ""
+    return ", ".join(parts) + " per run" + tail
 
 
 def backlog_note(waiting: int) -> str:

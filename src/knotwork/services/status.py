@@ -23,10 +23,13 @@ class Observed(Protocol):
     embedder: Embedder | None
     enrichment: Enrichment
 
+    def write_stats(self) -> dict[str, dict[str, float]]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """Version, store, schema, counts, embedder, and recall latency in this process."""
+    """Version, store, schema, counts, embedder, recall latency and the write path's stages in this process,
+    and the memories not yet read into the knowledge graph."""
 
     version: str
     store: str
@@ -37,6 +40,7 @@ class Status:
     embedder: str
     recall: dict[str, Any]  # count, p50_ms, p95_ms over this process's recent recalls
     graph_backlog: dict[str, int]  # memories not yet read into the knowledge graph: pending, running, failed
+    writes: dict[str, dict[str, float]]  # this process's write stages: {stage: {seconds, runs}}
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +92,7 @@ def status(mem: Observed, within: Collection[str] | None = None) -> Status:
         embedder=mem.embedder.model_id if mem.embedder else "none",
         recall=LATENCIES.summary(),
         graph_backlog=mem.enrichment.counts(within),
+        writes=mem.write_stats(),
     )
 
 
