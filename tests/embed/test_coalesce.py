@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from knotwork.embed._base import BaseEmbedder
 from knotwork.embed._coalesce import Coalescer
 
 
@@ -101,3 +102,39 @@ def test_threads_embedding_at_once_get_what_each_would_get_alone(minilm) -> None
     for a, b in zip(alone, together):
         assert np.allclose(a, b, atol=1e-5)
     assert minilm.coalescer.runs - before <= len(texts)
+
+
+class Held(BaseEmbedder):
+    """A provider whose runs over a text containing "slow" wait until released."""
+
+    model_id = "held@1"
+
+    def __init__(self) -> None:
+        super().__init__(batch_size=8)
+        self.release = threading.Event()
+        self.started = threading.Event()
+
+    @property
+    def dim(self) -> int:
+        return 2
+
+    @property
+    def max_tokens(self) -> int:
+        return 64
+
+    def _embed_raw(self, texts: list[str]) -> np.ndarray:
+        if any("slow" in t for t in texts):
+            self.started.set()
+            assert self.release.wait(10)
+        return rows_of(texts) + 1.0
+
+
+def test_a_query_does_not_queue_behind_a_write_run() -> None:
+    embedder = Held()
+    with ThreadPoolExecutor(1) as pool:
+        write = pool.submit(embedder.embed, ["slow write"])
+        assert embedder.started.wait(10)
+        query = embedder.embed_query("where is the cache?")  # answered while the write's run is held
+        assert not write.done() and query.shape == (2,)
+        embedder.release.set()
+        assert write.result().shape == (1, 2)

@@ -99,8 +99,9 @@ class BaseEmbedder(abc.ABC):
 
     def _query_vector(self, text: str) -> np.ndarray:
         """The uncached vector of a query; a provider whose model embeds
-        queries differently from documents overrides this."""
-        return self.embed([text])[0]
+        queries differently from documents overrides this. A query does not
+        queue behind the writes' runs (:attr:`coalescer`): it runs at once."""
+        return self._normalise(self._embed_raw([text]), 1)[0]
 
     def chunks(self, text: str) -> list[str]:
         """``[text]`` if it is one passage long; else its passages: runs of
