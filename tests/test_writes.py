@@ -19,7 +19,9 @@ def open_background(tmp_path: Path) -> knotwork.Knotwork:
 
 def test_an_update_decided_on_add_embeds_the_text_once_and_stores_those_vectors(tmp_path: Path) -> None:
     with open_background(tmp_path) as mem:
+        calls = mem.embedder.coalescer.calls
         first = mem.add("The billing service uses Python 3.11 in production", workspace="w")
+        assert first.decision == "ADD" and mem.embedder.coalescer.calls - calls == 1  # decided and stored on one run
         text = "The billing service uses Python 3.11 in production, deployed with blue-green releases"
         calls = mem.embedder.coalescer.calls
         more = mem.add(text, workspace="w")
