@@ -44,10 +44,11 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain.models import Memory
 from knotwork.domain.temporal import from_text, now, to_text
 from knotwork.knowledge.models import EntityDraft, FactDraft
+from knotwork.services.knowledge import GraphInput
 
 if TYPE_CHECKING:
     from knotwork.config import Settings
-    from knotwork.services.knowledge import GraphInput, KnowledgeService
+    from knotwork.services.knowledge import KnowledgeService
     from knotwork.store.protocol import EnrichItem, Store
 
 MAX_ATTEMPTS = 5
@@ -82,8 +83,7 @@ def encode(gi: GraphInput) -> str | None:
 
 
 def decode(text: str | None) -> GraphInput:
-    from knotwork.services.knowledge import GraphInput
-
+    """What :func:`encode` wrote, as the caller's part of a ``GraphInput`` (the rules' part comes later)."""
     if not text:
         return GraphInput()
     data = json.loads(text)
@@ -137,8 +137,6 @@ class Enrichment:
     def enqueue(self, memories: Sequence[Memory], graphs: Sequence[GraphInput]) -> None:
         """Queue stored memories for the graph; call inside the transaction that stored them. A duplicate
         (the content was stored already, its text read) is queued only for what its caller passed."""
-        from knotwork.services.knowledge import GraphInput
-
         self.knowledge.extraction.enqueue(memories)  # the LLM's queue, when one is configured
         rows = []
         for memory, gi in zip(memories, graphs or [GraphInput() for _ in memories]):

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.temporal import from_text, to_text
+from knotwork.domain.temporal import to_text
 from knotwork.store.protocol import EnrichItem
 
 
