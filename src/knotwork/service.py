@@ -31,7 +31,7 @@ from knotwork.hygiene import instructions as store_rules
 from knotwork.services.enrichment import Enrichment
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
-from knotwork.services.knowledge import GraphInput, KnowledgeService
+from knotwork.services.knowledge import KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.stages import StageTimes
 from knotwork.services.writes import WritePath
@@ -42,11 +42,6 @@ if TYPE_CHECKING:
     from knotwork.services.recall import Recall
     from knotwork.services.status import Stats, Status
 
-ADD_FIELDS = frozenset(
-    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
-     "expires_at", "ttl"}
-)
-GRAPH_FIELDS = frozenset({"entities", "facts"})
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
@@ -85,7 +80,7 @@ class Knotwork:
         self.knowledge = KnowledgeService(store, kg_settings, embedder)
         self.enrichment = Enrichment(store, self.knowledge, self.settings)
         self.write_times = StageTimes()
-        self.writes = WritePath(store, embedder, self.index, self.knowledge, self.enrichment, self.write_times)
+        self.writes = WritePath(store, self.settings, embedder, self.index, self.knowledge, self.enrichment, self.write_times)
         self._similar = self.writes.similar
         self._links = LinkService(
             store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
@@ -124,33 +119,7 @@ class Knotwork:
 
     # -- writing ----------------------------------------------------------
     def _draft(self, content: Any, **fields: Any) -> Memory:
-        text = rules.content(content, self.settings.max_content_bytes)
-        workspace = rules.workspace(fields.get("workspace"))
-        agent_id = rules.agent_id(fields.get("agent_id"))
-        stamp = now()
-        valid_at = fields.get("valid_at")
-        valid = stamp if valid_at is None else parse_time(valid_at, "valid_at")
-        expires_at = rules.expiry(_optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
-        if expires_at is not None and expires_at <= stamp:
-            raise InvalidInput("expires_at", f"{expires_at.isoformat()} has passed; a memory must expire in the future")
-        return Memory(
-            id=ids.new_id(),
-            content=text,
-            workspace=workspace,
-            agent_id=agent_id,
-            category=rules.category(fields.get("category")),
-            tags=rules.tags(fields.get("tags")),
-            artifacts=rules.str_list(fields.get("artifacts"), "artifacts"),
-            evidence=rules.str_list(fields.get("evidence"), "evidence"),
-            importance=rules.importance(fields.get("importance")),
-            metadata=rules.metadata(fields.get("metadata")),
-            created_at=stamp,
-            updated_at=stamp,
-            valid_at=valid,
-            invalid_at=None,
-            content_hash=rules.content_hash(text),
-            expires_at=expires_at,
-        )
+        return self.writes.draft(content, **fields)
 
     def add(
         self,
@@ -225,26 +194,8 @@ class Knotwork:
         (exact duplicates are still stored once) and ``force=True`` (no store/ignore rules).
         """
         with self.write_times.stage("validate"):
-            drafts, graphs = self._drafts(items)
+            drafts, graphs = self.writes.drafts(items)
         return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
-
-    def _drafts(self, items: Iterable[Mapping[str, Any]]) -> tuple[list[Memory], list[GraphInput]]:
-        drafts: list[Memory] = []
-        graphs: list[GraphInput] = []
-        for index, item in enumerate(items):
-            if not isinstance(item, Mapping):
-                raise InvalidInput(f"items[{index}]", f"expected a mapping, got {type(item).__name__}")
-            unknown = set(item) - ADD_FIELDS - GRAPH_FIELDS
-            if unknown:
-                raise InvalidInput(f"items[{index}]", f"unknown field(s) {', '.join(sorted(unknown))}")
-            if "content" not in item:
-                raise InvalidInput(f"items[{index}].content", "is missing")
-            try:
-                graphs.append(self.knowledge.caller_input(item.get("entities"), item.get("facts")))
-                drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
-            except InvalidInput as exc:
-                raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
-        return drafts, graphs
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
         return self.writes.vectors(texts)

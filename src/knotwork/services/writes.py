@@ -14,29 +14,46 @@ The services above take this object and the few reads they need, not the ``Knotw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
+from knotwork.domain import ids, rules
 from knotwork.domain.models import Memory
+from knotwork.domain.temporal import now, parse_time
+from knotwork.errors import InvalidInput
 from knotwork.services.enrichment import Enrichment
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.similar import SimilarLists
 from knotwork.services.stages import StageTimes
 
 if TYPE_CHECKING:
+    from knotwork.config import Settings
     from knotwork.embed.protocol import Embedder
     from knotwork.search.vector_index import VectorIndex
     from knotwork.store.protocol import Store
+
+
+ADD_FIELDS = frozenset(
+    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
+     "expires_at", "ttl"}
+)
+GRAPH_FIELDS = frozenset({"entities", "facts"})
+
+
+def _optional_time(value: Any, field: str) -> datetime | None:
+    return None if value is None else parse_time(value, field)
 
 
 class WritePath:
     """What every write of one store goes through."""
 
     def __init__(
-        self, store: Store, embedder: Embedder | None, index: VectorIndex | None, knowledge: KnowledgeService,
-        enrichment: Enrichment, times: StageTimes,
+        self, store: Store, settings: Settings, embedder: Embedder | None, index: VectorIndex | None,
+        knowledge: KnowledgeService, enrichment: Enrichment, times: StageTimes,
     ) -> None:
         self.store = store
+        self.max_content_bytes = settings.max_content_bytes
         self.embedder = embedder
         self.index = index
         self.knowledge = knowledge
@@ -44,6 +61,57 @@ class WritePath:
         self.times = times
         self.similar = SimilarLists(store, index)
 
+    # -- validate ------------------------------------------------------------------------------------
+    def draft(self, content: Any, **fields: Any) -> Memory:
+        """A new memory from one add's fields, every one checked (raises InvalidInput naming the field)."""
+        text = rules.content(content, self.max_content_bytes)
+        workspace = rules.workspace(fields.get("workspace"))
+        agent_id = rules.agent_id(fields.get("agent_id"))
+        stamp = now()
+        valid_at = fields.get("valid_at")
+        valid = stamp if valid_at is None else parse_time(valid_at, "valid_at")
+        expires_at = rules.expiry(_optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
+        if expires_at is not None and expires_at <= stamp:
+            raise InvalidInput("expires_at", f"{expires_at.isoformat()} has passed; a memory must expire in the future")
+        return Memory(
+            id=ids.new_id(),
+            content=text,
+            workspace=workspace,
+            agent_id=agent_id,
+            category=rules.category(fields.get("category")),
+            tags=rules.tags(fields.get("tags")),
+            artifacts=rules.str_list(fields.get("artifacts"), "artifacts"),
+            evidence=rules.str_list(fields.get("evidence"), "evidence"),
+            importance=rules.importance(fields.get("importance")),
+            metadata=rules.metadata(fields.get("metadata")),
+            created_at=stamp,
+            updated_at=stamp,
+            valid_at=valid,
+            invalid_at=None,
+            content_hash=rules.content_hash(text),
+            expires_at=expires_at,
+        )
+
+    def drafts(self, items: Iterable[Mapping[str, Any]]) -> tuple[list[Memory], list[GraphInput]]:
+        """Every item of an ``add_many`` checked (an error names ``items[i].field``) before anything is written."""
+        drafts: list[Memory] = []
+        graphs: list[GraphInput] = []
+        for index, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise InvalidInput(f"items[{index}]", f"expected a mapping, got {type(item).__name__}")
+            unknown = set(item) - ADD_FIELDS - GRAPH_FIELDS
+            if unknown:
+                raise InvalidInput(f"items[{index}]", f"unknown field(s) {', '.join(sorted(unknown))}")
+            if "content" not in item:
+                raise InvalidInput(f"items[{index}].content", "is missing")
+            try:
+                graphs.append(self.knowledge.caller_input(item.get("entities"), item.get("facts")))
+                drafts.append(self.draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
+            except InvalidInput as exc:
+                raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
+        return drafts, graphs
+
+    # -- store -----------------------------------------------------------------------------------
     def transaction(self):  # noqa: ANN201 - a context manager
         """The store's write transaction with the vector index caught up (see ``SimilarLists.transaction``)."""
         return self.similar.transaction()
