@@ -286,3 +286,25 @@ def test_the_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
         time.sleep(0.1)
         assert os.getpriority(os.PRIO_PROCESS, worker._thread.native_id) == min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
         assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_migrate_carries_the_backlog_over_once(tmp_path: Path, postgres_database) -> None:
+    from knotwork.app import open_store
+    from knotwork.services import transfer
+
+    source = tmp_path / "a.db"
+    with knotwork.open(source, settings=settings(tmp_path, enrich_close_wait=0)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "w"} for i in range(3)])
+    url = postgres_database.fresh()
+    for _ in range(2):  # a move run again queues nothing twice
+        src, dst = open_store(str(source), settings(tmp_path)), open_store(url, settings(tmp_path))
+        try:
+            transfer.move(src, dst)
+        finally:
+            src.close()
+            dst.close()
+    assert query(url, "SELECT count(*) FROM enrich_queue") == [(3,)]
+    with knotwork.open(url, settings=settings(tmp_path)) as mem:
+        assert mem.graph_backlog() == 3 and mem.wait_for_extraction(60)
+        assert mem.search_facts("Chandra Rao", workspace="w")

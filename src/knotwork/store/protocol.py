@@ -189,6 +189,10 @@ class Store(Protocol):
         """(memory id, attempts, last error) of items that failed at least once and are not held."""
         ...
 
+    def enrich_items(self) -> list[EnrichItem]:
+        """Every queued item, oldest first."""
+        ...
+
     def enrich_retry(self) -> int:
         """Attempts back to 0 for every free item tried before; how many."""
         ...

@@ -91,6 +91,11 @@ class EnrichStore:
             " ORDER BY seq LIMIT %s", (limit,),
         )]
 
+    def enrich_items(self) -> list[EnrichItem]:
+        """Every queued item, oldest first (``migrate`` carries them over)."""
+        rows = self._run("SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue ORDER BY seq")
+        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
+
     def enrich_retry(self) -> int:
         """Give every item that failed a fresh start (attempts back to 0); returns how many."""
         with self.transaction():

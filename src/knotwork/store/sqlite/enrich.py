@@ -109,6 +109,12 @@ class EnrichStore:
                 " ORDER BY seq LIMIT ?", (limit,),
             )]
 
+    def enrich_items(self) -> list[EnrichItem]:
+        """Every queued item, oldest first (``migrate`` carries them over)."""
+        with self._lock:
+            rows = self._run("SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue ORDER BY seq").fetchall()
+        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
+
     def enrich_retry(self) -> int:
         """Give every item that failed a fresh start (attempts back to 0); returns how many."""
         with self.transaction():
