@@ -155,6 +155,7 @@ class KnotworkStore:
                 if memory.duplicate:
                     raise SystemExit(f"{m['id']}: knotwork merged it with an earlier memory of the same content")
                 kw_id[m["id"]] = memory.id
+        self.mem.wait_for_extraction()  # the graph too: recipes read its mentions (enrichment runs after the add)
         self.ingest_s = time.perf_counter() - start
         start = time.perf_counter()
         for link in data.links:

@@ -220,6 +220,7 @@ def score_sequences(seqs: list[Sequence], show_errors: bool) -> dict[str, tuple[
             try:
                 for date, text in seq.steps:
                     mem.add(text, valid_at=date + "T12:00:00Z")
+                mem.wait_for_extraction()  # the graph is read in after the adds
                 s, p, o = seq.current  # type: ignore[misc]
                 end = "2099-01-01T00:00:00Z"
                 now_values = _values(mem, s, p, end)

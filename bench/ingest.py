@@ -64,16 +64,16 @@ def main() -> None:
         settings = knotwork.Settings(synchronous=args.synchronous, **({"embedder": args.embedder} if args.embedder else {}))
         with knotwork.open(Path(tmp) / "bench.db", settings=settings) as mem:
             if args.without_similar:
-                mem._similar = SimilarLists(mem.store, None)  # the lists' no-op form (as without an embedder)
+                mem.writes.similar = mem._similar = SimilarLists(mem.store, None)  # the lists' no-op form (as without an embedder)
             upkeep = [0.0]
-            refresh = mem._similar.refresh
+            refresh = mem.writes.similar.refresh
 
             def timed_refresh(*a, **kw):
                 t = time.perf_counter()
                 refresh(*a, **kw)
                 upkeep[0] += time.perf_counter() - t
 
-            mem._similar.refresh = timed_refresh
+            mem.writes.similar.refresh = timed_refresh
             start = time.perf_counter()
             for i in range(0, len(bulk), args.batch):
                 mem.add_many(bulk[i : i + args.batch], **hygiene)

@@ -49,6 +49,7 @@ def build(path: Path, size: int, batch: int = 1000) -> None:
         items = corpus(size)
         for i in range(0, size, batch):
             mem.add_many(items[i : i + batch])
+        mem.wait_for_extraction()  # the preload's graph is read in before the server is measured
     os.replace(tmp, path)
 
 

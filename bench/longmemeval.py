@@ -205,6 +205,7 @@ class KnotworkStore:
             for turn, memory in zip(chunk, stored, strict=True):
                 self.turns_of[memory.id].append(turn.key)
                 self.merged += memory.duplicate
+        self.mem.wait_for_extraction()  # the graph too: recipes read its mentions (enrichment runs after the add)
         self.ingest_s = time.perf_counter() - start
         self.stored = self.mem.store.count_memories()
 

@@ -116,6 +116,7 @@ def build(sizes: list[int], batch: int = 500) -> dict[int, Path]:
                 retire = [m for m in stored if not m.duplicate and int(m.content_hash[:8], 16) % 100 == 0]
                 for m in retire:
                     mem.update(m.id, invalid_at="2026-01-01T00:00:00Z")
+                mem.wait_for_extraction()  # recall's graph section reads what enrichment writes after the add
                 done = min(n, lo + batch)
                 rate = (done - have) / (time.perf_counter() - started)
                 print(f"  built {done:,}/{n:,} ({rate:,.0f} memories/s)", file=sys.stderr, flush=True)

@@ -39,6 +39,7 @@ def build(path: Path, size: int, batch: int = 2000) -> float:
         for i in range(0, size, batch):
             mem.add_many(items[i : i + batch], consolidate=False, force=True)
             print(f"  {i + batch:,} memories, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+        mem.wait_for_extraction()  # the graph's enrichment runs after the add: the store is whole before it is used
     os.replace(tmp, path)
     return time.perf_counter() - start
 

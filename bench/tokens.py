@@ -232,6 +232,7 @@ def main() -> None:
         with knotwork.open(Path(tmp) / "generated.db") as mem:
             items, named = generate(args.memories)
             stored = mem.add_many(items, consolidate=False, force=True)
+            mem.wait_for_extraction()  # answers name the graph's entities, read in after the add
             project_relations(mem, {m.id: e for m, e in zip(stored, named)})
             queries = [f"{' '.join(rng.sample(ENTITIES, 2))} {rng.choice(MODULES)} {rng.choice(['timeout', 'cache', 'deploy', 'migration', 'retry', 'latency'])}"
                        for _ in range(args.queries)]

@@ -110,6 +110,7 @@ def main() -> None:
         with knotwork.open(tmp) as mem:
             for name, bucket in zip(names, texts(data, args.workspaces, args.per)):
                 mem.add_many([{"content": t, "workspace": name, "category": "conversation"} for t in bucket], consolidate=False, force=True)
+            mem.wait_for_extraction()  # the graph's enrichment runs after the add: the store is whole before it is used
         os.replace(tmp, path)
         print(f"built {path} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     questions = [q.text for q in data.questions][: args.queries]

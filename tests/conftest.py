@@ -11,6 +11,10 @@ from knotwork import Knotwork
 
 BACKENDS = ("sqlite", "postgres")
 
+# Tests read the knowledge graph right after an add: each add reads its memories in itself. The tests of
+# background enrichment (tests/test_enrichment.py) ask for it by name.
+os.environ.setdefault("KNOTWORK_ENRICH", "inline")
+
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:

@@ -60,6 +60,28 @@ class Settings(BaseSettings):
         description="Predicates a subject has one value of at a time (a trailing * matches a prefix); "
         "a new value retires the old one. JSON list in the environment.",
     )
+    enrich: Literal["background", "inline"] = Field(
+        default="background",
+        description="When a new memory is read into the knowledge graph (parse, entities, facts, entity vectors). "
+        "background: an add answers once its memory and vectors are committed, and a worker thread of the process "
+        "reads the queued memories in soon after (Knotwork.wait_for_extraction waits for it); inline: within the "
+        "add, as scripts and tests that read the graph at once may want.",
+    )
+    enrich_batch: int = Field(
+        default=32, ge=1, le=1000, description="Memories the enrichment worker reads into the graph per transaction."
+    )
+    enrich_interval: float = Field(
+        default=2.0, gt=0, description="Seconds the idle enrichment worker waits before it looks at the queue again "
+        "(work queued by this process wakes it at once)."
+    )
+    enrich_claim_timeout: float = Field(
+        default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "
+        "finished it (a process killed on another machine) is taken over by another worker.",
+    )
+    enrich_close_wait: float = Field(
+        default=30.0, ge=0, description="Seconds closing a store waits for the enrichment of the memories it added; "
+        "what is left stays queued for the next process that holds the store.",
+    )
     kg_embed_entities: bool = Field(
         default=True, description="Embed entity names for resolution and node search (needs an embedder)."
     )

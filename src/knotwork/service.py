@@ -31,11 +31,13 @@ from knotwork.services.records import (
     BackupReport, GraphRecords, ImportReport, imported_graph, imported_link, imported_memory, mentions_of,
 )
 from knotwork.hygiene import instructions as store_rules
+from knotwork.services.enrichment import Enrichment
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
-from knotwork.services.knowledge import GraphInput, KnowledgeService
+from knotwork.services.knowledge import KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
-from knotwork.services.similar import SimilarLists
+from knotwork.services.stages import StageTimes
+from knotwork.services.writes import WritePath
 from knotwork.store.protocol import Store
 
 if TYPE_CHECKING:
@@ -43,11 +45,6 @@ if TYPE_CHECKING:
     from knotwork.services.recall import Recall
     from knotwork.services.status import Stats, Status
 
-ADD_FIELDS = frozenset(
-    {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
-     "expires_at", "ttl"}
-)
-GRAPH_FIELDS = frozenset({"entities", "facts"})
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
@@ -84,18 +81,26 @@ class Knotwork:
             told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
             kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
         self.knowledge = KnowledgeService(store, kg_settings, embedder)
+        self.enrichment = Enrichment(store, self.knowledge, self.settings)
+        self.write_times = StageTimes()
+        self.writes = WritePath(store, self.settings, embedder, self.index, self.knowledge, self.enrichment, self.write_times)
+        self._similar = self.writes.similar
         self._links = LinkService(
             store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
         )
         self.knowledge.on_value_changed = self._value_changed
-        self._similar = SimilarLists(store, self.index)
-        self.hygiene = Hygiene(self, self.instructions)
+        self.hygiene = Hygiene(self.writes, self, self.settings, self.instructions)
         self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
-        self._pipeline.close()
-        self.store.close()
+        """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most) for
+        the memories this object added to be read into the graph: what is left stays queued."""
+        try:
+            self.enrichment.close()
+        finally:
+            self._pipeline.close()
+            self.store.close()
 
     def __enter__(self) -> Knotwork:
         return self
@@ -118,33 +123,7 @@ class Knotwork:
 
     # -- writing ----------------------------------------------------------
     def _draft(self, content: Any, **fields: Any) -> Memory:
-        text = rules.content(content, self.settings.max_content_bytes)
-        workspace = rules.workspace(fields.get("workspace"))
-        agent_id = rules.agent_id(fields.get("agent_id"))
-        stamp = now()
-        valid_at = fields.get("valid_at")
-        valid = stamp if valid_at is None else parse_time(valid_at, "valid_at")
-        expires_at = rules.expiry(_optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
-        if expires_at is not None and expires_at <= stamp:
-            raise InvalidInput("expires_at", f"{expires_at.isoformat()} has passed; a memory must expire in the future")
-        return Memory(
-            id=ids.new_id(),
-            content=text,
-            workspace=workspace,
-            agent_id=agent_id,
-            category=rules.category(fields.get("category")),
-            tags=rules.tags(fields.get("tags")),
-            artifacts=rules.str_list(fields.get("artifacts"), "artifacts"),
-            evidence=rules.str_list(fields.get("evidence"), "evidence"),
-            importance=rules.importance(fields.get("importance")),
-            metadata=rules.metadata(fields.get("metadata")),
-            created_at=stamp,
-            updated_at=stamp,
-            valid_at=valid,
-            invalid_at=None,
-            content_hash=rules.content_hash(text),
-            expires_at=expires_at,
-        )
+        return self.writes.draft(content, **fields)
 
     def add(
         self,
@@ -190,21 +169,22 @@ class Knotwork:
         the knowledge graph along with what the offline rules find in the
         content; a fact's ``valid_at`` defaults to the memory's.
         """
-        graph = self.knowledge.caller_input(entities, facts)
-        draft = self._draft(
-            content,
-            workspace=workspace,
-            agent_id=agent_id,
-            category=category,
-            tags=tags,
-            artifacts=artifacts,
-            evidence=evidence,
-            importance=importance,
-            metadata=metadata,
-            valid_at=valid_at,
-            expires_at=expires_at,
-            ttl=ttl,
-        )
+        with self.write_times.stage("validate"):
+            graph = self.knowledge.caller_input(entities, facts)
+            draft = self._draft(
+                content,
+                workspace=workspace,
+                agent_id=agent_id,
+                category=category,
+                tags=tags,
+                artifacts=artifacts,
+                evidence=evidence,
+                importance=importance,
+                metadata=metadata,
+                valid_at=valid_at,
+                expires_at=expires_at,
+                ttl=ttl,
+            )
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
     def add_many(
@@ -217,57 +197,52 @@ class Knotwork:
         with its ``decision``. A bulk load of data that must go in as it is passes ``consolidate=False``
         (exact duplicates are still stored once) and ``force=True`` (no store/ignore rules).
         """
-        drafts: list[Memory] = []
-        graphs: list[GraphInput] = []
-        for index, item in enumerate(items):
-            if not isinstance(item, Mapping):
-                raise InvalidInput(f"items[{index}]", f"expected a mapping, got {type(item).__name__}")
-            unknown = set(item) - ADD_FIELDS - GRAPH_FIELDS
-            if unknown:
-                raise InvalidInput(f"items[{index}]", f"unknown field(s) {', '.join(sorted(unknown))}")
-            if "content" not in item:
-                raise InvalidInput(f"items[{index}].content", "is missing")
-            try:
-                graphs.append(self.knowledge.caller_input(item.get("entities"), item.get("facts")))
-                drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
-            except InvalidInput as exc:
-                raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
+        with self.write_times.stage("validate"):
+            drafts, graphs = self.writes.drafts(items)
         return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
-        """Per text, the float32 blobs of its chunks (long texts are split so no tail is lost)."""
-        assert self.embedder is not None
-        pieces = [self.embedder.chunks(t) for t in texts]
-        flat = [p for chunks in pieces for p in chunks]
-        matrix = self.embedder.embed(flat).astype("<f4", copy=False)
-        out, row = [], 0
-        for chunks in pieces:
-            out.append([matrix[row + i].tobytes() for i in range(len(chunks))])
-            row += len(chunks)
-        return out
+        return self.writes.vectors(texts)
 
-    def _insert(
-        self, drafts: list[Memory], graphs: list[GraphInput] | None = None, vectors: dict[str, list[bytes]] | None = None
-    ) -> list[Memory]:
-        """Store drafts (an existing same content comes back as a duplicate); ``vectors``: already embedded."""
-        # Extraction is CPU work on the text alone: done before the write lock is taken.
-        graphs = self.knowledge.prepare(drafts, graphs or [GraphInput() for _ in drafts])
-        if vectors is None and self.embedder:
-            # Embed outside the write transaction (it is the slow part) and only what is new.
-            fresh: dict[tuple, Memory] = {}
-            for d in drafts:
-                key = (d.workspace, d.agent_id, d.content_hash)
-                if key not in fresh and not self.store.find_memory_by_hash(*key):
-                    fresh[key] = d
-            vectors = dict(zip([d.id for d in fresh.values()], self._vectors([d.content for d in fresh.values()])))
-        vectors = vectors or {}
-        with self._similar.transaction():
-            out = self.store.insert_memories(drafts)
-            embedded = [(m.id, m.workspace, vectors[m.id]) for m in out if not m.duplicate and m.id in vectors]
-            for mid, _, blobs in embedded:
-                self.store.put_vectors(mid, blobs)
-            self._similar.refresh(embedded)
-            self.knowledge.ingest(out, graphs)
+    def wait_for_extraction(self, timeout: float | None = None) -> bool:
+        """Wait until every memory added so far (by any process of the store) is read into the knowledge graph,
+        helping the worker meanwhile; False when ``timeout`` seconds passed first. With ``Settings.enrich =
+        "inline"`` an add has done so already. The LLM's queue (``extraction_status``) is not waited for."""
+        if timeout is not None and (not isinstance(timeout, int | float) or timeout < 0):
+            raise InvalidInput("timeout", f"must be a number of seconds >= 0, got {timeout!r}")
+        return self.enrichment.wait(timeout)
+
+    def start_enrichment_worker(self) -> None:
+        """Start the background enrichment worker now (a daemon thread; with ``Settings.enrich = "background"``),
+        so that memories left queued by earlier processes are read into the graph without waiting for an add.
+        Idempotent; :meth:`close` stops it."""
+        if self.enrichment.background:
+            self.enrichment.start()
+
+    def enrichment_backlog(self) -> dict[str, int]:
+        """Memories waiting to be read into the knowledge graph: {pending, running, failed}."""
+        return self.enrichment.counts()
+
+    def graph_backlog(self, within: Collection[str] | None = None) -> int:
+        """How many memories are stored but not yet read into the knowledge graph (queued or being read in);
+        ``within``: of those workspaces ('' for the global scope). A graph answer is as of the others."""
+        counts = self.enrichment.counts(within)
+        return counts["pending"] + counts["running"]
+
+    def retry_enrichment(self) -> int:
+        """Give the memories whose enrichment failed a fresh start; how many."""
+        n = self.enrichment.retry_failed()
+        if n and self.enrichment.background:
+            self.enrichment.notify()
+        return n
+
+    def write_stats(self) -> dict[str, dict[str, float]]:
+        """Seconds and runs of each stage of this object's writes (validate, embed, decide, store, enrich;
+        enrich: the graph work of the worker, or of the add when inline)."""
+        enrich = self.enrichment.stats()
+        out = self.write_times.snapshot()
+        out["enrich"] = {"seconds": round(out["enrich"]["seconds"] + enrich["seconds"], 6),
+                         "runs": out["enrich"]["runs"] + enrich["memories"]}
         return out
 
     def update(self, id: str, **changes: Any) -> Memory:
@@ -279,9 +254,10 @@ class Knotwork:
         """
         return self._change(id, changes, ordered=True)
 
-    def _change(self, id: str, changes: Mapping[str, Any], *, ordered: bool) -> Memory:
+    def _change(self, id: str, changes: Mapping[str, Any], *, ordered: bool, vectors: list[bytes] | None = None) -> Memory:
         """:meth:`update`; ``ordered=False`` lets a supersedes link retire a memory from before its
-        ``valid_at`` (a merge keeps the oldest memory, which then retires newer ones from its own time)."""
+        ``valid_at`` (a merge keeps the oldest memory, which then retires newer ones from its own time);
+        ``vectors``: the new content's chunk vectors, already computed (consolidation's UPDATE has them)."""
         unknown = set(changes) - UPDATE_FIELDS
         if unknown:
             raise InvalidInput(
@@ -319,7 +295,9 @@ class Knotwork:
         if all(getattr(old, k) == v for k, v in values.items()):
             return old
         new = replace(old, **values, version=old.version + 1, updated_at=now())
-        blobs = self._vectors([new.content])[0] if self.embedder and new.content != old.content else None
+        blobs = None
+        if self.embedder and new.content != old.content:
+            blobs = vectors if vectors is not None else self._vectors([new.content])[0]
         # Only new content touches vectors and similar lists; other changes (such as a
         # supersedes link retiring a memory inside the link's transaction) leave the index be.
         with self._similar.transaction() if blobs is not None else self.store.transaction():
@@ -338,13 +316,8 @@ class Knotwork:
         return memory
 
     def _purge(self, memory_ids: list[str]) -> int:
-        """Delete memories with their versions, vectors, links, similar slots and the facts that rested on
-        them alone; call inside ``self._similar.transaction()``. Returns how many were deleted."""
-        if not memory_ids:
-            return 0
-        self._similar.refresh(removed=memory_ids)
-        # the facts that came only from a memory go with it (see KnowledgeService.forget)
-        return sum(self.knowledge.forget(mid, lambda mid=mid: self.store.delete_memory(mid)) for mid in memory_ids)
+        """See :meth:`WritePath.purge` (inside ``self.writes.transaction()``)."""
+        return self.writes.purge(memory_ids)
 
     # -- reading ----------------------------------------------------------
     def get(self, id: str) -> Memory:

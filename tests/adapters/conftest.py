@@ -33,6 +33,9 @@ def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, s
     """This process's environment without KNOTWORK_* settings, plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
     env["KNOTWORK_HOME"] = str(home)
+    # The tests read the graph right after an add: each add reads its memories in itself (``extra`` may say
+    # KNOTWORK_ENRICH=background, as tests/adapters/test_enrichment_adapters.py does).
+    env["KNOTWORK_ENRICH"] = "inline"
     env.update(extra or {})
     return env
 

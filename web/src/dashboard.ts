@@ -91,6 +91,12 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
       stats.retired ? `${stats.retired} retired (no longer valid)` : "none retired",
     ] : [`Store-wide health: ${OWNERS}.`];
     if (queue) health.push(queue.counts?.failed ? `${queue.counts.failed} extractions failed` : "no failed extraction");
+    const backlog = status.graph_backlog;
+    if (backlog) {
+      const waiting = backlog.pending + backlog.running;
+      health.push(waiting ? `${waiting} memories waiting to be read into the knowledge graph` : "knowledge graph up to date");
+      if (backlog.failed) health.push(`${backlog.failed} memories could not be read into the knowledge graph`);
+    }
     const buckets = h("label", {}, "per ", h("select", { id: "bucket", onchange: (e: Event) => { location.hash = `#/dashboard?bucket=${(e.target as HTMLSelectElement).value}`; } },
       ["day", "month", "year"].map((b) => h("option", { value: b, selected: b === bucket }, b))));
     clear(root,

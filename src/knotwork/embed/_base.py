@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from knotwork.embed._cache import QueryCache
+from knotwork.embed._coalesce import Coalescer
 from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage, estimated_spans, passages
 from knotwork.embed.protocol import EmbeddingError
 
@@ -45,6 +46,7 @@ class BaseEmbedder(abc.ABC):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self.query_cache = QueryCache(query_cache_size)
+        self.coalescer = Coalescer(self._embed_raw)  # concurrent embed() calls share model runs
         self._chunk_tokens = chunk_tokens
         self.passage_words = passage_words
 
@@ -86,7 +88,7 @@ class BaseEmbedder(abc.ABC):
         items = _check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        raw = self._embed_raw(items)
+        raw = self.coalescer(items)
         return self._normalise(raw, len(items))
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -97,8 +99,9 @@ class BaseEmbedder(abc.ABC):
 
     def _query_vector(self, text: str) -> np.ndarray:
         """The uncached vector of a query; a provider whose model embeds
-        queries differently from documents overrides this."""
-        return self.embed([text])[0]
+        queries differently from documents overrides this. A query does not
+        queue behind the writes' runs (:attr:`coalescer`): it runs at once."""
+        return self._normalise(self._embed_raw([text]), 1)[0]
 
     def chunks(self, text: str) -> list[str]:
         """``[text]`` if it is one passage long; else its passages: runs of

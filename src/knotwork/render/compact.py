@@ -20,7 +20,7 @@ from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Rela
 from knotwork.domain.temporal import to_text
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
-from knotwork.service import ImportReport
+from knotwork.services.records import ImportReport
 from knotwork.services.links import MetaRelation
 
 PREVIEW_CHARS = 160  # a search hit or list line

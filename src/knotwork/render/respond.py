@@ -15,6 +15,7 @@ and the service's result:
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 import threading
 import time
 from collections.abc import Iterable
@@ -27,7 +28,11 @@ from knotwork.render import compact
 from knotwork.render.core import View, render_safe, to_json
 from knotwork.render.metrics import CallMetrics, MetricsLog
 from knotwork.render.relations import DEFAULT_DETAIL, check_detail, targets
+from knotwork.render.status import backlog_note
 from knotwork.service import Knotwork
+
+#: Answers read from the knowledge graph: they say when some memories are not read into it yet.
+GRAPH_ANSWERS = frozenset({"search_nodes", "search_facts", "facts", "episodes", "entity", "communities"})
 
 
 class Responder:
@@ -47,6 +52,12 @@ class Responder:
         short = self.mem.short_ids(_shown_ids(result, relations)) if fmt != "json" else {}
         view = View(short=short, relations=relations, detail=detail)
         rendered = render_safe(operation, result, fmt, view)
+        if operation in GRAPH_ANSWERS and rendered.fmt != "json":
+            # Trigger: memories stored but not yet read into the graph (enrichment runs after the add). Why: an
+            # agent that finds no fact should know whether the graph has caught up. Outcome: one line saying so.
+            waiting = self.mem.graph_backlog()
+            if waiting:
+                rendered = replace(rendered, text=f"{rendered.text}\n{backlog_note(waiting)}")
         if self.metrics is not None:
             took = (time.perf_counter() - started) * 1000  # lookups and formatting; not the counting below
             full = to_json(operation, result, View(relations=relations, detail="full", now=view.now))

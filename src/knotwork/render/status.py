@@ -36,8 +36,31 @@ def status(s: Any) -> str:
     return (
         f"knotwork {s.version} · {s.store} · schema {s.schema_version} · embedder {s.embedder}\n"
         f"{count_of(s.memories, 'memory', 'memories')} · {count_of(s.links, 'link')} · {count_of(s.vectors, 'vector')} · "
-        f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls"
+        f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls · {backlog(s.graph_backlog)}"
+        + (f" · writes: {stages(s.writes)}" if any(v["runs"] for v in s.writes.values()) else "")
     )
+
+
+def stages(writes: dict[str, dict[str, float]]) -> str:
+    """``validate 0.1 ms, embed 41.0 ms, … per run; enrich 6.2 ms per memory`` (this process's writes)."""
+    parts = [f"{name} {1000 * v['seconds'] / v['runs']:.1f} ms" for name, v in writes.items() if name != "enrich" and v["runs"]]
+    enrich = writes.get("enrich", {"runs": 0})
+    tail = f"; enrich {1000 * enrich['seconds'] / enrich['runs']:.1f} ms per memory" if enrich["runs"] else ""
+    return ", ".join(parts) + " per run" + tail
+
+
+def backlog_note(waiting: int) -> str:
+    """The line under a graph answer while memories wait to be read into the graph."""
+    return f"(graph: {count_of(waiting, 'memory', 'memories')} not read in yet; this answer is without them)"
+
+
+def backlog(counts: dict[str, int]) -> str:
+    """``graph: up to date``, or how many memories wait to be read into the knowledge graph (and failed)."""
+    waiting = counts.get("pending", 0) + counts.get("running", 0)
+    if not waiting and not counts.get("failed"):
+        return "graph: up to date"
+    text = f"graph: {count_of(waiting, 'memory', 'memories')} waiting to be read in" if waiting else "graph: none waiting"
+    return text + (f", {counts['failed']:,} failed" if counts.get("failed") else "")
 
 
 def stats(s: Any) -> str:
@@ -56,6 +79,7 @@ def stats(s: Any) -> str:
         f"{(h['last_prune'] or 'never')[:16].replace('T', ' ')}) · {h['ignored_adds']:,} ignored adds · "
         + (f"LLM consolidation {h['consolidation_llm_asked']:,} decided, {h['consolidation_llm_failed']:,} failed · "
            if h["consolidation_llm_asked"] or h["consolidation_llm_failed"] else "")
+        + f"{backlog(h['graph_backlog'])} · "
         + f"orphans {orphans}" + ("" if not orphans else f" ({_counts(h['orphaned'], '?')})")
     )
 

@@ -286,6 +286,9 @@ class ScopedKnotwork:
     def status(self) -> Any:
         return self._mem.status(self.scope.readable())
 
+    def graph_backlog(self) -> int:
+        return self._mem.graph_backlog(self.scope.readable())
+
     # -- links --------------------------------------------------------------------
     def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
         """A link between two memories this caller reads, stored in the workspace it belongs to (its workspace

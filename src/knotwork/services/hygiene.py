@@ -1,7 +1,9 @@
 """Memory hygiene on top of the store: consolidation on add, snapshots, expiry, duplicates and merges.
 
 Called by the ``Knotwork`` facade (``add``, ``find_duplicates``, ``merge``,
-``prune``, ``prune_snapshots``). Decisions come from the pure rules of
+``prune``, ``prune_snapshots``); it writes through the facade's
+:class:`~knotwork.services.writes.WritePath` and reads memories through the
+narrow :class:`Memories` view. Decisions come from the pure rules of
 ``knotwork.hygiene``; this module finds their inputs and writes their outcome.
 """
 
@@ -12,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork.domain import rules
 from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
@@ -26,8 +28,22 @@ from knotwork.knowledge.llm import ChatEndpoint
 from knotwork.search.lexical import query_terms
 
 if TYPE_CHECKING:
-    from knotwork.service import Knotwork
+    from knotwork.config import Settings
     from knotwork.services.knowledge import GraphInput
+    from knotwork.services.writes import WritePath
+
+
+class Memories(Protocol):
+    """The reads and changes of memories hygiene asks for (the ``Knotwork`` facade has them): a narrow
+    view, so that this module needs nothing from the facade's own module."""
+
+    def get(self, id: str) -> Memory: ...
+
+    def _change(self, id: str, changes: Any, *, ordered: bool, vectors: list[bytes] | None = None) -> Memory: ...
+
+    def link(self, from_id: str, to_id: str, type: str, metadata: Any = None) -> Any: ...
+
+    def _embed_missing(self) -> int: ...
 
 CANDIDATES = 8  # nearest memories a new one is compared with
 FIRST_PRUNE = "snapshots_first_prune"  # set once the upgrade's snapshot prune has run
@@ -95,11 +111,13 @@ def _snapshot_key(m: Memory) -> str | None:
 class Hygiene:
     """The hygiene operations of one ``Knotwork``."""
 
-    def __init__(self, mem: Knotwork, instructions: Instructions) -> None:
-        self.mem = mem
-        self.store = mem.store
+    def __init__(
+        self, writes: WritePath, memories: Memories, settings: Settings, instructions: Instructions
+    ) -> None:
+        self.writes = writes
+        self.memories = memories
+        self.store = writes.store
         self.instructions = instructions
-        settings = mem.settings
         self.judge = (
             ConsolidationJudge(
                 ChatEndpoint(settings.kg_llm_url, settings.kg_llm_model, settings.kg_llm_api_key, settings.consolidation_llm_timeout),
@@ -124,7 +142,7 @@ class Hygiene:
         for name, flag in (("consolidate", consolidate), ("force", force)):
             if not isinstance(flag, bool):
                 raise InvalidInput(name, f"must be true or false, got {quote(flag)}")
-        mem = self.mem
+        writes = self.writes
         out: list[Memory | None] = [None] * len(drafts)
         kept: list[int] = []
         for i, draft in enumerate(drafts):
@@ -151,21 +169,28 @@ class Hygiene:
                 stored_before.add(i)
         fresh = [i for i in first.values() if i not in stored_before]
         weighed = [i for i in fresh if _snapshot_key(drafts[i]) is None]
-        vectors = dict(zip(weighed, mem._vectors([drafts[i].content for i in weighed]))) if mem.embedder and weighed else {}
-        plan = self._plan(drafts, graphs, weighed, vectors) if consolidate else {}
+        times = writes.times
+        vectors: dict[int, list[bytes]] = {}
+        if writes.embedder and weighed:
+            with times.stage("embed"):
+                vectors = dict(zip(weighed, writes.vectors([drafts[i].content for i in weighed])))
+        plan: dict[int, rules_c.Decision] = {}
+        if consolidate:
+            with times.stage("decide"):
+                plan = self._plan(drafts, graphs, weighed, vectors)
         stands_alone = {i for i in weighed if i not in plan or plan[i].kind == "SUPERSEDE"}  # a memory of its own
         inserted = [i for i in first.values() if i in stored_before or i in stands_alone]
         if first:
-            with mem._similar.transaction():
-                stored = dict(zip(inserted, mem._insert(
+            with times.stage("store"), writes.transaction():
+                stored = dict(zip(inserted, writes.insert(
                     [drafts[i] for i in inserted], [graphs[i] for i in inserted],
-                    {drafts[i].id: vectors[i] for i in inserted if i in vectors} if mem.embedder else None,
+                    {drafts[i].id: vectors[i] for i in inserted if i in vectors} if writes.embedder else None,
                 )))
                 for i in first.values():
                     if i in stored and i not in plan:
                         out[i] = stored[i]
                     elif i in plan:
-                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i))
+                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i), vectors.get(i))
                     else:
                         out[i] = self._add_snapshot(drafts[i], graphs[i], _snapshot_key(drafts[i]) or "")
         for i, j in repeats.items():
@@ -232,31 +257,39 @@ class Hygiene:
 
         return near
 
-    def _apply(self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None) -> Memory:
+    def _apply(
+        self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None,
+        vectors: list[bytes] | None = None,
+    ) -> Memory:
         """Write one consolidation decision inside the batch's transaction; the memory ``add`` answers with.
-        ``new``: the draft as stored (SUPERSEDE)."""
-        mem = self.mem
+        ``new``: the draft as stored (SUPERSEDE); ``vectors``: the draft's, computed once before the decision
+        (an UPDATE stores them with the new text: no second embedding under the write lock)."""
+        memories = self.memories
         target = decision.target or ""
         if target.startswith("#"):  # an earlier item of the same batch, stored by this transaction
             target = stored[int(target[1:])].id
         if decision.kind == "NOOP":
             self.store.bump_counter("duplicates_detected")
-            return mem.get(target).decided("NOOP", target, decision.reason)
+            return memories.get(target).decided("NOOP", target, decision.reason)
         if decision.kind == "UPDATE":
             self.store.bump_counter("duplicates_detected")
             self.store.bump_counter("duplicates_merged")
-            old = mem.get(target)
-            updated = mem.update(
+            old = memories.get(target)
+            updated = memories._change(
                 old.id,
-                content=draft.content,
-                tags={**old.tags, **draft.tags},
-                artifacts=list(dict.fromkeys(old.artifacts + draft.artifacts)),
-                evidence=list(dict.fromkeys(old.evidence + draft.evidence)),
-                importance=max(old.importance, draft.importance),
+                {
+                    "content": draft.content,
+                    "tags": {**old.tags, **draft.tags},
+                    "artifacts": list(dict.fromkeys(old.artifacts + draft.artifacts)),
+                    "evidence": list(dict.fromkeys(old.evidence + draft.evidence)),
+                    "importance": max(old.importance, draft.importance),
+                },
+                ordered=True,
+                vectors=vectors,
             )
             return updated.decided("UPDATE", old.id, decision.reason)
         assert new is not None
-        mem.link(new.id, target, "supersedes", {"consolidation": decision.reason})
+        memories.link(new.id, target, "supersedes", {"consolidation": decision.reason})
         self.store.bump_counter("superseded_on_add")
         return new.decided("SUPERSEDE", target, decision.reason)
 
@@ -267,11 +300,11 @@ class Hygiene:
         flt = MemoryFilter(workspace=draft.workspace, agent_id=draft.agent_id)
         # Inside a caller's open transaction the index must not sync (it would take in vectors a rollback
         # may take back, see SimilarLists.transaction): word overlap over the full-text index serves then.
-        if vectors and self.mem.index is not None and not self.store.in_transaction():
+        if vectors and self.writes.index is not None and not self.store.in_transaction():
             import numpy as np
 
             query = np.frombuffer(vectors[0], dtype="<f4")
-            hits = self.mem.index.search(query, CANDIDATES, draft.workspace)
+            hits = self.writes.index.search(query, CANDIDATES, draft.workspace)
             scored = [(h.memory_id, h.similarity) for h in hits if h.similarity >= rules_c.CANDIDATE_COSINE]
         else:
             found = self.store.fts_candidates(query_terms(draft.content), flt, CANDIDATES, at)
@@ -291,10 +324,10 @@ class Hygiene:
         same_day = [r for r in self.store.snapshot_rows(draft.workspace, draft.agent_id, key) if r[4].date() == day]
         later = [r for r in same_day if r[4] > draft.valid_at]
         if later:  # a later snapshot of that day is already kept: this older one adds nothing
-            return self.mem.get(later[-1][0]).decided("NOOP", later[-1][0], f"a later snapshot of {day} is kept")
-        with self.mem._similar.transaction():
-            new = self.mem._insert([draft], [graph])[0]
-            self.mem._purge([r[0] for r in same_day])
+            return self.memories.get(later[-1][0]).decided("NOOP", later[-1][0], f"a later snapshot of {day} is kept")
+        with self.writes.transaction():
+            new = self.writes.insert([draft], [graph])[0]
+            self.writes.purge([r[0] for r in same_day])
         if same_day:
             self.store.bump_counter("snapshots_replaced", len(same_day))
             return new.decided("ADD", same_day[-1][0], f"replaced {len(same_day)} earlier snapshot(s) of {day}")
@@ -310,8 +343,8 @@ class Hygiene:
                 drop.append(keep[group])
             keep[group] = mid
         if drop:
-            with self.mem._similar.transaction():
-                self.mem._purge(drop)
+            with self.writes.transaction():
+                self.writes.purge(drop)
             self.store.bump_counter("snapshots_pruned", len(drop))
         self.store.set_counter("last_snapshot_prune", to_text(now()))
         return len(drop)
@@ -335,9 +368,9 @@ class Hygiene:
             self.store.rebuild_text_index()
             repaired.append("full-text index rebuilt")
             problems = self.store.integrity_problems()
-        if self.mem.embedder is not None and (missing := self.store.count_without_vectors()):
+        if self.writes.embedder is not None and (missing := self.store.count_without_vectors()):
             if repair:
-                self.mem._embed_missing()
+                self.memories._embed_missing()
                 repaired.append(f"{missing} memories without vectors embedded")
             else:
                 problems.append(f"vectors: {missing} memories have none")
@@ -349,8 +382,8 @@ class Hygiene:
         at = now()
         expired = 0
         while batch := self.store.expired_memory_ids(at, 500):
-            with self.mem._similar.transaction():
-                self.mem._purge(batch)
+            with self.writes.transaction():
+                self.writes.purge(batch)
             expired += len(batch)
         if expired:
             self.store.bump_counter("expired_purged", expired)
@@ -362,7 +395,7 @@ class Hygiene:
     def find_duplicates(self, threshold: Any, workspace: Any, agent_id: Any, limit: Any) -> list[DuplicateGroup]:
         level = rules.threshold(threshold)
         scope, partition, size = rules.scope(workspace), rules.partition(agent_id), rules.limit(limit)
-        if self.mem.index is None:
+        if self.writes.index is None:
             raise InvalidInput("embedder", "finding near-duplicates needs an embedder (KNOTWORK_EMBEDDER=none)")
         pairs = self.store.similar_pairs(level)
         at = now()
@@ -403,7 +436,7 @@ class Hygiene:
             raise InvalidInput("ids", "expected a list of memory ids")
         memories: list[Memory] = []
         for ref in ids:
-            m = self.mem.get(ref)
+            m = self.memories.get(ref)
             if m.id not in {x.id for x in memories}:
                 memories.append(m)
         if len(memories) < 2:
@@ -418,7 +451,7 @@ class Hygiene:
         kept, others = memories[0], memories[1:]
         with self.store.transaction():
             for m in others:
-                self.mem.link(kept.id, m.id, "supersedes", {"merged": True})
+                self.memories.link(kept.id, m.id, "supersedes", {"merged": True})
         self.store.bump_counter("duplicates_merged", len(others))
         return MergeReport(kept.id, [m.id for m in others])
 

@@ -25,7 +25,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork import tokens
 from knotwork.domain import rules
@@ -37,7 +37,20 @@ from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import RECIPES
 
 if TYPE_CHECKING:
-    from knotwork.service import Knotwork
+    from knotwork.embed.protocol import Embedder
+    from knotwork.store.protocol import Store
+
+
+class Source(Protocol):
+    """What recall reads (the ``Knotwork`` facade has it): a narrow view, so that this module needs nothing
+    from the facade's own module."""
+
+    store: Store
+    embedder: Embedder | None
+
+    def search(self, query: str, **options: Any) -> list[Any]: ...
+
+    def search_facts(self, query: str, limit: int = 10, **options: Any) -> list[Any]: ...
 
 MAX_BUDGET = 32_000
 MAX_QUERY_CHARS = 400  # a long prompt's opening says what it is about; the rest only slows the search
@@ -109,7 +122,7 @@ class Recall:
 class Ctx:
     """What every section builder may read."""
 
-    mem: Knotwork
+    mem: Source
     context: str
     workspace: str | None
     query: str | None
@@ -338,7 +351,7 @@ def _meta_key(kind: str, workspace: str | None) -> str:
     return f"recall.{kind}:{workspace or ''}"
 
 
-def _meta_time(mem: Knotwork, key: str) -> datetime | None:
+def _meta_time(mem: Source, key: str) -> datetime | None:
     value = mem.store.get_meta(key)
     return from_text(value) if value else None
 
@@ -367,7 +380,7 @@ def _context(value: Any) -> str:
 
 
 def recall(
-    mem: Knotwork,
+    mem: Source,
     context: str = "startup",
     *,
     workspace: str | None = None,

@@ -4,19 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork.domain.models import SNAPSHOT
 from knotwork.domain.temporal import now, to_text
 from knotwork.services.recall import LATENCIES
 
 if TYPE_CHECKING:
-    from knotwork.service import Knotwork
+    from knotwork.embed.protocol import Embedder
+    from knotwork.services.enrichment import Enrichment
+    from knotwork.store.protocol import Store
+
+
+class Observed(Protocol):
+    """What status and stats read (the ``Knotwork`` facade has it): the store, the embedder, the graph's queue."""
+
+    store: Store
+    embedder: Embedder | None
+    enrichment: Enrichment
+
+    def write_stats(self) -> dict[str, dict[str, float]]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """Version, store, schema, counts, embedder, and recall latency in this process."""
+    """Version, store, schema, counts, embedder, recall latency and the write path's stages in this process,
+    and the memories not yet read into the knowledge graph."""
 
     version: str
     store: str
@@ -26,6 +39,8 @@ class Status:
     vectors: int
     embedder: str
     recall: dict[str, Any]  # count, p50_ms, p95_ms over this process's recent recalls
+    graph_backlog: dict[str, int]  # memories not yet read into the knowledge graph: pending, running, failed
+    writes: dict[str, dict[str, float]]  # this process's write stages: {stage: {seconds, runs}}
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,7 +71,7 @@ class Stats:
         return asdict(self)
 
 
-def status(mem: Knotwork, within: Collection[str] | None = None) -> Status:
+def status(mem: Observed, within: Collection[str] | None = None) -> Status:
     """``within``: count only the memories of those workspaces ('' for the global scope), the links between
     two of them and their vectors (what a caller limited to them may know)."""
     from knotwork import __version__
@@ -76,16 +91,19 @@ def status(mem: Knotwork, within: Collection[str] | None = None) -> Status:
         vectors=vectors,
         embedder=mem.embedder.model_id if mem.embedder else "none",
         recall=LATENCIES.summary(),
+        graph_backlog=mem.enrichment.counts(within),
+        writes=mem.write_stats(),
     )
 
 
-def stats(mem: Knotwork) -> Stats:
+def stats(mem: Observed) -> Stats:
     """Counts and health. ``health``: duplicates_detected (adds that found their content already stored, or
     near enough to be a NOOP or UPDATE), duplicates_merged (UPDATEs and ``merge``), superseded (memories a
     ``supersedes`` link retired), superseded_on_add, expired (passed, not yet purged), expired_purged,
     snapshots, snapshots_replaced and snapshots_pruned, last_prune, ignored_adds, consolidation_llm_asked and
-    consolidation_llm_failed (unclear adds an LLM decided, or failed to), and orphaned links, vectors and
-    similar slots (each must be 0)."""
+    consolidation_llm_failed (unclear adds an LLM decided, or failed to), graph_backlog (memories not yet read
+    into the knowledge graph: pending, running, failed), and orphaned links, vectors and similar slots (each
+    must be 0)."""
     store = mem.store
     at = now()
     embedded, vectors = store.count_vectors()
@@ -110,6 +128,7 @@ def stats(mem: Knotwork) -> Stats:
         "ignored_adds": counter("ignored_adds"),
         "consolidation_llm_asked": counter("consolidation_llm_asked"),
         "consolidation_llm_failed": counter("consolidation_llm_failed"),
+        "graph_backlog": mem.enrichment.counts(),
         "orphaned": store.count_orphans(),
     }
     return Stats(

@@ -208,6 +208,9 @@ def _knowledge(source: Any, target: Any, memory_ids: Sequence[str], progress: Pr
         for item in source.kg_queue(limit=10**9):
             target.kg_enqueue([item.memory_id], item.enqueued_at)
             target.kg_queue_set(item.memory_id, item.status, item.updated_at, item.last_error, item.available_at, item.attempts)
+        # memories not read into the graph yet: queued in the target too (once, on a move run again)
+        there = {(i.memory_id, i.rules, i.graph) for i in target.enrich_items()}
+        target.enrich_enqueue([k for i in source.enrich_items() if (k := (i.memory_id, i.rules, i.graph)) not in there], stamp)
 
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -15,6 +16,17 @@ from typing import Any, Protocol, runtime_checkable
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
 
 Tracer = Callable[[str, Sequence[Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EnrichItem:
+    """A memory waiting to be read into the knowledge graph, as a worker claimed it."""
+
+    seq: int
+    memory_id: str
+    rules: bool  # run the offline rules on its text (False: only the caller's input, for a duplicate)
+    graph: str | None  # the caller's entities and facts, JSON
+    attempts: int  # claims so far, this one included
 
 
 @runtime_checkable
@@ -138,6 +150,51 @@ class Store(Protocol):
     def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """A consistent copy of the database in the new file ``target``, taken online; a server backend
         without a file copy raises InvalidInput naming its own tool (e.g. pg_dump)."""
+        ...
+
+    # -- the enrichment queue (memories waiting for the knowledge graph) -------------
+    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
+        """Queue (memory id, run the rules?, caller's graph JSON) rows; inside the memories' own transaction."""
+        ...
+
+    def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
+        """Hold up to ``limit`` items, oldest first (free ones and claims older than ``stale_before``); one attempt each."""
+        ...
+
+    def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
+        """Of ``seqs``, those ``owner`` still holds."""
+        ...
+
+    def enrich_done(self, seqs: Collection[int]) -> None:
+        """Delete completed items, inside the transaction that wrote their graph."""
+        ...
+
+    def enrich_release(self, seqs: Collection[int], error: str | None = None) -> None:
+        """Give items back to the queue, noting ``error``."""
+        ...
+
+    def enrich_owners(self) -> list[str]:
+        """Every worker that holds a claim now."""
+        ...
+
+    def enrich_release_owner(self, owner: str) -> int:
+        """Free every claim of a worker known to be dead; how many."""
+        ...
+
+    def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed}: free items, claimed ones, those tried ``max_attempts`` times (``within``: those workspaces')."""
+        ...
+
+    def enrich_failed(self, limit: int = 20) -> list[tuple[str, int, str | None]]:
+        """(memory id, attempts, last error) of items that failed at least once and are not held."""
+        ...
+
+    def enrich_items(self) -> list[EnrichItem]:
+        """Every queued item, oldest first."""
+        ...
+
+    def enrich_retry(self) -> int:
+        """Attempts back to 0 for every free item tried before; how many."""
         ...
 
     # -- retrieval --------------------------------------------------------

@@ -178,6 +178,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(mem.warm)  # the first recall should not pay for the tokenizer, the model or the index
+        mem.start_enrichment_worker()  # reads queued memories into the graph, those of earlier processes too
         async with AsyncExitStack() as stack:
             if mcp_server is not None:
                 await stack.enter_async_context(mcp_server.session_manager.run())

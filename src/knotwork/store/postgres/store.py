@@ -30,6 +30,7 @@ from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Mem
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.postgres import migrate
+from knotwork.store.postgres.enrich import EnrichStore
 from knotwork.store.postgres.hygiene import HygieneStore
 from knotwork.store.postgres.knowledge import KnowledgeStore
 from knotwork.store.postgres.rows import (
@@ -89,7 +90,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore, HygieneStore):
+class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``)."""
 

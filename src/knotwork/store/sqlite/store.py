@@ -23,6 +23,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import backup, migrate
+from knotwork.store.sqlite.enrich import EnrichStore
 from knotwork.store.sqlite.gate import WriteGate
 from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
@@ -168,7 +169,7 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     return (" AND ".join(clauses) or "1"), params
 
 
-class SQLiteStore(KnowledgeStore, HygieneStore):
+class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
     """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``,
     the hygiene ones from ``HygieneStore``)."""
 

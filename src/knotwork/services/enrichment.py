@@ -1,0 +1,318 @@
+"""Graph enrichment off the write path: the queue of stored memories and the worker that reads them in.
+
+An add answers once its memory, vectors and full-text row are committed; in
+the same transaction it queues the memory (with the caller's ``entities`` and
+``facts``, JSON) in the store's enrichment queue. A worker (a daemon thread of
+whichever process holds the store: ``serve``, ``mcp``, a library user's) then
+reads queued memories into the knowledge graph in batches: the offline rules,
+entity resolution and vectors, facts in time, summaries, the mark on the
+communities to recompute.
+
+Many processes may share one store, and any of them may die at any moment:
+
+- a worker *claims* items (owner = host:pid:token) before reading them, under
+  the store's write lock, so two workers never take the same item;
+- the graph of a batch and the deletion of its items commit in one
+  transaction, and only items the worker still holds are written, so an item
+  is read in once, or not at all;
+- a claim whose owner died (a pid of this host that is gone, or a claim older
+  than ``enrich_claim_timeout``) is taken over: a kill -9 loses nothing.
+
+A batch that fails is tried again item by item; an item that keeps failing is
+left in the queue after ``MAX_ATTEMPTS`` claims, with its last error, and
+:meth:`Enrichment.retry_failed` gives it a fresh start.
+
+``Settings.enrich = "inline"`` keeps the old behaviour: the add itself reads
+its memories into the graph before it commits.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import socket
+import sys
+import threading
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import fields, is_dataclass, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from knotwork.domain.models import Memory
+from knotwork.domain.temporal import from_text, now, to_text
+from knotwork.knowledge.models import EntityDraft, FactDraft
+from knotwork.services.knowledge import GraphInput
+
+if TYPE_CHECKING:
+    from knotwork.config import Settings
+    from knotwork.services.knowledge import KnowledgeService
+    from knotwork.store.protocol import EnrichItem, Store
+
+MAX_ATTEMPTS = 5
+ERROR_CHARS = 500
+RECLAIM_EVERY = 5.0  # seconds between looks for the claims of dead workers
+WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
+log = logging.getLogger("knotwork.enrichment")
+
+
+# -- the caller's graph input, as the queue keeps it ---------------------------------------------
+def _plain(draft: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(draft):
+        value = getattr(draft, f.name)
+        if value is None or value is False:
+            continue
+        out[f.name] = {"t": to_text(value)} if isinstance(value, datetime) else value
+    return out
+
+
+def _draft(kind: type, data: dict[str, Any]) -> Any:
+    known = {f.name for f in fields(kind)}
+    return kind(**{k: from_text(v["t"]) if isinstance(v, dict) and "t" in v else v for k, v in data.items() if k in known})
+
+
+def encode(gi: GraphInput) -> str | None:
+    """The caller's entities and facts of one memory as JSON (None: the caller gave none)."""
+    if not gi.entities and not gi.facts:
+        return None
+    assert all(is_dataclass(x) for x in [*gi.entities, *gi.facts])
+    return json.dumps({"entities": [_plain(e) for e in gi.entities], "facts": [_plain(f) for f in gi.facts]})
+
+
+def decode(text: str | None) -> GraphInput:
+    """What :func:`encode` wrote, as the caller's part of a ``GraphInput`` (the rules' part comes later)."""
+    if not text:
+        return GraphInput()
+    data = json.loads(text)
+    return GraphInput([_draft(EntityDraft, e) for e in data.get("entities", [])],
+                      [_draft(FactDraft, f) for f in data.get("facts", [])])
+
+
+# -- who holds a claim -------------------------------------------------------------------------------
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host runs (a zombie, killed but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+class Enrichment:
+    """The enrichment queue of one ``Knotwork``: what the add path queues, and the worker that drains it."""
+
+    def __init__(self, store: Store, knowledge: KnowledgeService, settings: Settings) -> None:
+        self.store = store
+        self.knowledge = knowledge
+        self.settings = settings
+        self._host = socket.gethostname()
+        self._token = secrets.token_hex(4)
+        self._lock = threading.Lock()  # one batch at a time in this object
+        self._start_lock = threading.Lock()
+        self._worker: EnrichmentWorker | None = None
+        self._paused = False
+        self._queued = False  # this object queued work (close waits for it)
+        self._reclaimed_at = 0.0
+        self.seconds = 0.0  # time this object spent reading memories into the graph
+        self.memories = 0
+
+    @property
+    def background(self) -> bool:
+        return self.settings.enrich == "background"
+
+    @property
+    def owner(self) -> str:
+        return f"{self._host}:{os.getpid()}:{self._token}"  # the pid read now: a forked server worker is another owner
+
+    # -- the add path --------------------------------------------------------------------------
+    def enqueue(self, memories: Sequence[Memory], graphs: Sequence[GraphInput]) -> None:
+        """Queue stored memories for the graph; call inside the transaction that stored them. A duplicate
+        (the content was stored already, its text read) is queued only for what its caller passed."""
+        self.knowledge.extraction.enqueue(memories)  # the LLM's queue, when one is configured
+        rows = []
+        for memory, gi in zip(memories, graphs or [GraphInput() for _ in memories]):
+            if not memory.duplicate:
+                rows.append((memory.id, True, encode(gi)))
+            elif gi.entities or gi.facts:
+                rows.append((memory.id, False, encode(gi)))
+        if rows:
+            self.store.enrich_enqueue(rows, now())
+            self._queued = True
+
+    def notify(self) -> None:
+        """Work was queued: wake the worker (started on first use unless paused)."""
+        if self._paused:
+            return
+        worker = self._worker or self.start()
+        worker.wake()
+
+    # -- draining -------------------------------------------------------------------------------
+    def drain_once(self, limit: int | None = None) -> int:
+        """Claim up to ``limit`` queued memories and read them into the graph; how many were claimed."""
+        with self._lock:
+            at = now()
+            items = self.store.enrich_claim(
+                self.owner, limit or self.settings.enrich_batch, at,
+                at - timedelta(seconds=self.settings.enrich_claim_timeout), MAX_ATTEMPTS,
+            )
+            if not items:
+                self._reclaim()
+                return 0
+            started = time.perf_counter()
+            try:
+                self._read_in(items)
+            except Exception as exc:  # noqa: BLE001 - one bad item must not hold the others back: try each alone
+                if len(items) == 1:
+                    self._failed(items, exc)
+                else:
+                    for item in items:
+                        try:
+                            self._read_in([item])
+                        except Exception as one:  # noqa: BLE001 - recorded on the item, tried again later
+                            self._failed([item], one)
+            self.seconds += time.perf_counter() - started
+            self.memories += len(items)
+            return len(items)
+
+    def _read_in(self, items: Sequence[EnrichItem]) -> None:
+        stored = self.store.get_memories([i.memory_id for i in items])
+        work = [(i, replace(stored[i.memory_id], duplicate=not i.rules)) for i in items if i.memory_id in stored]
+        inputs = self.knowledge.prepare([m for _, m in work], [decode(i.graph) for i, _ in work])
+        with self.store.transaction():
+            # Trigger: a claim can be taken over (its owner looked dead, or too slow). Why: an item read in twice
+            # would state its facts twice. Outcome: only what this worker still holds is written and deleted.
+            held = self.store.enrich_held(self.owner, [i.seq for i in items])
+            keep = [(m, gi) for (i, m), gi in zip(work, inputs) if i.seq in held]
+            self.knowledge.ingest([m for m, _ in keep], [gi for _, gi in keep])
+            self.store.enrich_done(held)
+
+    def _failed(self, items: Sequence[EnrichItem], exc: Exception) -> None:
+        log.warning("reading %d memories into the graph failed; they stay queued", len(items), exc_info=exc)
+        self.store.enrich_release([i.seq for i in items], f"{type(exc).__name__}: {exc}"[:ERROR_CHARS])
+
+    def _reclaim(self) -> None:
+        """Free the claims of workers of this host whose process is gone (at most every few seconds)."""
+        if time.monotonic() - self._reclaimed_at < RECLAIM_EVERY:
+            return
+        self._reclaimed_at = time.monotonic()
+        for owner in self.store.enrich_owners():
+            host, _, rest = owner.partition(":")
+            pid = rest.partition(":")[0]
+            if host == self._host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                self.store.enrich_release_owner(owner)
+
+    def drain(self, limit: int | None = None) -> int:
+        """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""
+        self._reclaimed_at = 0.0
+        done = 0
+        while limit is None or done < limit:
+            n = self.drain_once(min(self.settings.enrich_batch, limit - done) if limit is not None else None)
+            if not n:
+                break
+            done += n
+        return done
+
+    def counts(self, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed} of the store's queue (``within``: of the memories of those workspaces)."""
+        return self.store.enrich_counts(MAX_ATTEMPTS, within)
+
+    def wait(self, timeout: float | None) -> bool:
+        """Help drain the queue until nothing is pending or running (True), or ``timeout`` seconds passed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._reclaimed_at = 0.0
+        while True:
+            if not self.drain_once():
+                counts = self.counts()
+                if not counts["pending"] and not counts["running"]:
+                    return True
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.05)  # another worker holds what is left
+            elif deadline is not None and time.monotonic() >= deadline:
+                return not any(self.counts()[s] for s in ("pending", "running"))
+
+    def retry_failed(self) -> int:
+        return self.store.enrich_retry()
+
+    # -- the worker --------------------------------------------------------------------------------
+    def start(self) -> EnrichmentWorker:
+        """Start this object's worker thread (once); it drains the queue now and whenever work comes."""
+        with self._start_lock:
+            self._paused = False
+            if self._worker is None:
+                self._reclaimed_at = 0.0
+                self._worker = EnrichmentWorker(self.drain_once, self.settings.enrich_interval).start()
+            return self._worker
+
+    def stop(self) -> None:
+        """Stop the worker (the queue stays: another process, or a later :meth:`start`, drains it)."""
+        with self._start_lock:
+            self._paused = True
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop()
+
+    def close(self) -> None:
+        """Wait (``enrich_close_wait`` seconds at most) for the memories this object queued, then stop."""
+        try:
+            if self._queued and self.background and self.settings.enrich_close_wait > 0:
+                self.wait(self.settings.enrich_close_wait)
+        finally:
+            self.stop()
+
+    def stats(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "memories": self.memories}
+
+
+class EnrichmentWorker:
+    """Drains the queue on a daemon thread: at once when woken, else every ``interval`` seconds."""
+
+    def __init__(self, drain_once: Any, interval: float) -> None:
+        self.drain_once = drain_once
+        self.interval = interval
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
+
+    def start(self) -> EnrichmentWorker:
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        # Trigger: a server's request threads and the worker share the cores. Why: an add or a search
+        # waiting for a parse of someone else's memory is the latency this worker exists to take away.
+        # Outcome: on Linux (where a thread is a task of its own) the worker runs at a lower priority.
+        if sys.platform == "linux":
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+            except OSError:
+                pass
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                if self.drain_once():
+                    failures = 0
+                    continue
+            except Exception:  # noqa: BLE001 - a busy or closed database now is no reason to stop for good
+                failures += 1
+                log.warning("the enrichment worker could not read the queue; trying again", exc_info=True)
+            self._wake.wait(min(self.interval * (1 + failures), 60.0))
+            self._wake.clear()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=120)

@@ -1,0 +1,121 @@
+"""The SQLite store's enrichment queue: memories waiting to be read into the knowledge graph.
+
+A mixin of ``SQLiteStore`` (like ``KnowledgeStore``): it uses the store's connection helpers
+(``_run``, ``_lock``, ``transaction``). Claims make the queue safe for many processes on one file:
+a worker takes rows under the write lock, and deletes only rows it still holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any
+
+from knotwork.domain.temporal import to_text
+from knotwork.store.protocol import EnrichItem
+
+
+class EnrichStore:
+    _run: Any
+    _run_many: Any
+    _lock: Any
+    transaction: Any
+
+    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
+        """Queue (memory id, run the rules?, caller's graph JSON) rows; call inside the memories' transaction."""
+        if not items:
+            return
+        with self.transaction():
+            self._run_many(
+                "INSERT INTO enrich_queue (memory_id, rules, graph, enqueued_at) VALUES (?, ?, ?, ?)",
+                [(mid, int(use_rules), graph, to_text(at)) for mid, use_rules, graph in items],
+            )
+
+    def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
+        """Mark up to ``limit`` items as held by ``owner`` (oldest first): free ones, and those whose claim is
+        older than ``stale_before``; each claim counts an attempt. Items tried ``max_attempts`` times stay put."""
+        with self.transaction():
+            rows = self._run(
+                "SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue"
+                " WHERE attempts < ? AND (claimed_by IS NULL OR claimed_at < ?) ORDER BY seq LIMIT ?",
+                (max_attempts, to_text(stale_before), limit),
+            ).fetchall()
+            self._run_many(
+                "UPDATE enrich_queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE seq = ?",
+                [(owner, to_text(at), r[0]) for r in rows],
+            )
+        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4] + 1) for r in rows]
+
+    def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
+        """Of ``seqs``, those ``owner`` still holds (call inside the transaction that completes them)."""
+        wanted = list(seqs)
+        held: set[int] = set()
+        with self._lock:
+            for i in range(0, len(wanted), 500):
+                part = wanted[i : i + 500]
+                held |= {r[0] for r in self._run(
+                    f"SELECT seq FROM enrich_queue WHERE claimed_by = ? AND seq IN ({', '.join('?' * len(part))})",
+                    (owner, *part),
+                )}
+        return held
+
+    def enrich_done(self, seqs: Collection[int]) -> None:
+        """Delete completed items (inside the transaction that wrote their graph)."""
+        with self.transaction():
+            self._run_many("DELETE FROM enrich_queue WHERE seq = ?", [(s,) for s in seqs])
+
+    def enrich_release(self, seqs: Collection[int], error: str | None = None) -> None:
+        """Give items back to the queue (unclaimed), noting ``error`` when one is given."""
+        with self.transaction():
+            self._run_many(
+                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL, last_error = coalesce(?, last_error)"
+                " WHERE seq = ?",
+                [(error, s) for s in seqs],
+            )
+
+    def enrich_owners(self) -> list[str]:
+        """Every worker that holds a claim now."""
+        with self._lock:
+            return [r[0] for r in self._run("SELECT DISTINCT claimed_by FROM enrich_queue WHERE claimed_by IS NOT NULL")]
+
+    def enrich_release_owner(self, owner: str) -> int:
+        """Free every claim of ``owner`` (a worker known to be dead); returns how many."""
+        with self.transaction():
+            return self._run(
+                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = ?", (owner,)
+            ).rowcount
+
+    def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
+        """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times
+        (``within``: of the memories of those workspaces, '' for the global scope)."""
+        where, params = "", []
+        if within is not None:
+            names = sorted(within)
+            where = f" WHERE memory_id IN (SELECT id FROM memories WHERE workspace IN ({', '.join('?' * len(names)) or 'NULL'}))"
+            params = names
+        with self._lock:
+            row = self._run(
+                "SELECT coalesce(sum(claimed_by IS NULL AND attempts < ?), 0), coalesce(sum(claimed_by IS NOT NULL), 0),"
+                f" coalesce(sum(claimed_by IS NULL AND attempts >= ?), 0) FROM enrich_queue{where}",
+                (max_attempts, max_attempts, *params),
+            ).fetchone()
+        return {"pending": row[0], "running": row[1], "failed": row[2]}
+
+    def enrich_failed(self, limit: int = 20) -> list[tuple[str, int, str | None]]:
+        """(memory id, attempts, last error) of items that are not being tried again, oldest first."""
+        with self._lock:
+            return [tuple(r) for r in self._run(
+                "SELECT memory_id, attempts, last_error FROM enrich_queue WHERE claimed_by IS NULL AND last_error IS NOT NULL"
+                " ORDER BY seq LIMIT ?", (limit,),
+            )]
+
+    def enrich_items(self) -> list[EnrichItem]:
+        """Every queued item, oldest first (``migrate`` carries them over)."""
+        with self._lock:
+            rows = self._run("SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue ORDER BY seq").fetchall()
+        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
+
+    def enrich_retry(self) -> int:
+        """Give every item that failed a fresh start (attempts back to 0); returns how many."""
+        with self.transaction():
+            return self._run("UPDATE enrich_queue SET attempts = 0 WHERE claimed_by IS NULL AND attempts > 0").rowcount

@@ -1,0 +1,49 @@
+"""The MCP stdio server and `knotwork serve` read stored memories into the knowledge graph in the background:
+what their own adds queue, and what an earlier process left queued, without being asked."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import knotwork
+from knotwork import Settings
+
+from ._mcp import ok, run
+from .conftest import Endpoint
+
+BACKGROUND = {"KNOTWORK_ENRICH": "background", "KNOTWORK_EMBEDDER": "none", "KNOTWORK_ENRICH_INTERVAL": "0.2"}
+
+
+async def facts_soon(endpoint: Endpoint, query: str, add: str | None = None) -> tuple[str, str]:
+    """(the first search_facts answer, the first one that names a fact, or the last tried), after ``add``."""
+    async with endpoint.client() as client:
+        if add is not None:
+            await ok(client, "add_memory", {"content": add, "workspace": "w"})
+        first = found = await ok(client, "search_facts", {"query": query, "workspace": "w"})
+        for _ in range(300):
+            if "-->" in found:
+                break
+            await asyncio.sleep(0.1)
+            found = await ok(client, "search_facts", {"query": query, "workspace": "w"})
+        return first, found
+
+
+def test_an_mcp_stdio_server_reads_its_adds_into_the_graph(start_stdio: Callable[..., Endpoint], db: Path) -> None:
+    endpoint = start_stdio(db, env=BACKGROUND)
+    _, found = run(facts_soon(endpoint, "Alice Moreau", add="Alice Moreau works at Acme and lives in Lisbon."))
+    assert "Alice Moreau --works_at--> Acme" in found
+
+
+def test_serve_reads_in_what_an_earlier_process_left_queued(start_http: Callable[..., Endpoint], db: Path, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "lib", enrich="background", embedder="none", enrich_close_wait=0)
+    with knotwork.open(db, settings=settings) as mem:
+        mem.enrichment.stop()
+        mem.add("Bruno Keller works at Globex.", workspace="w")
+        assert mem.graph_backlog() == 1  # closed with the memory still queued
+    endpoint = start_http(db, env=BACKGROUND)
+    first, found = run(facts_soon(endpoint, "Bruno Keller"))
+    assert "Bruno Keller --works_at--> Globex" in found
+    with knotwork.open(db, settings=settings) as mem:
+        assert mem.graph_backlog() == 0

@@ -1,0 +1,310 @@
+"""Graph enrichment off the write path: an add answers before its memory is read into the graph, the queue is
+drained by a worker, claims keep two workers from reading a memory twice, and a worker killed with SIGKILL in the
+middle of a batch loses nothing and repeats nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import Settings
+from knotwork.domain.temporal import now
+from knotwork.services.enrichment import MAX_ATTEMPTS, decode, encode
+
+from ._sql import execute, query
+
+
+def settings(tmp_path: Path, **extra) -> Settings:
+    return Settings(**{"home": tmp_path / "home", "enrich": "background", "embedder": "none", **extra})
+
+
+NAMES = ("Alice Moreau", "Bruno Keller", "Chandra Rao", "Dmitri Volkov", "Elena Ruiz", "Farah Haddad", "Goran Petrov",
+         "Hana Sato", "Ivan Horvat", "Julia Novak", "Kofi Mensah", "Lena Berg", "Marco Bianchi", "Nadia Karim",
+         "Oscar Lindqvist", "Priya Nair", "Quentin Dubois", "Rosa Ortega", "Sven Olsen", "Tariq Aziz")
+COMPANIES = ("Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Wonka")
+CITIES = ("Berlin", "Oslo", "Lisbon", "Kyoto", "Lima")
+
+
+def line(i: int) -> str:
+    return f"{NAMES[i]} works at {COMPANIES[i % 7]} and lives in {CITIES[i % 5]}."
+
+
+def graph(target: str) -> tuple[list, list]:
+    """The graph of a store, ids left out: entity names, and each fact with its memories' contents."""
+    entities = sorted(r[0] for r in query(target, "SELECT name FROM entities"))
+    facts = sorted(query(
+        target,
+        "SELECT f.fact, f.predicate, f.valid_at, f.invalid_at IS NULL, f.origin, m.content FROM facts f"
+        " JOIN fact_sources s ON s.fact_id = f.id JOIN memories m ON m.id = s.memory_id",
+    ))
+    return entities, facts
+
+
+# -- the add path ------------------------------------------------------------------------------------
+def test_an_add_answers_before_enrichment_and_search_sees_it_at_once(target: str, tmp_path: Path) -> None:
+    with knotwork.open(target, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()  # nothing drains: what the add itself did is all there is
+        m = mem.add("Alice works at Acme and lives in Berlin.", workspace="w")
+        assert [h.memory.id for h in mem.search("Alice Acme", workspace="w")] == [m.id]
+        assert mem.search_facts("Alice", workspace="w") == []
+        assert mem.enrichment_backlog() == {"pending": 1, "running": 0, "failed": 0}
+        assert mem.wait_for_extraction(30) is True
+        assert mem.enrichment_backlog()["pending"] == 0
+        facts = {(h.fact.subject, h.fact.predicate, h.fact.object) for h in mem.search_facts("Alice", workspace="w")}
+        assert ("Alice", "works_at", "Acme") in facts
+        assert mem.write_stats()["enrich"]["runs"] == 1
+
+
+def test_the_worker_reads_queued_memories_in_without_being_asked(target: str, tmp_path: Path) -> None:
+    with knotwork.open(target, settings=settings(tmp_path, enrich_interval=0.05)) as mem:
+        mem.add_many([{"content": line(i), "workspace": "w"} for i in range(5)])
+        deadline = time.monotonic() + 60
+        while sum(mem.enrichment_backlog().values()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the worker drains; this thread only looks
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+        assert mem.search_facts("Dmitri Volkov", workspace="w")
+
+
+def test_the_graph_of_background_and_inline_enrichment_is_the_same(tmp_path: Path) -> None:
+    items = [{"content": line(i), "workspace": "w", "valid_at": f"2024-01-{1 + i:02d}T00:00:00Z"} for i in range(20)]
+    items.append({"content": "A note with nothing to extract.", "workspace": "w", "valid_at": "2024-02-01T00:00:00Z",
+                  "facts": [{"subject": "billing", "predicate": "uses", "object": "PostgreSQL"}]})
+    with knotwork.open(tmp_path / "inline.db", settings=settings(tmp_path, enrich="inline")) as mem:
+        mem.add_many(items)
+    with knotwork.open(tmp_path / "queued.db", settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many(items)
+        assert query(str(tmp_path / "queued.db"), "SELECT count(*) FROM facts") == [(0,)]
+        assert mem.wait_for_extraction(60)
+    expected = graph(str(tmp_path / "inline.db"))
+    assert expected[1] and graph(str(tmp_path / "queued.db")) == expected
+
+
+def test_a_duplicate_add_queues_only_what_its_caller_passed(tmp_path: Path) -> None:
+    db = str(tmp_path / "k.db")
+    with knotwork.open(db, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        first = mem.add("Alice works at Acme.", workspace="w")
+        again = mem.add("Alice works at Acme.", workspace="w", facts=[{"subject": "Alice", "predicate": "lives_in", "object": "Oslo"}])
+        assert again.duplicate and again.id == first.id
+        assert query(db, "SELECT rules, graph IS NOT NULL FROM enrich_queue ORDER BY seq") == [(1, 0), (0, 1)]
+        mem.add("Alice works at Acme.", workspace="w")  # nothing new for the graph: not queued
+        assert mem.enrichment_backlog()["pending"] == 2
+        assert mem.wait_for_extraction(30)
+        facts = {(h.fact.predicate, h.fact.object) for h in mem.search_facts("Alice", workspace="w")}
+        assert {("works_at", "Acme"), ("lives_in", "Oslo")} <= facts
+
+
+def test_caller_graph_input_survives_the_queue() -> None:
+    from knotwork.knowledge import validate
+    from knotwork.services.knowledge import GraphInput
+
+    gi = GraphInput(validate.entities([{"name": "Acme", "summary": "a shop"}], "entities"),
+                    validate.facts([{"subject": "Alice", "predicate": "works_at", "object": "Acme",
+                                     "valid_at": "2024-03-01T10:00:00Z", "invalid_at": "2024-06-01T00:00:00Z"}], "facts"))
+    back = decode(encode(gi))
+    assert back.entities == gi.entities and back.facts == gi.facts
+    assert back.facts[0].valid_at == gi.facts[0].valid_at and back.facts[0].valid_at is not None
+    assert encode(decode(None)) is None
+
+
+def test_a_deleted_memory_leaves_the_queue_with_it(target: str, tmp_path: Path) -> None:
+    with knotwork.open(target, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        m = mem.add("Bob works at Initech.", workspace="w")
+        mem.delete(m.id)
+        assert mem.enrichment_backlog()["pending"] == 0
+        assert mem.wait_for_extraction(5) and mem.search_facts("Bob", workspace="w") == []
+
+
+# -- claims -----------------------------------------------------------------------------------------
+def test_claims_give_each_item_to_one_worker_and_a_taken_over_claim_writes_nothing(target: str, tmp_path: Path) -> None:
+    with knotwork.open(target, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "w"} for i in range(4)])
+        store, at, mine = mem.store, now(), mem.enrichment.owner
+        a = store.enrich_claim(mine, 2, at, at - timedelta(seconds=300), MAX_ATTEMPTS)
+        b = store.enrich_claim("elsewhere:2:b", 10, at, at - timedelta(seconds=300), MAX_ATTEMPTS)
+        assert len(a) == 2 and len(b) == 2 and not {i.seq for i in a} & {i.seq for i in b}
+        assert [i.attempts for i in a + b] == [1, 1, 1, 1]
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 4, "failed": 0}
+        # every claim grows stale and another worker takes them over; this object then finishes its batch
+        later = at + timedelta(seconds=600)
+        c = store.enrich_claim("elsewhere:3:c", 10, later, later - timedelta(seconds=300), MAX_ATTEMPTS)
+        assert {i.seq for i in c} == {i.seq for i in a + b} and [i.attempts for i in c] == [2, 2, 2, 2]
+        assert store.enrich_held(mine, [i.seq for i in a]) == set()
+        mem.enrichment._read_in(a)
+        assert query(target, "SELECT count(*) FROM facts") == [(0,)]
+        assert mem.enrichment_backlog()["running"] == 4
+
+
+def test_the_claims_of_a_dead_process_of_this_host_are_freed(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with knotwork.open(db, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "w"} for i in range(3)])
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+        dead = f"{mem.enrichment._host}:{gone.stdout.strip()}:x"
+        at = now()
+        mem.store.enrich_claim(dead, 10, at, at - timedelta(seconds=300), MAX_ATTEMPTS)
+        assert mem.enrichment_backlog()["running"] == 3
+        assert mem.wait_for_extraction(60)
+        assert len(graph(str(db))[1]) >= 3
+
+
+def test_an_item_that_keeps_failing_is_kept_with_its_error_and_others_go_on(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with knotwork.open(db, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "w"} for i in range(3)])
+        execute(str(db), "UPDATE enrich_queue SET graph = '{not json' WHERE seq = (SELECT min(seq) FROM enrich_queue)")
+        for _ in range(MAX_ATTEMPTS):
+            mem.enrichment.drain()
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 1}
+        [(attempts, error)] = query(str(db), "SELECT attempts, last_error FROM enrich_queue")
+        assert attempts == MAX_ATTEMPTS and error.startswith("JSONDecodeError")
+        assert mem.search_facts("Chandra Rao", workspace="w") and not mem.search_facts("Alice Moreau", workspace="w")
+        assert mem.wait_for_extraction(1)  # a failed item is not waited for
+        execute(str(db), "UPDATE enrich_queue SET graph = NULL")
+        assert mem.retry_enrichment() == 1
+        assert mem.wait_for_extraction(30) and mem.search_facts("Alice Moreau", workspace="w")
+
+
+def test_close_waits_for_what_it_queued(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=60)) as mem:
+        mem.add("Carol works at Globex.", workspace="w")
+    assert query(str(db), "SELECT count(*) FROM enrich_queue") == [(0,)]
+    assert query(str(db), "SELECT count(*) FROM facts") == [(1,)]
+
+
+def test_wait_for_extraction_refuses_a_negative_timeout(tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem, pytest.raises(knotwork.InvalidInput, match="timeout"):
+        mem.wait_for_extraction(-1)
+
+
+# -- a worker killed in the middle of a batch -----------------------------------------------------------
+CHILD = """
+import sys, knotwork
+from pathlib import Path
+seen = {"claims": 0}
+
+def tracer(sql, params):
+    # Trigger: the third batch has written its graph and is about to delete its queue rows, uncommitted.
+    if sql.startswith("UPDATE enrich_queue SET claimed_by"):
+        seen["claims"] += 1
+    if sql.startswith("DELETE FROM enrich_queue") and seen["claims"] == 3:
+        print("inside", flush=True)
+        import time; time.sleep(120)
+
+s = knotwork.Settings(home=Path(sys.argv[2]), enrich="background", embedder="none", enrich_batch=4)
+mem = knotwork.open(sys.argv[1], settings=s, tracer=tracer)
+mem.enrichment.stop()
+mem.add_many([{"content": c, "workspace": "w", "valid_at": f"2024-02-{1 + i:02d}T00:00:00Z"}
+              for i, c in enumerate(sys.argv[3:])])
+print("queued", flush=True)
+mem.enrichment.drain()
+print("finished", flush=True)
+"""
+
+
+def test_a_worker_killed_mid_batch_loses_nothing_and_repeats_nothing(tmp_path: Path) -> None:
+    texts = [line(i) for i in range(20)]
+    reference = tmp_path / "reference.db"
+    with knotwork.open(reference, settings=settings(tmp_path, enrich="inline")) as mem:
+        mem.add_many([{"content": c, "workspace": "w", "valid_at": f"2024-02-{1 + i:02d}T00:00:00Z"} for i, c in enumerate(texts)])
+    db = tmp_path / "k.db"
+    env = {**os.environ, "KNOTWORK_ENRICH": "background"}
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHILD), str(db), str(tmp_path / "home"), *texts],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "queued"
+    assert proc.stdout.readline().strip() == "inside"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    # The fault landed inside the drain: two batches committed, the third held (uncommitted), the rest waiting.
+    held = query(str(db), "SELECT count(*) FROM enrich_queue WHERE claimed_by IS NOT NULL")
+    assert held == [(4,)] and query(str(db), "SELECT count(*) FROM enrich_queue") == [(12,)]
+    assert 0 < len(graph(str(db))[1]) < len(graph(str(reference))[1])
+    with knotwork.open(db, settings=settings(tmp_path)) as mem:
+        assert mem.wait_for_extraction(60)
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+    assert graph(str(db)) == graph(str(reference))
+
+
+# -- what status, stats and their text say ------------------------------------------------------------
+def test_status_and_stats_show_the_backlog_and_a_scoped_status_counts_its_workspaces_only(target: str, tmp_path: Path) -> None:
+    from knotwork.render import render
+
+    with knotwork.open(target, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "a" if i < 2 else "b"} for i in range(5)])
+        assert mem.status().graph_backlog == {"pending": 5, "running": 0, "failed": 0}
+        assert mem.status(within={"a"}).graph_backlog == {"pending": 2, "running": 0, "failed": 0}
+        assert mem.status(within={""}).graph_backlog["pending"] == 0
+        assert mem.stats().health["graph_backlog"]["pending"] == 5
+        assert "graph: 5 memories waiting to be read in" in render("status", mem.status(), "compact")
+        assert mem.wait_for_extraction(60)
+        assert "graph: up to date" in render("stats", mem.stats(), "compact")
+
+
+def test_a_graph_answer_says_when_memories_are_not_read_in_yet(tmp_path: Path) -> None:
+    from knotwork.render.respond import Responder
+    from knotwork.services.access import Scope, scoped
+
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "a" if i < 2 else "b"} for i in range(3)])
+        respond = Responder(mem)
+        assert respond("search_facts", mem.search_facts("Alice", workspace="a")).endswith(
+            "(graph: 3 memories not read in yet; this answer is without them)")
+        only_a = scoped(mem, Scope(frozenset({"a"}), write=False))
+        assert "graph: 2 memories not read in yet" in respond.as_caller(only_a)("search_nodes", only_a.search_nodes("Alice", workspace="a"))
+        assert "not read in yet" not in respond("search_facts", mem.search_facts("Alice", workspace="a"), "json")
+        assert mem.wait_for_extraction(60)
+        answer = respond("search_facts", mem.search_facts("Alice Moreau", workspace="a"))
+        assert "Alice Moreau" in answer and "not read in yet" not in answer
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="thread priorities are Linux's")
+def test_the_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem:
+        worker = mem.enrichment.start()
+        deadline = time.monotonic() + 10
+        while worker._thread.native_id is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
+        assert os.getpriority(os.PRIO_PROCESS, worker._thread.native_id) == min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_migrate_carries_the_backlog_over_once(tmp_path: Path, postgres_database) -> None:
+    from knotwork.app import open_store
+    from knotwork.services import transfer
+
+    source = tmp_path / "a.db"
+    with knotwork.open(source, settings=settings(tmp_path, enrich_close_wait=0)) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": line(i), "workspace": "w"} for i in range(3)])
+    url = postgres_database.fresh()
+    for _ in range(2):  # a move run again queues nothing twice
+        src, dst = open_store(str(source), settings(tmp_path)), open_store(url, settings(tmp_path))
+        try:
+            transfer.move(src, dst)
+        finally:
+            src.close()
+            dst.close()
+    assert query(url, "SELECT count(*) FROM enrich_queue") == [(3,)]
+    with knotwork.open(url, settings=settings(tmp_path)) as mem:
+        assert mem.graph_backlog() == 3 and mem.wait_for_extraction(60)
+        assert mem.search_facts("Chandra Rao", workspace="w")

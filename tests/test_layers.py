@@ -1,0 +1,57 @@
+"""Layers flow down: nothing the facade's module (``knotwork.service``) imports imports it back, not even for
+type hints (services are typed against narrow views of what they use), and the renderers of results do not
+reach up to it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import knotwork
+
+SRC = Path(knotwork.__file__).parent
+
+
+def module_name(path: Path) -> str:
+    return ".".join(["knotwork", *path.relative_to(SRC).with_suffix("").parts]).removesuffix(".__init__")
+
+
+MODULES = {module_name(p): p for p in SRC.rglob("*.py")}
+
+
+def imports(name: str) -> set[str]:
+    """The knotwork modules ``name`` imports, at any level (type-checking blocks and functions included)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[name].read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            found = [a.name for a in node.names]
+        else:
+            continue
+        out.update(m for m in found if m in MODULES and m not in (name, "knotwork"))
+    return out
+
+
+def reaches(start: str, goal: str) -> list[str] | None:
+    """An import path from ``start`` to ``goal``, or None."""
+    seen, stack = {start}, [[start]]
+    while stack:
+        path = stack.pop()
+        for nxt in imports(path[-1]):
+            if nxt == goal:
+                return [*path, nxt]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append([*path, nxt])
+    return None
+
+
+def test_nothing_the_facade_imports_imports_it_back() -> None:
+    circles = [path for m in sorted(imports("knotwork.service")) if (path := reaches(m, "knotwork.service"))]
+    assert circles == []
+
+
+def test_renderers_of_results_do_not_reach_up_to_the_facade() -> None:
+    for name in ("core", "jsonform", "compact", "status"):
+        assert reaches(f"knotwork.render.{name}", "knotwork.service") is None, name
