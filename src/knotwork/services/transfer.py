@@ -210,7 +210,7 @@ def _knowledge(source: Any, target: Any, memory_ids: Sequence[str], progress: Pr
             target.kg_queue_set(item.memory_id, item.status, item.updated_at, item.last_error, item.available_at, item.attempts)
         # memories not read into the graph yet: queued in the target too (once, on a move run again)
         there = {(i.memory_id, i.rules, i.graph) for i in target.enrich_items()}
-        target.enrich_enqueue([k for i in source.enrich_items() if (k := (i.memory_id, i.rules, i.graph)) not in there], stamp)
+        target.enrich_enqueue([k for i in source.enrich_items() if (k := (i.memory_id, i.rules, i.graph)) not in there], now())
 
 
 
