@@ -75,15 +75,17 @@ class ServerUnavailable(Exception):
     """``KNOTWORK_URL`` names a server that does not answer."""
 
 
-def find_server(environ: dict[str, str] | None = None) -> Server | None:
+def find_server(
+    url: str | None, token: str | None, host: str = "127.0.0.1", port: int | str = 8765, database: str = ""
+) -> Server | None:
     """The server this process goes through, or None to work in-process (see the module docstring).
 
-    Raises :class:`ServerUnavailable` when ``KNOTWORK_URL`` names a server that does not answer: the caller
-    asked for that server, so falling back to another store silently would be wrong.
+    ``url``: ``KNOTWORK_URL`` (None: unset); ``host``/``port``: the default address; ``database``: the one this
+    process would open, which a server at the default address must hold to be used. Raises
+    :class:`ServerUnavailable` when ``url`` names a server that does not answer: the caller asked for that
+    server, so falling back to another store silently would be wrong.
     """
-    env = _env(environ)
-    token = env.get("knotwork_api_token") or None
-    named = (env.get("knotwork_url") or "").strip()
+    named = (url or "").strip()
     if named.lower() in OFF:
         return None
     if named:
@@ -93,16 +95,23 @@ def find_server(environ: dict[str, str] | None = None) -> Server | None:
         if _status(base, token, PROBE_TIMEOUT_S * 5) is None:
             raise ServerUnavailable(f"no knotwork server answers at {base} (KNOTWORK_URL); unset it or set it to none")
         return Server(base, token)
-    host = env.get("knotwork_host", "127.0.0.1")
     host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    status = _status(base, token, PROBE_TIMEOUT_S)
+    if status is None or not _same_file(str(status["store"]), database):
+        return None
+    return Server(base, token)
+
+
+def light_server(environ: dict[str, str] | None = None) -> Server | None:
+    """:func:`find_server` from ``KNOTWORK_*`` variables read with the standard library (as the session hooks'
+    ``light_settings`` do): a process that goes through a server never imports the settings' machinery."""
+    env = _env(environ)
     port = env.get("knotwork_port", "8765").strip()
     if not port.isdigit():
         return None  # left to the full settings, which name the problem
-    base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
-    status = _status(base, token, PROBE_TIMEOUT_S)
-    if status is None or not _same_file(str(status["store"]), _default_database(env)):
-        return None
-    return Server(base, token)
+    return find_server(env.get("knotwork_url"), env.get("knotwork_api_token") or None, env.get("knotwork_host", "127.0.0.1"),
+                       port, _default_database(env))
 
 
 def bridge(server: Server) -> None:
@@ -161,7 +170,7 @@ def fast_mcp(args: list[str]) -> int | None:
     if env.get("knotwork_workspace") and not env.get("knotwork_api_token"):
         return None  # a workspace of its own and no token the server could scope by: in-process, limited to it
     try:
-        server = find_server()
+        server = light_server()
     except ServerUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
