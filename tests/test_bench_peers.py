@@ -49,3 +49,24 @@ def test_a_peer_that_is_not_installed_gets_a_reason(tmp_path: Path, monkeypatch:
         out = systems.drive(name, CORPUS, tmp_path / name, embed_url="http://127.0.0.1:9/v1/embeddings", budget_s=5)
         assert out.error and out.error.startswith("not installed"), (name, out.error)
         assert out.ranked == {}
+
+
+def test_knotwork_with_consolidation_maps_an_updated_turn_to_the_memory_that_took_it(tmp_path: Path) -> None:
+    """With consolidation on, the second turn UPDATEs the first: its answer names the same id, so both keys map."""
+    corpus = {
+        "name": "tiny-consolidated",
+        "docs": [
+            {"key": "t#0", "text": "user: We chose PostgreSQL for the billing service.", "part": "a"},
+            {"key": "t#1", "text": "user: We chose PostgreSQL for the billing service because of row-level locking.", "part": "a"},
+            {"key": "t#2", "text": "user: The office plants get watered on Fridays.", "part": "a"},
+        ],
+        "questions": [{"id": "q1", "text": "Why did we choose PostgreSQL for billing?", "part": "a"}],
+    }
+    out = systems.drive("knotwork", corpus, tmp_path / "kw", embed_url="", budget_s=120, knotwork_consolidate=True)
+    assert out.error is None, out.error
+    assert out.ingested == 3
+    assert out.ranked["q1"][:2] == ["t#0", "t#1"]  # one memory now holds both turns
+    assert "row-level locking" in out.answers["q1"]
+    plain = systems.drive("knotwork", corpus, tmp_path / "kw-off", embed_url="", budget_s=120)
+    assert plain.error is None and plain.ingested == 3
+    assert set(plain.ranked["q1"][:2]) == {"t#0", "t#1"}  # without consolidation each turn is its own memory

@@ -1,6 +1,6 @@
 """knotwork side by side with Mem0, mcp-memory-service, basic-memory and the MCP reference memory server.
 
-    python bench/peers/run.py [--systems knotwork,mem0,...] [--lme-questions N] [--budget S] [--markdown]
+    python bench/peers/run.py [--systems knotwork,mem0,...] [--lme-questions N] [--budget S] [--knotwork-consolidate off|on]
 
 (``make peers`` installs the peers, then runs this.) Every system gets the
 same texts, one memory per call, through its own public interface (see
@@ -146,7 +146,12 @@ def main() -> None:
     p.add_argument("--work", type=Path, default=systems.CACHE / "runs")
     p.add_argument("--keep-others", action="store_true",
                    help="keep the figures of systems not run now from results/<data set>.json (same data only)")
+    p.add_argument("--knotwork-consolidate", choices=("off", "on"), default="on" if systems.CONSOLIDATE else "off",
+                   help="knotwork's consolidation on every add; off (default) stores every turn, as the peers are driven to")
     args = p.parse_args()
+    consolidate = args.knotwork_consolidate == "on"
+    setting = {"consolidate": consolidate, "force": True,
+               "why": systems.CONSOLIDATE_WHY if consolidate == systems.CONSOLIDATE else "on: knotwork as it ships (asked for)"}
     wanted = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = set(wanted) - set(ORDER)
     if unknown:
@@ -160,13 +165,15 @@ def main() -> None:
     with EmbedServer() as embed_url:
         for corpus, gold in sets:
             print(f"\n## {corpus.note}\n", flush=True)
+            print(f"knotwork consolidation {args.knotwork_consolidate}: {setting['why']}\n", flush=True)
             load_start = os.getloadavg()
             figures: dict[str, dict[str, Any]] = {}
             started = datetime.now(timezone.utc).isoformat(timespec="seconds")
             for name in wanted:
                 t0 = time.perf_counter()
                 print(f"{name}: running ...", file=sys.stderr, flush=True)
-                out = systems.drive(name, corpus.to_json(), args.work / corpus.name / name, embed_url=embed_url, budget_s=args.budget)
+                out = systems.drive(name, corpus.to_json(), args.work / corpus.name / name, embed_url=embed_url, budget_s=args.budget,
+                                   knotwork_consolidate=consolidate)
                 figures[name] = score(corpus.name, out, gold)
                 figures[name]["wall_s"] = time.perf_counter() - t0
                 figures[name]["loadavg_after"] = os.getloadavg()
@@ -176,7 +183,7 @@ def main() -> None:
             print(f"\nload average (1 min) {load_start[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} cpus.", flush=True)
             report = {
                 "data": corpus.note, "started": started, "docs": len(corpus.docs), "questions": len(corpus.questions),
-                "ks": KS, "limit": systems.LIMIT,
+                "ks": KS, "limit": systems.LIMIT, "knotwork_settings": setting,
                 "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                             "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
                 "systems": figures,

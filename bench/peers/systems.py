@@ -122,15 +122,31 @@ def _freeze_version(name: str, package: str) -> str:
     return ""
 
 
+# How knotwork's consolidation is set for the comparison, and why. Off by default: every peer here is
+# driven to store each turn as given (Mem0 with ``infer=False``, mcp-memory-service with ``conversation_id``
+# so its semantic deduplication keeps near-copies, basic-memory and server-memory have none), and knotwork is
+# called with ``force`` for the same reason; with consolidation on, knotwork alone would fold similar turns
+# together, and the rows would no longer store the same thing. ``run.py --knotwork-consolidate on`` runs it
+# as it ships (folded turns then count for the memory they were folded into).
+CONSOLIDATE = False
+CONSOLIDATE_WHY = (
+    "off: every peer stores each turn as given (Mem0 infer=False, mcp-memory-service conversation_id, no dedup in "
+    "basic-memory or server-memory), so knotwork does too (force, no consolidation); --knotwork-consolidate on runs it as shipped"
+)
+
+
 class KnotworkMcp(McpSystem):
     """knotwork's own MCP server (``knotwork mcp --db``), the way an agent launches it."""
 
     name = "knotwork"
     search_tool = "search_memory"
+    # Every add answer that leaves a memory names the id to keep this one way (render/compact.py ``added``):
+    # the new memory (ADD, SUPERSEDE), the one that took the text (UPDATE) or the one already holding it (NOOP).
     ID = re.compile(r"\(id ([0-9A-Z]{26})\)")
 
-    def __init__(self, embed_url: str) -> None:
+    def __init__(self, embed_url: str, consolidate: bool = CONSOLIDATE) -> None:
         super().__init__(embed_url)
+        self.consolidate = consolidate
         self.keys_of_id: dict[str, list[str]] = defaultdict(list)
 
     def version(self) -> str:
@@ -144,8 +160,11 @@ class KnotworkMcp(McpSystem):
                                      args=["mcp", "--db", str(store / "knotwork.db")], env=env)
 
     async def add(self, session: ClientSession, key: str, text: str, part: str) -> None:
-        # force: store every turn as the peers do (knotwork's default IGNOREs questions and chatter).
-        answer = await self.call(session, "add_memory", {"content": text, "workspace": part, "force": True})
+        # force: store every turn as the peers do (knotwork's default IGNOREs questions and chatter);
+        # consolidate: see CONSOLIDATE. A turn folded into a stored memory (UPDATE, NOOP) maps to that memory.
+        answer = await self.call(
+            session, "add_memory", {"content": text, "workspace": part, "force": True, "consolidate": self.consolidate}
+        )
         found = self.ID.search(answer)
         if not found:
             raise RuntimeError(f"add_memory answered without an id: {answer[:200]}")
@@ -377,15 +396,18 @@ async def _drive_mcp(system: McpSystem, corpus: dict[str, Any], root: Path, budg
                             raise TimeoutError(f"searches passed the {budget_s:.0f} s budget")
 
 
-def drive(name: str, corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float) -> Outcome:
-    """Run one system on one corpus in ``root`` (emptied first); never raises, the Outcome says what failed."""
+def drive(
+    name: str, corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float, knotwork_consolidate: bool = CONSOLIDATE
+) -> Outcome:
+    """Run one system on one corpus in ``root`` (emptied first); never raises, the Outcome says what failed.
+    ``knotwork_consolidate``: knotwork's ``consolidate`` on every add (see CONSOLIDATE)."""
     import shutil
 
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     if name == "mem0":
         return _drive_mem0(corpus, root, embed_url=embed_url, budget_s=budget_s)
-    system = MCP_SYSTEMS[name](embed_url)
+    system = KnotworkMcp(embed_url, knotwork_consolidate) if name == "knotwork" else MCP_SYSTEMS[name](embed_url)
     out = Outcome(name, system.version())
     why = system.installed()
     if why:

@@ -46,6 +46,11 @@ class Settings(BaseSettings):
         "more CPU on another core, slowing the search itself.",
     )
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
+    url: str | None = Field(
+        default=None,
+        description="A running `knotwork serve` (http://host:port) that `knotwork mcp` goes through instead of opening "
+        "the store itself; none: never. Unset: the default address, when it answers for the same database.",
+    )
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
     # -- knowledge graph --------------------------------------------------------

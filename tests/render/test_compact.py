@@ -131,6 +131,9 @@ def test_list_history_and_get() -> None:
 def test_write_confirmations() -> None:
     assert render("add", TTL, view=view()) == f"✓ Stored Redis TTL for report keys is 600 s (id {B})"
     assert render("add", TTL.with_duplicate(), view=view()) == f"✓ NOOP: already stored (id {B})"
+    assert render("add", replace(TTL, version=2).decided("UPDATE", B, "says more"), view=view()) == (
+        f"✓ UPDATE: Redis TTL for report keys is 600 s (id {B}) now v2, earlier text in its history"
+    )
     assert render("delete", TTL, view=view()) == f"✓ Deleted {B} - Redis TTL for report keys is 600 s"
     assert render("update", TTL, view=view()) == f"✓ Updated {B} (now v1)"
     assert render("import", ImportReport(3, 1), view=view()) == "✓ Imported 3, skipped 1 already present"
@@ -215,3 +218,22 @@ def test_relations_relationships_and_bulk_adds() -> None:
         "✓ 4 item(s): 1 ADD, 1 SUPERSEDE, 1 NOOP, 1 IGNORE", f"+ {B}", f"= {A}", f"» {B} (retires {A})",
         "✗ not stored: speculation (maybe)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("decision", "touched", "keep"),
+    [("ADD", None, B), ("UPDATE", B, B), ("SUPERSEDE", A, B), ("NOOP", A, A)],
+)
+def test_every_stored_decision_names_the_id_to_keep_in_one_form(decision: str, touched: str | None, keep: str) -> None:
+    """One pattern, ``(id <26 characters>)``, finds the id a caller keeps, whatever was decided."""
+    import re
+
+    answer = render("add", TTL.decided(decision, touched, "a reason"), view=view())
+    assert re.findall(r"\(id ([0-9A-Z]{26})\)", answer) == [keep], answer
+
+
+def test_an_ignored_add_names_no_id() -> None:
+    import re
+
+    answer = render("add", TTL.decided("IGNORE", None, "a question, not a fact"), view=view())
+    assert answer.startswith("✗ IGNORE: not stored") and not re.search(r"\(id ", answer) and B not in answer

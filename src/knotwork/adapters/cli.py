@@ -23,7 +23,7 @@ from knotwork.config import Settings
 from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
-from knotwork.errors import InvalidInput
+from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.render import DETAILS, metrics as render_metrics
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
@@ -34,7 +34,11 @@ def _settings(ctx: click.Context) -> Settings:
 
 
 def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--db`` and ``--json``; pass an open Knotwork as ``mem`` and print what the command returns."""
+    """Add ``--db`` and ``--json``; pass an open Knotwork as ``mem`` and print what the command returns.
+
+    A command marked :func:`through_server` gets the running server's service instead
+    (:class:`~knotwork.adapters.client.RemoteKnotwork`) when one answers and no ``--db`` names a store here.
+    """
 
     @click.option("--db", "db", metavar="PATH", help="Database file (default $KNOTWORK_HOME/knotwork.db).")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of compact text.")
@@ -42,12 +46,34 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(ctx: click.Context, db: str | None, as_json: bool, **kwargs: Any) -> None:
         settings = _settings(ctx)
-        with open_store(db, settings=settings) as mem:
+        with _service(db, settings, getattr(fn, "through_server", False)) as mem:
             out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
         if out is not None:
             click.echo(out)
 
     return wrapper
+
+
+def through_server(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a command whose calls a running server can answer (see :func:`with_store`)."""
+    fn.through_server = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _service(db: str | None, settings: Settings, remote_ok: bool) -> Any:
+    """The service a command calls: a running server's when it may and one answers, else the store opened here."""
+    if remote_ok and db is None:
+        from knotwork.adapters.remote import ServerUnavailable, find_server
+
+        try:
+            server = find_server(settings.url, settings.api_token, settings.host, settings.port, settings.database())
+        except ServerUnavailable as exc:
+            raise BackendUnavailable(str(exc)) from None
+        if server is not None:
+            from knotwork.adapters.client import RemoteKnotwork
+
+            return RemoteKnotwork(server, settings)
+    return open_store(db, settings=settings)
 
 
 def _answer(mem: Knotwork, operation: str, result: Any, fmt: str, **options: Any) -> str:
@@ -125,6 +151,7 @@ def cli() -> None:
 @click.option("--no-consolidate", is_flag=True, help="Store as given: no NOOP/UPDATE/SUPERSEDE decision.")
 @click.option("--force", is_flag=True, help="Store even what the store/ignore instructions would ignore.")
 @with_store
+@through_server
 def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
     """Store a memory (CONTENT, or - to read it from stdin)."""
     m = mem.add(
@@ -151,6 +178,7 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
 @cli.command()
 @click.argument("id")
 @with_store
+@through_server
 def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Show one memory (full id or a unique 8+ character prefix/suffix)."""
     return _answer(mem, "get", mem.get(id), fmt)
@@ -169,6 +197,7 @@ def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("--valid-at", help="ISO-8601.")
 @click.option("--invalid-at", help="When it stopped being true (ISO-8601; '' clears it).")
 @with_store
+@through_server
 def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) -> str:
     """Change a memory; earlier versions are kept."""
     changes: dict[str, Any] = {}
@@ -197,6 +226,7 @@ def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) ->
 @cli.command()
 @click.argument("id")
 @with_store
+@through_server
 def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Forget a memory and its history."""
     return _answer(mem, "delete", mem.delete(id), fmt)
@@ -211,6 +241,7 @@ def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("-n", "--limit", type=int, default=50, show_default=True, help="Memories per page.")
 @click.option("--cursor", help="next cursor printed by the previous page.")
 @with_store
+@through_server
 def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, all_workspaces: bool, **opts: Any) -> str:
     """List memories, newest first."""
     page = mem.list(
@@ -239,6 +270,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
     help="Relations per hit: none, minimal (artifacts, similar ids), standard, full (every meta-relation).",
 )
 @with_store
+@through_server
 def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find memories relevant to QUERY (the workspace and global)."""
     hits = mem.search(
@@ -258,6 +290,7 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
 @cli.command()
 @click.argument("id")
 @with_store
+@through_server
 def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Every version of a memory, oldest first."""
     return _answer(mem, "history", mem.history(id), fmt)

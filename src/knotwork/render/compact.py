@@ -104,16 +104,21 @@ def _tags(tags: dict[str, str]) -> str:
 
 # -- write confirmations: the full id, the handle a caller keeps ------------------
 def added(m: Memory, view: View) -> str:
-    """What ``add`` decided (ADD, UPDATE, SUPERSEDE, NOOP, IGNORE) and the memory it touched, one line."""
+    """What ``add`` decided (ADD, UPDATE, SUPERSEDE, NOOP, IGNORE), one line.
+
+    Every decision that leaves a memory names it the same way, ``(id <full id>)``: the memory that now
+    holds the text (the new one, the updated one, or the one already holding it), the id to keep. Other
+    ids (what a SUPERSEDE retires) come after it, in other words. IGNORE stored nothing and says so.
+    """
     text = preview(m.content, SHORT_PREVIEW_CHARS)
     if m.decision == "NOOP":
         return f"✓ NOOP: already stored (id {m.touched or m.id})" + ("" if m.duplicate else f" - {m.reason}")
     if m.decision == "UPDATE":
-        return f"✓ UPDATE: {m.id} now v{m.version}, {text} (earlier text in its history)"
+        return f"✓ UPDATE: {text} (id {m.id}) now v{m.version}, earlier text in its history"
     if m.decision == "SUPERSEDE":
         return f"✓ SUPERSEDE: stored {text} (id {m.id}); retires {m.touched} ({m.reason})"
     if m.decision == "IGNORE":
-        return f"✗ IGNORE: not stored, {m.reason} (force stores it)"
+        return f"✗ IGNORE: not stored, no id, {m.reason} (force stores it)"
     return f"✓ Stored {text} (id {m.id})" + (f"; {m.reason}" if m.reason else "")
 
 

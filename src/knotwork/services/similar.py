@@ -17,6 +17,7 @@ nothing but the transaction, and there are no similar relations.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+import threading
 from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
@@ -73,6 +74,7 @@ class SimilarLists:
         self._row_generation = -1
         self._version: int | None = None
         self._depth = 0  # how deep this object's own transactions are nested (under the store's write lock)
+        self._writing = threading.RLock()  # this object's writers, when the index need not be held (see transaction)
 
     def _forget_floors(self) -> None:
         self._floors = self._row_floors = None
@@ -97,8 +99,14 @@ class SimilarLists:
             return
         nested = self.store.in_transaction()
         own = False
+        # Trigger: a store whose reads do not wait for its writer (``concurrent_reads``). Why: holding the
+        # index for the whole write transaction made every search wait for it. A search's sync reads only
+        # what is committed, and nothing is committed while this transaction holds the write lock, so the
+        # index stays as synced here. Outcome: writers queue on this object's own lock, searches go on; a
+        # store whose reads share the writer's lock (in-memory SQLite) holds the index first, as searches do.
+        hold = self._writing if self.store.concurrent_reads else self.index.held()
         try:
-            with self.index.held(), self.store.transaction():
+            with hold, self.store.transaction():
                 own = self._depth > 0
                 self._depth += 1
                 if not nested:

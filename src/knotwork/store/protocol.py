@@ -34,6 +34,9 @@ class Store(Protocol):
     """A place to keep memories."""
 
     location: str
+    # True when a read on one thread never waits for another thread's open write transaction (and reads
+    # only what is committed); False when reads share the writer's lock (an in-memory SQLite database).
+    concurrent_reads: bool
 
     def close(self) -> None: ...
 

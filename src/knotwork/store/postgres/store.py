@@ -115,6 +115,12 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore):
             url, min_size=1, max_size=max(2, pool_size), kwargs={"autocommit": True}, configure=self._configure, open=True
         )
         self._local = threading.local()
+        # Trigger: several threads of this process writing at once. Why: each took a pooled connection and
+        # then waited on the advisory lock with it, so a few queued writers held the whole pool and a search
+        # waited for a connection behind them. Outcome: writers of this process queue here first, holding no
+        # connection; at most one pooled connection is a writer's, the rest serve reads.
+        self._writers = threading.Lock()
+        self.concurrent_reads = True  # a read takes a pooled connection of its own and sees what is committed
         self._own_writes = 0  # write transactions this object committed (data_version leaves them out)
         self._dims: set[int] = set()  # vector dimensions known to have their HNSW index
         self._term_stats = TermStats(self._run)
@@ -165,7 +171,7 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore):
         if getattr(self._local, "conn", None) is not None:
             yield  # nested: the outer transaction commits or rolls back
             return
-        with self._pool.connection() as conn:
+        with self._writers, self._pool.connection() as conn:
             self._local.conn = conn
             try:
                 if self.tracer:

@@ -1,7 +1,7 @@
 """The SQLite store's hygiene methods: snapshots, expiry, duplicate pairs, counters and health counts.
 
 A mixin of ``SQLiteStore`` (like ``KnowledgeStore``): it uses the store's
-connection helpers (``_run``, ``_lock``, ``_rows_by_ids``, ``transaction``).
+connection helpers (``_run``, ``_reads`` for reads, ``_lock`` for the writer, ``_rows_by_ids``, ``transaction``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from knotwork.domain.temporal import from_text, to_text
 class HygieneStore:
     _run: Any
     _lock: Any
+    _reads: Any
     _rows_by_ids: Any
     transaction: Any
 
@@ -36,13 +37,13 @@ class HygieneStore:
         if not everywhere:
             sql += " AND m.workspace = ? AND m.agent_id = ? AND t.value = ?"
             params += [workspace or "", agent_id or "", key]
-        with self._lock:
+        with self._reads:
             rows = self._run(sql + " ORDER BY m.valid_at, m.id", params).fetchall()
         return [(r[0], r[1] or None, r[2] or None, r[3], from_text(r[4])) for r in rows]
 
     # -- expiry ----------------------------------------------------------------------
     def expired_memory_ids(self, at: datetime, limit: int = 1000) -> list[str]:
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?",
                 (to_text(at), limit),
@@ -52,7 +53,7 @@ class HygieneStore:
     # -- duplicates --------------------------------------------------------------------
     def similar_pairs(self, min_score: float) -> list[tuple[str, str, float]]:
         """(memory id, neighbour id, score) of stored similar-list slots scoring at least ``min_score``."""
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT memory_id, neighbour_id, score FROM memory_similar"
                 " WHERE neighbour_id IS NOT NULL AND score >= ? ORDER BY score DESC",
@@ -61,7 +62,7 @@ class HygieneStore:
 
     # -- counters ----------------------------------------------------------------------
     def counters(self) -> dict[str, str]:
-        with self._lock:
+        with self._reads:
             return dict(self._run("SELECT name, value FROM hygiene_counters").fetchall())
 
     def bump_counter(self, name: str, by: int = 1) -> None:
@@ -83,7 +84,7 @@ class HygieneStore:
     # -- health -------------------------------------------------------------------------
     def count_tags(self, limit: int = 20) -> dict[str, int]:
         """Memories per tag key, most used first."""
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT key, count(*) FROM memory_tags GROUP BY key ORDER BY 2 DESC, 1 LIMIT ?", (limit,)
             ).fetchall()
@@ -91,19 +92,19 @@ class HygieneStore:
 
     def date_range(self) -> tuple[datetime, datetime] | None:
         """The earliest and latest ``valid_at`` stored (None when empty)."""
-        with self._lock:
+        with self._reads:
             row = self._run("SELECT min(valid_at), max(valid_at) FROM memories").fetchone()
         return (from_text(row[0]), from_text(row[1])) if row[0] else None
 
     def count_expired(self, at: datetime) -> int:
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT count(*) FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?", (to_text(at),)
             ).fetchone()[0]
 
     def count_superseded(self) -> int:
         """Memories some other memory supersedes."""
-        with self._lock:
+        with self._reads:
             return self._run("SELECT count(DISTINCT to_id) FROM links WHERE type = 'supersedes'").fetchone()[0]
 
     def integrity_problems(self) -> list[str]:
@@ -121,7 +122,7 @@ class HygieneStore:
 
     def count_without_vectors(self) -> int:
         """Memories that have no vector (stored by a process without an embedder, or cut short)."""
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT count(*) FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
             ).fetchone()[0]
@@ -133,7 +134,7 @@ class HygieneStore:
 
     def count_orphans(self) -> dict[str, int]:
         """Rows that point at a memory that is gone (each must be 0): links, vectors, similar slots."""
-        with self._lock:
+        with self._reads:
             links = self._run(
                 "SELECT count(*) FROM links l WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.from_id)"
                 " OR NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.to_id)"

@@ -77,10 +77,11 @@ def _match(terms: Sequence[str]) -> str:
 
 
 class KnowledgeStore:
-    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_lock`` and ``transaction``."""
+    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_reads`` (reads), ``_lock`` and ``transaction``."""
 
     _run: Any
     _lock: Any
+    _reads: Any
     _rows_by_ids: Any
     transaction: Any
 
@@ -155,7 +156,7 @@ class KnowledgeStore:
     def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
         """Ids of entities in scope whose name or alias normalises to ``norm``."""
         where, params = scope_sql(workspace, "workspace")
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT id FROM entities WHERE norm = ? AND {where}"
                 f" UNION SELECT entity_id FROM entity_aliases WHERE norm = ? AND {where}",
@@ -165,7 +166,7 @@ class KnowledgeStore:
 
     def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
         """Ids in ``table`` that start or end with ``ref``."""
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT id FROM {table} WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
                 (ref, ref + "~", ref, ref, limit),
@@ -186,7 +187,7 @@ class KnowledgeStore:
             return []
         marks = ", ".join("?" * len(grams))
         since, extra = ("AND entity_id > ?", [after]) if after else ("", [])
-        with self._lock:
+        with self._reads:
             return self._run(
                 f"SELECT entity_id, count(*) AS n FROM entity_grams WHERE workspace = ? AND gram IN ({marks}) {since}"
                 " GROUP BY entity_id ORDER BY n DESC, entity_id LIMIT ?",
@@ -210,7 +211,7 @@ class KnowledgeStore:
 
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
         """(rowid, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT v.rowid, v.entity_id, e.workspace, v.vector FROM entity_vectors v"
                 " JOIN entities e ON e.id = v.entity_id WHERE v.rowid > ? ORDER BY v.rowid",
@@ -235,7 +236,7 @@ class KnowledgeStore:
     def kg_degree(self, entity_ids: Sequence[str]) -> dict[str, int]:
         """Facts plus mentions per entity: how connected it is."""
         out = dict.fromkeys(entity_ids, 0)
-        with self._lock:
+        with self._reads:
             for eid in out:
                 out[eid] = self._run(
                     "SELECT (SELECT count(*) FROM facts WHERE subject_id = ?1 OR object_id = ?1)"
@@ -281,7 +282,7 @@ class KnowledgeStore:
         if not terms:
             return []
         where, params = scope_sql(workspace, "e.workspace")
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT e.id, -bm25(entities_fts, 3.0, 1.0) FROM entities_fts JOIN entities e ON e.rowid = entities_fts.rowid"
                 f" WHERE entities_fts MATCH ? AND {where} ORDER BY bm25(entities_fts, 3.0, 1.0) LIMIT ?",
@@ -321,7 +322,7 @@ class KnowledgeStore:
 
     def kg_facts_of(self, subject_id: str, predicate: str) -> list[Fact]:
         """Every fact (current or retired) with this subject and predicate, oldest first."""
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.subject_id = ? AND f.predicate = ? ORDER BY f.valid_at, f.id",
                 (subject_id, predicate),
@@ -346,7 +347,7 @@ class KnowledgeStore:
             return []
         where, params = scope_sql(workspace, "f.workspace")
         when, tparams = time_sql(at, include_invalid)
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid"
                 f" WHERE facts_fts MATCH ? AND {where} AND {when} ORDER BY bm25(facts_fts) LIMIT ?",
@@ -371,7 +372,7 @@ class KnowledgeStore:
 
     def kg_facts_only_from(self, memory_id: str) -> list[str]:
         """Facts whose only source is this memory."""
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT fact_id FROM fact_sources s WHERE memory_id = ?1 AND NOT EXISTS"
                 " (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id != ?1)",
@@ -399,7 +400,7 @@ class KnowledgeStore:
     def kg_edges(self, workspace: str | None, at: datetime) -> list[tuple[str, str]]:
         """(subject id, object id) of the facts true at ``at`` in exactly this workspace."""
         when, tparams = time_sql(at, False)
-        with self._lock:
+        with self._reads:
             return self._run(
                 f"SELECT f.subject_id, f.object_id FROM facts f WHERE f.workspace = ? AND {when}", (workspace or "", *tparams)
             ).fetchall()
@@ -457,12 +458,12 @@ class KnowledgeStore:
                 self._run("INSERT OR IGNORE INTO community_dirty (entity_id, workspace) VALUES (?, ?)", (eid, workspace or ""))
 
     def kg_dirty(self, workspace: str | None) -> list[str]:
-        with self._lock:
+        with self._reads:
             rows = self._run("SELECT entity_id FROM community_dirty WHERE workspace = ?", (workspace or "",)).fetchall()
         return [r[0] for r in rows]
 
     def kg_dirty_workspaces(self) -> list[str]:
-        with self._lock:
+        with self._reads:
             return [r[0] for r in self._run("SELECT DISTINCT workspace FROM community_dirty ORDER BY workspace").fetchall()]
 
     def kg_clear_dirty(self, workspace: str | None, entity_ids: Sequence[str] | None = None) -> None:
@@ -474,12 +475,12 @@ class KnowledgeStore:
 
     def kg_graph_workspaces(self) -> list[str]:
         """Every workspace that has entities (``''`` is the global one)."""
-        with self._lock:
+        with self._reads:
             return [r[0] for r in self._run("SELECT DISTINCT workspace FROM entities ORDER BY workspace").fetchall()]
 
     def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
         where, params = scope_sql(workspace, "c.workspace")
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT c.id, c.workspace, c.name, c.summary FROM communities c WHERE {where} ORDER BY c.size DESC, c.id",
                 params,
@@ -567,7 +568,7 @@ class KnowledgeStore:
             clauses.append(f"memory_id IN ({', '.join('?' * len(ids)) or 'NULL'})")
             params += ids
         where = " AND ".join(clauses) or "1"
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at, available_at FROM extraction_queue"
                 f" WHERE {where} ORDER BY enqueued_at, memory_id LIMIT ?",
@@ -576,5 +577,5 @@ class KnowledgeStore:
         return [QueueItem(r[0], r[1], r[2], r[3], from_text(r[4]), from_text(r[5]), from_text(r[6])) for r in rows]
 
     def kg_queue_counts(self) -> dict[str, int]:
-        with self._lock:
+        with self._reads:
             return dict(self._run("SELECT status, count(*) FROM extraction_queue GROUP BY status").fetchall())

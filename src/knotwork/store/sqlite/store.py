@@ -4,10 +4,16 @@ Many processes may open the same file (each agent session can start its own
 server). Reads run concurrently under WAL; writes take the write lock up front
 with ``BEGIN IMMEDIATE`` and wait up to the busy timeout for it, so two
 writers queue instead of failing with "database is locked".
+
+Within a process, writes go through one connection (held by one thread for
+the length of its transaction), and every other thread reads through a
+read-only connection of its own (``connections.py``): a search never queues
+behind a write transaction, and sees what was committed before it started.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -23,6 +29,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import backup, migrate
+from knotwork.store.sqlite.connections import Readers, WriterLock
 from knotwork.store.sqlite.enrich import EnrichStore
 from knotwork.store.sqlite.gate import WriteGate
 from knotwork.store.sqlite.hygiene import HygieneStore
@@ -210,7 +217,17 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
             raise BackendUnavailable(
                 f"{self.location}: schema version {newest} was written by a newer knotwork (this one knows {self._version})"
             )
-        self._lock = threading.RLock()
+        # Trigger: a read on a thread that does not hold the write connection. Why: with one connection
+        # shared by every thread, a search waited for the whole of another thread's write transaction
+        # (about 30% of a loaded server's samples). Outcome: reads run on the thread's own read-only
+        # connection under ``self._reads`` (no lock), and see what was committed when they began; the
+        # thread that holds ``self._lock`` (its transaction, or a write outside one) uses the writer's
+        # connection and sees its own uncommitted writes. An in-memory database cannot be opened twice:
+        # there, reads take the writer's lock as before.
+        self._lock = WriterLock()
+        self._readers = Readers(self.location, busy_timeout_ms) if self.location != ":memory:" else None
+        self._reads = self._lock if self._readers is None else contextlib.nullcontext()
+        self.concurrent_reads = self._readers is not None
         # Writers of this file in every process queue here before BEGIN IMMEDIATE (see gate.py).
         self._gate = WriteGate(str(Path(self.location).expanduser()) if self.location != ":memory:" else ":memory:",
                                busy_timeout_ms / 1000)
@@ -219,20 +236,28 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         self._term_stats = TermStats(self._run)
 
     # -- plumbing ---------------------------------------------------------
+    def _connection(self) -> sqlite3.Connection:
+        """The writer's connection for the thread that holds the write lock, else this thread's reader."""
+        if self._readers is None or self._lock.held():
+            return self._conn
+        return self._readers.get()
+
     def _run(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         if self.tracer:
             self.tracer(sql, params)
-        return self._conn.execute(sql, params)
+        return self._connection().execute(sql, params)
 
     def _run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> sqlite3.Cursor:
         if self.tracer:
             self.tracer(sql, rows)
-        return self._conn.executemany(sql, rows)
+        return self._connection().executemany(sql, rows)
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
             self._gate.close()
+            if self._readers is not None:
+                self._readers.close()
 
     def schema_version(self) -> int:
         return self._version
@@ -275,14 +300,14 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         """
         unique = list(dict.fromkeys(ids))
         rows: list[Any] = []
-        with self._lock:
+        with self._reads:
             for start in range(0, len(unique), _ID_BATCH):
                 batch = unique[start : start + _ID_BATCH]
                 rows += self._run(sql.replace("{ids}", ", ".join("?" * len(batch))), params(batch)).fetchall()
         return rows
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Memory | None:
-        with self._lock:
+        with self._reads:
             row = self._run(sql, params).fetchone()
         return _memory(row) if row else None
 
@@ -344,10 +369,10 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         given ('' for the global scope)."""
         within, params = _within(workspaces)
         if len(ref) == 26:
-            with self._lock:
+            with self._reads:
                 row = self._run(f"SELECT id FROM memories WHERE id = ?{within}", (ref, *params)).fetchone()
             return [row[0]] if row else []
-        with self._lock:
+        with self._reads:
             by_prefix = self._run(
                 f"SELECT id FROM memories WHERE id >= ? AND id < ?{within} ORDER BY id LIMIT ?", (ref, ref + "~", *params, limit)
             ).fetchall()
@@ -361,7 +386,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         """How many memories a short id matches by prefix or suffix (for error messages), of ``workspaces``."""
         rev = ref[::-1]
         within, params = _within(workspaces)
-        with self._lock:
+        with self._reads:
             return self._run(
                 f"SELECT count(*) FROM memories WHERE ((id >= ? AND id < ?) OR (rid >= ? AND rid < ?)){within}",
                 (ref, ref + "~", rev, rev + "~", *params),
@@ -392,14 +417,14 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         if before_id:
             where += " AND m.id < ?"
             params.append(before_id)
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
             ).fetchall()
         return [_memory(r) for r in rows]
 
     def memory_versions(self, memory_id: str) -> list[Memory]:
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT record FROM memory_versions WHERE memory_id = ? ORDER BY version", (memory_id,)
             ).fetchall()
@@ -423,7 +448,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
     def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
         after = ""
         while True:
-            with self._lock:
+            with self._reads:
                 rows = self._run(
                     f"SELECT {_COLUMNS} FROM memories WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
                 ).fetchall()
@@ -436,7 +461,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
     def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
         everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
         where, params = _where(flt or everything, at)
-        with self._lock:
+        with self._reads:
             return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     # -- retrieval --------------------------------------------------------
@@ -450,7 +475,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         fewer than ``limit`` of them and more rows matched, the query runs
         again with the filter inside, so the answer is the same either way.
         """
-        with self._lock:
+        with self._reads:
             terms = self._term_stats.informative(terms)
         if not terms:
             return []
@@ -459,7 +484,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         where, params = _where(flt, at)
         fetch = FTS_OVERFETCH * limit
-        with self._lock:
+        with self._reads:
             ranked = self._run(
                 "SELECT rowid, -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?",
                 (match, fetch),
@@ -516,7 +541,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         return rel
 
     def get_link(self, link_id: str) -> Relationship | None:
-        with self._lock:
+        with self._reads:
             row = self._run(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,)).fetchone()
         return _link(row) if row else None
 
@@ -530,7 +555,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         if link_ids is not None:
             rows = self._rows_by_ids(f"SELECT {_LINK_COLUMNS} FROM links WHERE id IN ({{ids}})", link_ids)
         else:
-            with self._lock:
+            with self._reads:
                 rows = self._run(f"SELECT {_LINK_COLUMNS} FROM links").fetchall()
         one = {}.setdefault
         new = tuple.__new__  # new(StoredLink, values) is StoredLink(*values) without a Python-level call
@@ -538,33 +563,33 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
 
     def link_mark(self) -> int:
         """The newest link change number: cheap change detection for in-memory copies of the links."""
-        with self._lock:
+        with self._reads:
             return self._run("SELECT coalesce(max(seq), 0) FROM link_changes").fetchone()[0]
 
     def first_link_change(self) -> int:
         """The oldest change number still kept (0 when none): older ones are pruned (migration 0014)."""
-        with self._lock:
+        with self._reads:
             return self._run("SELECT coalesce(min(seq), 0) FROM link_changes").fetchone()[0]
 
     def links_changed_after(self, seq: int) -> list[str]:
         """Ids of the links inserted or deleted since change number ``seq``."""
-        with self._lock:
+        with self._reads:
             rows = self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > ?", (seq,)).fetchall()
         return [r[0] for r in rows]
 
     def text_mark(self) -> int:
         """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
-        with self._lock:
+        with self._reads:
             return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
 
     def first_text_change(self) -> int:
         """The oldest memory text change number still kept (0 when none): older ones are pruned."""
-        with self._lock:
+        with self._reads:
             return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
 
     def texts_changed_after(self, seq: int) -> list[int]:
         """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
-        with self._lock:
+        with self._reads:
             rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
         return [r[0] for r in rows]
 
@@ -572,7 +597,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
         sql = "SELECT rowid, id, workspace, content FROM memories"
         if rowids is None:
-            with self._lock:
+            with self._reads:
                 return self._run(sql).fetchall()
         return self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
 
@@ -589,7 +614,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         return self._owner == threading.get_ident() and self._conn.in_transaction
 
     def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT id FROM links WHERE id >= ? AND id < ? OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
                 (ref, ref + "~", ref, ref, limit),
@@ -620,19 +645,19 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         where, params = ("1", []) if workspace == ALL_WORKSPACES else (
             ("workspace IN ('', ?)", [workspace]) if workspace else ("workspace = ''", [])
         )
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT {_LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT ?", (*params, limit)
             ).fetchall()
         return [_link(r) for r in rows]
 
     def count_links(self) -> int:
-        with self._lock:
+        with self._reads:
             return self._run("SELECT count(*) FROM links").fetchone()[0]
 
     # -- vectors ------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
-        with self._lock:
+        with self._reads:
             row = self._run("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
@@ -649,14 +674,14 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
 
     def vector_marks(self) -> tuple[int, int]:
         """(newest vector seq, newest tombstone seq): cheap change detection for in-memory indexes."""
-        with self._lock:
+        with self._reads:
             a = self._run("SELECT coalesce(max(seq), 0) FROM memory_vectors").fetchone()[0]
             b = self._run("SELECT coalesce(max(seq), 0) FROM vector_tombstones").fetchone()[0]
         return a, b
 
     def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
         """(seq, memory id, workspace, vector blob) of vectors newer than ``seq``."""
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
                 " JOIN memories m ON m.id = v.memory_id WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
@@ -665,13 +690,13 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
 
     def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
         """(tombstone seq, deleted vector seq) newer than ``seq``."""
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT seq, vector_seq FROM vector_tombstones WHERE seq > ? ORDER BY seq", (seq,)
             ).fetchall()
 
     def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT {_COLUMNS} FROM memories m WHERE NOT EXISTS"
                 " (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT ?",
@@ -717,7 +742,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
 
     def similar_floors(self, slots: int) -> dict[str, float]:
         """Memory id -> the score of its list's last slot (``slots``): what a newcomer must beat to enter."""
-        with self._lock:
+        with self._reads:
             return dict(self._run("SELECT memory_id, score FROM memory_similar WHERE rank = ?", (slots,)))
 
     def put_similar(self, slots: Sequence[tuple[str, int, str | None, float]]) -> None:
@@ -731,7 +756,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
 
     def memories_without_similar(self, slots: int, limit: int = 1000) -> list[str]:
         """Ids of memories that have vectors but not all ``slots`` slots of a similar list."""
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 "SELECT DISTINCT v.memory_id FROM memory_vectors v"
                 " WHERE (SELECT count(*) FROM memory_similar s WHERE s.memory_id = v.memory_id) < ? LIMIT ?",
@@ -789,7 +814,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         ``memories_directives`` (migration 0011).
         """
         where, params = _where(flt, at)
-        with self._lock:
+        with self._reads:
             rows = self._run(
                 f"SELECT {_COLUMNS} FROM memories m INDEXED BY memories_directives"
                 f" WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT ?",
@@ -814,7 +839,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         params: list[Any] = []
         for scope in scopes:
             params += [scope, to_text(at), to_text(at), limit]
-        with self._lock:
+        with self._reads:
             rows = self._run(sql, (*params, limit)).fetchall()
         return [_memory(r) for r in rows]
 
@@ -822,13 +847,13 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         """How many memories each value of ``column`` (workspace, category or agent_id) holds; '' is none."""
         if column not in _GROUPABLE:
             raise ValueError(f"cannot group memories by {column!r}")
-        with self._lock:
+        with self._reads:
             rows = self._run(f"SELECT coalesce({column}, ''), count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
         return {r[0]: r[1] for r in rows}
 
     def count_retired(self, at: datetime) -> int:
         """Memories whose ``invalid_at`` has passed."""
-        with self._lock:
+        with self._reads:
             return self._run(
                 "SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= ?", (to_text(at),)
             ).fetchone()[0]
@@ -839,7 +864,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         mine, params = _within(workspaces, "m.workspace")
         ends, end_params = _within(workspaces, "a.workspace")
         other, other_params = _within(workspaces, "b.workspace")
-        with self._lock:
+        with self._reads:
             memories, retired = self._run(
                 f"SELECT count(*), coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0) FROM memories m WHERE 1{mine}",
                 (to_text(at), *params),
@@ -855,13 +880,13 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
         return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
 
     def count_links_by_type(self) -> dict[str, int]:
-        with self._lock:
+        with self._reads:
             rows = self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1").fetchall()
         return {r[0]: r[1] for r in rows}
 
     def count_vectors(self) -> tuple[int, int]:
         """(memories with at least one vector, vector rows)."""
-        with self._lock:
+        with self._reads:
             row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
         return row[0], row[1]
 
@@ -874,7 +899,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
 
     def size_bytes(self) -> int:
         """Bytes the database takes: its pages, plus the write-ahead log when there is one."""
-        with self._lock:
+        with self._reads:
             pages = self._run("PRAGMA page_count").fetchone()[0] * self._run("PRAGMA page_size").fetchone()[0]
         wal = Path(self.location + "-wal").expanduser()
         return pages + (wal.stat().st_size if self.location != ":memory:" and wal.exists() else 0)

@@ -1,0 +1,85 @@
+"""The CLI's memory commands go through a running server of the same database: typed answers, typed errors.
+
+Real processes: ``knotwork serve`` on a free loopback port, each CLI command its own process (an exit hook
+reports whether the embedding runtime was loaded). The same commands without the server are the control.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import knotwork
+
+from .conftest import KNOTWORK, HttpLauncher, clean_env
+
+PROBE = (
+    "import sys, atexit; atexit.register(lambda: sys.stderr.write('ORT=%d\\n' % ('onnxruntime' in sys.modules)));"
+    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
+)
+
+
+@pytest.fixture
+def launcher(tmp_path: Path):
+    served = HttpLauncher(tmp_path / "home")
+    yield served
+    served.stop_all()
+
+
+def cli(home: Path, env: dict[str, str], *args: str) -> tuple[int, str, str, bool]:
+    """(exit code, stdout, stderr without the probe's line, whether the model's runtime was loaded)."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], env=clean_env(home, env), capture_output=True, text=True, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    return done.returncode, done.stdout.strip(), "\n".join(lines[:-1]), lines[-1] == "ORT=1"
+
+
+def test_add_search_get_go_through_the_server_without_loading_the_model(launcher: HttpLauncher, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    served = launcher.start(home / "knotwork.db")
+    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1]}
+    code, out, _, loaded = cli(home, env, "add", "Backups are copied to the cold store every Sunday night", "-w", "ops")
+    assert code == 0 and not loaded
+    memory_id = re.fullmatch(r"✓ Stored .* \(id ([0-9A-Z]{26})\)", out).group(1)
+    code, out, _, loaded = cli(home, env, "search", "when are backups copied", "-w", "ops", "--json")
+    assert code == 0 and not loaded
+    hits = json.loads(out)["hits"]
+    assert [h["memory"]["id"] for h in hits] == [memory_id] and hits[0]["score"] > 0
+    code, out, _, loaded = cli(home, env, "get", memory_id)
+    assert code == 0 and not loaded and out.splitlines()[-1] == "Backups are copied to the cold store every Sunday night"
+    code, out, _, _ = cli(home, env, "add", "Backups are copied to the cold store every Sunday night", "-w", "ops")
+    assert out == f"✓ NOOP: already stored (id {memory_id})"  # the server's decision, read back typed
+    code, out, _, _ = cli(home, env, "list", "-w", "ops", "--json")
+    assert [m["id"] for m in json.loads(out)["memories"]] == [memory_id]
+    with knotwork.open(home / "knotwork.db") as mem:  # written by the server, into the database it serves
+        assert mem.get(memory_id).workspace == "ops"
+
+
+def test_errors_come_back_typed(launcher: HttpLauncher, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    served = launcher.start(home / "knotwork.db")
+    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1]}
+    missing = "01M8ZZZZZZZZZZZZZZZZZZZZZZ"
+    remote = cli(home, env, "get", missing)
+    local = cli(home, {"KNOTWORK_URL": "none"}, "get", missing)
+    assert remote[0] == local[0] == 2  # NotFound: bad input, as in-process
+    assert remote[2] == local[2] == f"error: no memory matches id '{missing}'"
+    code, _, err, _ = cli(home, env, "add", "x" * 10, "--importance", "7")
+    assert code == 2 and err.startswith("error: importance")
+
+
+def test_the_servers_scope_applies(launcher: HttpLauncher, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    token = subprocess.run([KNOTWORK, "token", "create", "--name", "cli", "-w", "team-a"], env=clean_env(home),
+                           capture_output=True, text=True, check=True).stdout.strip()
+    served = launcher.start(home / "knotwork.db")
+    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1], "KNOTWORK_API_TOKEN": token}
+    assert cli(home, env, "add", "Team A ships on Mondays", "-w", "team-a")[0] == 0
+    code, _, err, _ = cli(home, env, "add", "Team B ships on Fridays", "-w", "team-b")
+    assert code == 2 and "team-b" in err
+    with knotwork.open(home / "knotwork.db") as mem:
+        assert mem.store.count_memories() == 1
