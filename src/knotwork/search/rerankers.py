@@ -219,6 +219,18 @@ def restated(
     return [c.rescored("restated", c.score) for c in order]
 
 
+def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candidate]:
+    """The candidates the query names (a ``source`` score above 0: an evidence id, artifact or tag value
+    equal to an identifier in the query) come first, in their incoming order, then the rest.
+
+    A named candidate scores at least as much as the best of the rest, so scores still fall down the list.
+    """
+    named = [c for c in cands if c.scores.get(source, 0.0) > 0]
+    rest = [c for c in cands if c.scores.get(source, 0.0) <= 0]
+    floor = max((c.score for c in rest), default=0.0)
+    return [c.rescored("named_first", max(c.score, floor)) for c in named] + [c.rescored("named_first", c.score) for c in rest]
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -230,4 +242,5 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "brevity": brevity,
     "time_window": time_window,
     "restated": restated,
+    "named_first": named_first,
 }
