@@ -83,3 +83,14 @@ def test_named_first_puts_named_candidates_first_and_keeps_scores_falling() -> N
     # Nothing named: order and scores unchanged.
     plain = [Candidate("a", 0.9), Candidate("c", 0.5)]
     assert [(c.id, c.score) for c in named_first(plain)] == [("a", 0.9), ("c", 0.5)]
+
+
+def test_a_name_many_memories_hold_is_a_topic_not_an_identifier(mem: Knotwork) -> None:
+    for i in range(4):
+        mem.add(f"Release note {i}: the connection pool grew by {i} slots", tags={"project": "urllib3"}, workspace="w")
+    retry = mem.add("Retries back off with jitter", tags={"project": "urllib3"}, evidence=["#3331"], workspace="w")
+    hits = mem.search("urllib3 #3331 retries", workspace="w", explain=True)
+    # The tag every memory holds marks none of them; the issue number marks its one memory.
+    assert [h.memory.id for h in hits if h.explain.get("names")] == [retry.id]
+    assert hits[0].memory.id == retry.id
+    assert not any(h.explain.get("names") for h in mem.search("urllib3 connection pool", workspace="w", explain=True))

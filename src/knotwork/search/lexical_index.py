@@ -267,22 +267,22 @@ class LexicalIndex:
         names = dict.fromkeys(["", workspace or ""])
         return [self._scopes[n] for n in names if n in self._scopes]
 
-    def named(self, keys: Sequence[str], workspace: str | None = ALL_WORKSPACES) -> list[str]:
-        """Ids of the memories a name of which equals one of ``keys`` (:func:`~knotwork.search.lexical.name_key`).
+    def named(self, keys: Sequence[str], workspace: str | None = ALL_WORKSPACES) -> dict[str, int]:
+        """The memories a name of which equals one of ``keys`` (:func:`~knotwork.search.lexical.name_key`), each
+        with how many visible memories hold its rarest such name; ``workspace`` as in :meth:`search`.
 
-        In the order of ``keys``, then of the memories' row numbers (oldest first); ``workspace``
-        as in :meth:`search`.
+        In the order of ``keys``, then of the memories' row numbers (oldest first).
         """
         self.sync()
         with self._lock:
             visible = None if workspace == ALL_WORKSPACES else {"", workspace or ""}
-            out: dict[str, None] = {}
+            out: dict[str, int] = {}
             for key in keys:
-                for rowid in sorted(self._named.get(key, ())):
-                    ws, slot = self._where[rowid]
-                    if visible is None or ws in visible:
-                        out.setdefault(self._scopes[ws].ids[slot], None)
-            return list(out)
+                holders = [self._where[r] for r in sorted(self._named.get(key, ()))]
+                ids = [self._scopes[ws].ids[slot] for ws, slot in holders if visible is None or ws in visible]
+                for memory_id in ids:
+                    out[memory_id] = min(out.get(memory_id, len(ids)), len(ids))
+            return out
 
     def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES) -> list[LexicalHit]:
         """The ``k`` best BM25 matches for the (analyzed, distinct) query ``terms``, best first.

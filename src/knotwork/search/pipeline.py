@@ -101,13 +101,15 @@ class Pipeline:
         return self.store.vector_candidates(self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity)
 
     def _names(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
-        """(memory id, 1.0) of the memories an identifier in the query names: an evidence id, artifact or tag value equal to it."""
+        """(memory id, 1 / holders) of the memories an identifier in the query names: an evidence id, artifact or
+        tag value equal to it, held by at most ``recipe.name_holders`` memories the search can see."""
         keys = identifiers(q.text)
         if not keys:
             return []
-        named = self.lexical.named(keys, q.flt.workspace)
-        allowed = self.store.filter_memory_ids(named, q.flt, q.at)
-        return [(mid, 1.0) for mid in named if mid in allowed][:n]
+        most = state["recipe"].name_holders
+        named = {mid: h for mid, h in self.lexical.named(keys, q.flt.workspace).items() if h <= most}
+        allowed = self.store.filter_memory_ids(list(named), q.flt, q.at)
+        return sorted(((mid, 1.0 / h) for mid, h in named.items() if mid in allowed), key=lambda c: -c[1])[:n]
 
     def _graph(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         hops = self._hops(q, state)

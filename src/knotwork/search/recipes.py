@@ -49,6 +49,10 @@ class Recipe:
     # unrelated sentences at about -0.1..0.15), so a query about nothing stored
     # finds nothing instead of the least-unrelated memories.
     min_similarity: float = 0.2
+    # The names source (an evidence id, artifact or tag value equal to an identifier in the
+    # query) keeps a name only when at most this many memories the search sees hold it: a
+    # name on every memory of a workspace (its project's tag) is a topic, not an identifier.
+    name_holders: int = 3
 
     def stages(self) -> list[str]:
         """Every stage this recipe runs, in order (what a trace must show)."""

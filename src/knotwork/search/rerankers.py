@@ -220,15 +220,21 @@ def restated(
 
 
 def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candidate]:
-    """The candidates the query names (a ``source`` score above 0: an evidence id, artifact or tag value
-    equal to an identifier in the query) come first, in their incoming order, then the rest.
+    """The candidates the query names come first, then the rest, each group in its incoming order.
 
-    A named candidate scores at least as much as the best of the rest, so scores still fall down the list.
+    A named candidate has a ``source`` score above 0: 1 / the number of memories holding the
+    name (an evidence id, artifact or tag value equal to an identifier in the query), so the
+    rarer name goes first. A named candidate scores at least as much as the best of the rest,
+    so scores still fall down the list.
     """
-    named = [c for c in cands if c.scores.get(source, 0.0) > 0]
+    named = sorted((c for c in cands if c.scores.get(source, 0.0) > 0), key=lambda c: -c.scores[source])
     rest = [c for c in cands if c.scores.get(source, 0.0) <= 0]
     floor = max((c.score for c in rest), default=0.0)
-    return [c.rescored("named_first", max(c.score, floor)) for c in named] + [c.rescored("named_first", c.score) for c in rest]
+    lifted: list[Candidate] = []
+    for c in reversed(named):  # from the last named up, so that scores never rise down the list
+        floor = max(floor, c.score)
+        lifted.append(c.rescored("named_first", floor))
+    return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
 
 
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
