@@ -15,9 +15,10 @@ workspace holds a tenth of the rows. That is how a store is used after an
 import, and where PostgreSQL's tail was seen (p95 414-438 ms against SQLite's
 13-14 ms).
 
-The model embeds every text once: the vectors of the load are kept in memory
-after the first run and handed to later loads (the model's time is the same
-on both backends and is not what is measured). Queries are embedded anew by
+The model embeds every text once: the vectors of the load are kept after the
+first load (in memory, and in bench/.cache/ for later invocations) and handed
+to later loads (the model's time is the same on both backends and is not what
+is measured). Queries are embedded anew by
 the model in every run (the query cache is emptied before each).
 
 Reported per backend and run: load seconds, search p50 / p95 / max (ms), the
@@ -53,13 +54,30 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
+CACHE = Path(__file__).resolve().parent / ".cache"
+
+
 class Remembered:
     """The vectors of texts embedded once, for the loads after the first (``embed`` of the real model otherwise)."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         self.vectors: dict[str, np.ndarray] = {}
+        self.path = path
+        self.model = ""
+        if path is not None and path.exists():
+            saved = np.load(path, allow_pickle=False)
+            self.model = str(saved["model"])
+            self.vectors = dict(zip(saved["texts"].tolist(), saved["vectors"]))
+
+    def save(self, model_id: str) -> None:
+        if self.path is not None and self.vectors:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            texts = list(self.vectors)
+            np.savez(self.path, texts=np.array(texts), vectors=np.stack([self.vectors[t] for t in texts]), model=np.array(model_id))
 
     def wrap(self, embedder: Any):
+        if self.model and self.model != embedder.model_id:  # saved by another model: not these vectors
+            self.vectors, self.model = {}, ""
         model = embedder.embed
 
         def embed(batch: Sequence[str]) -> np.ndarray:
@@ -94,6 +112,7 @@ def run_once(target: str, buckets: list[list[str]], names: list[str], questions:
             mem.add_many([{"content": t, "workspace": name, "category": "conversation"} for t in bucket], consolidate=False, force=True)
         out["load_s"] = time.perf_counter() - start
         restore()
+        memo.save(mem.embedder.model_id)
         mem.embedder.query_cache = type(mem.embedder.query_cache)()  # every query embedded by the model again
         out["after_load"] = analyzed(target) if target.startswith("postgresql") else ""
         load_before = os.getloadavg()[0]
@@ -129,7 +148,7 @@ def main() -> None:
     buckets = texts(data, args.workspaces, args.per)
     questions = [q.text for q in data.questions][: args.queries]
     wanted = [b.strip().lower() for b in args.backends.split(",")]
-    memo = Remembered()
+    memo = Remembered(CACHE / f"load_search-{args.workspaces}x{args.per}.npz")
     with tempfile.TemporaryDirectory() as tmp:
         server = None
         pg_url = args.postgres
