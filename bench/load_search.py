@@ -142,6 +142,8 @@ def main() -> None:
     p.add_argument("--backends", default="sqlite,postgres")
     p.add_argument("--postgres", help="a PostgreSQL server URL (a database per run is made on it)")
     p.add_argument("--slowest", type=int, default=5)
+    p.add_argument("--log-slow", type=int, default=0, metavar="MS",
+                   help="server started here: log every statement slower than MS ms, and print them (0: off)")
     args = p.parse_args()
     data = lme.load(args.data)
     names = [f"ws{i}" for i in range(args.workspaces)]
@@ -157,6 +159,13 @@ def main() -> None:
 
             server = pgserver.get_server(Path(tmp) / "pg", cleanup_mode="delete")
             pg_url = server.get_uri()
+            if args.log_slow:
+                import psycopg
+
+                with psycopg.connect(pg_url, autocommit=True) as conn:
+                    conn.execute(f"ALTER SYSTEM SET log_min_duration_statement = {args.log_slow}")
+                    conn.execute("ALTER SYSTEM SET log_autovacuum_min_duration = 0")
+                    conn.execute("SELECT pg_reload_conf()")
 
         def database(name: str) -> str:
             import psycopg
@@ -178,8 +187,12 @@ def main() -> None:
                     file=sys.stderr,
                     flush=True,
                 )
+        slow = server.log.read_text(errors="replace") if server is not None and args.log_slow else ""
         if server is not None:
             server.cleanup()
+    if slow:
+        print("\nServer log (statements slower than --log-slow, autovacuum):\n", file=sys.stderr)
+        print(slow[-20000:], file=sys.stderr)
     print(
         f"\n{args.workspaces} workspaces x {args.per} memories loaded, then {len(questions)} searches at once, {args.runs} runs\n"
     )
