@@ -102,7 +102,7 @@ class Pipeline:
 
     def _names(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         """(memory id, 1 / holders) of the memories an identifier in the query names: an evidence id, artifact or
-        tag value equal to it, held by at most ``recipe.name_holders`` memories the search can see."""
+        tag value equal to it, held by at most ``recipe.name_holders`` memories of the searched scopes."""
         keys = identifiers(q.text)
         if not keys:
             return []

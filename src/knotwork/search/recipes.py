@@ -50,7 +50,7 @@ class Recipe:
     # finds nothing instead of the least-unrelated memories.
     min_similarity: float = 0.2
     # The names source (an evidence id, artifact or tag value equal to an identifier in the
-    # query) keeps a name only when at most this many memories the search sees hold it: a
+    # query) keeps a name only when at most this many memories of the searched scopes hold it: a
     # name on every memory of a workspace (its project's tag) is a topic, not an identifier.
     name_holders: int = 3
 
@@ -79,8 +79,9 @@ RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         # The default: lexical relevance and cosine, each on its own absolute scale,
-        # in a weighted mean; then the time the query names, if it names one. No stage
-        # that encodes one data set's answers.
+        # in a weighted mean; then the time the query names, if it names one; then the
+        # memories the query names by an identifier, first. No stage that encodes one
+        # data set's answers.
         Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(step("time_window", boost=0.5), NAMED_FIRST)),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query
