@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from knotwork.domain.temporal import from_text, parse_time, to_text
+
+
+def names_of(tags: Mapping[str, Any], artifacts: Sequence[str], evidence: Sequence[str]) -> tuple[str, ...]:
+    """The values of a memory's fields that name something: evidence ids, artifacts, tag values (in that order).
+
+    Search indexes them beside the content, and a query that names one exactly finds its memories first.
+    """
+    return (*evidence, *artifacts, *(v for v in tags.values() if isinstance(v, str) and v))
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,3 +73,39 @@ def analyze(text: str) -> list[str]:
 def analyze_query(text: str, max_terms: int = 64) -> list[str]:
     """Distinct index terms of a query, in order of first appearance (at most ``max_terms``)."""
     return list(dict.fromkeys(analyze(text)))[:max_terms]
+
+
+# -- names ----------------------------------------------------------------------------
+# Evidence ids, artifacts and tag values name things: ``ADR-019``, ``PR-123``,
+# ``src/app/db.py``, ``#1894``. They are indexed as words like the content (so
+# ``db.py`` finds ``src/app/db.py``), and each is also kept whole, so that a query
+# that *names* one finds the memories it names before any that only mention it.
+_EDGES = "\"'`()[]{}<>,;:!?"
+_INNER = re.compile(r"[\d/\\.:#@_-]")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def name_key(value: str) -> str:
+    """How a name is compared: case-folded, trimmed, a leading ``#`` dropped (``#1894`` is issue ``1894``)."""
+    return value.strip().casefold().lstrip("#")
+
+
+def identifiers(text: str, max_names: int = 16) -> list[str]:
+    """The query's words that look like identifiers, as :func:`name_key` keys, in order.
+
+    A word counts when it holds a digit, an inner ``/ \\ . : # @ _ -`` or a
+    camelCase bump (``ADR-019``, ``1894``, ``db.py``, ``ReportsModule``):
+    plain words ("user", "cache") are left to BM25, where a tag value such as
+    ``role=user`` shared by half the store cannot push everything else down.
+    """
+    out: dict[str, None] = {}
+    for raw in text.split():
+        word = raw.strip(_EDGES).rstrip(".").strip(_EDGES)
+        if len(word) < 2 or not (_INNER.search(word.strip("#")) or _CAMEL.search(word)):
+            continue
+        key = name_key(word)
+        if len(key) >= 2:
+            out.setdefault(key, None)
+        if len(out) >= max_names:
+            break
+    return list(out)

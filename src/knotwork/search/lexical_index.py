@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.search.lexical import analyze
+from knotwork.search.lexical import analyze, name_key
 
 K1 = 1.2
 B = 0.75
@@ -158,7 +158,13 @@ class _Scope:
 
 
 class LexicalIndex:
-    """BM25 over every memory's text, kept in step with the store."""
+    """BM25 over every memory's text and names, kept in step with the store.
+
+    A memory's document is its content followed by its names (evidence ids,
+    artifacts, tag values; ``Store.memory_texts``). Each name is also kept
+    whole (:func:`named`), for the search stage that ranks the memories a
+    query names first.
+    """
 
     def __init__(self, store) -> None:
         self.store = store
@@ -166,6 +172,8 @@ class LexicalIndex:
         self._vocab: dict[str, int] = {}
         self._scopes: dict[str, _Scope] = {}
         self._where: dict[int, tuple[str, int]] = {}  # memory row number -> (scope, slot)
+        self._named: dict[str, set[int]] = {}  # name key -> memory row numbers
+        self._names_of: dict[int, tuple[str, ...]] = {}  # memory row number -> its name keys
         self._mark = 0
         self._loaded = False
 
@@ -193,12 +201,23 @@ class LexicalIndex:
 
     def _reset(self) -> None:
         self._vocab, self._scopes, self._where, self._loaded = {}, {}, {}, False
+        self._named, self._names_of = {}, {}
 
-    def _counts(self, content: str) -> Counter[int]:
+    def _counts(self, content: str, names: Sequence[str] = ()) -> Counter[int]:
         vocab = self._vocab
-        return Counter(vocab.setdefault(t, len(vocab)) for t in analyze(content))
+        terms = analyze(content)
+        for name in names:
+            terms += analyze(name)
+        return Counter(vocab.setdefault(t, len(vocab)) for t in terms)
 
-    def _load(self, rows: Iterable[tuple[int, str, str, str]]) -> None:
+    def _name(self, rowid: int, names: Sequence[str]) -> None:
+        keys = tuple(dict.fromkeys(k for n in names if len(k := name_key(n)) >= 2))
+        if keys:
+            self._names_of[rowid] = keys
+            for key in keys:
+                self._named.setdefault(key, set()).add(rowid)
+
+    def _load(self, rows: Iterable[tuple[int, str, str, str, Sequence[str]]]) -> None:
         """Index memories: a few one by one, many in one sorted build per scope."""
         rows = list(rows)
         if len(rows) <= 8:
@@ -207,21 +226,28 @@ class LexicalIndex:
             self._loaded = True
             return
         by_scope: dict[str, tuple[list[int], list[tuple[str, Counter[int]]]]] = {}
-        for rowid, memory_id, workspace, content in rows:
+        for rowid, memory_id, workspace, content, names in rows:
             rowids, docs = by_scope.setdefault(workspace or "", ([], []))
             rowids.append(rowid)
-            docs.append((memory_id, self._counts(content)))
+            docs.append((memory_id, self._counts(content, names)))
+            self._name(rowid, names)
         for workspace, (rowids, docs) in by_scope.items():
             scope = self._scopes.setdefault(workspace, _Scope())
             for rowid, slot in zip(rowids, scope.build(docs)):
                 self._where[rowid] = (workspace, slot)
         self._loaded = True
 
-    def _add(self, rowid: int, memory_id: str, workspace: str, content: str) -> None:
+    def _add(self, rowid: int, memory_id: str, workspace: str, content: str, names: Sequence[str]) -> None:
         scope = self._scopes.setdefault(workspace or "", _Scope())
-        self._where[rowid] = (workspace or "", scope.add(memory_id, self._counts(content)))
+        self._where[rowid] = (workspace or "", scope.add(memory_id, self._counts(content, names)))
+        self._name(rowid, names)
 
     def _remove(self, rowid: int) -> None:
+        for key in self._names_of.pop(rowid, ()):
+            holders = self._named[key]
+            holders.discard(rowid)
+            if not holders:
+                del self._named[key]
         where = self._where.pop(rowid, None)
         if where is None:
             return
@@ -240,6 +266,23 @@ class LexicalIndex:
             return list(self._scopes.values())
         names = dict.fromkeys(["", workspace or ""])
         return [self._scopes[n] for n in names if n in self._scopes]
+
+    def named(self, keys: Sequence[str], workspace: str | None = ALL_WORKSPACES) -> dict[str, int]:
+        """The memories a name of which equals one of ``keys`` (:func:`~knotwork.search.lexical.name_key`), each
+        with how many visible memories hold its rarest such name; ``workspace`` as in :meth:`search`.
+
+        In the order of ``keys``, then of the memories' row numbers (oldest first).
+        """
+        self.sync()
+        with self._lock:
+            visible = None if workspace == ALL_WORKSPACES else {"", workspace or ""}
+            out: dict[str, int] = {}
+            for key in keys:
+                holders = [self._where[r] for r in sorted(self._named.get(key, ()))]
+                ids = [self._scopes[ws].ids[slot] for ws, slot in holders if visible is None or ws in visible]
+                for memory_id in ids:
+                    out[memory_id] = min(out.get(memory_id, len(ids)), len(ids))
+            return out
 
     def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES) -> list[LexicalHit]:
         """The ``k`` best BM25 matches for the (analyzed, distinct) query ``terms``, best first.

@@ -20,7 +20,7 @@ import numpy as np
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, RankingFacts
 from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
-from knotwork.search.lexical import analyze_query
+from knotwork.search.lexical import analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, Candidate
@@ -75,7 +75,7 @@ class Pipeline:
         self.index = index
         self.lexical = lexical
         self.embed_query = embed_query
-        self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph}
+        self._sources = {"bm25": self._bm25, "vector": self._vector, "graph": self._graph, "names": self._names}
 
     def close(self) -> None:
         pass
@@ -99,6 +99,17 @@ class Pipeline:
         if self.index is None or self.embed_query is None:
             return []
         return self.store.vector_candidates(self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity)
+
+    def _names(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
+        """(memory id, 1 / holders) of the memories an identifier in the query names: an evidence id, artifact or
+        tag value equal to it, held by at most ``recipe.name_holders`` memories of the searched scopes."""
+        keys = identifiers(q.text)
+        if not keys:
+            return []
+        most = state["recipe"].name_holders
+        named = {mid: h for mid, h in self.lexical.named(keys, q.flt.workspace).items() if h <= most}
+        allowed = self.store.filter_memory_ids(list(named), q.flt, q.at)
+        return sorted(((mid, 1.0 / h) for mid, h in named.items() if mid in allowed), key=lambda c: -c[1])[:n]
 
     def _graph(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         hops = self._hops(q, state)

@@ -49,6 +49,10 @@ class Recipe:
     # unrelated sentences at about -0.1..0.15), so a query about nothing stored
     # finds nothing instead of the least-unrelated memories.
     min_similarity: float = 0.2
+    # The names source (an evidence id, artifact or tag value equal to an identifier in the
+    # query) keeps a name only when at most this many memories of the searched scopes hold it: a
+    # name on every memory of a workspace (its project's tag) is a topic, not an identifier.
+    name_holders: int = 3
 
     def stages(self) -> list[str]:
         """Every stage this recipe runs, in order (what a trace must show)."""
@@ -56,8 +60,13 @@ class Recipe:
 
 
 #: How much each source counts in the default fusion (see bench/RESULTS.md, "A default
-#: that generalizes": chosen on the dev halves of every data set measured).
-HYBRID_WEIGHTS = (("bm25", 0.8), ("vector", 0.2))
+#: that generalizes": chosen on the dev halves of every data set measured). The names
+#: source counts for nothing in the fused score: it only brings in, and marks, the
+#: memories the query names (an evidence id, artifact or tag value equal to an
+#: identifier in it), which the ``named_first`` step then puts first.
+HYBRID_WEIGHTS = (("bm25", 0.8), ("vector", 0.2), ("names", 0.0))
+NAMED = ("bm25", "vector", "names")
+NAMED_FIRST = step("named_first")
 
 #: A recipe for stores of chat turns, tuned on LongMemEval: a length prior (short
 #: memories that match say more than long ones that mention the same words), the time
@@ -70,25 +79,28 @@ RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         # The default: lexical relevance and cosine, each on its own absolute scale,
-        # in a weighted mean; then the time the query names, if it names one. No stage
-        # that encodes one data set's answers.
-        Recipe("memory_hybrid", weights=HYBRID_WEIGHTS, rerankers=(step("time_window", boost=0.5),)),
-        Recipe("memory_chat_turns", fusion="weighted", rerankers=CHAT_TURNS),
+        # in a weighted mean; then the time the query names, if it names one; then the
+        # memories the query names by an identifier, first. No stage that encodes one
+        # data set's answers.
+        Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(step("time_window", boost=0.5), NAMED_FIRST)),
+        Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query
         # names win at a lower similarity (bench/RESULTS.md, knowledge updates).
         Recipe(
             "memory_current",
+            sources=NAMED,
             fusion="weighted",
-            rerankers=(*CHAT_TURNS[:3], step("restated", threshold=0.75, topic_threshold=0.4)),
+            weights=(("names", 0.0),),
+            rerankers=(*CHAT_TURNS[:3], step("restated", threshold=0.75, topic_threshold=0.4), NAMED_FIRST),
         ),
         Recipe("memory_bm25", sources=("bm25",)),
         Recipe("memory_vector", sources=("vector",)),
-        Recipe("memory_mmr", weights=HYBRID_WEIGHTS, rerankers=(step("mmr", lambda_=0.5),)),
+        Recipe("memory_mmr", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(step("mmr", lambda_=0.5), NAMED_FIRST)),
         Recipe(
             "memory_node_distance",
-            sources=("bm25", "vector", "graph"),
+            sources=(*NAMED, "graph"),
             weights=(*HYBRID_WEIGHTS, ("graph", 0.5)),
-            rerankers=(step("node_distance", weight=0.5),),
+            rerankers=(step("node_distance", weight=0.5), NAMED_FIRST),
         ),
         Recipe(
             "ambient",

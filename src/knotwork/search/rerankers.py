@@ -219,6 +219,24 @@ def restated(
     return [c.rescored("restated", c.score) for c in order]
 
 
+def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candidate]:
+    """The candidates the query names come first, then the rest, each group in its incoming order.
+
+    A named candidate has a ``source`` score above 0: 1 / the number of memories holding the
+    name (an evidence id, artifact or tag value equal to an identifier in the query), so the
+    rarer name goes first. A named candidate scores at least as much as the best of the rest,
+    so scores still fall down the list.
+    """
+    named = sorted((c for c in cands if c.scores.get(source, 0.0) > 0), key=lambda c: -c.scores[source])
+    rest = [c for c in cands if c.scores.get(source, 0.0) <= 0]
+    floor = max((c.score for c in rest), default=0.0)
+    lifted: list[Candidate] = []
+    for c in reversed(named):  # from the last named up, so that scores never rise down the list
+        floor = max(floor, c.score)
+        lifted.append(c.rescored("named_first", floor))
+    return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -230,4 +248,5 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "brevity": brevity,
     "time_window": time_window,
     "restated": restated,
+    "named_first": named_first,
 }

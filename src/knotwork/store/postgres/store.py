@@ -26,7 +26,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.postgres import migrate
@@ -40,6 +40,7 @@ from knotwork.store.postgres.rows import (
     WORKSPACE_OF_MEMORY,
     bm25_sql,
     brief_row,
+    json_field,
     link_row,
     memory_params,
     memory_row,
@@ -208,12 +209,11 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore):
         """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
         return [r[0] for r in self._run("SELECT DISTINCT memory_rowno FROM memory_changes WHERE seq > %s", (seq,))]
 
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
-        """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
-        sql = "SELECT rowno, id, workspace, content FROM memories"
-        if rowids is None:
-            return [tuple(r) for r in self._run(sql)]
-        return [tuple(r) for r in self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)]
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...]]]:
+        """(row number, id, workspace, content, names) of the given memories that exist, or of every memory."""
+        sql = "SELECT rowno, id, workspace, content, tags, artifacts, evidence FROM memories"
+        rows = self._run(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)
+        return [(r[0], r[1], r[2], r[3], names_of(json_field(r[4]), json_field(r[5]), json_field(r[6]))) for r in rows]
 
     def data_version(self) -> int:
         """Changes whenever another connection commits (this store's own commits leave it)."""

@@ -15,11 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from knotwork.domain.models import Memory, MemoryFilter
+from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
 from knotwork.store.postgres.rows import COLUMNS, WORKSPACE_OF_MEMORY, memory_row, where_sql
 
 VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
 HNSW_EF_MAX = 1000  # pgvector's largest hnsw.ef_search
+# A search within scopes (a workspace and the global scope) holding at most this many vectors
+# scans them exactly, by the workspace key, instead of walking the HNSW graph of the whole
+# table: the walk reads the nearest chunks of every workspace and keeps the few of this one,
+# so a workspace with a tenth of the rows needed two or three walks and then the scan anyway
+# (bench/load_search.py; bench/RESULTS.md, "PostgreSQL right after a bulk load").
+EXACT_SCOPE_MAX = 20_000
 
 
 def _blob(vector: Any) -> bytes:
@@ -57,6 +63,14 @@ class VectorStore:
         vec = f"v.vector::vector({dim})"
         where, params = where_sql(flt, at)
         q = np.asarray(query, dtype=np.float32)
+        if flt.workspace != ALL_WORKSPACES:
+            scopes = sorted({"", flt.workspace or ""})
+            held = self._run(
+                "SELECT count(*) FROM (SELECT 1 FROM memory_vectors WHERE workspace = ANY(%s) LIMIT %s) AS few",
+                (scopes, EXACT_SCOPE_MAX + 1),
+            ).fetchone()[0]
+            if held <= EXACT_SCOPE_MAX:
+                return self._exact(q, vec, dim, k, where, params, min_similarity, scopes)
         fetch = max(VECTOR_OVERFETCH * k, 40)
         while True:
             sql = (
@@ -77,14 +91,27 @@ class VectorStore:
                 break
             fetch = min(fetch * 4, HNSW_EF_MAX)
         if len(best) < k and not floored and fetch >= HNSW_EF_MAX:
-            # Exact: "+ 0" keeps the planner off the HNSW index, whose beam is what fell short.
-            rows = self._run(
-                f"SELECT v.memory_id, 1 - ({vec} <=> %s) AS s FROM memory_vectors v"
-                " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
-                f" WHERE vector_dims(v.vector) = {dim} AND {where} ORDER BY ({vec} <=> %s) + 0 LIMIT %s",
-                (q, *params, q, VECTOR_OVERFETCH * k),
-            ).fetchall()
-            best, _ = self._best(rows, k, min_similarity)
+            return self._exact(q, vec, dim, k, where, params, min_similarity)
+        return list(best.items())
+
+    def _exact(
+        self, q: np.ndarray, vec: str, dim: int, k: int, where: str, params: list[Any], min_similarity: float,
+        scopes: list[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The exact k-NN among the filtered rows (of ``scopes`` only, read by the workspace key, when given):
+        each memory by its nearest chunk, so that no memory of many chunks crowds out the others.
+
+        Ordering by an aggregate keeps the planner off the HNSW index: its beam is what fell short, or what a
+        small scope does not need.
+        """
+        within = "v.workspace = ANY(%s) AND " if scopes is not None else ""
+        rows = self._run(
+            f"SELECT v.memory_id, max(1 - ({vec} <=> %s)) AS s FROM memory_vectors v"
+            " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
+            f" WHERE {within}vector_dims(v.vector) = {dim} AND {where} GROUP BY v.memory_id ORDER BY s DESC LIMIT %s",
+            (q, *([scopes] if scopes is not None else []), *params, k),
+        ).fetchall()
+        best, _ = self._best(rows, k, min_similarity)
         return list(best.items())
 
     @staticmethod

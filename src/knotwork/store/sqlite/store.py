@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
@@ -593,13 +593,15 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
             rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
         return [r[0] for r in rows]
 
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
-        """(row number, id, workspace, content) of the given memories that exist, or of every memory."""
-        sql = "SELECT rowid, id, workspace, content FROM memories"
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...]]]:
+        """(row number, id, workspace, content, names) of the given memories that exist, or of every memory."""
+        sql = "SELECT rowid, id, workspace, content, tags, artifacts, evidence FROM memories"
         if rowids is None:
             with self._reads:
-                return self._run(sql).fetchall()
-        return self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
+                rows = self._run(sql).fetchall()
+        else:
+            rows = self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
+        return [(r[0], r[1], r[2], r[3], names_of(_json(r[4]), _json(r[5]), _json(r[6]))) for r in rows]
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file (this one's own commits leave it)."""
