@@ -20,7 +20,7 @@ def run_command(command: click.Command, argv: list[str] | None, prog_name: str =
     """Run a click command; turn errors into one stderr line and an exit code (2 for bad input)."""
     import click
 
-    from knotwork.errors import BackendUnavailable, KnotworkError
+    from knotwork.errors import CLI_WORKSPACE_ARG, BackendUnavailable, KnotworkError, NotFound
 
     try:
         command.main(args=argv, prog_name=prog_name, standalone_mode=False)
@@ -35,6 +35,9 @@ def run_command(command: click.Command, argv: list[str] | None, prog_name: str =
     except BackendUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+    except NotFound as exc:  # names a workspace to pass as this command line passes one
+        click.echo(f"error: {exc.message(CLI_WORKSPACE_ARG)}", err=True)
+        sys.exit(2)
     except KnotworkError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

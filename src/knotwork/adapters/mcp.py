@@ -28,7 +28,7 @@ MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
-from knotwork.services import access
+from knotwork.services import access, elsewhere
 
 # The catalog is in the agent's context on every turn: each description says only what the name and
 # type do not (bench/tokens.py counts it; the targets are in bench/RESULTS.md).
@@ -301,7 +301,7 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Find memories relevant to a query (this workspace and global)."""
-        hits = mem.search(query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags)
+        hits = elsewhere.search(mem, query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags)
         return respond("search", hits, format, relation_detail=relation_detail)
 
     @tool(READ)

@@ -18,6 +18,7 @@ from typing import Any
 
 from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
+from knotwork.errors import elsewhere_text
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
 from knotwork.service import ImportReport
@@ -168,7 +169,8 @@ def hits(hs: list[Hit], view: View) -> str:
     previewed yet come with a preview; the rest by id and score (bench/tokens.py counts the answer).
     """
     if not hs:
-        return "No matching memories."
+        where = getattr(hs, "elsewhere", None)
+        return f"No matching memories here; {elsewhere_text(where, view.workspace_arg)}." if where else "No matching memories."
     lines = []
     in_answer = frozenset(view.sid(h.memory.id) for h in hs)
     previewed: set[str] = set()

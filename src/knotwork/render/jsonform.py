@@ -43,7 +43,10 @@ def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
         return {"added": result.added, "skipped": result.skipped}
     if isinstance(result, list):
         if operation == "search":
-            return {"hits": [hit(h, view) for h in result if isinstance(h, Hit)]}
+            found: dict[str, Any] = {"hits": [hit(h, view) for h in result if isinstance(h, Hit)]}
+            if getattr(result, "elsewhere", None):  # none here: where the same search finds some
+                found["elsewhere"] = dict(result.elsewhere)
+            return found
         if operation == "history":
             return {"versions": [m.to_dict() for m in result]}
         if operation == "related":
