@@ -151,7 +151,7 @@ class KnotworkServer(MCPServer):
         # The SDK answers a failed read with the URI quoted whole in the error's data; a long one is refused
         # here instead, as a protocol error the SDK passes on as it is.
         if len(str(uri)) > URI_CHARS:
-            raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS}")
+            raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS:,} characters")
         try:
             found = self._scope_of(context)
         except ToolError as exc:
