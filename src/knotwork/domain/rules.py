@@ -273,7 +273,7 @@ def limit(value: Any, maximum: int = 1000) -> int:
 
 def query(value: Any) -> str:
     if isinstance(value, str) and len(value) > QUERY_CHARS:
-        raise InvalidInput("query", f"is {len(value):,} characters; the limit is {QUERY_CHARS:,} characters")
+        raise InvalidInput("query", f"is {len(value):,} characters; the limit is {QUERY_CHARS} characters")
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("query", "is empty; give some words to search for")
     utf8(value, "query")
