@@ -36,7 +36,7 @@ class Failed(Exception):
 
 
 def step(name: str, started: float) -> None:
-    print(f"first-hour: {name}: {time.monotonic() - started:.1f} s", flush=True)
+    print(f"first-hour: {name}: {time.monotonic() - started:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
 
 
 def loopback(url: str) -> bool:
@@ -74,7 +74,7 @@ def install(wheel: Path, venv_dir: Path, env: dict[str, str]) -> None:
     step("fresh virtualenv + pip install of the wheel", started)
 
 
-def quick_start(knotwork: str, env: dict[str, str]) -> None:
+def quick_start(knotwork: str, env: dict[str, str]) -> float:
     """The README's CLI quick start: two adds, then a search that finds the right one first."""
     started = time.monotonic()
     run([knotwork, "add", "Session tokens are cached in Valkey for 15 minutes.", "-w", "ledgerly", "-c", "decision"], env)
@@ -88,8 +88,7 @@ def quick_start(knotwork: str, env: dict[str, str]) -> None:
     elsewhere = run([knotwork, "search", "where do we cache session tokens?"], env).stdout
     if "ledgerly" not in elsewhere:
         raise Failed(f"a search without -w did not say where the matches are:\n{elsewhere}")
-    if elapsed > QUICK_START_S:
-        raise Failed(f"the CLI quick start took {elapsed:.1f} s (target: under {QUICK_START_S:.0f} s)")
+    return elapsed
 
 
 def free_port() -> int:
@@ -178,9 +177,11 @@ def main(argv: list[str]) -> int:
             env = no_node_env(venv_dir, home)
             install(wheel, venv_dir, env)
             knotwork = str(venv_dir / "bin" / "knotwork")
-            quick_start(knotwork, env)
+            took = quick_start(knotwork, env)
             proc, base, log = serve(knotwork, env, home)
             browse(base)
+            if took > QUICK_START_S:  # checked last, so that one slow run still shows whether the rest works
+                raise Failed(f"the CLI quick start took {took:.1f} s (target: under {QUICK_START_S:.0f} s; load {os.getloadavg()[0]:.1f})")
         except Failed as exc:
             print(f"first-hour: FAILED: {exc}", file=sys.stderr)
             return 1
