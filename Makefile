@@ -3,17 +3,23 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The web UI's bundle is built from web/ (npm ci + esbuild), not committed; see README "Web UI".
+TEST_STAMP := $(VENV)/.installed-test
+# The web UI's bundle is built from web/ (npm ci + esbuild), not committed; a wheel builds it too (setup.py).
 UI := src/knotwork/adapters/http/static/app.js
 UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build.mjs web/tsconfig.json
 
-.PHONY: run test bench peers clean ui
+.PHONY: run test bench peers clean ui wheel first-hour
 
-$(STAMP): pyproject.toml
+# `make run` installs what serving needs; `make test` adds the test, benchmark and PostgreSQL extras.
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres]'
+	touch $(TEST_STAMP)
 
 $(UI): $(UI_SRC)
 	@if command -v npm >/dev/null 2>&1; then \
@@ -27,17 +33,25 @@ ui: $(UI)
 run: $(STAMP) $(UI)
 	$(BIN)/knotwork serve
 
-test: $(STAMP) $(UI)
+test: $(TEST_STAMP) $(UI)
 	$(BIN)/python -m pytest -n 2 -q
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/ingest.py
 
 # knotwork beside Mem0, mcp-memory-service, basic-memory and the MCP reference memory server (bench/peers/README.md).
 # Installs each peer, pinned, under bench/.cache/peers/ (not part of `make test`); takes 30-60 minutes on 2 cores.
-peers: $(STAMP)
+peers: $(TEST_STAMP)
 	nice -n 10 bash bench/peers/install.sh
 	nice -n 10 $(BIN)/python bench/peers/run.py $(PEERS_ARGS)
 
+# A wheel from this tree, with the web UI's bundle in it (setup.py builds it; needs Node.js and npm).
+wheel: $(STAMP)
+	rm -rf dist && $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+
+# A new user's first hour from that wheel: fresh venv without Node, server, UI and /docs in Chromium, CLI quick start.
+first-hour: $(TEST_STAMP) wheel
+	$(BIN)/python bench/first_hour.py dist/knotwork-*.whl
+
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache web/node_modules src/knotwork/adapters/http/static
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache web/node_modules src/knotwork/adapters/http/static

@@ -1,35 +1,243 @@
-"""Docs that cannot drift: every CLI command and MCP tool is documented."""
+"""Docs that cannot drift: README.md is a front door whose examples run as written, and docs/ covers every
+CLI command and option, MCP tool and resource, REST endpoint, setting and search recipe, each list taken from
+the code (click's commands, the MCP server's lists, the OpenAPI spec, the Settings model, the recipe registry).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from fastapi import FastAPI
+from pydantic import Field
+from pydantic_settings import BaseSettings
 
 import knotwork
 from knotwork.adapters.cli import cli
+from knotwork.adapters.http.app import create_app
 from knotwork.adapters.mcp import build_server
+from knotwork.config import Settings
+from knotwork.search.recipes import RECIPES
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+README_LIMIT_BYTES = 16 * 1024
+BIN = Path(sys.executable).parent
+GENERIC_OPTIONS = {"db", "as_json", "help"}  # every data command's; said once on the CLI page
 
 
-def test_every_cli_command_has_help_and_is_in_readme() -> None:
-    for name, command in cli.commands.items():
-        assert command.help, f"knotwork {name} has no help text"
-        assert f"`knotwork {name}" in README, f"knotwork {name} is not in README.md"
+def page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+# -- what the code offers, and what the docs leave out ------------------------------------------------------
+def commands(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[tuple[str, click.Command]]:
+    """Every command the CLI runs, by its full name (``token create``), groups' subcommands included."""
+    for name, command in group.commands.items():
+        if command.hidden:
+            continue
+        if isinstance(command, click.Group):
+            yield from commands(command, (*path, name))
+        else:
+            yield " ".join((*path, name)), command
+
+
+def cli_missing(group: click.Group, doc: str) -> list[str]:
+    """Commands not named on the CLI page (as `knotwork NAME`), and options not on the line naming their command."""
+    out = []
+    for name, command in commands(group):
+        rows = [line for line in doc.splitlines() if f"`knotwork {name}" in line]
+        if not rows:
+            out.append(f"knotwork {name}")
+            continue
         for param in command.params:
-            if param.param_type_name == "option" and param.name not in ("db", "as_json"):
-                assert param.help, f"knotwork {name} {param.opts[0]} has no help text"
+            if param.param_type_name == "option" and param.name not in GENERIC_OPTIONS:
+                if not any(opt in row for row in rows for opt in param.opts):
+                    out.append(f"knotwork {name} {param.opts[-1]}")
+    return out
 
 
-def test_every_mcp_tool_has_a_description_and_is_in_readme() -> None:
-    with knotwork.open(":memory:") as mem:
-        tools = asyncio.run(build_server(mem).list_tools())
-    assert tools
-    for tool in tools:
-        assert tool.description, tool.name
-        assert f"`{tool.name}`" in README, f"MCP tool {tool.name} is not in README.md"
+def mcp_lists(mem: knotwork.Knotwork) -> tuple[list[Any], list[str]]:
+    server = build_server(mem)
+    tools = asyncio.run(server.list_tools())
+    uris = [str(r.uri) for r in asyncio.run(server.list_resources())]
+    uris += [t.uri_template for t in asyncio.run(server.list_resource_templates())]
+    return tools, uris
+
+
+def _route(text: str) -> str:
+    return re.sub(r"\{[^}]*\}", "{}", text)
+
+
+def endpoints(app: FastAPI) -> list[str]:
+    """``METHOD /path`` of every operation in the OpenAPI spec (path parameters as ``{}``)."""
+    spec = app.openapi()
+    return [f"{method.upper()} {_route(path)}" for path, ops in spec["paths"].items() for method in ops]
+
+
+def rest_missing(app: FastAPI, doc: str) -> list[str]:
+    documented = {_route(m.group(0)) for m in re.finditer(r"(GET|POST|PUT|PATCH|DELETE) /[^\s`,|)?]*", doc)}
+    return [e for e in endpoints(app) if e not in documented]
+
+
+def settings_missing(model: type[BaseSettings], doc: str) -> list[str]:
+    prefix = model.model_config.get("env_prefix", "")
+    return [f"{prefix}{name}".upper() for name in model.model_fields if f"`{prefix}{name}`".upper() not in doc.upper()]
+
+
+# -- README as a front door -----------------------------------------------------------------------------------
+def test_readme_fits_a_first_read() -> None:
+    assert len(README.encode("utf-8")) <= README_LIMIT_BYTES, f"README.md is {len(README.encode()):,} bytes"
 
 
 def test_readme_first_screen_gives_the_two_commands() -> None:
     first_screen = "\n".join(README.splitlines()[:12])
     assert "make run" in first_screen and "make test" in first_screen
+
+
+def test_readme_links_every_docs_page() -> None:
+    for doc in sorted(DOCS.glob("*.md")):
+        assert f"](docs/{doc.name})" in README, f"README.md does not link docs/{doc.name}"
+
+
+def _slug(heading: str) -> str:
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_every_relative_link_and_anchor_resolves() -> None:
+    for source in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        text = source.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (source.parent / path).resolve() if path else source
+            assert file.exists(), f"{source.name} links {target}: no such file"
+            if anchor and file.suffix == ".md":
+                slugs = {_slug(h) for h in re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), re.M)}
+                assert anchor in slugs, f"{source.name} links {target}: no such heading"
+
+
+# -- the reference in docs/ covers what the code offers --------------------------------------------------
+def test_every_cli_command_and_option_has_help_and_is_in_the_cli_page() -> None:
+    for name, command in commands(cli):
+        assert command.help, f"knotwork {name} has no help text"
+        for param in command.params:
+            if param.param_type_name == "option" and param.name not in GENERIC_OPTIONS:
+                assert param.help, f"knotwork {name} {param.opts[0]} has no help text"
+    assert cli_missing(cli, page("cli.md")) == []
+
+
+def test_every_mcp_tool_and_resource_has_a_description_and_is_in_the_mcp_page() -> None:
+    with knotwork.open(":memory:") as mem:
+        tools, uris = mcp_lists(mem)
+    assert tools and uris
+    doc = page("mcp.md")
+    for tool in tools:
+        assert tool.description, tool.name
+        assert f"`{tool.name}`" in doc, f"MCP tool {tool.name} is not in docs/mcp.md"
+    for uri in uris:
+        assert f"`{uri}`" in doc, f"MCP resource {uri} is not in docs/mcp.md"
+
+
+def test_every_rest_endpoint_is_in_the_rest_page() -> None:
+    with knotwork.open(":memory:") as mem:
+        app = create_app(mem)
+        assert len(endpoints(app)) > 40
+        assert rest_missing(app, page("rest.md")) == []
+
+
+def test_every_setting_is_in_the_configuration_page() -> None:
+    assert settings_missing(Settings, page("configuration.md")) == []
+
+
+def test_every_search_recipe_is_in_the_concepts_page() -> None:
+    doc = page("concepts.md")
+    assert [name for name in RECIPES if f"`{name}`" not in doc] == []
+
+
+def test_the_checks_catch_what_is_left_out() -> None:
+    """A command, an option, an endpoint or a setting that the docs do not name is reported."""
+    extra = click.Group("knotwork", commands=dict(cli.commands))
+    extra.add_command(click.Command("teleport", help="Go elsewhere.", params=[click.Option(["--far"], help="How far.")]))
+    assert cli_missing(extra, page("cli.md")) == ["knotwork teleport"]
+    assert cli_missing(extra, page("cli.md") + "\n| `knotwork teleport` | go |") == ["knotwork teleport --far"]
+    with knotwork.open(":memory:") as mem:
+        app = create_app(mem)
+        app.get("/teleport/{where}", summary="Go elsewhere")(lambda where: where)
+        app.openapi_schema = None
+        assert rest_missing(app, page("rest.md")) == ["GET /teleport/{}"]
+
+    class MoreSettings(Settings):
+        teleport_range: int = Field(default=1, description="How far.")
+
+    assert settings_missing(MoreSettings, page("configuration.md")) == ["KNOTWORK_TELEPORT_RANGE"]
+
+
+# -- the README's examples run as written ---------------------------------------------------------------
+def blocks(kind: str) -> list[str]:
+    """The code blocks of README.md marked ``<!-- docs-test: KIND -->``."""
+    return re.findall(rf"<!-- docs-test: {kind} -->\n```\w+\n(.*?)```", README, re.S)
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> dict[str, str]:
+    """An environment like a new user's: an empty home, ``knotwork`` on PATH, no KNOTWORK_* settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+    env.update(HOME=str(tmp_path), KNOTWORK_HOME=str(tmp_path / ".knotwork"), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
+    return env
+
+
+def _matches(expected: list[str], got: list[str]) -> bool:
+    """``got`` line by line against ``expected``, where ``…`` in a line stands for any text and a line that is
+    ``…`` alone for any number of lines."""
+    if not expected:
+        return not got
+    head, rest = expected[0], expected[1:]
+    if head == "…":
+        return any(_matches(rest, got[i:]) for i in range(len(got) + 1))
+    pattern = ".*".join(re.escape(part) for part in head.split("…"))
+    return bool(got) and re.fullmatch(pattern, got[0]) is not None and _matches(rest, got[1:])
+
+
+def test_readme_cli_quick_start_prints_what_it_shows(tmp_path: Path, fresh: dict[str, str]) -> None:
+    (console,) = blocks("console")
+    steps = re.split(r"^\$ ", console, flags=re.M)[1:]
+    assert len(steps) >= 3
+    for step in steps:
+        command, *expected = step.rstrip("\n").split("\n")
+        run = subprocess.run(command, shell=True, cwd=tmp_path, env=fresh, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, (command, run.stderr)
+        assert _matches(expected, run.stdout.rstrip("\n").split("\n")), (command, expected, run.stdout)
+
+
+@pytest.mark.parametrize("kind", ["python", "mcp"])
+def test_readme_python_and_mcp_examples_run(tmp_path: Path, fresh: dict[str, str], kind: str) -> None:
+    (code,) = blocks(kind)
+    script = tmp_path / f"readme_{kind}_example.py"
+    script.write_text(code, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=fresh, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip(), "the example printed nothing"
+    assert list(tmp_path.glob("*.db")), "the example wrote no store in its folder"
+
+
+def test_the_python_page_example_runs() -> None:
+    (code,) = re.findall(r"```python\n(.*?)```", page("python.md"), re.S)
+    exec(compile(code, "docs/python.md", "exec"), {})
+
+
+def test_the_matcher_refuses_output_that_differs() -> None:
+    assert _matches(["✓ Stored … (id …)"], ["✓ Stored a note (id 01ABC)"])
+    assert not _matches(["✓ Stored … (id …)"], ["✗ IGNORE: not stored"])
+    assert _matches(["a", "…"], ["a", "b", "c"]) and not _matches(["a"], ["a", "b"])

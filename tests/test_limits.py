@@ -17,7 +17,7 @@ from knotwork import Conflict, InvalidInput, Knotwork, Settings, limits
 from knotwork.domain import rules
 from knotwork.errors import quote
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+CONCEPTS = (Path(__file__).resolve().parents[1] / "docs" / "concepts.md").read_text(encoding="utf-8")
 MAX_MESSAGE = 600
 
 
@@ -27,8 +27,8 @@ def mem() -> Iterator[Knotwork]:
         yield m
 
 
-def test_every_limit_is_in_the_readme_with_its_value() -> None:
-    section = README[README.index("## Limits") :]
+def test_every_limit_is_in_the_docs_with_its_value() -> None:
+    section = CONCEPTS[CONCEPTS.index("## Limits") :]
     for name, value in vars(limits).items():
         if name.isupper():
             shown = f"{value:,}"

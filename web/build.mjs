@@ -17,4 +17,5 @@ await build({
 });
 copyFileSync("src/index.html", `${out}/index.html`);
 copyFileSync("src/app.css", `${out}/app.css`);
-console.log(`built ${out}/app.js, index.html, app.css`);
+copyFileSync("src/favicon.svg", `${out}/favicon.svg`);
+console.log(`built ${out}/app.js, index.html, app.css, favicon.svg`);

@@ -8,7 +8,7 @@ words a caller can act on; they never depend on the adapter.
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from knotwork.limits import QUOTE_CHARS
 
@@ -48,13 +48,46 @@ class InvalidInput(KnotworkError, ValueError):
         super().__init__(f"{self.field}: {self.problem}")
 
 
-class NotFound(KnotworkError, LookupError):
-    """No record answers to the given id."""
+#: How each surface says "ask that workspace": the CLI's option, the argument of an MCP tool or a REST call.
+WORKSPACE_ARG = 'workspace="{}"'
+CLI_WORKSPACE_ARG = "-w {}"
 
-    def __init__(self, kind: str, ref: str) -> None:
+
+def elsewhere_text(counts: Mapping[str, int], arg: str = WORKSPACE_ARG, noun: str = "match") -> str:
+    """``2 matches in workspace 'ledgerly'; pass -w ledgerly``: where a search or lookup that found nothing in
+    its workspace would find something (the workspaces with the most first, at most three named)."""
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = [f"{n} {noun if n == 1 else noun + ('es' if noun.endswith(('ch', 's')) else 's')} in workspace {w!r}"
+             for w, n in ranked[:3]]
+    more = f" and {len(ranked) - 3} more workspaces" if len(ranked) > 3 else ""
+    return f"{', '.join(shown)}{more}; pass {arg.format(ranked[0][0])}"
+
+
+class NotFound(KnotworkError, LookupError):
+    """No record answers to the given id (or name: ``by``).
+
+    ``elsewhere``: the other workspaces the caller reads where the same lookup finds a record, with how many
+    (set by the service, never beyond the caller's scope); the message names them.
+    """
+
+    def __init__(self, kind: str, ref: str, *, by: str = "id", elsewhere: Mapping[str, int] | None = None) -> None:
         self.kind = kind
         self.ref = ref
-        super().__init__(f"no {kind} matches id {quote(ref)}")
+        self.by = by
+        self.elsewhere = dict(elsewhere or {})
+        super().__init__(self.message())
+
+    def message(self, arg: str = WORKSPACE_ARG) -> str:
+        """The message, with the workspace to pass written as ``arg`` (the CLI passes :data:`CLI_WORKSPACE_ARG`)."""
+        if self.by == "id":
+            text = f"no {self.kind} matches id {quote(self.ref)}"
+        elif self.by == "name":
+            text = f"no {self.kind} is named {quote(self.ref)}"
+        else:
+            text = f"no {self.kind} has the {self.by} {quote(self.ref)}"
+        if self.elsewhere:
+            text += f" here; {elsewhere_text(self.elsewhere, arg)}"
+        return text
 
 
 class AmbiguousId(KnotworkError, LookupError):

@@ -1,4 +1,4 @@
-"""Every size limit knotwork holds its input to, in one place (README "Limits" lists them).
+"""Every size limit knotwork holds its input to, in one place (docs/concepts.md "Limits" lists them).
 
 Each is checked before any work that grows with the input, so a hostile
 request costs time in proportion to the limit, not to what was sent; and an

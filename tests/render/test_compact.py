@@ -114,9 +114,15 @@ def test_list_history_and_get() -> None:
     ]
     assert render("list", Page([OLD], None), view=View(now=NOW)).split()[0] == OLD.id  # no short id known: the full one
     assert render("list", Page([], None), view=view()) == "No memories."
-    assert render("history", [OLD, TTL], view=view()) == (
-        "v1 4mo ago - Reports used to be computed on every request\nv1 3d ago - Redis TTL for report keys is 600 s"
-    )
+    retired = replace(OLD, version=2, updated_at=NOW - timedelta(days=3), invalid_at=NOW - timedelta(days=3))
+    tagged = replace(retired, version=3, updated_at=NOW - timedelta(hours=2), tags={"team": "core"}, importance=0.8)
+    reworded = replace(tagged, version=4, updated_at=NOW, content="Reports are cached for ten minutes")
+    assert render("history", [OLD, retired, tagged, reworded], view=view()).splitlines() == [
+        "v1 4mo ago - Reports used to be computed on every request",
+        f"v2 3d ago - invalid_at: none → {(NOW - timedelta(days=3)).strftime('%Y-%m-%d %H:%M')} (retired)",
+        "v3 2h ago - tags: +team=core; importance: 0.5 → 0.8",
+        "v4 now - content: Reports are cached for ten minutes",
+    ]
     got = render("get", CACHE, view=view()).splitlines()
     assert got[0] == f"{A} [decision] @shop v1 importance 0.5"
     assert got[1:4] == ["tags: team=platform, urgent", "artifacts: src/reports/cache.py", "evidence: ADR-014, PR-123"]

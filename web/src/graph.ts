@@ -25,9 +25,11 @@ function draw(container: HTMLElement, elements: ElementDefinition[], layout: cyt
     minZoom: 0.1,
     maxZoom: 4,
     style: [
-      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": "120px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6 } },
+      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": "120px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6, "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": "1px", "z-index": 10 } },
+      // A retired memory (its validity has ended): faded, with a dashed ring, its label greyed.
+      { selector: "node.retired", style: { "background-opacity": 0.35, "border-width": 2, "border-style": "dashed", "border-color": "#888", color: "#888" } },
       { selector: "node.center", style: { width: 28, height: 28, "border-width": 3, "border-color": "#111" } },
-      { selector: "edge", style: { width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8, color: "#555", "text-rotation": "autorotate", "min-zoomed-font-size": 6 } },
+      { selector: "edge", style: { width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8, color: "#555", "text-rotation": "autorotate", "min-zoomed-font-size": 6, "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": "1px", "text-margin-y": -7, "z-index": 1 } },
       { selector: "edge.invalid", style: { "line-style": "dashed" } },
       { selector: ":selected", style: { "border-width": 3, "border-color": "#f0a020" } },
     ],
@@ -44,8 +46,11 @@ function draw(container: HTMLElement, elements: ElementDefinition[], layout: cyt
 interface Related {
   depth: number;
   relationship: { id: string; from: string; to: string; type: string };
-  memory: { id: string; content: string; category: string | null };
+  memory: { id: string; content: string; category: string | null; invalid_at?: string | null };
 }
+
+const retiredClass = (invalidAt: string | null | undefined) => (invalidAt && Date.parse(invalidAt) <= Date.now() ? "retired" : "");
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export async function memoryGraphView(root: HTMLElement, id: string, params: URLSearchParams): Promise<void> {
   const c = await choices();
@@ -67,7 +72,7 @@ export async function memoryGraphView(root: HTMLElement, id: string, params: URL
   const info = h("p", { class: "muted", id: "graph-info" });
   clear(root, h("h1", {}, "Memory graph around ", h("a", { href: `#/memory/${id}` }, short(id))), form, info, canvas);
   try {
-    const center = await api<{ id: string; content: string; category: string | null }>("GET", `/memories/${encodeURIComponent(id)}`);
+    const center = await api<{ id: string; content: string; category: string | null; invalid_at: string | null }>("GET", `/memories/${encodeURIComponent(id)}`);
     const rel = await api<{ related: Related[] }>("GET", `/memories/${center.id}/related${query({ depth, direction, type: types })}`);
     const cats = new Map<string, string>();
     const color = (cat: string | null) => {
@@ -76,17 +81,18 @@ export async function memoryGraphView(root: HTMLElement, id: string, params: URL
       return cats.get(key)!;
     };
     const elements: ElementDefinition[] = [
-      { data: { id: center.id, label: preview(center.content, 40), color: color(center.category), depth: 0 }, classes: "center" },
+      { data: { id: center.id, label: preview(center.content, 40), color: color(center.category), depth: 0 }, classes: `center ${retiredClass(center.invalid_at)}`.trim() },
     ];
     for (const r of rel.related) {
-      elements.push({ data: { id: r.memory.id, label: preview(r.memory.content, 40), color: color(r.memory.category), depth: r.depth } });
+      elements.push({ data: { id: r.memory.id, label: preview(r.memory.content, 40), color: color(r.memory.category), depth: r.depth }, classes: retiredClass(r.memory.invalid_at) });
     }
     for (const r of rel.related) {
       const e = r.relationship;
       elements.push({ data: { id: `e${e.id}`, source: e.from, target: e.to, label: e.type } });
     }
-    info.textContent = `${rel.related.length + 1} memories, ${rel.related.length} links. Click a memory to open it; drag to pan, scroll to zoom.`;
-    const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 70, animate: false } as any);
+    const retiredCount = elements.filter((e) => (e.classes ?? "").includes("retired")).length;
+    info.textContent = `${plural(rel.related.length + 1, "memory", "memories")}, ${plural(rel.related.length, "link", "links")}${retiredCount ? ` (${retiredCount} retired: faded, dashed)` : ""}. Click a memory to open it; drag to pan, scroll to zoom.`;
+    const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 110, animate: false } as any);
     cy.on("tap", "node", (evt) => {
       location.hash = `#/memory/${evt.target.id()}`;
     });

@@ -39,6 +39,29 @@ interface Entity {
   summary: string;
 }
 
+/** True when a memory's validity has ended (a future invalid_at is not yet retired). */
+export function retired(invalidAt: string | null | undefined): boolean {
+  return !!invalidAt && Date.parse(invalidAt) <= Date.now();
+}
+
+// The fields a version can change besides its text, as the history shows them.
+const VERSION_FIELDS = ["valid_at", "invalid_at", "expires_at", "category", "tags", "importance", "artifacts", "evidence", "metadata", "workspace", "agent_id"] as const;
+
+function shown(value: unknown): string {
+  if (value === null || value === undefined || value === "") return "none";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+/** Every field but the text that changed from one version to the next: "invalid_at: none → 2026-…". */
+function fieldChanges(before: Memory, after: Memory): HTMLElement | null {
+  const b = before as unknown as Record<string, unknown>, a = after as unknown as Record<string, unknown>;
+  const rows = VERSION_FIELDS.filter((f) => shown(b[f]) !== shown(a[f])).map((f) =>
+    h("li", { "data-field": f }, h("code", {}, f), ": ", h("del", {}, shown(b[f])), " → ", h("ins", {}, shown(a[f])),
+      f === "invalid_at" && a[f] ? (retired(a[f] as string) ? " (retired)" : " (retires then)") : ""));
+  if (!rows.length && before.content === after.content) return h("p", { class: "muted" }, "no field changed");
+  return rows.length ? h("ul", { class: "changes" }, rows) : null;
+}
+
 function diffView(before: string, after: string): HTMLElement {
   return h("p", { class: "diff" }, diffWordsWithSpace(before, after).map((part) =>
     part.added ? h("ins", {}, part.value) : part.removed ? h("del", {}, part.value) : part.value,
@@ -133,8 +156,10 @@ export async function memoryView(root: HTMLElement, id: string): Promise<void> {
 
   const editBtn = h("button", { id: "edit" }, "Edit");
   const deleteBtn = h("button", { id: "delete", class: "danger" }, "Delete");
-  const head = h("div", { class: "head" },
-    h("h1", {}, `Memory ${short(m.id)}`),
+  const head = h("div", { class: retired(m.invalid_at) ? "head retired" : "head" },
+    h("h1", {}, `Memory ${short(m.id)}`, " ", retired(m.invalid_at)
+      ? h("span", { class: "badge retired", id: "retired", title: `no longer valid since ${m.invalid_at}` }, `retired ${m.invalid_at!.slice(0, 10)}`)
+      : null),
     h("div", { class: "actions" }, editBtn, " ", h("a", { class: "button", href: `#/graph/${m.id}` }, "Graph"), " ", deleteBtn),
   );
   const editSlot = h("div");
@@ -160,7 +185,8 @@ export async function memoryView(root: HTMLElement, id: string): Promise<void> {
       const prev = i > 0 ? versions[i - 1] : null;
       return h("li", {},
         h("div", { class: "muted" }, `version ${v.version} · ${v.updated_at} (${age(v.updated_at)} ago)`),
-        prev ? diffView(prev.content, v.content) : h("p", { class: "diff" }, v.content),
+        prev && prev.content !== v.content ? diffView(prev.content, v.content) : prev ? null : h("p", { class: "diff" }, v.content),
+        prev ? fieldChanges(prev, v) : null,
       );
     }),
   );

@@ -9,7 +9,8 @@ interface Hit {
   explain?: Record<string, number>;
 }
 
-const state: { form: Record<string, string>; hits: Hit[] | null; took: number | null } = { form: {}, hits: null, took: null };
+const state: { form: Record<string, string>; hits: Hit[] | null; took: number | null; elsewhere: Record<string, number> } =
+  { form: {}, hits: null, took: null, elsewhere: {} };
 
 function parseTags(text: string): string[] {
   return text.split(",").map((t) => t.trim()).filter(Boolean);
@@ -135,8 +136,19 @@ export async function searchView(root: HTMLElement): Promise<void> {
     if (state.hits === null) return;
     clear(out,
       h("p", { class: "muted", id: "result-count" }, `${state.hits.length} result${state.hits.length === 1 ? "" : "s"} in ${state.took} ms`),
+      elsewhere(),
       h("ul", { class: "hits" }, state.hits.map((x) => row(x.memory, x.score, x.explain))),
     );
+  };
+  // None here, some in other workspaces this caller reads: one button each searches there.
+  const elsewhere = () => {
+    const where = Object.entries(state.elsewhere).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    if (!where.length) return null;
+    return h("p", { id: "elsewhere" }, "Found in other workspaces: ",
+      ...where.map(([w, n]) => h("button", { type: "button", class: "link", "data-workspace": w, onclick: () => {
+        form.querySelector<HTMLSelectElement>("select[name=workspace]")!.value = w;
+        form.requestSubmit();
+      } }, `${n} match${n === 1 ? "" : "es"} in ${w}`)));
   };
   show();
   form.addEventListener("submit", async (e) => {
@@ -163,8 +175,9 @@ export async function searchView(root: HTMLElement): Promise<void> {
     };
     const t0 = performance.now();
     try {
-      const res = await api<{ hits: Hit[] }>("POST", "/search", body);
+      const res = await api<{ hits: Hit[]; elsewhere?: Record<string, number> }>("POST", "/search", body);
       state.hits = res.hits;
+      state.elsewhere = res.elsewhere ?? {};
       state.took = Math.round(performance.now() - t0);
       show();
     } catch (err) {

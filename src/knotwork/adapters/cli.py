@@ -23,10 +23,11 @@ from knotwork.config import Settings
 from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
-from knotwork.errors import BackendUnavailable, InvalidInput
+from knotwork.errors import CLI_WORKSPACE_ARG, BackendUnavailable, InvalidInput
 from knotwork.render import DETAILS, metrics as render_metrics
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
+from knotwork.services import elsewhere
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -78,7 +79,7 @@ def _service(db: str | None, settings: Settings, remote_ok: bool) -> Any:
 
 def _answer(mem: Knotwork, operation: str, result: Any, fmt: str, **options: Any) -> str:
     """Render through the adapters' shared Responder (short ids, safe fallback, token metrics)."""
-    return Responder(mem)(operation, result, fmt, **options)
+    return Responder(mem, workspace_arg=CLI_WORKSPACE_ARG)(operation, result, fmt, **options)
 
 
 def _json_option(value: str | None, field: str) -> Any:
@@ -273,7 +274,8 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 @through_server
 def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find memories relevant to QUERY (the workspace and global)."""
-    hits = mem.search(
+    hits = elsewhere.search(
+        mem,
         query,
         workspace=_workspace(settings, workspace),
         limit=opts["limit"],

@@ -11,6 +11,7 @@ from knotwork.adapters.cli import _answer, _workspace, cli, with_store, workspac
 from knotwork.config import Settings
 from knotwork.errors import InvalidInput
 from knotwork.service import Knotwork
+from knotwork.services import elsewhere
 
 
 def parse_entity(text: str) -> dict[str, str]:
@@ -94,7 +95,7 @@ def entity(
 ) -> str:
     """Show an entity (by name, alias or id) and its facts."""
     scope = _workspace(settings, workspace)
-    e = mem.entity(ref, workspace=scope)
+    e = elsewhere.entity(mem, ref, workspace=scope)
     fs = mem.entity_facts(e.id, workspace=scope, as_of=as_of, include_invalid=include_invalid, min_confidence=min_confidence)
     if fmt == "json":
         return json.dumps({"entity": e.to_dict(), "facts": [f.to_dict() for f in fs]}, ensure_ascii=False, separators=(",", ":"))

@@ -18,12 +18,32 @@ if TYPE_CHECKING:
     import click
 
 
+def undecodable_argument(argv: list[str]) -> str | None:
+    """The first command-line argument that is not UTF-8, named as such (Python hands such bytes over as lone
+    surrogates, which would otherwise be reported as text no one typed); None when every one is."""
+    for number, arg in enumerate(argv, 1):
+        if not any("\udc80" <= ch <= "\udcff" for ch in arg):
+            continue
+        raw = arg.encode("utf-8", "surrogateescape")
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            shown = raw.decode("utf-8", "backslashreplace")
+            return (f"argument {number} ({shown[:60]!r}) is not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset"
+                    f" {exc.start}; give text in UTF-8 (the terminal's encoding may be Latin-1)")
+    return None
+
+
 def run_command(command: click.Command, argv: list[str] | None, prog_name: str = "knotwork") -> None:
     """Run a click command; turn errors into one stderr line and an exit code (2 for bad input)."""
     import click
 
-    from knotwork.errors import BackendUnavailable, KnotworkError
+    from knotwork.errors import CLI_WORKSPACE_ARG, BackendUnavailable, KnotworkError, NotFound
 
+    problem = undecodable_argument(sys.argv[1:] if argv is None else argv)
+    if problem:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(2)
     try:
         command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -37,6 +57,9 @@ def run_command(command: click.Command, argv: list[str] | None, prog_name: str =
     except BackendUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+    except NotFound as exc:  # names a workspace to pass as this command line passes one
+        click.echo(f"error: {exc.message(CLI_WORKSPACE_ARG)}", err=True)
+        sys.exit(2)
     except KnotworkError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -28,7 +28,7 @@ MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
-from knotwork.services import access
+from knotwork.services import access, elsewhere
 
 # The catalog is in the agent's context on every turn: each description says only what the name and
 # type do not (bench/tokens.py counts it; the targets are in bench/RESULTS.md).
@@ -151,7 +151,7 @@ class KnotworkServer(MCPServer):
         # The SDK answers a failed read with the URI quoted whole in the error's data; a long one is refused
         # here instead, as a protocol error the SDK passes on as it is.
         if len(str(uri)) > URI_CHARS:
-            raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS}")
+            raise MCPError(INVALID_PARAMS, f"uri: is {len(str(uri)):,} characters; the limit is {URI_CHARS:,} characters")
         try:
             found = self._scope_of(context)
         except ToolError as exc:
@@ -302,7 +302,7 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Find memories relevant to a query (this workspace and global)."""
-        hits = mem.search(query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags)
+        hits = elsewhere.search(mem, query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags)
         return respond("search", hits, format, relation_detail=relation_detail)
 
     @tool(READ)

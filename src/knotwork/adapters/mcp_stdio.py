@@ -117,7 +117,7 @@ class AnsweringReader:
             data, size = read
             if size > self.limit:
                 head = data.decode("utf-8", errors="replace")
-                await self._answer(top_level_id(head), INVALID_REQUEST, f"Invalid request: the message is {size:,} bytes; the limit is {self.limit:,}")
+                await self._answer(top_level_id(head), INVALID_REQUEST, f"Invalid request: the message is {size:,} bytes; the limit is {self.limit:,} bytes")
                 continue
             line = data.decode("utf-8", errors="replace")  # as the SDK's transport decodes
             if not line.strip():

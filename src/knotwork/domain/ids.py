@@ -48,3 +48,15 @@ def normalize_ref(ref: object, field: str = "id") -> str:
             f"{quote(ref)} is not an id: give the full id or at least {MIN_REF_LENGTH} of its first or last characters",
         )
     return text
+
+
+def could_be_id(text: str) -> bool:
+    """True when ``text`` has the shape of a full or short id (8 to 26 letters and digits)."""
+    return MIN_REF_LENGTH <= len(text) <= ID_LENGTH and text.isalnum()
+
+
+def looked_up_by(ref: str) -> str:
+    """What a reference that may be a name was looked up by, as a miss says it: a name, or (when it is written
+    in the letters of an id) a name or an id."""
+    text = ref.strip()
+    return "name or id" if could_be_id(text) and _CROCKFORD.fullmatch(text.upper()) else "name"

@@ -162,6 +162,15 @@ class Hit:
         return out
 
 
+class Hits(list):
+    """A search's hits, best first; when there are none, ``elsewhere``: the other workspaces the caller reads
+    where the same search finds some, with how many (:mod:`knotwork.services.elsewhere`)."""
+
+    def __init__(self, items: list[Hit], elsewhere: dict[str, int] | None = None) -> None:
+        super().__init__(items)
+        self.elsewhere = dict(elsewhere or {})
+
+
 class Page(list):
     """A list of memories plus the cursor that fetches the next page (None at the end)."""
 

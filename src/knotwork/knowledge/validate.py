@@ -31,7 +31,7 @@ def name(value: Any, field: str) -> str:
     if not text:
         raise InvalidInput(field, "is empty; an entity needs a name")
     if len(text) > MAX_NAME:
-        raise InvalidInput(field, f"is {len(text)} characters; the limit is {MAX_NAME}")
+        raise InvalidInput(field, f"is {len(text):,} characters; the limit is {MAX_NAME:,} characters")
     rules.utf8(text, field)
     return text
 
@@ -64,7 +64,7 @@ def summary(value: Any, field: str) -> str | None:
         raise InvalidInput(field, f"expected text, got {type(value).__name__}")
     text = " ".join(value.split())
     if len(text) > MAX_SUMMARY:
-        raise InvalidInput(field, f"is {len(text)} characters; the limit is {MAX_SUMMARY}")
+        raise InvalidInput(field, f"is {len(text):,} characters; the limit is {MAX_SUMMARY:,} characters")
     rules.utf8(text, field)
     return text or None
 

@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from knotwork.domain import versions
 from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
+from knotwork.errors import elsewhere_text
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
 from knotwork.services.records import ImportReport
@@ -173,7 +175,8 @@ def hits(hs: list[Hit], view: View) -> str:
     previewed yet come with a preview; the rest by id and score (bench/tokens.py counts the answer).
     """
     if not hs:
-        return "No matching memories."
+        where = getattr(hs, "elsewhere", None)
+        return f"No matching memories here; {elsewhere_text(where, view.workspace_arg)}." if where else "No matching memories."
     lines = []
     in_answer = frozenset(view.sid(h.memory.id) for h in hs)
     previewed: set[str] = set()
@@ -255,7 +258,43 @@ def _full(r: MetaRelation, view: View) -> str:
 
 
 def history(ms: list[Memory], view: View) -> str:
-    return "\n".join(f"v{m.version} {ago(m.updated_at, view.now)} - {preview(m.content)}" for m in ms)
+    """The first version's text, then, for each later one, what changed: every field, validity included (a
+    version that only retired the memory says so, rather than repeating the same text)."""
+    lines = []
+    for m, changed in zip(ms, versions.each_change(ms)):
+        head = f"v{m.version} {ago(m.updated_at, view.now)} - "
+        if m is ms[0] or not changed:
+            lines.append(head + (preview(m.content) if m is ms[0] else "no field changed"))
+        else:
+            lines.append(head + "; ".join(change(c, m.updated_at) for c in changed))
+    return "\n".join(lines)
+
+
+def change(c: versions.Change, at: datetime) -> str:
+    """``category: note → decision``, ``tags: +team=core -area``, ``invalid_at: none → 2026-03-10 10:00 (retired)``
+    (retired when the version that set it was written after that time, else it retires then)."""
+    if c.field == "content":
+        return f"content: {preview(c.after)}"
+    if isinstance(c.before, dict) and isinstance(c.after, dict):
+        added = [f"+{k}={_value(v)}" for k, v in c.after.items() if c.before.get(k) != v]
+        gone = [f"-{k}" for k in c.before if k not in c.after]
+        return f"{c.field}: {' '.join(added + gone)}"
+    if isinstance(c.before, list) and isinstance(c.after, list):
+        return f"{c.field}: {' '.join([f'+{x}' for x in c.after if x not in c.before] + [f'-{x}' for x in c.before if x not in c.after])}"
+    told = f"{c.field}: {_value(c.before)} → {_value(c.after)}"
+    if c.field == "invalid_at" and c.after is not None:
+        told += " (retired)" if c.after <= at else " (retires then)"
+    return told
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, datetime):
+        return to_text(v)[:16].replace("T", " ")
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return str(v)
 
 
 def imported(r: ImportReport, view: View) -> str:

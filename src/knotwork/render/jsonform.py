@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from knotwork.domain import versions
 from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.render import relations as rel
 from knotwork.render.core import View
@@ -43,9 +44,13 @@ def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
         return {"added": result.added, "skipped": result.skipped}
     if isinstance(result, list):
         if operation == "search":
-            return {"hits": [hit(h, view) for h in result if isinstance(h, Hit)]}
-        if operation == "history":
-            return {"versions": [m.to_dict() for m in result]}
+            found: dict[str, Any] = {"hits": [hit(h, view) for h in result if isinstance(h, Hit)]}
+            if getattr(result, "elsewhere", None):  # none here: where the same search finds some
+                found["elsewhere"] = dict(result.elsewhere)
+            return found
+        if operation == "history":  # each version with the fields it changed (none for the first)
+            changed = versions.each_change([m for m in result if isinstance(m, Memory)])
+            return {"versions": [{**m.to_dict(), "changed": [c.field for c in cs]} for m, cs in zip(result, changed)]}
         if operation == "related":
             return {"related": [r.to_dict() for r in result if isinstance(r, Related)]}
         if operation == "relationships":

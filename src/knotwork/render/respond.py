@@ -23,7 +23,7 @@ from typing import Any
 
 from knotwork import tokens
 from knotwork.domain.models import Graph, Hit, Memory, Related, Relationship
-from knotwork.errors import KnotworkError
+from knotwork.errors import WORKSPACE_ARG, KnotworkError
 from knotwork.render import compact
 from knotwork.render.core import View, render_safe, to_json
 from knotwork.render.metrics import CallMetrics, MetricsLog
@@ -38,8 +38,9 @@ GRAPH_ANSWERS = frozenset({"search_nodes", "search_facts", "facts", "episodes", 
 class Responder:
     """Turns service results into what an adapter sends (see the module docstring)."""
 
-    def __init__(self, mem: Knotwork, metrics: MetricsLog | None = None) -> None:
+    def __init__(self, mem: Knotwork, metrics: MetricsLog | None = None, workspace_arg: str = WORKSPACE_ARG) -> None:
         self.mem = mem
+        self.workspace_arg = workspace_arg  # how this surface passes a workspace: a miss says which to pass
         path = mem.settings.metrics_file
         self.metrics = metrics if metrics is not None else (MetricsLog(path) if path else None)
         if self.metrics is not None:  # load the tokenizer's tables now, not during the first call
@@ -50,7 +51,7 @@ class Responder:
         detail = check_detail(relation_detail)
         relations = self._relations(operation, result, detail)
         short = self.mem.short_ids(_shown_ids(result, relations)) if fmt != "json" else {}
-        view = View(short=short, relations=relations, detail=detail)
+        view = View(short=short, relations=relations, detail=detail, workspace_arg=self.workspace_arg)
         rendered = render_safe(operation, result, fmt, view)
         if operation in GRAPH_ANSWERS and rendered.fmt != "json":
             # Trigger: memories stored but not yet read into the graph (enrichment runs after the add). Why: an

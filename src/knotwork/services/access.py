@@ -353,8 +353,8 @@ class ScopedKnotwork:
             found = exc.candidates
         where = workspaces_of(found)
         seen = [i for i in found if i in where and self.scope.reads(where[i])]
-        if not seen:
-            raise NotFound(kind, ref)
+        if not seen:  # said as a miss of the caller's own store would say it
+            raise NotFound(kind, ref, by=ids.looked_up_by(ref) if kind == "entity" and isinstance(ref, str) else "id")
         if len(seen) > 1:
             raise AmbiguousId(kind, ref, seen)
         return seen[0]

@@ -489,13 +489,22 @@ class KnowledgeService:
             if len(own) == 1:
                 return own[0]
             raise AmbiguousId("entity", ref, by_name)
-        if ids.MIN_REF_LENGTH <= len(text) <= ids.ID_LENGTH and text.isalnum():
+        if ids.could_be_id(text):
             found = self.store.kg_resolve_entity_ref(text.upper())
             if len(found) == 1:
                 return found[0]
             if len(found) > 1:
                 raise AmbiguousId("entity", ref, found)
-        raise NotFound("entity", ref)
+        raise NotFound("entity", ref, by=ids.looked_up_by(text))
+
+    def entity_workspaces(self, ref: str) -> dict[str, list[str]]:
+        """Workspace -> ids of the entities named ``ref`` (name or alias) in each workspace (global left out)."""
+        found = self.store.kg_entities_by_norm(ALL_WORKSPACES, normalize(ref.strip())) if ref.strip() else []
+        out: dict[str, list[str]] = {}
+        for eid, e in self.store.kg_get_entities(found).items():
+            if e.workspace:
+                out.setdefault(e.workspace, []).append(eid)
+        return out
 
     def entity(self, ref: str, workspace: Any = None) -> Entity:
         eid = self.entity_id(ref, workspace)

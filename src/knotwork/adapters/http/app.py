@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knotwork.adapters.credentials import TokenBook
+from knotwork.adapters.http import docs as api_docs
 from knotwork.adapters.http import errors
 from knotwork.adapters.http.guard import BodyLimit, BrowserGuard
 from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools, ui
@@ -50,14 +51,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-# The web UI's page and built files hold no data: a browser must load them to be asked for the token.
+# The web UI's page and built files, and the API docs' scripts, hold no data: a browser must load them to be
+# asked for the token.
 OPEN_PATHS = ("/",)
-OPEN_PREFIX = "/ui/static/"
+OPEN_PREFIXES = ("/ui/static/", api_docs.ASSETS + "/")
 
 
 def _ui_shell(scope: Scope) -> bool:
     path = scope.get("path", "")
-    return scope["method"] in ("GET", "HEAD") and (path in OPEN_PATHS or path.startswith(OPEN_PREFIX))
+    return scope["method"] in ("GET", "HEAD") and (path in OPEN_PATHS or path.startswith(OPEN_PREFIXES))
 
 
 #: Where :class:`Access` leaves the caller's scope for the routes (``request.state``) and for MCP tools.
@@ -190,6 +192,8 @@ def create_app(
         summary="Long-term memory for AI agents",
         description="Every operation of the knotwork service. Errors are JSON: {error: {type, message, …}}.",
         lifespan=lifespan,
+        docs_url=None,  # served offline by api_docs.router instead of from a CDN
+        redoc_url=None,
     )
     app.state.mem = mem
     app.state.respond = Responder(mem)
@@ -198,6 +202,8 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     app.state.search_latencies = Latencies()
+    app.include_router(api_docs.router)
+    app.mount(api_docs.ASSETS, api_docs.assets(), name="docs-assets")
     app.mount("/ui/static", StaticFiles(directory=ui.STATIC, check_dir=False), name="ui-static")
     app.router.routes.extend(mcp_routes)
     if mcp_server is not None:

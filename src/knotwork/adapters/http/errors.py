@@ -6,6 +6,7 @@ also names its ``field``, an ambiguous id its ``candidates``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -71,14 +72,31 @@ def validation_summary(errors: list[Any]) -> tuple[str, str]:
     return "; ".join(problems) + more or "invalid request", first
 
 
+def body_problem(cause: BaseException | None) -> str | None:
+    """What is wrong with a body that could not be read as JSON, in the sender's terms: where the JSON breaks
+    (line and column), or which byte is not UTF-8 (its offset); None for anything else."""
+    if isinstance(cause, json.JSONDecodeError):
+        return f"body: is not valid JSON: {cause.msg} at line {cause.lineno}, column {cause.colno} (character {cause.pos + 1})"
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"body: is not valid UTF-8: byte 0x{cause.object[cause.start]:02x} at byte offset {cause.start} cannot be"
+                " decoded; send the body in UTF-8")
+    return None
+
+
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    problem = body_problem(exc.__cause__)
+    if problem is not None:
+        return JSONResponse(error_body("invalid_request", problem, field="body"), status_code=422)
     message, field = validation_summary(list(exc.errors()))
     return JSONResponse(error_body("invalid_request", message, field=field), status_code=422)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    problem = body_problem(exc.__cause__)  # FastAPI's "There was an error parsing the body"
+    if exc.status_code == 400 and problem is not None:
+        return JSONResponse(error_body("invalid_request", problem, field="body"), status_code=400)
     kinds = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
     return JSONResponse(
         error_body(kinds.get(exc.status_code, "http_error"), str(exc.detail)), status_code=exc.status_code, headers=exc.headers

@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
+from knotwork.services import elsewhere
 
 router = APIRouter(tags=["knowledge graph"])
 
@@ -111,7 +112,7 @@ def entity_facts(
 
 @router.get("/entities/{ref:path}", summary="One entity, by id (full or 8+ char prefix/suffix), name or alias")
 def entity(ref: str, request: Request, mem: Mem, reply: Reply, workspace: str | None = None, format: Format = "json") -> Response:
-    return reply("entity", mem.entity(ref, workspace=default_workspace(request, workspace)), format)
+    return reply("entity", elsewhere.entity(mem, ref, workspace=default_workspace(request, workspace)), format)
 
 
 @router.get("/facts/{id}", summary="One fact, by id (full or 8+ char prefix/suffix); JSON")

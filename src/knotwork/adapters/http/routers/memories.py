@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
+from knotwork.services import elsewhere
 from knotwork.limits import MAX_BATCH
 
 router = APIRouter(tags=["memories"])
@@ -132,7 +133,7 @@ def list_memories(
 @router.post("/search", summary="Memories that answer a query, best first")
 def search(body: SearchRequest, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
     args = body.model_dump(exclude={"query", "workspace"})
-    hits = mem.search(body.query, workspace=default_workspace(request, body.workspace), **args)
+    hits = elsewhere.search(mem, body.query, workspace=default_workspace(request, body.workspace), **args)
     return reply("search", hits, format)
 
 

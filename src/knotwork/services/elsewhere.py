@@ -1,0 +1,82 @@
+"""Misses that say where to look: a memory search or an entity lookup that finds nothing in the workspace it
+was asked about, but would in other workspaces its caller reads, names them ("2 matches in workspace
+'ledgerly'; pass -w ledgerly").
+
+Every surface (CLI, MCP, REST, the web UI through REST) searches and looks entities up through these
+functions. Where to look is found among the caller's workspaces only: the owner's (the library, a server
+without tokens) are every workspace; a scoped caller's (a token, ``serve -w``) are its scope's, each searched
+on its own, so that nothing beyond the scope (not even how it ranks) changes the answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from knotwork.domain import rules
+from knotwork.domain.models import ALL_WORKSPACES, Hits
+from knotwork.errors import NotFound
+
+if TYPE_CHECKING:
+    from knotwork.service import Knotwork
+
+#: A scoped caller's workspaces searched one by one at most (the rest are not looked in).
+MOST_WORKSPACES = 20
+
+
+def _caller(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
+    """The service itself and the workspaces ``mem``'s caller reads (None: every one)."""
+    from knotwork.services.access import PerCall, unwrapped
+
+    return unwrapped(mem.current() if isinstance(mem, PerCall) else mem)
+
+
+def search(mem: Any, query: str, *, workspace: str | None = None, **options: Any) -> Hits:
+    """``mem.search(...)``; when it finds nothing, where the same search would (``Hits.elsewhere``)."""
+    hits = mem.search(query, workspace=workspace, **options)
+    if hits or workspace == ALL_WORKSPACES or options.get("center"):
+        return Hits(hits)
+    owner, readable = _caller(mem)
+    return Hits(hits, memories(owner, query, rules.workspace(workspace), readable, options))
+
+
+def memories(owner: Knotwork, query: str, workspace: str | None, readable: frozenset[str] | None,
+             options: dict[str, Any]) -> dict[str, int]:
+    """Workspace -> hits the search would give there, for the workspaces ``readable`` names (None: all) but
+    ``workspace`` (whose search, with the global scope, found nothing)."""
+    options = {k: v for k, v in options.items() if k != "explain"}
+    counts: dict[str, int] = {}
+    if readable is None:
+        for hit in owner.search(query, workspace=ALL_WORKSPACES, **options):
+            w = hit.memory.workspace
+            if w and w != workspace:
+                counts[w] = counts.get(w, 0) + 1
+        return counts
+    for w in sorted(n for n in readable if n and n != workspace)[:MOST_WORKSPACES]:
+        found = sum(1 for hit in owner.search(query, workspace=w, **options) if hit.memory.workspace == w)
+        if found:
+            counts[w] = found
+    return counts
+
+
+def entity_missed(mem: Any, exc: NotFound, ref: str, workspace: str | None) -> NotFound:
+    """``exc`` (an entity lookup by name that found nothing), saying in which of the caller's other workspaces
+    an entity of that name is."""
+    if exc.kind != "entity" or exc.by == "id":
+        return exc
+    owner, readable = _caller(mem)
+    here = rules.workspace(workspace)
+    where = {
+        w: len(found) for w, found in owner.knowledge.entity_workspaces(ref).items()
+        if w != here and (readable is None or w in readable)
+    }
+    return NotFound("entity", ref, by=exc.by, elsewhere=where) if where else exc
+
+
+def entity(mem: Any, ref: str, *, workspace: str | None = None) -> Any:
+    """``mem.entity(...)``; when no entity answers the name, where one would."""
+    try:
+        return mem.entity(ref, workspace=workspace)
+    except NotFound as exc:
+        if workspace == ALL_WORKSPACES:
+            raise
+        raise entity_missed(mem, exc, ref, workspace) from None
