@@ -167,7 +167,8 @@ def test_export_then_import_into_another_store(http: httpx2.Client, tmp_path: Pa
     exported = http.get("/export")
     assert exported.headers["content-type"].startswith("application/x-ndjson")
     lines = exported.text.splitlines()
-    assert [json.loads(line)["id"] for line in lines] == [a, b]
+    assert [json.loads(line)["id"] for line in lines if "record" not in json.loads(line)] == [a, b]
+    assert json.loads(lines[-1]) == {"record": "graph"}  # the knowledge graph follows the memories
 
     with knotwork.open(tmp_path / "copy.db", settings=Settings(embedder="none")) as other, serving(other) as http2:
         report = http2.post("/import", content=exported.text, headers={"content-type": "application/x-ndjson"})

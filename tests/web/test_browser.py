@@ -77,6 +77,7 @@ def test_memory_page_shows_fields_links_relations_and_facts(page: Any, served: S
     assert "We chose PostgreSQL with pgvector" in body
     assert "src/store/postgres.py" in body
     assert "knotwork uses PostgreSQL" in body  # a fact it gave
+    assert page.locator("ul.facts li .badge.stated").first.inner_text() == "caller 1"  # who stated it, how sure
     links = page.locator("ul.links li").all_inner_texts()
     assert any("relates_to" in x and served.ids["sqlite"][-8:] in x for x in links)
     assert "similar" in page.locator("dl.meta").inner_text()

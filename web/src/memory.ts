@@ -30,6 +30,8 @@ interface Fact {
   object: { id: string; name: string };
   valid_at: string | null;
   invalid_at: string | null;
+  extractor: string;
+  confidence: number;
 }
 
 interface Entity {
@@ -247,7 +249,9 @@ export async function memoryView(root: HTMLElement, id: string): Promise<void> {
   );
 
   const facts = knowledge.facts.map((f) =>
-    h("li", {}, f.fact, " ", h("span", { class: "muted" }, f.invalid_at ? `(until ${f.invalid_at})` : f.valid_at ? `(since ${f.valid_at.slice(0, 10)})` : "")),
+    h("li", {}, f.fact, " ", h("span", { class: "muted" }, f.invalid_at ? `(until ${f.invalid_at})` : f.valid_at ? `(since ${f.valid_at.slice(0, 10)})` : ""),
+      " ", h("span", { class: "badge stated", title: "who stated it, and how sure it was" },
+        `${f.extractor} ${Math.floor(f.confidence * 100) / 100}`)),
   );
 
   clear(root,

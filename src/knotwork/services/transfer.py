@@ -268,9 +268,14 @@ def graph_records(store: Any, within: Collection[str] | None = None) -> Iterator
     for workspace in store.kg_dirty_workspaces():
         if inside(workspace):
             yield {"record": "community_dirty", "workspace": workspace or None, "entities": store.kg_dirty(workspace or None)}
-    memory_ids = [m.id for m in store.iter_memories() if inside(m.workspace)] if within is not None else None
-    for item in store.kg_queue(limit=10**9) if memory_ids is None else store.kg_queue(limit=10**9, memory_ids=memory_ids):
-        yield records.queue_record(item)
+    if within is None:
+        for item in store.kg_queue(limit=10**9):
+            yield records.queue_record(item)
+    else:  # the items of the memories exported, a batch of ids at a time
+        memory_ids = [m.id for m in store.iter_memories() if inside(m.workspace)]
+        for start in range(0, len(memory_ids), BATCH):
+            for item in store.kg_queue(limit=10**9, memory_ids=memory_ids[start : start + BATCH]):
+                yield records.queue_record(item)
     yield {"record": "graph"}
 
 
