@@ -202,6 +202,7 @@ class Knotwork:
             expires_at=expires_at,
             ttl=ttl,
         )
+        graph.supersede = consolidate
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
     def add_many(
@@ -229,6 +230,8 @@ class Knotwork:
                 drafts.append(self._draft(**{k: v for k, v in item.items() if k not in GRAPH_FIELDS}))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{index}].{exc.field}", exc.problem) from None
+        for graph in graphs:
+            graph.supersede = consolidate  # a raw load (consolidate=False) retires no memory through its facts
         return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:
