@@ -185,6 +185,7 @@ class Knotwork:
                 expires_at=expires_at,
                 ttl=ttl,
             )
+        graph.supersede = consolidate
         return self.hygiene.add(draft, graph, consolidate=consolidate, force=force)
 
     def add_many(
@@ -199,6 +200,8 @@ class Knotwork:
         """
         with self.write_times.stage("validate"):
             drafts, graphs = self.writes.drafts(items)
+        for graph in graphs:
+            graph.supersede = consolidate  # a raw load (consolidate=False) retires no memory through its facts
         return self.hygiene.add_many(drafts, graphs, consolidate=consolidate, force=force)
 
     def _vectors(self, texts: list[str]) -> list[list[bytes]]:

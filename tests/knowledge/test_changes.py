@@ -184,3 +184,14 @@ def test_denver_arriving_late_is_retired_and_as_of_gives_each_year_its_city(kg: 
     assert city("2023-06-01T00:00:00Z") == {"Denver"}
     assert city("2024-06-01T00:00:00Z") == {"Seattle"}
     assert city("2025-04-01T00:00:00Z") == {"Portland"}
+
+
+@needs_parser
+def test_a_raw_load_retires_no_memory_but_its_graph_still_changes(kg: Knotwork) -> None:
+    old, new = kg.add_many(
+        [{"content": "The session store uses Redis.", "valid_at": "2024-01-10T12:00:00Z"},
+         {"content": "We moved the session store from Redis to Valkey.", "valid_at": "2024-09-02T12:00:00Z"}],
+        consolidate=False,
+    )
+    assert superseded_by(kg, old.id) == [] and kg.get(old.id).invalid_at is None
+    assert {f.object for f in kg.entity_facts("session store") if f.predicate == "uses"} == {"Valkey"}

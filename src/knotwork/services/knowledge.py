@@ -85,6 +85,7 @@ class GraphInput:
     known: dict[str, str] = field(default_factory=dict)  # entity of each name known by its exact spelling then
     fuzzy_before: str | None = None
     names: dict[str, tuple[str, str | None, str | None]] | None = None  # every name with the rules', once known
+    supersede: bool = True  # may its facts' value changes supersede older memories (False: a raw load)
 
 
 def _names(gi: GraphInput, use_rules: bool) -> dict[str, tuple[str, str | None, str | None]]:
@@ -305,7 +306,7 @@ class KnowledgeService:
         rule_facts += self._held_by_one(memory, rule_facts, entity_of)
         for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
             changed |= self._fact(memory, f, kind, entity_of, at, ended)
-        if ended and self.on_value_changed is not None:
+        if ended and gi.supersede and self.on_value_changed is not None:
             self._supersede_stated(memory, ended)
         if touched is not None:
             touched |= changed
