@@ -33,7 +33,7 @@ def content(value: Any, max_bytes: int) -> str:
     if not isinstance(value, str):
         raise InvalidInput("content", f"expected text, got {type(value).__name__}")
     if len(value) > 2 * max_bytes:  # far over, whatever trimming would take off: refused before any work
-        raise InvalidInput("content", f"is at least {len(value):,} bytes in UTF-8; the limit is {max_bytes:,} bytes")
+        raise InvalidInput("content", f"is at least {len(value)} bytes in UTF-8; the limit is {max_bytes} bytes")
     text = unicodedata.normalize("NFC", value).strip()
     if not text:
         raise InvalidInput("content", "is empty; a memory needs some text")
@@ -41,7 +41,7 @@ def content(value: Any, max_bytes: int) -> str:
         raise InvalidInput("content", "contains a NUL character")
     size = len(utf8(text, "content"))
     if size > max_bytes:
-        raise InvalidInput("content", f"is {size:,} bytes in UTF-8; the limit is {max_bytes:,} bytes")
+        raise InvalidInput("content", f"is {size} bytes in UTF-8; the limit is {max_bytes} bytes")
     return text
 
 

@@ -20,6 +20,13 @@ from fastapi.staticfiles import StaticFiles
 ASSETS = "/ui/docs-assets"
 ASSET_DIR = Path(fastapi_offline.__file__).resolve().parent / "static"
 FAVICON = "/ui/static/favicon.svg"
+PACKAGE_FAVICON = f"{ASSETS}/favicon.png"  # the docs' own, where the web UI's bundle is not built
+
+
+def _favicon(root: str) -> str:
+    from knotwork.adapters.http.routers import ui
+
+    return f"{root}{FAVICON if ui.built() else PACKAGE_FAVICON}"
 #: Scripts, styles, images, the spec and ReDoc's worker from this server, and nothing from anywhere else.
 POLICY = (
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
@@ -49,7 +56,7 @@ def swagger_ui(request: Request) -> HTMLResponse:
             title=f"{request.app.title} - Swagger UI",
             swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
             swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{FAVICON}",
+            swagger_favicon_url=_favicon(root),
         )
     )
 
@@ -61,7 +68,7 @@ def redoc(request: Request) -> HTMLResponse:
         openapi_url=_spec(request),
         title=f"{request.app.title} - ReDoc",
         redoc_js_url=f"{root}{ASSETS}/redoc.standalone.js",
-        redoc_favicon_url=f"{root}{FAVICON}",
+        redoc_favicon_url=_favicon(root),
         with_google_fonts=False,
     )
     html = page.body.decode().replace("</head>", f"{REDOC_STYLE}</head>", 1)
