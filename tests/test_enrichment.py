@@ -308,3 +308,40 @@ def test_migrate_carries_the_backlog_over_once(tmp_path: Path, postgres_database
     with knotwork.open(url, settings=settings(tmp_path)) as mem:
         assert mem.graph_backlog() == 3 and mem.wait_for_extraction(60)
         assert mem.search_facts("Chandra Rao", workspace="w")
+
+
+DRAINER = """
+import sys, knotwork
+from pathlib import Path
+s = knotwork.Settings(home=Path(sys.argv[2]), enrich="background", embedder="none", enrich_batch=3, enrich_close_wait=0)
+with knotwork.open(sys.argv[1], settings=s) as mem:
+    mem.enrichment.stop()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    print(mem.enrichment.drain(), flush=True)
+"""
+
+
+def test_two_processes_draining_one_file_read_each_memory_in_once(tmp_path: Path) -> None:
+    items = [{"content": line(i % 20) + f" Note {i}.", "workspace": "w", "valid_at": f"2024-03-{1 + i % 28:02d}T{i // 28:02d}:00:00Z"}
+             for i in range(40)]
+    reference = tmp_path / "reference.db"
+    with knotwork.open(reference, settings=settings(tmp_path, enrich="inline")) as mem:
+        mem.add_many(items)
+    db = tmp_path / "k.db"
+    with knotwork.open(db, settings=settings(tmp_path, enrich_close_wait=0)) as mem:
+        mem.enrichment.stop()
+        mem.add_many(items)
+    env = {**os.environ, "KNOTWORK_ENRICH": "background"}
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(DRAINER), str(db), str(tmp_path / "home")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    for p in procs:  # both start at once
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    claimed = [int(p.communicate(timeout=120)[0].strip()) for p in procs]
+    assert sum(claimed) == 40 and all(claimed)  # each memory claimed once, and both took part
+    assert query(str(db), "SELECT count(*) FROM enrich_queue") == [(0,)]
+    assert graph(str(db)) == graph(str(reference))

@@ -2,7 +2,7 @@
 -- worker has read it into the knowledge graph. A worker claims rows before it reads them and deletes
 -- them in the transaction that writes their graph; the claim of a worker that died is taken over.
 CREATE TABLE enrich_queue (
-    seq         BIGSERIAL PRIMARY KEY,
+    seq         BIGSERIAL,
     workspace   TEXT COLLATE "C" NOT NULL,
     memory_id   TEXT COLLATE "C" NOT NULL,
     rules       BOOLEAN NOT NULL,
@@ -12,6 +12,8 @@ CREATE TABLE enrich_queue (
     claimed_at  TIMESTAMPTZ,
     attempts    INTEGER NOT NULL DEFAULT 0,
     last_error  TEXT,
+    PRIMARY KEY (workspace, seq),
     FOREIGN KEY (workspace, memory_id) REFERENCES memories (workspace, id) ON DELETE CASCADE ON UPDATE CASCADE
 );
+CREATE INDEX enrich_queue_seq ON enrich_queue (seq);  -- workers name items by seq alone
 CREATE INDEX enrich_queue_memory ON enrich_queue (memory_id);
