@@ -195,3 +195,23 @@ def test_a_raw_load_retires_no_memory_but_its_graph_still_changes(kg: Knotwork) 
     )
     assert superseded_by(kg, old.id) == [] and kg.get(old.id).invalid_at is None
     assert {f.object for f in kg.entity_facts("session store") if f.predicate == "uses"} == {"Valkey"}
+
+
+@needs_parser
+@pytest.mark.parametrize("consolidate", [True, False])
+def test_a_background_worker_keeps_whether_a_load_may_supersede(target: str, tmp_path, consolidate: bool) -> None:
+    # The flag travels through the enrichment queue: the worker that reads the change in, after the add has
+    # answered, supersedes the Redis memory for an ordinary add and leaves it current for a raw load.
+    settings = Settings(home=tmp_path / "home", embedder="none", enrich="background")
+    with knotwork.open(target, settings=settings) as mem:
+        old, new = mem.add_many(
+            [{"content": "The session store uses Redis.", "valid_at": "2024-01-10T12:00:00Z"},
+             {"content": "We moved the session store from Redis to Valkey.", "valid_at": "2024-09-02T12:00:00Z"}],
+            consolidate=consolidate,
+        )
+        assert mem.wait_for_extraction(60)
+        assert {f.object for f in mem.entity_facts("session store") if f.predicate == "uses"} == {"Valkey"}
+        if consolidate:
+            assert superseded_by(mem, old.id) == [new.id] and mem.get(old.id).invalid_at is not None
+        else:
+            assert superseded_by(mem, old.id) == [] and mem.get(old.id).invalid_at is None

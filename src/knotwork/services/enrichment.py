@@ -75,11 +75,15 @@ def _draft(kind: type, data: dict[str, Any]) -> Any:
 
 
 def encode(gi: GraphInput) -> str | None:
-    """The caller's entities and facts of one memory as JSON (None: the caller gave none)."""
-    if not gi.entities and not gi.facts:
+    """The caller's entities and facts of one memory as JSON, and whether its facts' value changes may
+    supersede older memories (None: the caller gave nothing and the default holds)."""
+    if not gi.entities and not gi.facts and gi.supersede:
         return None
     assert all(is_dataclass(x) for x in [*gi.entities, *gi.facts])
-    return json.dumps({"entities": [_plain(e) for e in gi.entities], "facts": [_plain(f) for f in gi.facts]})
+    data: dict[str, Any] = {"entities": [_plain(e) for e in gi.entities], "facts": [_plain(f) for f in gi.facts]}
+    if not gi.supersede:  # a raw load: the worker must not retire memories through its facts either
+        data["supersede"] = False
+    return json.dumps(data)
 
 
 def decode(text: str | None) -> GraphInput:
@@ -88,7 +92,7 @@ def decode(text: str | None) -> GraphInput:
         return GraphInput()
     data = json.loads(text)
     return GraphInput([_draft(EntityDraft, e) for e in data.get("entities", [])],
-                      [_draft(FactDraft, f) for f in data.get("facts", [])])
+                      [_draft(FactDraft, f) for f in data.get("facts", [])], supersede=data.get("supersede", True))
 
 
 # -- who holds a claim -------------------------------------------------------------------------------
