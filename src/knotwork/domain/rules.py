@@ -262,7 +262,26 @@ def metadata(value: Any) -> dict[str, Any]:
         raise InvalidInput("metadata", f"is not JSON-serialisable: {exc}") from None
     if len(utf8(text, "metadata")) > METADATA_BYTES:
         raise InvalidInput("metadata", f"is larger than {METADATA_BYTES} bytes")
-    return json.loads(text)
+    out = json.loads(text)
+    if THREAD_KEY in out:
+        out[THREAD_KEY] = thread(out[THREAD_KEY])
+    return out
+
+
+#: The metadata key naming the conversation, session or thread a memory belongs to (a chat
+#: session id, a ticket, a pull request): the memories of one thread are each other's context.
+THREAD_KEY = "thread"
+THREAD_CHARS = 200
+
+
+def thread(value: Any) -> str:
+    """``metadata.thread``: one line of 1-200 characters, trimmed."""
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > THREAD_CHARS or any(c in value for c in "\r\n"):
+        raise InvalidInput(
+            "metadata.thread",
+            f"must name the conversation or session in one line of 1-{THREAD_CHARS} characters, got {quote(value)}",
+        )
+    return value.strip()
 
 
 def limit(value: Any, maximum: int = 1000) -> int:

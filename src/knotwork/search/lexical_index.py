@@ -80,10 +80,9 @@ class _Scope:
         self.live = 0
         self.total_length = 0.0
 
-    def add(self, memory_id: str, counts: Counter[int]) -> int:
+    def add(self, memory_id: str, counts: Counter[int], length: int) -> int:
         slot = len(self.ids)
         self.ids.append(memory_id)
-        length = sum(counts.values())
         self.lengths = np.append(self.lengths, np.float32(length))
         self.alive = np.append(self.alive, True)
         self.live += 1
@@ -108,19 +107,19 @@ class _Scope:
             self.done[term] = new if old is None else (np.concatenate([old[0], new[0]]), np.concatenate([old[1], new[1]]))
         return self.done.get(term)
 
-    def build(self, docs: Sequence[tuple[str, Counter[int]]]) -> list[int]:
+    def build(self, docs: Sequence[tuple[str, Counter[int], int]]) -> list[int]:
         """Add many documents at once (a full load): postings built with one sort instead of per-term appends."""
         start = len(self.ids)
         terms: list[int] = []
         freqs: list[int] = []
         owners: list[int] = []
         lengths = np.empty(len(docs), dtype=np.float32)
-        for i, (memory_id, counts) in enumerate(docs):
+        for i, (memory_id, counts, length) in enumerate(docs):
             self.ids.append(memory_id)
             terms += counts.keys()
             freqs += counts.values()
             owners += [start + i] * len(counts)
-            lengths[i] = sum(counts.values())
+            lengths[i] = length
         self.lengths = np.concatenate([self.lengths, lengths])
         self.alive = np.concatenate([self.alive, np.ones(len(docs), dtype=bool)])
         self.live += len(docs)
@@ -203,12 +202,15 @@ class LexicalIndex:
         self._vocab, self._scopes, self._where, self._loaded = {}, {}, {}, False
         self._named, self._names_of = {}, {}
 
-    def _counts(self, content: str, names: Sequence[str] = ()) -> Counter[int]:
+    def _counts(self, content: str, names: Sequence[str] = ()) -> tuple[Counter[int], int]:
+        """A document's term counts (its content's and its names') and its length: its content's terms only,
+        so that names add matches without making a memory read as longer (BM25's length norm)."""
         vocab = self._vocab
         terms = analyze(content)
+        length = len(terms)
         for name in names:
             terms += analyze(name)
-        return Counter(vocab.setdefault(t, len(vocab)) for t in terms)
+        return Counter(vocab.setdefault(t, len(vocab)) for t in terms), length
 
     def _name(self, rowid: int, names: Sequence[str]) -> None:
         keys = tuple(dict.fromkeys(k for n in names if len(k := name_key(n)) >= 2))
@@ -225,11 +227,11 @@ class LexicalIndex:
                 self._add(*row)
             self._loaded = True
             return
-        by_scope: dict[str, tuple[list[int], list[tuple[str, Counter[int]]]]] = {}
+        by_scope: dict[str, tuple[list[int], list[tuple[str, Counter[int], int]]]] = {}
         for rowid, memory_id, workspace, content, names in rows:
             rowids, docs = by_scope.setdefault(workspace or "", ([], []))
             rowids.append(rowid)
-            docs.append((memory_id, self._counts(content, names)))
+            docs.append((memory_id, *self._counts(content, names)))
             self._name(rowid, names)
         for workspace, (rowids, docs) in by_scope.items():
             scope = self._scopes.setdefault(workspace, _Scope())
@@ -239,7 +241,7 @@ class LexicalIndex:
 
     def _add(self, rowid: int, memory_id: str, workspace: str, content: str, names: Sequence[str]) -> None:
         scope = self._scopes.setdefault(workspace or "", _Scope())
-        self._where[rowid] = (workspace or "", scope.add(memory_id, self._counts(content, names)))
+        self._where[rowid] = (workspace or "", scope.add(memory_id, *self._counts(content, names)))
         self._name(rowid, names)
 
     def _remove(self, rowid: int) -> None:

@@ -34,6 +34,15 @@ def _blob(vector: Any) -> bytes:
 
 
 
+# Whether the memory of vector row {v} passes the filter: a probe of the memories' primary key per row.
+# LATERAL with LIMIT 1 keeps that plan whatever the planner's statistics say: right after a bulk load,
+# before anything analyzed the tables, a plain join was planned as a scan of the filtered memories
+# rematched against every vector row (566k comparisons for 1,000 rows; bench/RESULTS.md).
+_PASSES = (
+    "(SELECT 1 FROM memories m WHERE m.workspace = {v}.workspace AND m.id = {v}.memory_id AND {where} LIMIT 1) AS passes"
+)
+
+
 class VectorStore:
     """Mixed into ``PostgresStore``: relies on its ``_run``, ``_connection``, ``_rows_by_ids``, ``transaction``."""
 
@@ -76,9 +85,7 @@ class VectorStore:
             sql = (
                 f"WITH near AS (SELECT v.workspace, v.memory_id, {vec} <=> %s AS d FROM memory_vectors v"
                 f" WHERE vector_dims(v.vector) = {dim} ORDER BY {vec} <=> %s LIMIT %s)"
-                # by the primary key: one probe per row (the id alone is not unique to the planner)
-                " SELECT near.memory_id, 1 - near.d FROM near"
-                f" JOIN memories m ON m.workspace = near.workspace AND m.id = near.memory_id WHERE {where}"
+                f" SELECT near.memory_id, 1 - near.d FROM near CROSS JOIN LATERAL {_PASSES.format(v='near', where=where)}"
                 " ORDER BY near.d"
             )
             if self.tracer:
@@ -106,10 +113,9 @@ class VectorStore:
         """
         within = "v.workspace = ANY(%s) AND " if scopes is not None else ""
         rows = self._run(
-            f"SELECT v.memory_id, max(1 - ({vec} <=> %s)) AS s FROM memory_vectors v"
-            " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
-            f" WHERE {within}vector_dims(v.vector) = {dim} AND {where} GROUP BY v.memory_id ORDER BY s DESC LIMIT %s",
-            (q, *([scopes] if scopes is not None else []), *params, k),
+            f"SELECT v.memory_id, max(1 - ({vec} <=> %s)) AS s FROM memory_vectors v CROSS JOIN LATERAL {_PASSES.format(v='v', where=where)}"
+            f" WHERE {within}vector_dims(v.vector) = {dim} GROUP BY v.memory_id ORDER BY s DESC LIMIT %s",
+            (q, *params, *([scopes] if scopes is not None else []), k),
         ).fetchall()
         best, _ = self._best(rows, k, min_similarity)
         return list(best.items())
