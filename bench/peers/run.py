@@ -165,7 +165,7 @@ def main() -> None:
     with EmbedServer() as embed_url:
         for corpus, gold in sets:
             print(f"\n## {corpus.note}\n", flush=True)
-            print(f"knotwork consolidation {args.knotwork_consolidate}: {setting['why']}\n", flush=True)
+            print(f"knotwork consolidation {setting['why']}\n", flush=True)
             load_start = os.getloadavg()
             figures: dict[str, dict[str, Any]] = {}
             started = datetime.now(timezone.utc).isoformat(timespec="seconds")
