@@ -79,6 +79,8 @@ class NotFound(KnotworkError, LookupError):
 
     def message(self, arg: str = WORKSPACE_ARG) -> str:
         """The message, with the workspace to pass written as ``arg`` (the CLI passes :data:`CLI_WORKSPACE_ARG`)."""
+        if getattr(self, "by", None) is None:  # worded elsewhere (a server's answer that named no record)
+            return str(self)
         if self.by == "id":
             text = f"no {self.kind} matches id {quote(self.ref)}"
         elif self.by == "name":

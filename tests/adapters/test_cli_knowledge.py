@@ -34,7 +34,7 @@ def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
     bad = cli("add", "x", "-w", "shop", "--fact", "Bo|uses|Vim||sure")
     assert bad.returncode == 2 and "CONFIDENCE" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     r = cli("facts", "mysql", "-w", "shop", "--include-invalid")
-    assert "Team --uses--> MySQL (… → 2026-01-01, retired; rules 1)" in r.stdout, r.stdout
+    assert "Team --uses--> MySQL (… → 2026-01-01, retired; rules 0.9)" in r.stdout, r.stdout
     assert "Redis [library] @shop" in cli("nodes", "redis", "-w", "shop").stdout
     r = cli("merge-entities", "Postgres", "PostgreSQL", "-w", "shop")
     assert r.returncode == 0 and "✓ Merged into" in r.stdout, r.stderr

@@ -52,6 +52,9 @@ def error_from(status: int, body: Any, base: str) -> KnotworkError:
         candidates = list(error.get("candidates") or [])
         return _instance(AmbiguousId, message, candidates=candidates, total=len(candidates))
     if kind == "not_found" and status == 404 and "candidates" not in error:
+        if isinstance(error.get("record"), str) and isinstance(error.get("ref"), str):
+            elsewhere = error.get("elsewhere") if isinstance(error.get("elsewhere"), dict) else {}
+            return NotFound(error["record"], error["ref"], by=str(error.get("by") or "id"), elsewhere=elsewhere)
         return _instance(NotFound, message)
     if kind == "conflict":
         return Conflict(message)

@@ -47,6 +47,8 @@ async def _knotwork_error(request: Request, exc: Exception) -> JSONResponse:
         extra["field"] = exc.field
     if isinstance(exc, AmbiguousId):
         extra["candidates"] = exc.candidates
+    elif isinstance(exc, NotFound) and getattr(exc, "by", None):  # what a client needs to word the miss its own way
+        extra.update(record=exc.kind, ref=exc.ref, by=exc.by, elsewhere=exc.elsewhere)
     return JSONResponse(error_body(kind, str(exc), **extra), status_code=code)
 
 
