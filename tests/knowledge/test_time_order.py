@@ -93,3 +93,26 @@ def test_a_fact_with_no_start_never_reopens_a_stored_one() -> None:
     undated = [_stored("B", "Boston", None, datetime(2024, 1, 1, tzinfo=UTC).isoformat()[:10])]
     p = plan("N", "Denver", None, datetime(2026, 3, 1, tzinfo=UTC), undated, single_valued=True)
     assert p.retire == []  # before: Boston was "retired" at None, that is, made true forever again
+
+
+def test_a_value_stated_again_from_an_earlier_time_starts_then_unless_another_holds_between() -> None:
+    stored = [_stored("K", "Kyoto", "2024-03-24", None)]
+    p = plan("N", "Kyoto", datetime(2024, 3, 4, tzinfo=UTC), None, stored, single_valued=True)
+    assert p.repeat_of == "K" and p.start_repeat == datetime(2024, 3, 4, tzinfo=UTC)
+    later = plan("N", "Kyoto", datetime(2024, 4, 1, tzinfo=UTC), None, stored, single_valued=True)
+    assert later.repeat_of == "K" and later.start_repeat is None  # a later start changes nothing
+    between = [_stored("L", "Lima", "2024-03-01", "2024-03-24"), *stored]
+    p = plan("N", "Kyoto", datetime(2024, 2, 1, tzinfo=UTC), None, between, single_valued=True)
+    assert p.repeat_of == "K" and p.start_repeat is None  # Lima held in between: Kyoto does not reach back over it
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)], ids=["in-order", "late-first"])
+def test_the_same_value_from_two_memories_starts_at_the_earlier_whatever_arrives_first(kg: Knotwork, order) -> None:
+    stated = [("2024-03-04", "Note 3."), ("2024-03-24", "Note 23.")]
+    for i in order:
+        at, text = stated[i]
+        kg.add(f"Jeff lives in Kyoto. {text}", valid_at=at, facts=[{**JEFF, "object": "Kyoto", "valid_at": at}])
+    facts = [f for f in kg.entity_facts("Jeff", include_invalid=True) if f.predicate == "lives_in"]
+    assert [(f.object, day(f.valid_at), f.invalid_at) for f in facts] == [("Kyoto", "2024-03-04", None)]
+    assert len(facts[0].sources) == 2
+    assert current(kg, "2024-03-10T00:00:00Z") == ["Kyoto"]

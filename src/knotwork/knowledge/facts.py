@@ -9,6 +9,8 @@ Rules (world time; a missing ``valid_at`` is "since always", a missing
 ``invalid_at`` "still true"):
 
 - same object, overlapping time: a repeat — the stored fact gains a source;
+  stated from an earlier time, with no other value in between, the stored
+  fact starts then (``start_repeat``), so arrival order does not decide it;
 - single-valued predicate (``lives_in``, ``prefers``…), other object,
   overlapping time:
   - the stored fact started no later than the new one: it is retired at the
@@ -47,6 +49,7 @@ class Plan:
     retire: list[Retire] = field(default_factory=list)
     restated: bool = False                  # the replaced object was never stored: store it retired
     end_repeat: datetime | None = None      # the repeated stored fact ends then ("no longer uses Y")
+    start_repeat: datetime | None = None    # the repeated stored fact starts then (stated again from earlier)
 
 
 def _start(t: datetime | None) -> tuple[int, datetime | None]:
@@ -81,6 +84,17 @@ def plan(
             out.repeat_of = f.id
             if valid_at is None and invalid_at is not None and (f.invalid_at is None or f.invalid_at > invalid_at):
                 out.end_repeat = invalid_at
+            elif valid_at is not None and f.valid_at is not None and valid_at < f.valid_at:
+                # Trigger: the same value stated from an earlier time than the stored fact's start (the memory
+                # that says so arrived later). Why: time order, not arrival order. Outcome: the stored fact
+                # starts earlier, unless another value, or another statement of this one, holds in between.
+                between = [
+                    g for g in stored
+                    if g.id != f.id and (g.object_id == object_id or single_valued)
+                    and overlaps(g.valid_at, g.invalid_at, valid_at, f.valid_at)
+                ]
+                if not between:
+                    out.start_repeat = valid_at
             return out
     conflicting = [
         f

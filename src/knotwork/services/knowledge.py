@@ -372,6 +372,8 @@ class KnowledgeService:
         if p.repeat_of:
             self.store.kg_add_fact_source(p.repeat_of, memory.id)
             self.store.kg_raise_confidence(p.repeat_of, f.confidence)  # one more source that says so
+            if p.start_repeat is not None:
+                self.store.kg_restart_fact(p.repeat_of, p.start_repeat)
             if p.end_repeat is None:
                 return set()
             # "no longer uses Y" about a fact still open: it ends at this memory's time

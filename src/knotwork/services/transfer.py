@@ -291,6 +291,8 @@ def _place(store: Any, f: Fact, single_valued: Callable[[str], bool]) -> str:
         for mid in f.sources:
             store.kg_add_fact_source(p.repeat_of, mid)
         store.kg_raise_confidence(p.repeat_of, f.confidence)
+        if p.start_repeat is not None:
+            store.kg_restart_fact(p.repeat_of, p.start_repeat)
         return p.repeat_of
     at = now()
     expired = f.expired_at or (at if p.invalid_at is not None and p.invalid_at <= at else None)

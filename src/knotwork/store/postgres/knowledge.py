@@ -335,6 +335,11 @@ class KnowledgeStore:
                 (invalid_at, expired_at, superseded_by, superseded_by, fact_id),
             )
 
+    def kg_restart_fact(self, fact_id: str, valid_at: datetime) -> None:
+        """The fact holds from ``valid_at`` (an earlier start, stated by another memory)."""
+        with self.transaction():
+            self._run("UPDATE facts SET valid_at = %s WHERE id = %s", (valid_at, fact_id))
+
     def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
         """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
         with self.transaction():

@@ -311,6 +311,11 @@ class KnowledgeStore:
                 (_ts(invalid_at), _ts(expired_at), superseded_by, fact_id),
             )
 
+    def kg_restart_fact(self, fact_id: str, valid_at: datetime) -> None:
+        """The fact holds from ``valid_at`` (an earlier start, stated by another memory)."""
+        with self.transaction():
+            self._run("UPDATE facts SET valid_at = ? WHERE id = ?", (_ts(valid_at), fact_id))
+
     def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
         """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
         with self.transaction():
