@@ -34,7 +34,7 @@ from knotwork.hygiene import instructions as store_rules
 from knotwork.services.enrichment import Enrichment
 from knotwork.services.extraction import ExtractionWorker
 from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
-from knotwork.services.knowledge import KnowledgeService
+from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.stages import StageTimes
 from knotwork.services.writes import WritePath
