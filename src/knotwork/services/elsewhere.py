@@ -3,10 +3,12 @@ entity lookup that finds nothing in the workspace it was asked about, but would 
 reads, names them ("2 matches in workspace 'ledgerly'; pass -w ledgerly").
 
 Every surface (CLI, MCP, REST, the web UI through REST) searches and looks entities up through these
-functions. A graph search that finds nothing while memories of the scope asked about wait to be read into the
-graph names no other workspace: the answer may be there once they are, and the answer says so instead. Where to look is found among the caller's workspaces only: the owner's (the library, a server
+functions. Where to look is found among the caller's workspaces only: the owner's (the library, a server
 without tokens) are every workspace; a scoped caller's (a token, ``serve -w``) are its scope's, each searched
 on its own, so that nothing beyond the scope (not even how it ranks) changes the answer.
+
+A graph search that finds nothing while memories of the scope asked about wait to be read into the graph
+names no other workspace: the answer may be there once they are, and the answer's backlog line says so.
 """
 
 from __future__ import annotations
