@@ -3,7 +3,7 @@
 
 import cytoscape, { Core, ElementDefinition } from "cytoscape";
 import { ApiError, api, choices, query } from "./api";
-import { clear, errorBox, h, preview, select, short } from "./dom";
+import { clear, elsewhereOffer, errorBox, h, preview, select, short } from "./dom";
 
 const PALETTE = ["#3b6ea8", "#c2553a", "#3f8f5b", "#8a5aa8", "#b8892b", "#2f8c8c", "#a8466f", "#6b7a2f", "#5a5a8a", "#8a6a4a"];
 
@@ -127,24 +127,82 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   const info = h("p", { class: "muted", id: "graph-info" });
   const canvas = h("div", { class: "graph", id: "graph" });
   const side = h("aside", { class: "side", id: "entity" }, h("p", { class: "muted" }, "Click an entity to see its facts."));
+  const finder = h("form", { class: "bar", id: "find", autocomplete: "off" },
+    h("input", { type: "search", name: "find", placeholder: "Find entities and facts", value: params.get("find") ?? "", "aria-label": "find" }),
+    h("button", { type: "submit" }, "Find"));
+  const found = h("section", { id: "found" });
   clear(root,
     h("h1", {}, "Knowledge graph"),
+    finder,
     h("div", { class: "filters" }, h("label", {}, "workspace ", picker), h("label", {}, "min confidence ", floor),
       h("label", { class: "slider" }, "as of ", slider, " ", when)),
+    found,
     info,
     h("div", { class: "split" }, canvas, side),
   );
-  const reopen = () => {
-    location.hash = `#/knowledge${query({ workspace: picker.value, min_confidence: floor.value || null })}`;
+  const reopen = (to: { workspace?: string } = {}) => {
+    const find = (finder.elements.namedItem("find") as HTMLInputElement).value.trim();
+    location.hash = `#/knowledge${query({ workspace: to.workspace ?? picker.value, min_confidence: floor.value || null, find: find || null })}`;
   };
-  picker.addEventListener("change", reopen);
-  floor.addEventListener("change", reopen);
+  picker.addEventListener("change", () => reopen());
+  floor.addEventListener("change", () => reopen());
+  finder.addEventListener("submit", (e) => {
+    e.preventDefault();
+    reopen();
+  });
 
   let span: [number, number] | null = null;
   const asOf = (): string | null => {
     if (!span || slider.value === slider.max) return null;
     const t = span[0] + ((span[1] - span[0]) * Number(slider.value)) / Number(slider.max);
     return new Date(t).toISOString();
+  };
+
+  const showEntity = async (ent: { id: string; name: string; type: string | null; summary: string }) => {
+    clear(side, h("h3", {}, ent.name), ent.type ? h("p", { class: "badge" }, ent.type) : null, h("p", {}, ent.summary));
+    try {
+      const got = await api<any>(
+        "GET", `/entities/${encodeURIComponent(ent.id)}/facts${query({
+          workspace, as_of: asOf(), include_invalid: !asOf(), min_confidence: sure || null })}`);
+      const facts: { fact: string; invalid_at: string | null; sources: string[]; extractor: string; confidence: number }[] =
+        Array.isArray(got) ? got : got.facts ?? [];
+      side.append(h("ul", { class: "facts" }, facts.map((f) => h("li", { class: f.invalid_at ? "retired" : "" },
+        f.fact, " ", h("span", { class: "badge stated", title: "who stated it, and how sure it was" },
+          `${f.extractor} ${Math.floor(f.confidence * 100) / 100}`), " ",
+        f.sources.slice(0, 3).map((s) => h("a", { href: `#/memory/${s}`, class: "chip" }, short(s)))))));
+    } catch (err) {
+      side.append(errorBox((err as ApiError).message));
+    }
+  };
+
+  // Entities and facts of the workspace matching what was typed; when none match here but some do in other
+  // workspaces this caller reads, a button per workspace opens the page there with the same words.
+  const find = async (words: string) => {
+    const body = { query: words, workspace: workspace || null, limit: 20 };
+    try {
+      const [nodes, facts] = await Promise.all([
+        api<{ entities: { entity: KnowledgeView["entities"][number] }[]; elsewhere?: Record<string, number> }>("POST", "/search/entities", body),
+        api<{ facts: { fact: { id: string; fact: string; invalid_at: string | null } }[]; elsewhere?: Record<string, number> }>(
+          "POST", "/search/facts", { ...body, min_confidence: sure ? Number(sure) : null }),
+      ]);
+      const go = (w: string) => reopen({ workspace: w });
+      clear(found,
+        h("h3", {}, "Entities"),
+        nodes.entities.length
+          ? h("ul", { class: "facts", id: "found-entities" }, nodes.entities.map(({ entity: e }) => h("li", {},
+            h("button", { type: "button", class: "link", "data-entity": e.id, onclick: () => void showEntity(e) }, e.name),
+            e.type ? ` [${e.type}]` : "")))
+          : h("p", { class: "muted" }, `No entities found for "${words}"${nodes.elsewhere && Object.keys(nodes.elsewhere).length ? " here" : ""}.`),
+        elsewhereOffer(nodes.elsewhere, go, "elsewhere-entities"),
+        h("h3", {}, "Facts"),
+        facts.facts.length
+          ? h("ul", { class: "facts", id: "found-facts" }, facts.facts.map(({ fact: f }) => h("li", { class: f.invalid_at ? "retired" : "" }, f.fact)))
+          : h("p", { class: "muted" }, `No facts found for "${words}"${facts.elsewhere && Object.keys(facts.elsewhere).length ? " here" : ""}.`),
+        elsewhereOffer(facts.elsewhere, go, "elsewhere-facts"),
+      );
+    } catch (err) {
+      clear(found, errorBox((err as ApiError).message));
+    }
   };
 
   const load = async () => {
@@ -161,23 +219,9 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
       for (const f of kg.facts) elements.push({ data: { id: `f${f.id}`, source: f.subject.id, target: f.object.id, label: f.predicate }, classes: f.invalid_at ? "invalid" : "" });
       info.textContent = `${linked.size} entities, ${kg.facts.length} facts true ${asOf() ? "then" : "now"}, ${kg.communities.length} communities${kg.truncated ? " (the largest only)" : ""}.`;
       const cy = draw(canvas, elements, { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 8000, idealEdgeLength: () => 60, numIter: 400 } as any);
-      cy.on("tap", "node", async (evt) => {
+      cy.on("tap", "node", (evt) => {
         const ent = kg.entities.find((e) => e.id === evt.target.id());
-        if (!ent) return;
-        clear(side, h("h3", {}, ent.name), ent.type ? h("p", { class: "badge" }, ent.type) : null, h("p", {}, ent.summary));
-        try {
-          const got = await api<any>(
-            "GET", `/entities/${encodeURIComponent(ent.id)}/facts${query({
-              workspace, as_of: asOf(), include_invalid: !asOf(), min_confidence: sure || null })}`);
-          const facts: { fact: string; invalid_at: string | null; sources: string[]; extractor: string; confidence: number }[] =
-            Array.isArray(got) ? got : got.facts ?? [];
-          side.append(h("ul", { class: "facts" }, facts.map((f) => h("li", { class: f.invalid_at ? "retired" : "" },
-            f.fact, " ", h("span", { class: "badge stated", title: "who stated it, and how sure it was" },
-              `${f.extractor} ${Math.floor(f.confidence * 100) / 100}`), " ",
-            f.sources.slice(0, 3).map((s) => h("a", { href: `#/memory/${s}`, class: "chip" }, short(s)))))));
-        } catch (err) {
-          side.append(errorBox((err as ApiError).message));
-        }
+        if (ent) void showEntity(ent);
       });
     } catch (err) {
       clear(canvas, errorBox((err as ApiError).message));
@@ -188,5 +232,6 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
     window.clearTimeout(timer);
     timer = window.setTimeout(load, 200);
   });
-  await load();
+  const words = (params.get("find") ?? "").trim();
+  await Promise.all([load(), words ? find(words) : Promise.resolve()]);
 }

@@ -1,7 +1,7 @@
 // Search (POST /search) and the paged list (GET /memories): compact rows with score and age that expand.
 
 import { ApiError, Choices, Memory, api, choices, query, tagKeys } from "./api";
-import { age, clear, errorBox, h, preview, select, short } from "./dom";
+import { age, clear, elsewhereOffer, errorBox, h, preview, select, short } from "./dom";
 
 interface Hit {
   score: number;
@@ -140,16 +140,10 @@ export async function searchView(root: HTMLElement): Promise<void> {
       h("ul", { class: "hits" }, state.hits.map((x) => row(x.memory, x.score, x.explain))),
     );
   };
-  // None here, some in other workspaces this caller reads: one button each searches there.
-  const elsewhere = () => {
-    const where = Object.entries(state.elsewhere).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-    if (!where.length) return null;
-    return h("p", { id: "elsewhere" }, "Found in other workspaces: ",
-      ...where.map(([w, n]) => h("button", { type: "button", class: "link", "data-workspace": w, onclick: () => {
-        form.querySelector<HTMLSelectElement>("select[name=workspace]")!.value = w;
-        form.requestSubmit();
-      } }, `${n} match${n === 1 ? "" : "es"} in ${w}`)));
-  };
+  const elsewhere = () => elsewhereOffer(state.elsewhere, (w) => {
+    form.querySelector<HTMLSelectElement>("select[name=workspace]")!.value = w;
+    form.requestSubmit();
+  });
   show();
   form.addEventListener("submit", async (e) => {
     e.preventDefault();

@@ -51,7 +51,8 @@ min_confidence_option = click.option(
 @with_store
 def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, center: str | None, limit: int) -> str:
     """Find entities of the knowledge graph matching QUERY."""
-    return _answer(mem, "search_nodes", mem.search_nodes(query, center, limit, workspace=_workspace(settings, workspace)), fmt)
+    hits = elsewhere.search_nodes(mem, query, center, limit, workspace=_workspace(settings, workspace))
+    return _answer(mem, "search_nodes", hits, fmt)
 
 
 @cli.command("facts")
@@ -65,8 +66,8 @@ def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @with_store
 def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find facts matching QUERY (true now unless --as-of or --include-invalid)."""
-    hits = mem.search_facts(
-        query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace),
+    hits = elsewhere.search_facts(
+        mem, query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace),
         min_confidence=opts["min_confidence"],
     )
     return _answer(mem, "search_facts", hits, fmt)

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from knotwork.service import Knotwork
+from knotwork.services import elsewhere
 
 Format = Literal["compact", "json"]
 Workspace = str | None  # omitted: the server's default workspace
@@ -38,7 +39,7 @@ def register(
         format: Format = "compact",
     ) -> str:
         """Find entities (people, libraries, files, places…) in the knowledge graph, with their summaries."""
-        return respond("search_nodes", mem.search_nodes(query, center, limit, workspace=ws(workspace)), format)
+        return respond("search_nodes", elsewhere.search_nodes(mem, query, center, limit, workspace=ws(workspace)), format)
 
     @tool(read)
     def search_facts(
@@ -52,8 +53,8 @@ def register(
         format: Format = "compact",
     ) -> str:
         """Find facts (subject --predicate--> object) that are true now, or at as_of; retired ones on request."""
-        hits = mem.search_facts(
-            query, center, limit, as_of, include_invalid, workspace=ws(workspace), min_confidence=min_confidence
+        hits = elsewhere.search_facts(
+            mem, query, center, limit, as_of, include_invalid, workspace=ws(workspace), min_confidence=min_confidence
         )
         return respond("search_facts", hits, format)
 

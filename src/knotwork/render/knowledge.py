@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from knotwork.domain.temporal import to_text
-from knotwork.render.core import register_all
+from knotwork.errors import elsewhere_text
+from knotwork.render.core import View, register_all
 from knotwork.knowledge.models import (
     ClearReport, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
@@ -64,10 +65,19 @@ def _header(count: int, one: str, many: str, query: str | None) -> str:
     return f"Found {count} {one if count == 1 else many}{about}:"
 
 
-def nodes(hits: list[NodeHit]) -> str:
+def _none_found(hits: list, what: str, view: View) -> str:
+    """``No entities found for "q".``, or, when other workspaces the caller reads would answer,
+    ``No entities found for "q" here; 1 match in workspace 'shop'; pass -w shop.``"""
+    query = getattr(hits, "query", None)
+    text = f'No {what} found for "{query}"' if query else f"No {what} found"
+    where = getattr(hits, "elsewhere", None)
+    return f"{text} here; {elsewhere_text(where, view.workspace_arg)}." if where else f"{text}."
+
+
+def nodes(hits: list[NodeHit], view: View) -> str:
     query = getattr(hits, "query", None)
     if not hits:
-        return f'No entities found for "{query}".' if query else "No entities found."
+        return _none_found(hits, "entities", view)
     lines = [_header(len(hits), "entity", "entities", query)]
     for i, h in enumerate(hits, 1):
         near = f" ({h.distance} hops)" if h.distance else ""
@@ -76,10 +86,10 @@ def nodes(hits: list[NodeHit]) -> str:
     return "\n".join(lines)
 
 
-def facts_found(hits: list[FactHit]) -> str:
+def facts_found(hits: list[FactHit], view: View) -> str:
     query = getattr(hits, "query", None)
     if not hits:
-        return f'No facts found for "{query}".' if query else "No facts found."
+        return _none_found(hits, "facts", view)
     lines = [_header(len(hits), "fact", "facts", query)]
     lines += [f"{i}. {fact_line(h.fact)}" for i, h in enumerate(hits, 1)]
     return "\n".join(lines)
@@ -163,11 +173,18 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
 }
 
 
+def _searched(key: str, result: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"query": getattr(result, "query", None), key: [h.to_dict() for h in result]}
+    if getattr(result, "elsewhere", None):  # none here: where the same search finds some
+        out["elsewhere"] = dict(result.elsewhere)
+    return out
+
+
 def to_jsonable(operation: str, result: Any) -> Any:
     if operation == "search_nodes":
-        return {"query": getattr(result, "query", None), "entities": [h.to_dict() for h in result]}
+        return _searched("entities", result)
     if operation == "search_facts":
-        return {"query": getattr(result, "query", None), "facts": [h.to_dict() for h in result]}
+        return _searched("facts", result)
     if operation == "facts":
         return {"facts": [f.to_dict() for f in result]}
     if operation == "episodes":

@@ -1,11 +1,14 @@
-"""Misses that say where to look: a memory search or an entity lookup that finds nothing in the workspace it
-was asked about, but would in other workspaces its caller reads, names them ("2 matches in workspace
-'ledgerly'; pass -w ledgerly").
+"""Misses that say where to look: a memory search, an entity or fact search of the knowledge graph, or an
+entity lookup that finds nothing in the workspace it was asked about, but would in other workspaces its caller
+reads, names them ("2 matches in workspace 'ledgerly'; pass -w ledgerly").
 
 Every surface (CLI, MCP, REST, the web UI through REST) searches and looks entities up through these
 functions. Where to look is found among the caller's workspaces only: the owner's (the library, a server
 without tokens) are every workspace; a scoped caller's (a token, ``serve -w``) are its scope's, each searched
 on its own, so that nothing beyond the scope (not even how it ranks) changes the answer.
+
+A graph search that finds nothing while memories of the scope asked about wait to be read into the graph
+names no other workspace: the answer may be there once they are, and the answer's backlog line says so.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, Hits
 from knotwork.errors import NotFound
+from knotwork.knowledge.models import Found
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
@@ -58,6 +62,57 @@ def memories(owner: Knotwork, query: str, workspace: str | None, readable: froze
     return counts
 
 
+def search_nodes(mem: Any, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Found:
+    """``mem.search_nodes(...)``; when it finds nothing, where the same search would (``Found.elsewhere``)."""
+    hits = mem.search_nodes(query, center, limit, workspace=workspace)
+    return _graph_miss(mem, "search_nodes", hits, workspace, center, {"limit": limit})
+
+
+def search_facts(
+    mem: Any, query: str, center: str | None = None, limit: int = 10, as_of: Any = None, include_invalid: bool = False,
+    *, workspace: str | None = None, min_confidence: float | None = None,
+) -> Found:
+    """``mem.search_facts(...)``; when it finds nothing, where the same search would (``Found.elsewhere``)."""
+    hits = mem.search_facts(query, center, limit, as_of, include_invalid, workspace=workspace, min_confidence=min_confidence)
+    options = {"limit": limit, "as_of": as_of, "include_invalid": include_invalid, "min_confidence": min_confidence}
+    return _graph_miss(mem, "search_facts", hits, workspace, center, options)
+
+
+def _graph_miss(mem: Any, operation: str, hits: Found, workspace: str | None, center: str | None,
+                options: dict[str, Any]) -> Found:
+    query = getattr(hits, "query", "")
+    if hits or workspace == ALL_WORKSPACES or center:
+        return Found(list(hits), query)
+    owner, readable = _caller(mem)
+    here = rules.workspace(workspace)
+    # Trigger: memories of the scope asked about wait to be read into the graph. Why: the search may find them
+    # once they are; pointing elsewhere would send the caller away from the answer. Outcome: no workspace is
+    # named; the adapters' backlog line says the answer is without those memories.
+    if owner.graph_backlog({here or "", ""}):
+        return Found(list(hits), query)
+    return Found(list(hits), query, graph_matches(owner, operation, query, here, readable, options))
+
+
+def graph_matches(owner: Knotwork, operation: str, query: str, workspace: str | None, readable: frozenset[str] | None,
+                  options: dict[str, Any]) -> dict[str, int]:
+    """Workspace -> results ``operation`` (search_nodes or search_facts) would give there, for the workspaces
+    ``readable`` names (None: every one) but ``workspace``. Each workspace is searched on its own: a search of
+    every workspace at once keeps one entity of a name, which would hide the others' matches."""
+    names = readable if readable is not None else frozenset(owner.store.count_memories_by("workspace"))
+    search = getattr(owner, operation)
+    counts: dict[str, int] = {}
+    for w in sorted(n for n in names if n and n != workspace)[:MOST_WORKSPACES]:
+        found = sum(1 for hit in search(query, workspace=w, **options) if _workspace_of(hit) == w)
+        if found:
+            counts[w] = found
+    return counts
+
+
+def _workspace_of(hit: Any) -> str | None:
+    record = getattr(hit, "entity", None) or getattr(hit, "fact", None)
+    return getattr(record, "workspace", None)
+
+
 def entity_missed(mem: Any, exc: NotFound, ref: str, workspace: str | None) -> NotFound:
     """``exc`` (an entity lookup by name that found nothing), saying in which of the caller's other workspaces
     an entity of that name is."""
@@ -70,6 +125,16 @@ def entity_missed(mem: Any, exc: NotFound, ref: str, workspace: str | None) -> N
         if w != here and (readable is None or w in readable)
     }
     return NotFound("entity", ref, by=exc.by, elsewhere=where) if where else exc
+
+
+def entity_facts(mem: Any, ref: str, *, workspace: str | None = None, **options: Any) -> Any:
+    """``mem.entity_facts(...)``; when no entity answers the name, where one would."""
+    try:
+        return mem.entity_facts(ref, workspace=workspace, **options)
+    except NotFound as exc:
+        if workspace == ALL_WORKSPACES:
+            raise
+        raise entity_missed(mem, exc, ref, workspace) from None
 
 
 def entity(mem: Any, ref: str, *, workspace: str | None = None) -> Any:

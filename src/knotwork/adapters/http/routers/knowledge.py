@@ -52,13 +52,14 @@ class Drain(Strict):
 
 @router.post("/search/entities", summary="Entities matching a query (names, aliases, summaries), best first")
 def search_nodes(body: NodeSearch, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
-    hits = mem.search_nodes(body.query, body.center, body.limit, workspace=default_workspace(request, body.workspace))
+    hits = elsewhere.search_nodes(mem, body.query, body.center, body.limit, workspace=default_workspace(request, body.workspace))
     return reply("search_nodes", hits, format)
 
 
 @router.post("/search/facts", summary="Facts matching a query, true now (or at as_of) unless include_invalid")
 def search_facts(body: FactSearch, request: Request, mem: Mem, reply: Reply, format: Format = "json") -> Response:
-    hits = mem.search_facts(
+    hits = elsewhere.search_facts(
+        mem,
         body.query,
         body.center,
         body.limit,
@@ -103,8 +104,8 @@ def entity_facts(
     min_confidence: Annotated[float | None, Query(description=MIN_CONFIDENCE, **ranged(0, 1))] = None,
     format: Format = "json",
 ) -> Response:
-    fs = mem.entity_facts(
-        ref, workspace=default_workspace(request, workspace), as_of=as_of, include_invalid=include_invalid,
+    fs = elsewhere.entity_facts(
+        mem, ref, workspace=default_workspace(request, workspace), as_of=as_of, include_invalid=include_invalid,
         min_confidence=min_confidence,
     )
     return reply("facts", fs, format)
