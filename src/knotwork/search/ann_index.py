@@ -26,6 +26,7 @@ import numpy as np
 
 _M = 16
 _EF_CONSTRUCTION = 128
+EF_SEARCH = 256  # the least candidate list a query explores (more when it asks for more)
 
 
 class AnnIndex:
@@ -90,7 +91,7 @@ class AnnIndex:
         take = min(take, self._graph.get_current_count())
         if not take:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        self._graph.set_ef(max(take, 64))
+        self._graph.set_ef(max(take, EF_SEARCH))
         labels, distances = self._graph.knn_query(query, k=take)
         return labels[0].astype(np.int64), 1.0 - distances[0]
 

@@ -255,7 +255,8 @@ class VectorIndex:
         ann = self._ensure_ann()
         allowed = np.zeros(len(self._parts), dtype=bool)
         allowed[list(codes)] = True
-        take = k * 8
+        scope_rows = sum(len(self._parts[c].rows) for c in codes)
+        take = k * 8 * -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10x
         while True:
             seqs, sims = ann.search(query, take)
             out: dict[str, float] = {}
