@@ -109,3 +109,18 @@ def test_below_the_threshold_search_is_the_exact_scan(db_path: Path) -> None:
     with open_ann(db_path, min_rows=1) as mem:
         mem.search("text 3", limit=5)
         assert mem.index._ann is not None
+
+
+def test_a_stale_graph_is_caught_up_with_writes_made_while_nobody_held_it(db_path: Path) -> None:
+    rng = random.Random(12)
+    with open_ann(db_path) as mem:
+        ids = fill(mem, 150, rng)
+        mem.index.search(RandomEmbedder().embed_query("x"), 5, None)
+    with open_ann(db_path, min_rows=0) as writer:  # written while the graph file lay unused
+        writer.delete(ids[0])
+        later = [m.id for m in writer.add_many([{"content": f"later {i}", "workspace": "a"} for i in range(30)])]
+    with open_ann(db_path) as mem:
+        assert_exact(mem.index, db_path, rng)
+        assert mem.index._ann.loaded_from_file
+        assert mem.index.search(RandomEmbedder().embed_query("later 7"), 1, "a")[0].memory_id == later[7]
+        assert ids[0] not in [h.memory_id for h in mem.index.search(RandomEmbedder().embed_query(chunky(0)), 200, None)]

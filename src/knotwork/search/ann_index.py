@@ -63,7 +63,13 @@ class AnnIndex:
         except (OSError, ValueError, KeyError, RuntimeError, TypeError):
             return False
         graph.set_num_threads(1)
-        self._graph, self.mark, self.saved_count = graph, int(meta["mark"]), int(meta["count"])
+        # The mark is what the graph holds, not what the note beside it says: two processes saving at once
+        # may leave one's graph beside the other's note.
+        labels = graph.get_ids_list()
+        mark = max(labels) if labels else 0
+        if mark > store_mark:
+            return False
+        self._graph, self.mark, self.saved_count = graph, int(mark), int(meta["count"])
         self.loaded_from_file = True
         return True
 
@@ -104,7 +110,8 @@ class AnnIndex:
         self._graph.save_index(str(tmp))
         meta_tmp = tmp.with_name(tmp.name + ".json")
         meta_tmp.write_text(json.dumps({"model": self.model, "dim": self.dim, "mark": self.mark, "count": count}))
-        # meta first would let a reader pair new meta with an old graph: the count check above catches either order
+        # a reader may pair this graph with another process's note: load() checks the count and reads the mark
+        # from the graph itself
         os.replace(tmp, self.path)
         os.replace(meta_tmp, self._meta_path())
         self.saved_count = count
