@@ -45,6 +45,12 @@ class Settings(BaseSettings):
         "products knotwork runs are small, and idle OpenBLAS threads spin: with two, each search burned ~25 ms "
         "more CPU on another core, slowing the search itself.",
     )
+    vector_ann_min_rows: int = Field(
+        default=0,
+        ge=0,
+        description="SQLite: from this many vectors in the searched scope on, vector search asks an HNSW graph kept in "
+        "a file beside the database (<db>.hnsw) before the exact scan; 0 (default): always the exact scan.",
+    )
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
     url: str | None = Field(
         default=None,

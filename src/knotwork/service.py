@@ -71,7 +71,17 @@ class Knotwork:
         if self.settings.blas_threads:
             limit_blas_threads(self.settings.blas_threads)
         self.embedder = embedder
-        self.index = VectorIndex(store, embedder.dim) if embedder else None
+        self.index = (
+            VectorIndex(
+                store,
+                embedder.dim,
+                ann_path=store.ann_file(),
+                ann_min_rows=self.settings.vector_ann_min_rows,
+                model=embedder.model_id,
+            )
+            if embedder
+            else None
+        )
         self.lexical = LexicalIndex(store)  # BM25 in memory, kept in step through the store's change log of texts
         self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None, self.lexical)
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
@@ -100,6 +110,8 @@ class Knotwork:
             self.enrichment.close()
         finally:
             self._pipeline.close()
+            if self.index is not None:
+                self.index.save_ann()
             self.store.close()
 
     def __enter__(self) -> Knotwork:

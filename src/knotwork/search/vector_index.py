@@ -29,6 +29,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from knotwork.domain.models import ALL_WORKSPACES
+from knotwork.search.ann_index import AnnIndex
 
 # One query is one matrix-vector product: BLAS threads only contend for the
 # cores. On 2 busy cores a 62k x 384 product took 39 ms with OpenBLAS's
@@ -81,9 +82,14 @@ class _Partition:
 class VectorIndex:
     """Chunk vectors of every memory, kept in step with the store."""
 
-    def __init__(self, store, dim: int) -> None:
+    def __init__(self, store, dim: int, *, ann_path: str | None = None, ann_min_rows: int = 0, model: str = "") -> None:
         self.store = store
         self.dim = dim
+        # Above ``ann_min_rows`` rows in the scanned partitions, search asks an HNSW graph first (0: never).
+        self.ann_min_rows = ann_min_rows
+        self._ann_path = ann_path
+        self._model = model
+        self._ann: AnnIndex | None = None
         self._lock = threading.RLock()
         self._parts: list[_Partition] = [_Partition(dim)]  # by scope code; 0 is the global scope
         self._slots = np.zeros(0, dtype=np.int64)  # where each row sits in its partition's matrix
@@ -203,7 +209,12 @@ class VectorIndex:
                 codes: Sequence[int] = range(len(self._parts))
             else:  # a workspace sees itself and the global scope (code 0)
                 codes = sorted({0, self._ws_code_of.get(workspace or "", 0)})
-            rows, sims = self._scan(codes, query.astype(np.float32, copy=False))
+            query = query.astype(np.float32, copy=False)
+            if self.ann_min_rows and sum(len(self._parts[c].rows) for c in codes) >= self.ann_min_rows:
+                found = self._ann_search(codes, query, k)
+                if found is not None:
+                    return found
+            rows, sims = self._scan(codes, query)
             sims = np.where(self._alive[rows], sims, -np.inf)
             # Over-fetch chunks, then keep each memory's best chunk; fetch more
             # when the best chunks belonged to too few memories.
@@ -214,6 +225,57 @@ class VectorIndex:
                     break
                 take *= 4
             return [VectorHit(m, s) for m, s in out.items()]
+
+    def _ensure_ann(self) -> AnnIndex:
+        """The HNSW graph, loaded or rebuilt, holding every live row (called with the lock held, after a sync)."""
+        if self._ann is None:
+            ann = AnnIndex(self._ann_path, self.dim, self._model)
+            if not ann.load(self._vector_mark):
+                ann.reset(len(self._seqs))
+            self._ann = ann
+        ann = self._ann
+        fresh = np.flatnonzero((self._seqs > ann.mark) & self._alive)
+        if len(fresh):
+            block = np.stack([self._vector(int(r)) for r in fresh]) if len(fresh) < 64 else self._vectors_at(fresh)
+            ann.add(block, self._seqs[fresh])
+            if len(ann) - ann.saved_count >= max(1000, ann.saved_count // 10):
+                ann.save()
+        return ann
+
+    def _vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        codes = self._ws_codes[rows]
+        for code in np.unique(codes).tolist():
+            mine = codes == code
+            out[mine] = self._parts[code].matrix[self._slots[rows[mine]]]
+        return out
+
+    def _ann_search(self, codes: Sequence[int], query: np.ndarray, k: int) -> list[VectorHit] | None:
+        """The ``k`` best memories of partitions ``codes`` by the HNSW graph; None when over-fetching found too few."""
+        ann = self._ensure_ann()
+        allowed = np.zeros(len(self._parts), dtype=bool)
+        allowed[list(codes)] = True
+        scope_rows = sum(len(self._parts[c].rows) for c in codes)
+        take = k * 8 * -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10x
+        while True:
+            seqs, sims = ann.search(query, take)
+            out: dict[str, float] = {}
+            for seq, sim in zip(seqs.tolist(), sims.tolist()):
+                row = self._row_of_seq.get(seq)  # deleted vectors have left this map
+                if row is None or not allowed[self._ws_codes[row]]:
+                    continue
+                out.setdefault(self._memory_ids[row], float(sim))
+                if len(out) >= k:
+                    return [VectorHit(m, s) for m, s in out.items()]
+            if take >= len(ann) or take >= 4096:
+                return None  # a small scope among many rows: the exact scan of its partitions answers
+            take *= 4
+
+    def save_ann(self) -> None:
+        """Write the HNSW graph to its file, when there is one and it holds rows the file lacks."""
+        with self._lock:
+            if self._ann is not None and len(self._ann) != self._ann.saved_count:
+                self._ann.save()
 
     def _best_memories(self, rows: np.ndarray, sims: np.ndarray, take: int, k: int) -> tuple[dict[str, float], bool]:
         """Up to ``k`` memories among the ``take`` best entries of ``sims`` (and whether a masked entry was reached)."""

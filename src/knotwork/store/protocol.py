@@ -205,6 +205,10 @@ class Store(Protocol):
         """(memory id, BM25 score; higher is better) for memories matching any term."""
         ...
 
+    def ann_file(self) -> str | None:
+        """Where the process's vector index may keep its approximate (HNSW) graph; None: nowhere."""
+        ...
+
     def vector_candidates(
         self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
     ) -> list[tuple[str, float]]:

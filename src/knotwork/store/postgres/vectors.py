@@ -161,6 +161,10 @@ class VectorStore:
                 [memory_id, memory_id, *(v for chunk, a in enumerate(arrays) for v in (memory_id, chunk, a))],
             )
 
+    def ann_file(self) -> str | None:
+        """None: pgvector's own HNSW answers k-NN, the process's vector index keeps no graph file."""
+        return None
+
     def vector_marks(self) -> tuple[int, int]:
         row = self._run(
             "SELECT (SELECT coalesce(max(seq), 0) FROM memory_vectors), (SELECT coalesce(max(seq), 0) FROM vector_tombstones)"

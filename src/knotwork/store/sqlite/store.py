@@ -674,6 +674,10 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
             for chunk, blob in enumerate(vectors):
                 self._run("INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, blob))
 
+    def ann_file(self) -> str | None:
+        """Where the vector index keeps its HNSW graph: beside the database file (none in memory)."""
+        return None if self.location == ":memory:" else str(Path(self.location).expanduser()) + ".hnsw"
+
     def vector_marks(self) -> tuple[int, int]:
         """(newest vector seq, newest tombstone seq): cheap change detection for in-memory indexes."""
         with self._reads:

@@ -1,0 +1,112 @@
+"""Approximate (HNSW) against exact vector search on a real SQLite file: recall@10 and latency by size.
+
+Fills a SQLite store with ``--sizes`` memories of synthetic clustered 384-d
+vectors (bench/backends.py's ``Vectors``: 2000 centroids, good for speed, not
+for quality), spread over ten workspaces, then asks the same queries of the
+exact scan (``vector_ann_min_rows = 0``) and of the HNSW graph (forced on),
+over the whole store and within one workspace (a tenth of the rows). Reports
+recall@10 of the graph against the exact top 10, p50/p95 of each, the
+graph's build time and its reload time from the file.
+
+    flock /tmp/knotwork-bench.lock .venv/bin/python bench/ann.py --sizes 10000 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from backends import DIM, Vectors  # noqa: E402
+
+from knotwork import ALL_WORKSPACES, Settings  # noqa: E402
+from knotwork.app import open_store  # noqa: E402
+from knotwork.search.ann_index import AnnIndex  # noqa: E402
+from knotwork.search.vector_index import VectorIndex  # noqa: E402
+from knotwork.service import Knotwork  # noqa: E402
+
+
+def fill(path: Path, n: int, vectors: Vectors, batch: int = 5000) -> None:
+    mem = Knotwork(open_store(str(path), Settings(synchronous="normal")), Settings(), embedder=None)
+    try:
+        for i in range(0, n, batch):
+            drafts = [mem._draft(content=f"memory {j}", workspace=f"w{j % 10}") for j in range(i, min(n, i + batch))]
+            vs = vectors.memories(len(drafts))
+            with mem.store.transaction():
+                for m, v in zip(mem.store.insert_memories(drafts), vs):
+                    mem.store.put_vectors(m.id, [v.tobytes()])
+    finally:
+        mem.close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def run(size: int, queries: int, k: int) -> dict[str, object]:
+    vectors = Vectors()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ann.db"
+        t = time.perf_counter()
+        fill(path, size, vectors)
+        fill_s = time.perf_counter() - t
+        store = open_store(str(path), Settings())
+        index = VectorIndex(store, DIM, ann_path=store.ann_file(), ann_min_rows=1, model="bench")
+        index.sync()
+        t = time.perf_counter()
+        index._ensure_ann()
+        build_s = time.perf_counter() - t
+        index.save_ann()
+        t = time.perf_counter()
+        assert AnnIndex(store.ann_file(), DIM, "bench").load(store.vector_marks()[0])  # the file is read back whole
+        reload_s = time.perf_counter() - t
+        qs = [vectors.query(f"query {i}") for i in range(queries)]
+        out: dict[str, object] = {"size": size, "fill_s": fill_s, "build_s": build_s, "reload_s": reload_s}
+        for scope, ws in (("all", ALL_WORKSPACES), ("one workspace", "w3")):
+            times: dict[str, list[float]] = {"exact": [], "ann": []}
+            recalls = []
+            for q in qs:
+                got = {}
+                for name, min_rows in (("exact", 0), ("ann", 1)):
+                    index.ann_min_rows = min_rows
+                    t = time.perf_counter()
+                    got[name] = [h.memory_id for h in index.search(q, k, ws)]
+                    times[name].append((time.perf_counter() - t) * 1000)
+                recalls.append(len(set(got["exact"]) & set(got["ann"])) / k)
+            out[scope] = {
+                "recall": float(np.mean(recalls)),
+                **{f"{n}_p{p}": percentile(v, p) for n, v in times.items() for p in (50, 95)},
+            }
+        store.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("-k", type=int, default=10)
+    args = parser.parse_args()
+    print(f"load before: {os.getloadavg()}", flush=True)
+    print("| vectors | scope | recall@10 | exact p50 / p95 ms | HNSW p50 / p95 ms | graph build s | reload s |")
+    print("|---|---|---|---|---|---|---|")
+    for size in args.sizes:
+        r = run(size, args.queries, args.k)
+        for scope in ("all", "one workspace"):
+            s = r[scope]
+            print(
+                f"| {size:,} | {scope} | {s['recall']:.3f} | {s['exact_p50']:.2f} / {s['exact_p95']:.2f} |"
+                f" {s['ann_p50']:.2f} / {s['ann_p95']:.2f} | {r['build_s']:.1f} | {r['reload_s']:.1f} |",
+                flush=True,
+            )
+    print(f"load after: {os.getloadavg()}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
