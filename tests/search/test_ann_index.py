@@ -7,6 +7,8 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
@@ -124,3 +126,17 @@ def test_a_stale_graph_is_caught_up_with_writes_made_while_nobody_held_it(db_pat
         assert mem.index._ann.loaded_from_file
         assert mem.index.search(RandomEmbedder().embed_query("later 7"), 1, "a")[0].memory_id == later[7]
         assert ids[0] not in [h.memory_id for h in mem.index.search(RandomEmbedder().embed_query(chunky(0)), 200, None)]
+
+
+def test_asking_for_the_graph_without_hnswlib_installed_is_refused_by_name(tmp_path, monkeypatch) -> None:
+    import importlib.util
+
+    from knotwork.errors import InvalidInput
+    from knotwork.search.vector_index import VectorIndex
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "hnswlib" else found(name, *a))
+    with pytest.raises(InvalidInput, match="knotwork\\[ann\\]") as caught:
+        VectorIndex(None, 8, ann_path=str(tmp_path / "k.db.hnsw"), ann_min_rows=1000)
+    assert caught.value.field == "vector_ann_min_rows"
+    VectorIndex(None, 8, ann_path=str(tmp_path / "k.db.hnsw"), ann_min_rows=0)  # off: hnswlib is not needed

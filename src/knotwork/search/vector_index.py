@@ -20,16 +20,21 @@ where each row's vector lives.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.search.ann_index import AnnIndex
+from knotwork.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from knotwork.search.ann_index import AnnIndex
 
 # One query is one matrix-vector product: BLAS threads only contend for the
 # cores. On 2 busy cores a 62k x 384 product took 39 ms with OpenBLAS's
@@ -87,6 +92,8 @@ class VectorIndex:
         self.dim = dim
         # Above ``ann_min_rows`` rows in the scanned partitions, search asks an HNSW graph first (0: never).
         self.ann_min_rows = ann_min_rows
+        if ann_min_rows and ann_path and importlib.util.find_spec("hnswlib") is None:
+            raise InvalidInput("vector_ann_min_rows", "needs hnswlib, which is not installed: pip install 'knotwork[ann]'")
         self._ann_path = ann_path
         self._model = model
         self._ann: AnnIndex | None = None
@@ -229,6 +236,8 @@ class VectorIndex:
     def _ensure_ann(self) -> AnnIndex:
         """The HNSW graph, loaded or rebuilt, holding every live row (called with the lock held, after a sync)."""
         if self._ann is None:
+            from knotwork.search.ann_index import AnnIndex  # hnswlib: the `ann` extra, loaded only when asked for
+
             ann = AnnIndex(self._ann_path, self.dim, self._model)
             if not ann.load(self._vector_mark):
                 ann.reset(len(self._seqs))
