@@ -75,7 +75,7 @@ class EnrichStore:
 
     def enrich_owners(self) -> list[str]:
         """Every worker that holds a claim now."""
-        with self._lock:
+        with self._reads:
             return [r[0] for r in self._run("SELECT DISTINCT claimed_by FROM enrich_queue WHERE claimed_by IS NOT NULL")]
 
     def enrich_release_owner(self, owner: str) -> int:
@@ -93,7 +93,7 @@ class EnrichStore:
             names = sorted(within)
             where = f" WHERE memory_id IN (SELECT id FROM memories WHERE workspace IN ({', '.join('?' * len(names)) or 'NULL'}))"
             params = names
-        with self._lock:
+        with self._reads:
             row = self._run(
                 "SELECT coalesce(sum(claimed_by IS NULL AND attempts < ?), 0), coalesce(sum(claimed_by IS NOT NULL), 0),"
                 f" coalesce(sum(claimed_by IS NULL AND attempts >= ?), 0) FROM enrich_queue{where}",
@@ -103,7 +103,7 @@ class EnrichStore:
 
     def enrich_failed(self, limit: int = 20) -> list[tuple[str, int, str | None]]:
         """(memory id, attempts, last error) of items that are not being tried again, oldest first."""
-        with self._lock:
+        with self._reads:
             return [tuple(r) for r in self._run(
                 "SELECT memory_id, attempts, last_error FROM enrich_queue WHERE claimed_by IS NULL AND last_error IS NOT NULL"
                 " ORDER BY seq LIMIT ?", (limit,),
@@ -111,7 +111,7 @@ class EnrichStore:
 
     def enrich_items(self) -> list[EnrichItem]:
         """Every queued item, oldest first (``migrate`` carries them over)."""
-        with self._lock:
+        with self._reads:
             rows = self._run("SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue ORDER BY seq").fetchall()
         return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
 

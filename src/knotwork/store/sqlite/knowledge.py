@@ -138,7 +138,7 @@ class KnowledgeStore:
 
     def kg_entity_ids(self) -> list[str]:
         """Every entity id, in id order (time of creation)."""
-        with self._lock:
+        with self._reads:
             return [r[0] for r in self._run("SELECT id FROM entities ORDER BY id").fetchall()]
 
     def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
@@ -339,7 +339,7 @@ class KnowledgeStore:
 
     def kg_fact_ids(self) -> list[str]:
         """Every fact id, in id order (time of creation)."""
-        with self._lock:
+        with self._reads:
             return [r[0] for r in self._run("SELECT id FROM facts ORDER BY id").fetchall()]
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
