@@ -237,6 +237,56 @@ def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candi
     return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
 
 
+def thread_score(
+    cands: Sequence[Candidate], threads: Mapping[str, str], weight: float = 0.3, members: int = 1
+) -> list[Candidate]:
+    """Score each thread, then its turns: ``(1-w)·score + w·thread score``.
+
+    ``threads`` gives each candidate's thread (its ``metadata.thread``: the
+    conversation it belongs to). A thread's score is the mean of its ``members``
+    best candidates' scores (a thread with fewer counts 0 for the missing): the
+    search often finds the right conversation through one turn that says the
+    question's words and misses the turn that answers it, which this brings up
+    beside it. A candidate with no thread keeps its score.
+    """
+    best: dict[str, list[float]] = {}
+    for c in cands:  # best first: each thread's list is in falling order
+        if (key := threads.get(c.id)) is not None:
+            best.setdefault(key, []).append(c.score)
+    value = {key: sum(scores[:members]) / members for key, scores in best.items()}
+    return _sorted([
+        c.rescored("thread_score", (1 - weight) * c.score + weight * value[key] if (key := threads.get(c.id)) is not None else c.score)
+        for c in cands
+    ])
+
+
+def thread_neighbours(
+    cands: Sequence[Candidate], neighbours: Mapping[str, Sequence[str]], weight: float = 0.3, expand: bool = False
+) -> list[Candidate]:
+    """A turn scored with the turns around it: ``score + w·max(neighbour scores)``.
+
+    ``neighbours`` gives, for a candidate, the memories just before and just
+    after it in its thread (or in time, when it names none). A question and its
+    answer sit side by side: the user turn that holds the fact and the reply
+    that repeats the question's words lift each other. With ``expand``, a
+    neighbour that is not a candidate joins with ``w·`` the best score of the
+    candidates beside it (a turn that shares no word with the query, next to
+    one that does). A candidate with no neighbour among the candidates keeps
+    its score.
+    """
+    score = {c.id: c.score for c in cands}
+    beside: dict[str, float] = {}
+    for cid, around in neighbours.items():
+        if cid not in score:
+            continue
+        for n in around:
+            beside[n] = max(beside.get(n, 0.0), score[cid])
+    out = [c.rescored("thread_neighbours", c.score + weight * beside.get(c.id, 0.0)) for c in cands]
+    if expand:
+        out += [Candidate(n, weight * s, {"thread_neighbours": weight * s}) for n, s in beside.items() if n not in score]
+    return _sorted(out)
+
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -249,4 +299,6 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "time_window": time_window,
     "restated": restated,
     "named_first": named_first,
+    "thread_score": thread_score,
+    "thread_neighbours": thread_neighbours,
 }
