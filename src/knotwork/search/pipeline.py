@@ -158,11 +158,11 @@ class Pipeline:
         }
         return gather[step.name]() if step.name in gather else {}
 
-    def _neighbours(self, q: Query, ids: list[str]) -> dict[str, list[str]]:
-        """The memories just before and after each of ``ids`` in its thread, those the query's filter lets through."""
-        around = {mid: near for mid, (_, near) in self.store.thread_neighbours(ids).items()}
-        allowed = self.store.filter_memory_ids(list({n for near in around.values() for n in near}), q.flt, q.at)
-        return {mid: [n for n in near if n in allowed] for mid, near in around.items()}
+    def _neighbours(self, q: Query, ids: list[str]) -> dict[str, tuple[str, list[str]]]:
+        """Each of ``ids``' thread and the memories just before and after it there, those the query's filter lets through."""
+        around = self.store.thread_neighbours(ids)
+        allowed = self.store.filter_memory_ids(list({n for _, near in around.values() for n in near}), q.flt, q.at)
+        return {mid: (thread, [n for n in near if n in allowed]) for mid, (thread, near) in around.items()}
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""
