@@ -32,12 +32,8 @@ class ThreadStore:
 
     def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, str]:
         """Each memory's ``metadata.thread``, for those of ``memory_ids`` that name one."""
-        rows = self._rows_by_ids(
-            "SELECT id, json_extract(metadata, '$.thread') FROM memories WHERE id IN ({ids})"
-            " AND json_extract(metadata, '$.thread') IS NOT NULL",
-            memory_ids,
-        )
-        return {r[0]: str(r[1]) for r in rows}
+        rows = self._rows_by_ids("SELECT id, json_extract(metadata, '$.thread') FROM memories WHERE id IN ({ids})", memory_ids)
+        return {r[0]: str(r[1]) for r in rows if r[1] is not None}
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just
