@@ -3,6 +3,7 @@
     python bench/sweep.py --store bench/.cache/lme.db [--asked-at] [--limit-questions N]
                           --variant 'name=Recipe("x", weights=(("bm25", 0.6), ("vector", 0.4)))' ...
     python bench/sweep.py --codemem dev --store bench/.cache/codemem/store.db --variant ...
+    python bench/sweep.py --convo dev --store bench/.cache/convo-dev.db [--no-thread] --variant ...
 
 A variant is a Python expression over ``Recipe``, ``step``, ``RECIPES`` and
 ``replace`` (dataclasses.replace), or the name of a registered recipe. The
@@ -22,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import codemem as cm  # noqa: E402
+import convo  # noqa: E402
 import longmemeval as lme  # noqa: E402
 
 from knotwork.search.recipes import RECIPES, Recipe, step  # noqa: E402
@@ -42,7 +44,12 @@ def main() -> None:
     p.add_argument("--limit-questions", type=int, default=None)
     p.add_argument("--variant", action="append", required=True)
     p.add_argument("--codemem", choices=("dev", "test"), default=None, help="ask this half of bench/codemem instead of LongMemEval")
+    p.add_argument("--convo", choices=("dev", "test"), default=None,
+                   help="ask this half of bench/data/convo instead (the store is built at --store when it does not exist)")
+    p.add_argument("--no-thread", action="store_true", help="--convo: build the store without metadata.thread")
     args = p.parse_args()
+    if args.convo:
+        return convo_sweep(args)
     if args.codemem:
         return codemem(args)
     if not args.store.exists():
@@ -53,7 +60,12 @@ def main() -> None:
     ks = [1, 5, 10]
     types = lme.groups(questions)
     print(f"load {os.getloadavg()[0]:.1f}")
-    header = f"{'variant':<28} {'S@5':>6} {'S@10':>6} {'T@10':>6} {'p50':>6} {'p95':>6}  " + " ".join(f"{t[:10]:>10}" for t in types)
+    halves = {h: [q for q in questions if lme.half(q.id) == h] for h in ("dev", "test")}
+    print(f"halves: dev {len(halves['dev'])}, test {len(halves['test'])} questions (bench/longmemeval.py half())")
+    header = (
+        f"{'variant':<28} {'S@5':>6} {'S@10':>6} {'T@10':>6} {'dev S@5':>8} {'dev T@10':>8} {'test S@5':>8} {'test T@10':>9}"
+        f" {'p50':>6} {'p95':>6}  " + " ".join(f"{t[:10]:>10}" for t in types)
+    )
     print(header)
     for text in args.variant:
         name, recipe = variant(text)
@@ -63,8 +75,10 @@ def main() -> None:
             f"{lme.fmt(lme.rate(r.hits[q.id]['session@5'] for q in qs)[0], 2):>5}/{lme.fmt(lme.rate(r.hits[q.id]['turn@10'] for q in qs)[0], 2):<4}"
             for qs in types.values()
         )
+        dev, test = (lme.summary(r, halves[h], ks) for h in ("dev", "test"))
         print(
-            f"{name:<28} {s['session@5']:6.3f} {s['session@10']:6.3f} {s['turn@10']:6.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_type}",
+            f"{name:<28} {s['session@5']:6.3f} {s['session@10']:6.3f} {s['turn@10']:6.3f} {dev['session@5']:8.3f} {dev['turn@10']:8.3f}"
+            f" {test['session@5']:8.3f} {test['turn@10']:9.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_type}",
             flush=True,
         )
     print(f"load {os.getloadavg()[0]:.1f}; by type: session R@5 / turn R@10")
@@ -87,6 +101,43 @@ def codemem(args: argparse.Namespace) -> None:
         )
         print(f"{name:<28} {s['hit@1']:6.3f} {s['hit@5']:6.3f} {s['hit@10']:6.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_type}", flush=True)
     print(f"load {os.getloadavg()[0]:.1f}; by type: recall@5")
+    kw.close()
+
+
+class ConvoStore(convo.KnotworkStore):
+    """bench/convo.py's store, built once at a path and reused: turns are mapped back by store and content."""
+
+    def __init__(self, turns: list[convo.Turn], path: Path, *, thread: bool) -> None:
+        if not path.exists():
+            super().__init__(turns, path, thread=thread)
+            return
+        import knotwork
+
+        self.mem, self.thread = knotwork.open(path), thread
+        by_content: dict[tuple[str, str], list[str]] = {}
+        for t in turns:
+            by_content.setdefault((t.workspace, t.content), []).append(t.id)
+        self.turns_of = {m.id: by_content[(m.workspace or "", m.content)] for m in self.mem.store.iter_memories()}
+
+
+def convo_sweep(args: argparse.Namespace) -> None:
+    data = convo.load().half(args.convo)
+    thread_of = {t.id: t.thread for t in data.turns}
+    kw = ConvoStore(data.turns, args.store, thread=not args.no_thread)
+    answerable = [q for q in data.questions if q.gold]
+    kinds = [k for k in convo.KINDS if k != "none" and any(q.kind == k for q in answerable)]
+    print(f"load {os.getloadavg()[0]:.1f}; convo {args.convo}: {len(answerable)} answerable questions"
+          + (" (store without metadata.thread)" if args.no_thread else ""))
+    print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'thr@5':>6} {'MRR':>6} {'p50':>6} {'p95':>6}  "
+          + " ".join(f"{k[:9]:>9}" for k in kinds))
+    for text in args.variant:
+        name, recipe = variant(text)
+        r = convo.run(name, name, kw.retriever(depth=10, recipe=recipe), data.questions, thread_of)
+        s = convo.summary(r, data.questions)
+        by_kind = " ".join(f"{lme.fmt(convo.mean([r.hits[q.id]['turn@5'] for q in answerable if q.kind == k]), 2):>9}" for k in kinds)
+        print(f"{name:<28} {s['turn@1']:6.3f} {s['turn@5']:6.3f} {s['turn@10']:6.3f} {s['thread@5']:6.3f} {s['mrr']:6.3f}"
+              f" {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_kind}", flush=True)
+    print(f"load {os.getloadavg()[0]:.1f}; by kind: turn recall@5")
     kw.close()
 
 

@@ -35,6 +35,14 @@ def day(text: str) -> tuple[str, str] | None:
         ("How many doctor's appointments did I go to in March?", ("2023-03-01", "2023-04-01")),
         ("museums I visited in December", ("2022-12-01", "2023-01-01")),
         ("during early May 2022", ("2022-05-01", "2022-06-01")),
+        ("What did Ana say on May 16?", ("2023-05-15", "2023-05-18")),
+        ("the call on the 3rd of May", ("2023-05-02", "2023-05-05")),
+        ("what did we plan around May 9", ("2023-05-06", "2023-05-13")),
+        ("the party on June 2nd", ("2022-06-01", "2022-06-04")),  # not yet this year: last year's
+        ("what happened on March 3, 2021", ("2021-03-02", "2021-03-05")),
+        ("what did I do on February 30", None),  # no such day
+        ("we may 2 of them", None),  # "may" the verb
+        ("On the morning of May 16, what was the weather?", ("2023-05-15", "2023-05-18")),
         ("What is the name of my hamster?", None),
         ("the last time I checked", None),
     ],

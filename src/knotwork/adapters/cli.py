@@ -263,7 +263,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 @workspace_option
 @_apply(filter_options)
 @click.option("-n", "--limit", type=int, default=10, show_default=True, help="Most hits to show.")
-@click.option("--recipe", help="Search recipe (memory_hybrid, memory_bm25, memory_vector, memory_mmr, memory_chat_turns, memory_current, memory_node_distance, ambient).")
+@click.option("--recipe", help="Search recipe (memory_hybrid, memory_bm25, memory_vector, memory_mmr, memory_threads, memory_chat_turns, memory_current, memory_node_distance, ambient).")
 @click.option("--center", help="Memory id that graph-aware recipes measure distance from.")
 @click.option("--explain", is_flag=True, help="Include every stage's score (JSON output).")
 @click.option(

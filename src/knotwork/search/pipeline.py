@@ -37,6 +37,7 @@ def _words(text: str) -> str:
 
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
+NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
 
 
 @dataclass
@@ -147,6 +148,8 @@ class Pipeline:
             "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
             "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
             "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
+            "thread_score": lambda: {"threads": self.store.memory_threads(ids)},
+            "thread_neighbours": lambda: {"neighbours": self._neighbours(q, ids[:NEIGHBOUR_DEPTH])},
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": dates(),
@@ -154,6 +157,12 @@ class Pipeline:
             },
         }
         return gather[step.name]() if step.name in gather else {}
+
+    def _neighbours(self, q: Query, ids: list[str]) -> dict[str, tuple[str, list[str]]]:
+        """Each of ``ids``' thread and the memories just before and after it there, those the query's filter lets through."""
+        around = self.store.thread_neighbours(ids)
+        allowed = self.store.filter_memory_ids(list({n for _, near in around.values() for n in near}), q.flt, q.at)
+        return {mid: (thread, [n for n in near if n in allowed]) for mid, (thread, near) in around.items()}
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""
@@ -205,6 +214,10 @@ class Pipeline:
         for st in recipe.rerankers:
             started = time.perf_counter()
             cands = RERANKERS[st.name](cands, **self._inputs(st, q, cands, facts, state), **st.kwargs())
+            if joined := [c.id for c in cands if c.id not in facts]:  # a step that brings in memories (thread_neighbours)
+                facts.update(self.store.ranking_facts(joined))
+                state.pop("dates", None)
+                cands = [c for c in cands if c.id in facts]
             trace.add(f"rerank:{st.name}", len(cands), started)
 
         cands = [c for c in cands if c.score >= recipe.min_score][: q.limit]

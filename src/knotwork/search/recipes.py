@@ -75,14 +75,29 @@ NAMED_FIRST = step("named_first")
 #: is opt-in, never the default.
 CHAT_TURNS = (step("brevity", weight=0.3), step("time_window", boost=0.5), step("mmr", lambda_=0.7), step("restated", threshold=0.75))
 
+#: A memory's conversation, when the store knows it (``metadata.thread``): each thread
+#: scored by the share of what matched that it holds, then each of its turns moved toward
+#: its best one by that share. The search often finds the right conversation through the
+#: turn that says the question's words and misses the turn beside it that answers. A
+#: memory without a thread is left as it is.
+THREAD_SCORE = step("thread_score")
+#: Conversations without thread keys, or where the turn beside a match is the answer:
+#: each turn lifted by its neighbours' scores (in its thread, else in time). Not in the
+#: default: in a store of separate notes the memory written before another is not its
+#: context, and on LongMemEval it costs session recall (bench/RESULTS.md, "Threads in search").
+NEIGHBOURS = step("thread_neighbours", weight=0.2, in_time=True)
+TIME_WINDOW = step("time_window", boost=0.5)
+
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         # The default: lexical relevance and cosine, each on its own absolute scale,
-        # in a weighted mean; then the time the query names, if it names one; then the
-        # memories the query names by an identifier, first. No stage that encodes one
-        # data set's answers.
-        Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(step("time_window", boost=0.5), NAMED_FIRST)),
+        # in a weighted mean; then each turn toward its thread's best, by the thread's
+        # share; then the time the query names, if it names one; then the memories the
+        # query names by an identifier, first. No stage that encodes one data set's answers.
+        Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, NAMED_FIRST)),
+        # For stores of conversations: the default, and each turn lifted by the turns around it.
+        Recipe("memory_threads", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, NEIGHBOURS, TIME_WINDOW, NAMED_FIRST)),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query
         # names win at a lower similarity (bench/RESULTS.md, knowledge updates).

@@ -237,6 +237,73 @@ def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candi
     return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
 
 
+def thread_score(cands: Sequence[Candidate], threads: Mapping[str, str], weight: float = 1.0, depth: int = 50) -> list[Candidate]:
+    """Score each thread, then its turns: a turn moves toward its thread's best score by the thread's share.
+
+    ``threads`` gives each candidate's thread (its ``metadata.thread``: the
+    conversation it belongs to). A thread's share is the sum of its
+    candidates' scores among the first ``depth`` over the sum of all of
+    theirs: how much of what the search found is in that conversation. A
+    turn scores ``score + w·share·(best of its thread − score)``. The search
+    often finds the right conversation through one turn that says the
+    question's words and misses the turn beside it that answers; when one
+    conversation holds most of what matched, its other turns come up beside
+    that turn, and when the matches are spread over many, little moves (the
+    best turns of several conversations keep their places). A thread's best
+    turn, and a candidate with no thread, keep their scores.
+    """
+    top = cands[:depth]
+    total = sum(max(c.score, 0.0) for c in top)
+    mass: dict[str, float] = {}
+    best: dict[str, float] = {}
+    for c in cands:
+        if (key := threads.get(c.id)) is not None:
+            best[key] = max(best.get(key, c.score), c.score)
+    for c in top:
+        if (key := threads.get(c.id)) is not None:
+            mass[key] = mass.get(key, 0.0) + max(c.score, 0.0)
+
+    def lifted(c: Candidate) -> float:
+        key = threads.get(c.id)
+        if key is None or total <= 0:
+            return c.score
+        return c.score + weight * mass.get(key, 0.0) / total * (best[key] - c.score)
+
+    return _sorted([c.rescored("thread_score", lifted(c)) for c in cands])
+
+
+def thread_neighbours(
+    cands: Sequence[Candidate],
+    neighbours: Mapping[str, tuple[str, Sequence[str]]],
+    weight: float = 0.2,
+    expand: bool = False,
+    in_time: bool = False,
+) -> list[Candidate]:
+    """A turn scored with the turns around it: ``score + w·max(neighbour scores)``.
+
+    ``neighbours`` gives, for a candidate, its thread ('' when it names none)
+    and the memories just before and just after it in that thread (or in
+    time, in its workspace and partition, when it names none). A question and
+    its answer sit side by side: the user turn that holds the fact and the
+    reply that repeats the question's words lift each other. Neighbours in
+    time count only with ``in_time`` (a store of conversations without thread
+    keys); in a store of separate notes the memory written before another is
+    not its context. With ``expand``, a neighbour that is not a candidate
+    joins with ``w·`` the best score of the candidates beside it. A candidate
+    with no neighbour among the candidates keeps its score.
+    """
+    score = {c.id: c.score for c in cands}
+    beside: dict[str, float] = {}
+    for cid, (thread, around) in neighbours.items():
+        if cid not in score or not (thread or in_time):
+            continue
+        for n in around:
+            beside[n] = max(beside.get(n, 0.0), score[cid])
+    out = [c.rescored("thread_neighbours", c.score + weight * beside.get(c.id, 0.0)) for c in cands]
+    if expand:
+        out += [Candidate(n, weight * s, {"thread_neighbours": weight * s}) for n, s in beside.items() if n not in score]
+    return _sorted(out)
+
 RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "node_distance": node_distance,
     "episode_mentions": episode_mentions,
@@ -249,4 +316,6 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "time_window": time_window,
     "restated": restated,
     "named_first": named_first,
+    "thread_score": thread_score,
+    "thread_neighbours": thread_neighbours,
 }

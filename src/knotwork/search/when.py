@@ -1,4 +1,4 @@
-"""Relative time in a query: "two weeks ago", "last Tuesday", "in March", "over the past month".
+"""Time in a query: "two weeks ago", "last Tuesday", "in March", "on May 16", "over the past month".
 
 An agent asking "which book did I finish a week ago?" names a time, not a
 topic: the memories that answer it were written around then. This module
@@ -31,12 +31,41 @@ _PAST = re.compile(rf"\b(?:past|last)\s+(?:{_COUNT}\s+)?(day|week|month|year)s?\
 _LAST_WEEKDAY = re.compile(rf"\blast\s+({'|'.join(_WEEKDAYS)})\b")
 _IN_MONTH = re.compile(rf"\b(?:in|during)\s+(?:early\s+|late\s+|mid-?)?({'|'.join(_MONTHS)})(?:\s+(\d{{4}}))?\b")
 _THIS = re.compile(r"\bthis\s+(week|month|year)\b")
+_MONTH = "|".join(_MONTHS)
+# A day of a month: "May 16", "on may 16th, 2023", "around the 9th of May", "16 May".
+_DATE = re.compile(
+    rf"\b(?:(around|about|near)\s+)?(?:(on|of)\s+)?(?:({_MONTH})\s+(\d{{1,2}})(st|nd|rd|th)?(?!\d)(?:,?\s+(\d{{4}}))?"
+    rf"|(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?:,?\s+(\d{{4}}))?)\b"
+)
 
 
 def _count(word: str | None) -> int:
     if not word:
         return 1
     return int(word) if word.isdigit() else _NUMBERS[word]
+
+
+def _day(m: re.Match[str], now: datetime) -> datetime | None:
+    """The start of the day a ``_DATE`` match names: in its year if it says one, else the latest such day up
+    to ``now``; None for a day the month does not have."""
+    if m.group(3):
+        month_name, day_text, year_text = m.group(3), m.group(4), m.group(6)
+        if month_name == "may" and not (m.group(1) or m.group(2) or m.group(5) or year_text):
+            return None  # "we may 2x it": the verb, unless a preposition, an ordinal or a year says it is a date
+    else:
+        month_name, day_text, year_text = m.group(8), m.group(7), m.group(9)
+    month, number = _MONTHS.index(month_name) + 1, int(day_text)
+    start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    try:
+        day = start.replace(year=int(year_text), month=month, day=number) if year_text else start.replace(month=month, day=number)
+    except ValueError:
+        return None
+    if not year_text and day > now:
+        try:
+            day = day.replace(year=day.year - 1)
+        except ValueError:  # February 29th
+            return None
+    return day
 
 
 def time_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -52,6 +81,10 @@ def time_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
     ['2023-04-18', '2023-05-20']
     >>> [d.date().isoformat() for d in time_window("Which museums did I visit in December?", now)]
     ['2022-12-01', '2023-01-01']
+    >>> [d.date().isoformat() for d in time_window("What did Ana say on May 16th?", now)]
+    ['2023-05-15', '2023-05-18']
+    >>> [d.date().isoformat() for d in time_window("Where did we eat around the 2nd of June?", now)]
+    ['2022-05-30', '2022-06-06']
     >>> time_window("What is my favourite colour?", now) is None
     True
     """
@@ -78,6 +111,9 @@ def time_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
         else:
             start = now.replace(month=1, day=1)
         return start.replace(hour=0, minute=0, second=0, microsecond=0), now
+    if (m := _DATE.search(t)) and (day := _day(m, now)) is not None:
+        slack = timedelta(days=3 if m.group(1) else 1)
+        return day - slack, day + timedelta(days=1) + slack
     if m := _IN_MONTH.search(t):
         month = _MONTHS.index(m.group(1)) + 1
         year = int(m.group(2)) if m.group(2) else (now.year if month <= now.month else now.year - 1)

@@ -67,6 +67,16 @@ class Store(Protocol):
         """What search's rerankers read of each memory that exists (dates, importance, length, first artifact)."""
         ...
 
+    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """Each memory's ``metadata.thread`` (its conversation), for those of ``memory_ids`` that name one."""
+        ...
+
+    def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
+        """For each memory that exists: (its thread, '' when it names none; the ids of the memories just before
+        and just after it by (valid_at, id) in that thread, or, when it names none, among the memories of its
+        workspace and partition that name none)."""
+        ...
+
     def resolve_memory_ref(self, ref: str, limit: int = 11, workspaces: Collection[str] | None = None) -> list[str]:
         """Full ids of memories whose id is, starts or ends with ``ref`` (upper-case); with ``workspaces``
         (names, '' for the global scope), of those workspaces only."""

@@ -48,6 +48,7 @@ from knotwork.store.postgres.rows import (
     where_sql,
 )
 from knotwork.store.postgres.termstats import TermStats
+from knotwork.store.postgres.threads import ThreadStore
 from knotwork.store.postgres.vectors import VectorStore
 from knotwork.store.protocol import Tracer
 
@@ -91,7 +92,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore):
+class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``)."""
 

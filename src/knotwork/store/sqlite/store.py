@@ -35,6 +35,7 @@ from knotwork.store.sqlite.gate import WriteGate
 from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
 from knotwork.store.sqlite.termstats import TermStats
+from knotwork.store.sqlite.threads import ThreadStore
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
@@ -176,7 +177,7 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     return (" AND ".join(clauses) or "1"), params
 
 
-class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
+class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
     """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``,
     the hygiene ones from ``HygieneStore``)."""
 

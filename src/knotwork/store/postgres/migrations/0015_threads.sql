@@ -1,0 +1,4 @@
+-- A memory's thread: metadata.thread (the conversation, session or thread it belongs to; '' when it names
+-- none), then time. Search reads a memory's neighbours in its thread, or in its workspace and partition
+-- when it names none, by (valid_at, id): one step along this index. The same index as SQLite's 0027.
+CREATE INDEX memories_thread ON memories (workspace, agent_id, (coalesce(metadata::jsonb ->> 'thread', '')), valid_at, id);
