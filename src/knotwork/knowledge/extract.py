@@ -348,7 +348,8 @@ def _subject(sent: _Sentence, m: re.Match[str], out: Extraction) -> tuple[str, s
         named = m.groupdict().get("relname")
         person = sent.span(named) if named else None
         if person:
-            out.facts.append(FactDraft(person.name, f"{rel}_of", USER, subject_type="person", object_type="person"))
+            out.facts.append(FactDraft(person.name, f"{rel}_of", USER, subject_type="person", object_type="person",
+                                       rule="rules:my-relative"))
             return person.name, "person"
         return f"{USER}'s {rel}", "person"
     return None
@@ -379,20 +380,23 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 continue
             places = subj[0] == USER and all(s.type is None for s in (old, new))
             predicate = "lives_in" if places else "uses"
-            out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1], object_type=new.type))
+            out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1],
+                                       object_type=new.type, rule=f"rules:{'switch' if rx is _SWITCH else 'replace'}"))
             consumed.append((m.start(), m.end()))
     for m in _SWITCH_TO.finditer(masked):
         subj, new = _subject(sent, m, out), sent.span(m.group("new"))
         if subj and new and free(m.start(), m.end()) and not _NEG.search(masked[: m.start()]):
             predicate = "lives_in" if subj[0] == USER and new.type is None else "uses"
-            out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type))
+            out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type,
+                                       rule="rules:switch-to"))
             consumed.append((m.start(), m.end()))
     for m in _VERSION.finditer(masked):
         token = m.group("s") or m.group("s2")
         span = sent.span(token) or (Span(0, 0, token, "identifier", 6) if token and _P not in token else None)
         value = m.group("value") or m.group("value2")
         if span and value:
-            out.facts.append(FactDraft(span.name, "uses_version", value, subject_type=span.type, object_type="version"))
+            out.facts.append(FactDraft(span.name, "uses_version", value, subject_type=span.type, object_type="version",
+                                       rule="rules:version"))
             consumed.append((m.start(), m.end()))
     for m in _RELATIVE_IS.finditer(masked):
         token = m.group("name") or m.group("name2")
@@ -400,13 +404,15 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
         rel = m.group("rel") or m.group("rel2")
         if span and span.type in (None, "person"):
             out.entities.append(EntityDraft(span.name, "person"))
-            out.facts.append(FactDraft(span.name, f"{rel}_of", USER, subject_type="person", object_type="person"))
+            out.facts.append(FactDraft(span.name, f"{rel}_of", USER, subject_type="person", object_type="person",
+                                       rule="rules:relative-is"))
     for m in _FAVORITE.finditer(masked):
         obj = sent.span(m.group("o"))
         name = obj.name if obj else _np(m.group("o"))
         if name and free(m.start(), m.end()):
             what = re.sub(r"\s+", "_", m.group("what").lower())
-            out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person", object_type=obj.type if obj else None))
+            out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person",
+                                       object_type=obj.type if obj else None, rule="rules:favorite"))
             consumed.append((m.start(), m.end()))
 
     for pattern, rx, verb in _COMPILED:
@@ -453,7 +459,8 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 if pattern.predicate == "lives_in" and type_ not in (None, "organization"):
                     continue
                 out.facts.append(
-                    FactDraft(subj[0], pattern.predicate, name, subject_type=subj[1], object_type=type_, past=pattern.past)
+                    FactDraft(subj[0], pattern.predicate, name, subject_type=subj[1], object_type=type_, past=pattern.past,
+                              rule=f"rules:pattern:{pattern.predicate}")
                 )
             if objects:
                 consumed.append((m.start(), m.end()))

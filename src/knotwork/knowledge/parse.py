@@ -224,7 +224,8 @@ def _bare(name: tuple[str, str | None], tech: bool) -> tuple[str, str | None]:
 
 
 def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tuple[str, str | None],
-          past: bool = False, replaces: str | None = None) -> None:
+          past: bool = False, replaces: str | None = None, how: str = "") -> None:
+    """Append a candidate fact; ``how`` names the reading that found it (``FactDraft.rule``, for accounting)."""
     subj = _bare(subj, False)
     obj = _bare(obj, predicate in _TECH_PREDICATES)
     if not obj[0] or subj[0].casefold() == obj[0].casefold():
@@ -232,7 +233,7 @@ def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tu
     if predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology"):
         return
     out.facts.append(FactDraft(subj[0], predicate, obj[0], subject_type=subj[1], object_type=obj[1],
-                               past=past, replaces=replaces))
+                               past=past, replaces=replaces, rule=f"parse:{how}"))
 
 
 def _key(verb: Any) -> str:
@@ -288,7 +289,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
             for attr in _children(verb, "attr", "acomp"):
                 n = names.name(attr) if attr.pos_ != "ADJ" else (attr.doc[attr.left_edge.i : attr.i + 1].text, None)
                 if n:
-                    _fact(out, (USER, "person"), f"favorite_{subj_tok.lemma_.lower()}", n, past)
+                    _fact(out, (USER, "person"), f"favorite_{subj_tok.lemma_.lower()}", n, past, how="favorite")
             return
     for c in verb.children:
         if c.dep_ in ("acomp", "attr"):
@@ -296,18 +297,18 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
             phrase = " ".join(w.lower_ for w in c.subtree if not w.is_punct)
             if word in V.STATUSES or phrase in V.STATUSES:
                 for s in subjects:
-                    _fact(out, s, "status", (phrase if phrase in V.STATUSES else word, "status"), past)
+                    _fact(out, s, "status", (phrase if phrase in V.STATUSES else word, "status"), past, how="be-status")
                 continue
             rel = _relative(c) or next((_relative(p) for p in c.subtree if p.i != c.i and _relative(p)), None)
             if rel:
                 for s in subjects:
-                    _fact(out, s, f"{rel[0]}_of", (USER, "person"), past or rel[1])
+                    _fact(out, s, f"{rel[0]}_of", (USER, "person"), past or rel[1], how="be-relative")
                 continue
             if word in ("intolerant", "allergic"):
                 for mod in c.children:
                     if mod.dep_ in ("amod", "npadvmod", "compound"):
                         for s in subjects:
-                            _fact(out, s, "allergic_to", (mod.text, None), past)
+                            _fact(out, s, "allergic_to", (mod.text, None), past, how="be-allergic")
             for prep in _children(c, "prep"):
                 key = f"be {c.lemma_.lower()} {prep.lower_}"
                 pred = V.PHRASES.get(key)
@@ -319,7 +320,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                             n = names.name(o)
                             if n:
                                 for s in subjects:
-                                    _fact(out, s, pred[0], n, past or pred[1])
+                                    _fact(out, s, pred[0], n, past or pred[1], how=f"be-adj-prep:{key}")
             if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN") and not any(p.lower_ == "of" for p in _children(c, "prep")):
                 n = names.name(c)
                 if not n:
@@ -343,14 +344,14 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                 for s in subjects:
                     if pred == "is_a" and s[0] == TEAM:
                         continue
-                    _fact(out, s, pred, n, past)
+                    _fact(out, s, pred, n, past, how=f"be-noun:{pred}")
                 for prep in _children(c, "prep"):
                     if prep.lower_ == "at" and pred == "works_as":
                         for pobj in _children(prep, "pobj"):
                             org = names.name(pobj)
                             if org:
                                 for s in subjects:
-                                    _fact(out, s, "works_at", org, past)
+                                    _fact(out, s, "works_at", org, past, how="works-as-at")
     for prep in _children(verb, "prep"):
         key = f"be {prep.lower_}"
         for pobj in _children(prep, "pobj"):
@@ -358,7 +359,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                 value = next((n.text for n in pobj.subtree if re.fullmatch(r"v?\d+(\.\d+)*", n.text)), None)
                 if value:
                     for s in subjects:
-                        _fact(out, s, "uses_version", (value, "version"), past)
+                        _fact(out, s, "uses_version", (value, "version"), past, how="be-version")
                 continue
             if pobj.lower_ == "charge":
                 for of in _children(pobj, "prep"):
@@ -366,7 +367,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                         n = names.name(o)
                         if n:
                             for s in subjects:
-                                _fact(out, s, "owns", n, past)
+                                _fact(out, s, "owns", n, past, how="in-charge")
                 continue
             pred = V.PHRASES.get(key)
             if pred:
@@ -374,7 +375,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     n = names.name(o)
                     if n:
                         for s in subjects:
-                            _fact(out, s, pred[0], n, past or pred[1])
+                            _fact(out, s, pred[0], n, past or pred[1], how=f"be-prep:{key}")
 
 
 def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
@@ -388,7 +389,7 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
             f = out.facts[i]
             if f.past and f.valid_at is None and not f.replaces:
                 out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
-                                         object_type=f.object_type, past=True)
+                                         object_type=f.object_type, past=True, rule=f.rule)
     others = _instead(verb, names)
     if not others or len(out.facts) == before:
         return
@@ -399,7 +400,7 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
         f = out.facts[i]
         if not f.past and not f.replaces and f.predicate in V.PREDICATES and f.predicate != "status":
             out.facts[i] = FactDraft(f.subject, f.predicate, f.object, replaces=others[0][0], subject_type=f.subject_type,
-                                     object_type=f.object_type)
+                                     object_type=f.object_type, rule=f.rule)
 
 
 def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
@@ -418,7 +419,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                 subjects = _subjects(verb, names) or []
                 for s in subjects:
                     for o in _objects(x, names)[1]:
-                        _fact(out, s, "uses", alt, replaces=o[0])
+                        _fact(out, s, "uses", alt, replaces=o[0], how="stop-in-favour")
             return
         if verb.lemma_ in ("start", "begin", "keep", "continue"):
             _clause(x, names, out, past=past)
@@ -436,12 +437,12 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     if passive and verb.lower_ in V.STATUSES and not _children(verb, "agent") and not any(
             p.lower_ in ("to", "via", "with", "from", "into") for p in _children(verb, "prep")):
         for s in subjects:  # "the build is broken", "the migration is blocked"
-            _fact(out, s, "status", (verb.lower_, "status"), past)
+            _fact(out, s, "status", (verb.lower_, "status"), past, how="passive-status")
         return
     if cannot and verb.lemma_ in ("eat", "have", "drink"):
         for o in _objects(verb, names)[1]:
             for s in subjects:
-                _fact(out, s, "allergic_to", o)
+                _fact(out, s, "allergic_to", o, how="cannot-eat")
         return
     if cannot and verb.lemma_ == "stand":
         past = False
@@ -450,7 +451,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             return  # "I don't drink alcohol": a habit, not a taste that ended
         for o in _objects(verb, names)[1]:
             for s in subjects:
-                _fact(out, s, "likes", o, past=True)
+                _fact(out, s, "likes", o, past=True, how="ate-past")
         return
     if verb.lemma_ == "replace" or (verb.lemma_ in ("swap", "substitute")):
         _replace(verb, subjects, names, out, passive)
@@ -479,7 +480,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     dn = names.name(d)
                     if dn and pred == "uses" and s[0] in (USER, TEAM) and d.lower_ not in ("ci", "bank", "banks", "plan"):
                         target = dn
-                _fact(out, target, pred, n, replaces=old[0])
+                _fact(out, target, pred, n, replaces=old[0], how="change-from-to")
         return
     dropped = verb.lemma_ in _DROP_VERBS and _children(verb, "dobj")
     if dropped and "from" in preps and verb.lemma_ in ("remove", "drop"):
@@ -487,7 +488,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             holder = names.name(t)
             for o in _objects(verb, names)[1]:
                 if holder:
-                    _fact(out, holder, "uses", o, past=True)
+                    _fact(out, holder, "uses", o, past=True, how="remove-from")
         return
     if dropped and ("for" in preps or _in_favour_of(verb, names)):
         alt = _in_favour_of(verb, names) or next((names.name(p) for p in _children(preps["for"], "pobj")), None)
@@ -495,13 +496,13 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             for o in _objects(verb, names)[1]:
                 pred = "works_at" if verb.lemma_ == "leave" and s[0] == USER else "uses"
                 if alt:
-                    _fact(out, s, pred, alt, replaces=o[0])
+                    _fact(out, s, pred, alt, replaces=o[0], how="drop-for")
                 else:
-                    _fact(out, s, pred, o, past=True)
+                    _fact(out, s, pred, o, past=True, how="drop-for")
         return
     if passive and not _children(verb, "agent") and key in _ADOPT_VERBS:
         for s in subjects:  # "Grafana Tempo has been adopted": the team uses it
-            _fact(out, (TEAM, "team"), "uses", s, past)
+            _fact(out, (TEAM, "team"), "uses", s, past, how="passive-adopt")
         return
     if passive:
         agents = [names.name(o) for a in _children(verb, "agent") for p in _children(a, "pobj") for o in _conjuncts(p)]
@@ -511,7 +512,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             if pred:
                 for a in agents:
                     for s in subjects:
-                        _fact(out, a, pred[0], s, past or pred[1])
+                        _fact(out, a, pred[0], s, past or pred[1], how=f"passive-agent:{key}")
                 return
     # the direct object (or the activity: "I love hiking")
     objs = _children(verb, "dobj")
@@ -524,7 +525,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             for t in _children(preps["to"], "pobj"):
                 tn = names.name(t)
                 if on and tn and o.lower_ not in _PLACE_NOUNS:
-                    _fact(out, on, "written_in" if verb.lemma_ == "port" else "uses", tn, past)
+                    _fact(out, on, "written_in" if verb.lemma_ == "port" else "uses", tn, past, how="move-obj-to")
                     return
     if not passive and objs:
         for obj_tok in objs:
@@ -537,7 +538,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                             n = names.name(o)
                             if n:
                                 for s in subjects:
-                                    _fact(out, s, "works_at", n, past or verb.lemma_ in ("quit", "leave", "lose"))
+                                    _fact(out, s, "works_at", n, past or verb.lemma_ in ("quit", "leave", "lose"), how="job-at")
                 return
             for o in _conjuncts(obj_tok):
                 pred = None
@@ -547,7 +548,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     if o.lower_ in _PLACE_NOUNS and "in" in preps:  # "gave up my flat in Camden"
                         n = next((names.name(q) for q in _children(preps["in"], "pobj") if q.pos_ == "PROPN"), n)
                     if pred and n:
-                        _fact(out, s, pred[0], n, past or pred[1])
+                        _fact(out, s, pred[0], n, past or pred[1], how=f"dobj:{key}")
                         if pred[0] == "lives_in":
                             names.state["place"] = n[0]
                 # "Tomás wrote the migration tool in Elixir": the object's language
@@ -558,7 +559,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         for po in _children(p, "pobj"):
                             pn = names.name(po)
                             if on and pn:
-                                _fact(out, on, V.PHRASES[pkey][0], pn, past)
+                                _fact(out, on, V.PHRASES[pkey][0], pn, past, how=f"obj-prep:{pkey}")
     # objects of prepositions ("moved back to X": the preposition may hang on the adverb)
     adverbial = [(f"{key} {a.lower_}", p) for a in _children(verb, "advmod") for p in _children(a, "prep")]
     chained = [(f"{key} {p.lower_} {q.lower_}", q) for p in _children(verb, "prep") if not _children(p, "pobj")
@@ -578,7 +579,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         continue
                     if objs and not passive and _negated(verb) and not pred[1]:
                         continue  # "we don't store PII in Redis anymore": the negation is about PII, not Redis
-                    _fact(out, s, pred[0], n, past or pred[1])
+                    _fact(out, s, pred[0], n, past or pred[1], how=f"prep:{pkey}")
                     if pred[0] == "lives_in":
                         names.state["place"] = n[0]
                         # "I live in Malmö with my girlfriend Saga": she lives there too
@@ -587,7 +588,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                                 for comp in _children(w, "pobj"):
                                     cn = names.name(comp)
                                     if cn and comp.text[:1].isupper() and cn[0] not in (USER, TEAM):
-                                        _fact(out, cn, "lives_in", n, past)
+                                        _fact(out, cn, "lives_in", n, past, how="lives-with")
     if verb.lemma_ == "work":  # "works as a paramedic in Cork", "works for the Red Cross in Geneva"
         inner = [q for p in _children(verb, "prep") for o in _children(p, "pobj") for q in _children(o, "prep")]
         for p in _children(verb, "prep") + inner:
@@ -596,7 +597,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     place = names.name(o) if o.pos_ == "PROPN" else None
                     for s in subjects:
                         if place and _is_person(s, names.things) and s[0] != TEAM:
-                            _fact(out, s, "lives_in", place, past)
+                            _fact(out, s, "lives_in", place, past, how="work-in")
 
 
 def _objects(verb: Any, names: _Names) -> tuple[list[Any], list[tuple[str, str | None]]]:
@@ -643,9 +644,9 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
         if not n:
             continue
         for o in old:
-            _fact(out, owner, "uses", n, replaces=o[0])
+            _fact(out, owner, "uses", n, replaces=o[0], how="replace")
         if not old:
-            _fact(out, owner, "uses", n)
+            _fact(out, owner, "uses", n, how="replace")
 
 
 def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
@@ -665,7 +666,7 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
             continue
         n = names.name(person)
         if n and n[0] not in (USER, TEAM):
-            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1])
+            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1], how="relative")
         # "My boss is Dana Whitfield": the name after "is"
     for tok in sent:
         if tok.lemma_ == "be" and tok.dep_ == "ROOT":
@@ -675,7 +676,7 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
                     for a in _children(tok, "attr"):
                         n = names.name(a)
                         if n and a.pos_ == "PROPN":
-                            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1])
+                            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1], how="relative")
 
 
 def read(doc: Any, spans_of: Any) -> Extraction:
