@@ -194,6 +194,8 @@ def _caps_run(sentence: str, start: int, run: str, add: object) -> None:
         word = name
         if word.isupper() or len(word) < 2:
             return  # acronyms have their own rule
+        if re.fullmatch(r"[A-Z]{2,}s", word):
+            return  # "PRs", "ORMs", "CRDTs": the plural of an abbreviation names a kind, not a thing
         if _is_sentence_start(sentence, first_at):
             return  # "Deploys go out on Fridays": capitalised because it starts the sentence
     kind = "technology" if len(words) == 1 and _tech(name) else None
@@ -540,13 +542,15 @@ def extract_many(texts: Sequence[str]) -> list[Extraction]:
     if nlp is None:
         return [extract_rules(t) for t in texts]
     docs = nlp.pipe(texts, batch_size=BATCH)
-    return [
-        _tidy(_checked(_merge(_based(read(doc, _spans), PARSER_CONFIDENCE), _based(_rule_sentences(text), RULES_CONFIDENCE))))
-        for text, doc in zip(texts, docs)
-    ]
+    out = []
+    for text, doc in zip(texts, docs):
+        dropped: set[str] = set()
+        parsed = _based(read(doc, _spans, dropped), PARSER_CONFIDENCE)
+        out.append(_tidy(_checked(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped))))
+    return out
 
 
-def _merge(parsed: Extraction, ruled: Extraction) -> Extraction:
+def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:
     """The parse's facts, plus the rules' facts about pairs of names the parse related in no way.
 
     Trigger: the regular-expression rules know shapes the parse rules do not read ("pinned X to 3.2",
@@ -562,7 +566,7 @@ def _merge(parsed: Extraction, ruled: Extraction) -> Extraction:
         if (f.subject.casefold(), f.object.casefold()) in pairs or (f.subject.casefold(), f.predicate) in objects:
             continue
         parsed.facts.append(f)
-    parsed.entities += ruled.entities
+    parsed.entities += [e for e in ruled.entities if e.name.casefold() not in dropped]
     return parsed
 
 

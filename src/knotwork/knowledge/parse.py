@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from knotwork.knowledge import ends as _ends
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW,
@@ -89,6 +90,7 @@ class _Names:
         self.spans = spans
         self.state = state
         self.things: set[str] = set()  # names headed by a common noun ("the ingest worker")
+        self.kinds: set[str] = set()  # noun phrases that name a kind ("an S3 bucket", "logs"): ends.generic
 
     def span_at(self, start: int, end: int) -> Any | None:
         for s in self.spans:
@@ -126,6 +128,8 @@ class _Names:
                     for q in p.children:
                         if q.dep_ == "pobj" and q.pos_ == "PROPN":
                             return self.name(q)
+        if _ends.never_named(tok):
+            return None  # "for three years", "our PRs"
         start, end = self._extent(tok)
         doc = tok.doc
         chars = (doc[start].idx - self.base, doc[end].idx + len(doc[end]) - self.base)
@@ -149,8 +153,13 @@ class _Names:
             return None
         if tok.pos_ == "NOUN" and start == end and tok.tag_ == "NNS" and head.endswith("ings"):
             return None
+        if span is None and re.search(r"\s(?:and|or|&)\s", text):
+            return None  # "OAuth and API keys": the parse ran two names into one
         if tok.pos_ == "NOUN" and not (span is not None and span.name == text):
             self.things.add(text)
+        own = tok.idx - self.base
+        if _ends.generic(tok, span is not None and span.start <= own < span.end):
+            self.kinds.add(text)
         return text, span.type if span is not None and span.name == text else None
 
     def _extent(self, tok: Any) -> tuple[int, int]:
@@ -679,14 +688,19 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
                             _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1], how="relative")
 
 
-def read(doc: Any, spans_of: Any) -> Extraction:
-    """The facts of a parsed text; ``spans_of(sentence)`` gives the regex name spans of a sentence."""
+def read(doc: Any, spans_of: Any, dropped: set[str] | None = None) -> Extraction:
+    """The facts of a parsed text; ``spans_of(sentence)`` gives the regex name spans of a sentence.
+    ``dropped`` collects (casefolded) the span names the parse read as modifiers of a longer name."""
     out = Extraction()
     state: dict[str, str] = {}
     for sent in doc.sents:
         spans = spans_of(sent.text)
         names = _Names(sent, spans, state)
         for span in spans:
+            if _ends.modifier_span(sent, span.start, span.end):
+                if dropped is not None:
+                    dropped.add(span.name.casefold())  # "the GraphQL gateway": not GraphQL on its own
+                continue
             out.entities.append(EntityDraft(span.name, span.type))
         for tok in sent:  # proper nouns the rules missed ("Marek" at the start, "Björn")
             if tok.pos_ == "PROPN" and tok.dep_ in _ARG_DEPS and tok.text[:1].isupper() and not _common(tok.lower_):
@@ -699,6 +713,8 @@ def read(doc: Any, spans_of: Any) -> Extraction:
         _relatives(sent, names, out)
         for verb in _verbs(sent):
             _clause(verb, names, out)
+        out.facts[before:] = [f for f in out.facts[before:]
+                              if _ends.allowed(f.predicate, f.subject, f.object, names.kinds)]
         for f in out.facts[before:]:
             if f.subject_type == "person" or (f.predicate.endswith("_of") and f.subject not in (USER, TEAM)):
                 if f.subject not in (USER, TEAM) and not f.subject.startswith((USER + "'s", TEAM + "'s")):

@@ -1,0 +1,95 @@
+"""What may stand at the end of a fact: kind checks on the parse, before a name is proposed.
+
+A fact is only as good as its two ends. The dependency parse finds a noun at
+each end; many nouns name nothing in particular, and a fact about them is
+wrong or empty ("worked at Amazon for three years" -> ``works_at years``,
+"logs are shipped to Loki" -> ``logs runs_on Loki``, "lives in an S3
+bucket"). The labelling guide of the benchmark sets says the same of
+entities: generic nouns are not entities; "our X"/"the X" names X.
+
+- :func:`never_named`: nouns that are never a name (time spans, plural
+  acronyms such as "PRs" or "ORMs").
+- :func:`generic`: nouns that name a kind, not a thing: a common noun after
+  "a"/"an"/"some"/"any"… ("an S3 bucket"), or a bare lower-case plural
+  subject with no determiner and no proper-noun modifier ("logs", "errors"). Such a noun
+  may still be what a person likes or is ("I love dogs", "she is a nurse"),
+  so it is recorded, and :func:`allowed` refuses it only where the predicate
+  needs a named thing.
+- :func:`modifier_span`: a regular-expression name that the parse reads as
+  the modifier of a definite longer name ("the GraphQL gateway", "our Kafka
+  cluster"): the longer phrase is the name, the modifier is not an entity on
+  its own (after "a"/"an" it is: "a separate Stripe account" names Stripe).
+
+Pure functions over spaCy tokens, used by :mod:`knotwork.knowledge.parse`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: Nouns of time and quantity: never the end of a fact ("for three years", "every week").
+TIME_NOUNS = frozenset(
+    "second minute hour day night week weekend fortnight month quarter year decade century morning afternoon "
+    "evening sprint release time times while".split()
+)
+#: Determiners that make a common noun a kind rather than a particular thing.
+_INDEFINITE = frozenset("a an another any some every each no several many few".split())
+#: Determiners and possessives that make a common noun a particular thing ("the X", "our X" name X).
+_DEFINITE = frozenset("the this that these those our my your his her their its".split())
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
+#: Predicates whose object may be a kind of thing: tastes, what someone is, does or has.
+KIND_OBJECTS = frozenset(
+    "likes dislikes prefers allergic_to is_a works_as learning speaks plays reading training_for".split()
+)
+
+
+def never_named(tok: Any) -> bool:
+    """True for a noun that never names a thing: a time span, a plural acronym ("PRs", "ORMs")."""
+    if tok.pos_ in ("NOUN", "NUM") and tok.lemma_.lower() in TIME_NOUNS:
+        return True
+    return bool(_PLURAL_ACRONYM.fullmatch(tok.text))
+
+
+def generic(tok: Any, span_covers: bool) -> bool:
+    """True when ``tok`` heads a noun phrase that names a kind, not a particular thing.
+
+    ``span_covers``: a regular-expression name (a known technology, a code identifier) covers the
+    head; such a name is particular whatever its determiner ("uses a Postgres database" still names
+    Postgres through its own span)."""
+    if tok.pos_ != "NOUN" or span_covers:
+        return False
+    dets = [c.lower_ for c in tok.children if c.dep_ in ("det", "poss")]
+    if any(d in _INDEFINITE for d in dets):
+        return True
+    lower = tok.text.islower() or (tok.i == tok.sent.start and tok.text[1:].islower())
+    if dets or tok.tag_ != "NNS" or not lower or tok.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    # a bare plural subject ("Logs are shipped to Loki"): generic unless a capitalised modifier names it
+    # ("Grafana dashboards read from Prometheus"). Not as an object: a lower-case library name looks
+    # like a plural to the tagger ("uses libvips").
+    return not any(c.dep_ in ("compound", "amod", "nmod") and c.text[:1].isupper() for c in tok.children)
+
+
+def allowed(predicate: str, subject: str, obj: str, kinds: set[str]) -> bool:
+    """Whether a fact may join these ends, ``kinds`` being the names the sentence read as kinds."""
+    if subject in kinds:
+        return False
+    return obj not in kinds or predicate in KIND_OBJECTS
+
+
+def modifier_span(sent: Any, start: int, end: int) -> bool:
+    """True when the characters [start, end) of ``sent`` are a name that the parse hangs, as a modifier,
+    on a common noun after it ("the GraphQL gateway", "our Kafka cluster", "the VPN change")."""
+    base = sent.start_char
+    toks = [t for t in sent if t.idx - base < end and start < t.idx - base + len(t)]
+    if not toks:
+        return False
+    last = toks[-1]
+    head = last.head
+    if last.dep_ not in ("compound", "amod", "nmod") or head.i <= last.i or head in toks:
+        return False
+    if head.pos_ != "NOUN" or not head.text.islower() or any(c.dep_ == "case" for c in last.children):
+        return False
+    # "the GraphQL gateway" names the gateway; "a separate Stripe account" names only Stripe
+    return any(c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE for c in head.children)
