@@ -93,3 +93,87 @@ def modifier_span(sent: Any, start: int, end: int) -> bool:
         return False
     # "the GraphQL gateway" names the gateway; "a separate Stripe account" names only Stripe
     return any(c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE for c in head.children)
+
+
+#: Last words of a noun phrase that name a system which holds tools ("switched the web app from A to
+#: B": the web app uses B). Data ("the analytics events", "the logs") and the CI, which the labels
+#: read as the team's, are not holders.
+SYSTEM_HEADS = frozenset(
+    "app application service backend frontend api site website server pipeline database db worker bot cli "
+    "client library package module repo repository monorepo project gateway engine cluster job dashboard "
+    "portal console suite scheduler consumer producer store cache queue".split()
+)
+#: Platforms a system is hosted on: a change between two of them is a change of ``runs_on``.
+HOSTS = frozenset(
+    "heroku render fly.io vercel netlify railway aws gcp azure digitalocean linode hetzner ovh lambda ec2 ecs eks "
+    "gke aks fargate kubernetes k8s openshift nomad".split()
+) | {"cloud run", "app engine", "cloudflare pages", "cloudflare workers", "github pages", "google cloud"}
+_VERSIONED = re.compile(r"(?P<base>.*\S)\s+v?(?P<v>\d+(?:\.\d+)*)")
+_VERSION_TAIL = re.compile(r"\s+(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)+)$")
+
+
+def system_noun(tok: Any) -> bool:
+    """True when ``tok`` heads a noun phrase naming a system that can hold a tool ("the mobile app")."""
+    return tok.pos_ in ("NOUN", "PROPN") and tok.lemma_.lower() in SYSTEM_HEADS
+
+
+def hosted(name: str) -> bool:
+    return name.casefold() in HOSTS
+
+
+def version_change(olds: tuple[str, ...], news: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """(name, old version, new version) when a change is between two versions of one name ("from MySQL
+    5.7 to MySQL 8"), else None; ``olds`` and ``news`` are spellings of each side (the parse's words and
+    the name found for them)."""
+    for old in olds:
+        for new in news:
+            a, b = _VERSIONED.fullmatch(old.strip()), _VERSIONED.fullmatch(new.strip())
+            if a and b and a.group("base").casefold() == b.group("base").casefold() and a.group("v") != b.group("v"):
+                return b.group("base"), a.group("v"), b.group("v")
+    return None
+
+
+def same_thing(old: str, new: str) -> bool:
+    """True when two names differ at most by a version: a change between them is no change of tool."""
+    def base(name: str) -> str:
+        m = _VERSIONED.fullmatch(name.strip())
+        return (m.group("base") if m else name).casefold()
+    return base(old) == base(new)
+
+
+def without_version(text: str) -> str:
+    """"pydantic v2" -> "pydantic", "Python 3.12" -> "Python": a dotted or v-prefixed version is not part
+    of a name (a bare number may be: "Pixel 8")."""
+    return _VERSION_TAIL.sub("", text).strip() or text
+
+
+#: Verbs of setting a tool up for something: who does it is not who uses it.
+SETUP_VERBS = frozenset({"set up", "configure", "install", "roll out", "add", "wire up", "hook up"})
+
+
+def setup_holders(key: str, subjects: list[tuple[str, str | None]], for_prep: Any,
+                  name_of: Any) -> list[tuple[str, str | None]]:
+    """Who uses what a clause of ``key`` names: "Björn set up Sentry for the checkout flow" -> the
+    checkout flow; "Björn set up Sentry" -> nobody said (a named person who sets a tool up is not the
+    one using it); "we set up Sentry" -> the team. Other verbs: their subjects."""
+    if key not in SETUP_VERBS:
+        return subjects
+    if for_prep is not None:
+        for q in for_prep.children:
+            if q.dep_ == "pobj" and any(c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE for c in q.children):
+                holder = name_of(q)
+                if holder:
+                    return [holder]
+    return [s for s in subjects if s[0] in ("User", "Team")]
+
+
+def words(tok: Any) -> str:
+    """The words of the noun phrase ``tok`` heads, without its determiners ("the MySQL 5.7" -> "MySQL 5.7")."""
+    return " ".join(t.text for t in tok.subtree if t.dep_ not in ("det", "poss", "punct", "cc", "conj", "prep")
+                    and t.i <= tok.i + 1)
+
+
+def unversioned(name: tuple[str, str | None]) -> tuple[str, str | None]:
+    """A fact's end without a version tail or code quotes: ("`pydantic` v2", None) -> ("pydantic", None)."""
+    text = without_version(name[0]).strip("`")
+    return (text, name[1]) if text else name

@@ -555,16 +555,20 @@ def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[
 
     Trigger: the regular-expression rules know shapes the parse rules do not read ("pinned X to 3.2",
     "my favourite colour is …"). Why: they are precise on those shapes. Outcome: a rules fact is kept
-    only where the parse said nothing about the same two names (the parse's reading of a pair wins:
-    it sees negation, tense and passives)."""
+    only where the parse said nothing about the same two names, nor gave the same object the same
+    predicate for another subject (the parse's reading wins: it sees negation, tense, passives and
+    whose the object is)."""
     pairs = {(f.subject.casefold(), f.object.casefold()) for f in parsed.facts}
     pairs |= {(o, s) for s, o in pairs}
     objects = {(f.subject.casefold(), f.predicate) for f in parsed.facts}
+    holders = {(f.predicate, f.object.casefold()) for f in parsed.facts}
     for f in ruled.facts:
         if f.subject.casefold() in NOT_NAMES or f.predicate in ("is_a", "status"):
             continue  # "Nobody uses X"; what a thing is or its state, the parse reads better ("shipped to X")
         if (f.subject.casefold(), f.object.casefold()) in pairs or (f.subject.casefold(), f.predicate) in objects:
             continue
+        if (f.predicate, f.object.casefold()) in holders:
+            continue  # the parse found who holds it ("replaced A with B across the dashboard")
         parsed.facts.append(f)
     parsed.entities += [e for e in ruled.entities if e.name.casefold() not in dropped]
     return parsed

@@ -45,7 +45,7 @@ from knotwork.knowledge.cues import (
     verbs as _verbs,
     year as _year,
 )
-from knotwork.knowledge.lexicon import COMMON
+from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 
 USER = "User"
@@ -153,6 +153,9 @@ class _Names:
             return None
         if tok.pos_ == "NOUN" and start == end and tok.tag_ == "NNS" and head.endswith("ings"):
             return None
+        if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and not any(
+                c.dep_ in ("det", "poss") for c in tok.children):
+            return None  # a bare "API" the parse cut from its name ("The payments API runs on…")
         if span is None and re.search(r"\s(?:and|or|&)\s", text):
             return None  # "OAuth and API keys": the parse ran two names into one
         if tok.pos_ == "NOUN" and not (span is not None and span.name == text):
@@ -179,8 +182,9 @@ class _Names:
                 keep = keep or (c.dep_ in ("amod", "compound") and c.i < tok.i and tok.lower_ in V.JOB_WORDS)
                 keep = keep or (c.dep_ == "amod" and c.i < tok.i and t.i == tok.i and tok.pos_ == "NOUN"
                                 and c.lower_ not in _PLAIN_ADJECTIVES and c.pos_ == "ADJ" and c.i > t.sent.start)
-                if c.dep_ == "compound" and c.lower_ in V.RELATIVES and c.pos_ == "NOUN":
-                    keep = False  # "my girlfriend Saga": the relation is not part of her name
+                if c.dep_ == "compound" and c.lower_ in V.RELATIVES and c.pos_ == "NOUN" and tok.text[:1].isupper() \
+                        and not tok.text.isupper():
+                    keep = False  # "my girlfriend Saga": the relation is not part of her name ("partner API" is one)
                 if keep and not (c.dep_ == "poss" and c.lower_ in ("my", "our", "your", "his", "her", "their", "its")):
                     lo, hi = min(lo, c.i), max(hi, c.i)
                     stack.append(c)
@@ -237,6 +241,8 @@ def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tu
     """Append a candidate fact; ``how`` names the reading that found it (``FactDraft.rule``, for accounting)."""
     subj = _bare(subj, False)
     obj = _bare(obj, predicate in _TECH_PREDICATES)
+    if predicate != "uses_version":  # "depends on `pydantic` v2": the version is not part of the name
+        subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
     if not obj[0] or subj[0].casefold() == obj[0].casefold():
         return
     if predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology"):
@@ -481,13 +487,21 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                 old = next((o for o in olds if o), None)
                 if not n or not old:
                     continue
+                versions = _ends.version_change((_ends.words(old_toks[olds.index(old)]), old[0]), (_ends.words(tok), n[0]))
+                if versions:  # "went from MySQL 5.7 to MySQL 8": a new version of one thing
+                    _fact(out, (versions[0], "technology"), "uses_version", (versions[2], "version"),
+                          replaces=versions[1], how="change-version")
+                if versions or _ends.same_thing(old[0], n[0]):
+                    continue
                 # "moved from Redis to Valkey": a technology on either side makes it a change of tool
                 technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
                 pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
+                if pred == "uses" and _ends.hosted(n[0]) and _ends.hosted(old[0]):
+                    pred = "runs_on"  # "moved from Heroku to Render": where it runs
                 target = s
-                for d in _children(verb, "dobj"):  # "switched the web app from A to B"
+                for d in _children(verb, "dobj"):  # "switched the web app from A to B" (not "the logs")
                     dn = names.name(d)
-                    if dn and pred == "uses" and s[0] in (USER, TEAM) and d.lower_ not in ("ci", "bank", "banks", "plan"):
+                    if dn and pred in ("uses", "runs_on") and s[0] in (USER, TEAM) and _ends.system_noun(d):
                         target = dn
                 _fact(out, target, pred, n, replaces=old[0], how="change-from-to")
         return
@@ -504,6 +518,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
         for s in subjects:
             for o in _objects(verb, names)[1]:
                 pred = "works_at" if verb.lemma_ == "leave" and s[0] == USER else "uses"
+                if pred == "uses" and alt and _ends.hosted(alt[0]) and _ends.hosted(o[0]):
+                    pred = "runs_on"  # "ditched Heroku for Render"
                 if alt:
                     _fact(out, s, pred, alt, replaces=o[0], how="drop-for")
                 else:
@@ -524,7 +540,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         _fact(out, a, pred[0], s, past or pred[1], how=f"passive-agent:{key}")
                 return
     # the direct object (or the activity: "I love hiking")
-    objs = _children(verb, "dobj")
+    objs = [o for o in _children(verb, "dobj") if o.i > verb.i]  # one before its verb is a misreading
     if not objs and V.PHRASES.get(key, ("",))[0] in ("likes", "dislikes", "prefers"):
         objs = [x for x in _children(verb, "xcomp") if x.tag_ == "VBG" and not list(x.children)[:1]] or [
             x for x in _children(verb, "xcomp") if x.tag_ == "VBG" and all(c.dep_ in ("cc", "conj") for c in x.children)]
@@ -551,7 +567,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                 return
             for o in _conjuncts(obj_tok):
                 pred = None
-                for s in subjects:
+                for s in _ends.setup_holders(key, subjects, preps.get("for"), names.name):
                     pred = _predicate(key, s, o, names.things)
                     n = names.name(o)
                     if o.lower_ in _PLACE_NOUNS and "in" in preps:  # "gave up my flat in Camden"
@@ -634,7 +650,8 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
     for p in _children(verb, "prep") + [p for q in agent_objects + with_objects for p in _children(q, "prep")]:
         if p.lower_ in ("in", "on", "for", "across"):
             for o in _children(p, "pobj"):
-                where = names.name(o)
+                if o.pos_ == "PROPN" or any(c.lower_ in ("the", "our", "my") for c in o.children):
+                    where = names.name(o)  # "across the dashboard", not "for formatting"
     if passive:
         new = [names.name(o) for a in _children(verb, "agent") for p in _children(a, "pobj") for o in _conjuncts(p)]
         old = subjects
@@ -644,7 +661,7 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
         if with_:
             new = [names.name(o) for p in with_ for q in _children(p, "pobj") for o in _conjuncts(q)]
             old = _objects(verb, names)[1]
-            owner = subjects[0]
+            owner = where or subjects[0]  # "we replaced Moment with Luxon across the dashboard"
         else:
             new = subjects
             old = _objects(verb, names)[1]
