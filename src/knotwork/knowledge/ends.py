@@ -101,7 +101,7 @@ def modifier_span(sent: Any, start: int, end: int) -> bool:
 SYSTEM_HEADS = frozenset(
     "app application service backend frontend api site website server pipeline database db worker bot cli "
     "client library package module repo repository monorepo project gateway engine cluster job dashboard "
-    "portal console suite scheduler consumer producer store cache queue".split()
+    "portal console suite scheduler consumer producer store cache queue docs documentation".split()
 )
 #: Platforms a system is hosted on: a change between two of them is a change of ``runs_on``.
 HOSTS = frozenset(
@@ -114,7 +114,7 @@ _VERSION_TAIL = re.compile(r"\s+(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)+)$")
 
 def system_noun(tok: Any) -> bool:
     """True when ``tok`` heads a noun phrase naming a system that can hold a tool ("the mobile app")."""
-    return tok.pos_ in ("NOUN", "PROPN") and tok.lemma_.lower() in SYSTEM_HEADS
+    return tok.pos_ in ("NOUN", "PROPN") and (tok.lemma_.lower() in SYSTEM_HEADS or tok.lower_ in SYSTEM_HEADS)
 
 
 def hosted(name: str) -> bool:

@@ -156,7 +156,7 @@ class _Names:
         if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and not any(
                 c.dep_ in ("det", "poss") for c in tok.children):
             return None  # a bare "API" the parse cut from its name ("The payments API runs on…")
-        if span is None and re.search(r"\s(?:and|or|&)\s", text):
+        if re.search(r"\s(?:and|or|&)\s", text) and not (span is not None and re.search(r"\s(?:and|or|&)\s", span.name)):
             return None  # "OAuth and API keys": the parse ran two names into one
         if tok.pos_ == "NOUN" and not (span is not None and span.name == text):
             self.things.add(text)
