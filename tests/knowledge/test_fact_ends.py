@@ -130,3 +130,19 @@ def test_by_rule_counts_what_each_rule_stored_and_how_much_the_labels_hold() -> 
     assert tally["parse:change-from-to/old"] == [1, 0]
     assert tally["parse:change-from-to *"] == [2, 1]
     assert tally["= uses"] == [2, 1]
+
+
+def test_a_tool_change_without_a_subject_is_nobodys() -> None:
+    assert facts("Switched the CI from Travis to GitHub Actions.") == set()
+    assert facts("We switched the CI from Travis to GitHub Actions.") == {
+        ("Team", "uses", "GitHub Actions", False, "Travis")}
+    assert ("User", "lives_in", "Lyon", False, "Paris") in facts("Moved from Paris to Lyon last week!")
+
+
+def test_managed_by_says_no_owner() -> None:
+    assert facts("Our Kafka cluster is managed by Confluent.") == set()
+    assert facts("The billing service is maintained by Priya.") == {("Priya", "owns", "billing service", False, None)}
+
+
+def test_a_code_like_modifier_stays_in_the_name() -> None:
+    assert facts("The e2e suite uses Playwright, not Cypress.") == {("e2e suite", "uses", "Playwright", False, None)}

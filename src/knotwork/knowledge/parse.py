@@ -179,6 +179,7 @@ class _Names:
                 keep = keep or (c.dep_ == "poss" and c.pos_ == "PROPN")
                 keep = keep or (c.dep_ == "case" and c.head.dep_ == "poss" and c.head.pos_ == "PROPN")
                 keep = keep or (c.dep_ == "amod" and c.i < tok.i and c.text[:1].isupper() and c.i > t.sent.start)
+                keep = keep or (c.dep_ == "amod" and c.i < tok.i and re.search(r"[a-z]\d|\d[a-z]", c.lower_) is not None)
                 keep = keep or (c.dep_ in ("amod", "compound") and c.i < tok.i and tok.lower_ in V.JOB_WORDS)
                 keep = keep or (c.dep_ == "amod" and c.i < tok.i and t.i == tok.i and tok.pos_ == "NOUN"
                                 and c.lower_ not in _PLAIN_ADJECTIVES and c.pos_ == "ADJ" and c.i > t.sent.start)
@@ -493,6 +494,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                           replaces=versions[1], how="change-version")
                 if versions or _ends.same_thing(old[0], n[0]):
                     continue
+                implicit = not _children(verb, "nsubj", "nsubjpass")
                 # "moved from Redis to Valkey": a technology on either side makes it a change of tool
                 technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
                 pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
@@ -503,6 +505,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     dn = names.name(d)
                     if dn and pred in ("uses", "runs_on") and s[0] in (USER, TEAM) and _ends.system_noun(d):
                         target = dn
+                if implicit and target is s and pred != "lives_in":
+                    continue  # "Switched the CI from Travis to …": whose tool, the writer's or the team's, is unsaid
                 _fact(out, target, pred, n, replaces=old[0], how="change-from-to")
         return
     dropped = verb.lemma_ in _DROP_VERBS and _children(verb, "dobj")
@@ -534,6 +538,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
         agents = [a for a in agents if a]
         if agents:
             pred = _predicate(key, agents[0], None, names.things)
+            if key == "manage":
+                return  # "managed by Confluent": a managed service as often as an owner; when unsure, nothing
             if pred:
                 for a in agents:
                     for s in subjects:
