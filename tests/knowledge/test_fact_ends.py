@@ -146,3 +146,9 @@ def test_managed_by_says_no_owner() -> None:
 
 def test_a_code_like_modifier_stays_in_the_name() -> None:
     assert facts("The e2e suite uses Playwright, not Cypress.") == {("e2e suite", "uses", "Playwright", False, None)}
+
+
+@pytest.mark.parametrize("text", ["We don't store PII in Redis anymore.", "We pinned requests to 2.31 because of a TLS bug.",
+                                  "We're considering Kubernetes but for now everything runs on a single VM."])
+def test_a_generic_abbreviation_is_no_entity(text: str) -> None:
+    assert not {"PII", "TLS", "VM"} & {e.name for e in extract(text).entities}

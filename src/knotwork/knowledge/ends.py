@@ -177,3 +177,4 @@ def unversioned(name: tuple[str, str | None]) -> tuple[str, str | None]:
     """A fact's end without a version tail or code quotes: ("`pydantic` v2", None) -> ("pydantic", None)."""
     text = without_version(name[0]).strip("`")
     return (text, name[1]) if text else name
+

@@ -726,7 +726,8 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None) -> Extraction
                 continue
             out.entities.append(EntityDraft(span.name, span.type))
         for tok in sent:  # proper nouns the rules missed ("Marek" at the start, "Björn")
-            if tok.pos_ == "PROPN" and tok.dep_ in _ARG_DEPS and tok.text[:1].isupper() and not _common(tok.lower_):
+            if tok.pos_ == "PROPN" and tok.dep_ in _ARG_DEPS and tok.text[:1].isupper() and not _common(tok.lower_) \
+                    and tok.text not in GENERIC_ACRONYMS:
                 n = names.name(tok)
                 if n and n[0] not in (USER, TEAM) and n[0].lower() not in COMMON:
                     out.entities.append(EntityDraft(n[0], n[1]))
