@@ -152,3 +152,7 @@ def test_a_code_like_modifier_stays_in_the_name() -> None:
                                   "We're considering Kubernetes but for now everything runs on a single VM."])
 def test_a_generic_abbreviation_is_no_entity(text: str) -> None:
     assert not {"PII", "TLS", "VM"} & {e.name for e in extract(text).entities}
+
+
+def test_a_code_identifier_sheds_the_kind_word_after_it() -> None:
+    assert facts("The image resizer calls the `thumbor` API.") == {("image resizer", "calls", "thumbor", False, None)}

@@ -178,3 +178,8 @@ def unversioned(name: tuple[str, str | None]) -> tuple[str, str | None]:
     text = without_version(name[0]).strip("`")
     return (text, name[1]) if text else name
 
+
+
+#: Generic words after a code identifier that say what kind of code it is ("the `thumbor` API").
+CODE_KINDS = frozenset("api class interface protocol trait struct enum type function method module package "
+                       "library crate gem script command endpoint table column field hook component".split())

@@ -141,6 +141,9 @@ class _Names:
         span = inside[0] if inside else None
         if span is not None and span.start <= chars[0] + 1 and span.end >= chars[1] - 1:
             return span.name, span.type
+        if span is not None and span.type == "identifier" and span.end == chars[1] - len(tok) - 1 \
+                and start < tok.i and tok.lower_ in _ends.CODE_KINDS:
+            return span.name, span.type  # "the `thumbor` API", "the `MessageHandler` interface": the identifier
         # the phrase from the first kept modifier to the noun (a span that reaches further widens it)
         text = doc[start : end + 1].text
         if span is not None and (span.start < chars[0] or span.end > chars[1]):
