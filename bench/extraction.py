@@ -1,7 +1,7 @@
 """Precision and recall of the offline extraction on labelled sets.
 
     python bench/extraction.py [--half dev|test|both] [--set heldout|agents|all] [--rules] [--show-errors]
-                               [--labels FILE] [--cost]
+                               [--labels FILE] [--cost] [--by-rule [--min-stored N]]
 
 Five sets (bench/data/):
 
@@ -36,6 +36,10 @@ Entities are compared by normalised name (the resolver's exact-match key);
 the predicted entities are the extraction's entities plus the ends of its
 facts (what the graph stores). Micro-averaged. ``--rules`` forces the
 regular-expression rules (the fallback when spaCy is not installed).
+``--by-rule`` counts, per held-out set, the facts each rule stored
+(``FactDraft.rule``: ``parse:<reading>:<phrase>`` or ``rules:<pattern>``)
+and how many of them the labels hold: the precision of each rule, of each
+rule family and of each predicate. Tune on the dev halves only.
 """
 
 from __future__ import annotations
@@ -94,21 +98,60 @@ def load(path: Path, statuses: bool) -> list[Item]:
     return items
 
 
-def predict(texts: list[str], statuses: bool) -> list[tuple[set[str], set[tuple]]]:
+def predict(texts: list[str], statuses: bool) -> list[tuple[set[str], set[tuple], dict[tuple, str]]]:
+    """Per text: the predicted entities, the predicted facts, and the rule that found each fact
+    (``FactDraft.rule``; the old value of a change counts under its rule with ``/old``)."""
     from knotwork.knowledge.extract import extract_many
     from knotwork.knowledge.resolve import normalize
 
     out = []
     for ex in extract_many(texts):
         facts: set[tuple] = set()
+        rules: dict[tuple, str] = {}
         for f in ex.facts:
             triple = (normalize(f.subject), f.predicate, normalize(f.object))
-            facts.add(triple + (("retired" if f.past else "current",) if statuses else ()))
+            key = triple + (("retired" if f.past else "current",) if statuses else ())
+            facts.add(key)
+            rules.setdefault(key, f.rule or "?")
             if statuses and f.replaces:
-                facts.add((triple[0], f.predicate, normalize(f.replaces), "retired"))
+                old = (triple[0], f.predicate, normalize(f.replaces), "retired")
+                facts.add(old)
+                rules.setdefault(old, (f.rule or "?") + "/old")
         entities = {normalize(e.name) for e in ex.entities} | {t[0] for t in facts} | {t[2] for t in facts}
-        out.append((entities, facts))
+        out.append((entities, facts, rules))
     return out
+
+
+#: rule -> [stored, right]; filled by score_sentences when given one
+RuleTally = dict[str, list[int]]
+
+
+def tally_rules(tally: RuleTally, facts: set[tuple], rules: dict[tuple, str], gold: set[tuple]) -> None:
+    """Count each predicted fact under its rule, under its rule's family ("parse:dobj") and under its
+    predicate ("= uses"), with whether the labels hold it."""
+    for fact in facts:
+        rule = rules.get(fact, "?")
+        family = ":".join(rule.removesuffix("/old").split(":")[:2])
+        for key in {rule, family + " *", "= " + fact[1]}:
+            row = tally.setdefault(key, [0, 0])
+            row[0] += 1
+            row[1] += fact in gold
+
+
+def print_rules(tallies: dict[str, RuleTally], min_stored: int) -> None:
+    """One row per rule, family and predicate; a column pair (stored, precision) per scored set."""
+    names = list(tallies)
+    keys = sorted({k for t in tallies.values() for k, v in t.items()},
+                  key=lambda k: (k.startswith("= "), not k.endswith(" *"), k))
+    print("\nfacts by rule (`rule *`: the rule's family, `= predicate`: every rule together)\n")
+    print("| rule | " + " | ".join(f"{n} stored | {n} P" for n in names) + " |")
+    print("|---|" + "---|---|" * len(names))
+    for key in keys:
+        rows = [tallies[n].get(key, [0, 0]) for n in names]
+        if max(r[0] for r in rows) < min_stored:
+            continue
+        cells = " | ".join(f"{r[0]} | {r[1] / r[0]:.2f}" if r[0] else "0 | -" for r in rows)
+        print(f"| {key} | {cells} |")
 
 
 @dataclass
@@ -131,12 +174,15 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
 
-def score_sentences(items: list[Item], statuses: bool, show_errors: bool) -> dict[str, tuple[Score, Score, int]]:
+def score_sentences(items: list[Item], statuses: bool, show_errors: bool,
+                    tally: RuleTally | None = None) -> dict[str, tuple[Score, Score, int]]:
     scores: dict[str, tuple[Score, Score, int]] = {}
     start = time.perf_counter()
     predicted = predict([i.text for i in items], statuses)
     ms = (time.perf_counter() - start) / max(len(items), 1) * 1000
-    for item, (ents, facts) in zip(items, predicted):
+    for item, (ents, facts, rules) in zip(items, predicted):
+        if tally is not None:
+            tally_rules(tally, facts, rules, item.facts)
         for key in (item.section, "all"):
             e, f, n = scores.setdefault(key, (Score(), Score(), 0))
             e.add(ents, item.entities)
@@ -145,7 +191,9 @@ def score_sentences(items: list[Item], statuses: bool, show_errors: bool) -> dic
         if show_errors and (ents != item.entities or facts != item.facts):
             print(item.text)
             for label, pred, gold in (("entities", ents, item.entities), ("facts", facts, item.facts)):
-                if pred - gold:
+                if pred - gold and label == "facts":
+                    print(f"   extra facts: {sorted((*f, rules.get(f, '?')) for f in pred - gold)}")
+                elif pred - gold:
                     print(f"   extra {label}: {sorted(pred - gold)}")
                 if gold - pred:
                     print(f"   missed {label}: {sorted(gold - pred)}")
@@ -269,6 +317,9 @@ def main() -> None:
     parser.add_argument("--cost", action="store_true", help="also time each memory's extraction on its own")
     parser.add_argument("--rules", action="store_true", help="use the regular-expression rules only")
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument("--by-rule", action="store_true",
+                        help="also count the facts each rule stored and how many the labels hold, per set")
+    parser.add_argument("--min-stored", type=int, default=1, help="with --by-rule: hide rules that stored fewer")
     args = parser.parse_args()
     from knotwork.knowledge.nlp import disable, pipeline
 
@@ -278,11 +329,13 @@ def main() -> None:
     print("extraction:", "dependency parse (spaCy)" if pipeline() is not None else "regular-expression rules")
     halves = ("dev", "test") if args.half == "both" else (args.half,)
     texts: list[str] = []
+    tallies: dict[str, RuleTally] = {}
     for sentences_file, sequences_file in SETS[args.set]:
         items = [i for i in load(sentences_file, statuses=True) if i.section.split()[0] in halves]
         texts += [i.text for i in items]
+        tally = tallies.setdefault(f"{sentences_file.stem.removeprefix('extraction_')} {args.half}", {})
         print_table(f"{sentences_file.name}, half {args.half} (facts with status)",
-                    score_sentences(items, True, args.show_errors))
+                    score_sentences(items, True, args.show_errors, tally if args.by_rule else None))
         seqs = [s for s in load_sequences(sequences_file) if s.half in halves]
         print(f"\n{sequences_file.name}, half {args.half}\n")
         print("| half | sequences | current and not stale | as_of right |")
@@ -293,6 +346,8 @@ def main() -> None:
     print()
     print_table(f"{args.labels.name} (tuning set of the regular-expression rules)",
                 score_sentences(old, False, args.show_errors and args.half == "dev" and False))
+    if args.by_rule:
+        print_rules(tallies, args.min_stored)
     if args.cost:
         print("\ncost:", cost(texts + [i.text for i in old]))
 

@@ -108,7 +108,7 @@ def _bench():
 
 def _scores(bench, items, statuses):
     entities, facts = bench.Score(), bench.Score()
-    for item, (e, f) in zip(items, bench.predict([i.text for i in items], statuses)):
+    for item, (e, f, _rules) in zip(items, bench.predict([i.text for i in items], statuses)):
         entities.add(e, item.entities)
         facts.add(f, item.facts)
     return entities, facts

@@ -194,6 +194,8 @@ def _caps_run(sentence: str, start: int, run: str, add: object) -> None:
         word = name
         if word.isupper() or len(word) < 2:
             return  # acronyms have their own rule
+        if re.fullmatch(r"[A-Z]{2,}s", word):
+            return  # "PRs", "ORMs", "CRDTs": the plural of an abbreviation names a kind, not a thing
         if _is_sentence_start(sentence, first_at):
             return  # "Deploys go out on Fridays": capitalised because it starts the sentence
     kind = "technology" if len(words) == 1 and _tech(name) else None
@@ -348,7 +350,8 @@ def _subject(sent: _Sentence, m: re.Match[str], out: Extraction) -> tuple[str, s
         named = m.groupdict().get("relname")
         person = sent.span(named) if named else None
         if person:
-            out.facts.append(FactDraft(person.name, f"{rel}_of", USER, subject_type="person", object_type="person"))
+            out.facts.append(FactDraft(person.name, f"{rel}_of", USER, subject_type="person", object_type="person",
+                                       rule="rules:my-relative"))
             return person.name, "person"
         return f"{USER}'s {rel}", "person"
     return None
@@ -379,20 +382,23 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 continue
             places = subj[0] == USER and all(s.type is None for s in (old, new))
             predicate = "lives_in" if places else "uses"
-            out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1], object_type=new.type))
+            out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1],
+                                       object_type=new.type, rule=f"rules:{'switch' if rx is _SWITCH else 'replace'}"))
             consumed.append((m.start(), m.end()))
     for m in _SWITCH_TO.finditer(masked):
         subj, new = _subject(sent, m, out), sent.span(m.group("new"))
         if subj and new and free(m.start(), m.end()) and not _NEG.search(masked[: m.start()]):
             predicate = "lives_in" if subj[0] == USER and new.type is None else "uses"
-            out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type))
+            out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type,
+                                       rule="rules:switch-to"))
             consumed.append((m.start(), m.end()))
     for m in _VERSION.finditer(masked):
         token = m.group("s") or m.group("s2")
         span = sent.span(token) or (Span(0, 0, token, "identifier", 6) if token and _P not in token else None)
         value = m.group("value") or m.group("value2")
         if span and value:
-            out.facts.append(FactDraft(span.name, "uses_version", value, subject_type=span.type, object_type="version"))
+            out.facts.append(FactDraft(span.name, "uses_version", value, subject_type=span.type, object_type="version",
+                                       rule="rules:version"))
             consumed.append((m.start(), m.end()))
     for m in _RELATIVE_IS.finditer(masked):
         token = m.group("name") or m.group("name2")
@@ -400,13 +406,15 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
         rel = m.group("rel") or m.group("rel2")
         if span and span.type in (None, "person"):
             out.entities.append(EntityDraft(span.name, "person"))
-            out.facts.append(FactDraft(span.name, f"{rel}_of", USER, subject_type="person", object_type="person"))
+            out.facts.append(FactDraft(span.name, f"{rel}_of", USER, subject_type="person", object_type="person",
+                                       rule="rules:relative-is"))
     for m in _FAVORITE.finditer(masked):
         obj = sent.span(m.group("o"))
         name = obj.name if obj else _np(m.group("o"))
         if name and free(m.start(), m.end()):
             what = re.sub(r"\s+", "_", m.group("what").lower())
-            out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person", object_type=obj.type if obj else None))
+            out.facts.append(FactDraft(USER, f"favorite_{what}", name, subject_type="person",
+                                       object_type=obj.type if obj else None, rule="rules:favorite"))
             consumed.append((m.start(), m.end()))
 
     for pattern, rx, verb in _COMPILED:
@@ -453,7 +461,8 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 if pattern.predicate == "lives_in" and type_ not in (None, "organization"):
                     continue
                 out.facts.append(
-                    FactDraft(subj[0], pattern.predicate, name, subject_type=subj[1], object_type=type_, past=pattern.past)
+                    FactDraft(subj[0], pattern.predicate, name, subject_type=subj[1], object_type=type_, past=pattern.past,
+                              rule=f"rules:pattern:{pattern.predicate}")
                 )
             if objects:
                 consumed.append((m.start(), m.end()))
@@ -533,29 +542,35 @@ def extract_many(texts: Sequence[str]) -> list[Extraction]:
     if nlp is None:
         return [extract_rules(t) for t in texts]
     docs = nlp.pipe(texts, batch_size=BATCH)
-    return [
-        _tidy(_checked(_merge(_based(read(doc, _spans), PARSER_CONFIDENCE), _based(_rule_sentences(text), RULES_CONFIDENCE))))
-        for text, doc in zip(texts, docs)
-    ]
+    out = []
+    for text, doc in zip(texts, docs):
+        dropped: set[str] = set()
+        parsed = _based(read(doc, _spans, dropped), PARSER_CONFIDENCE)
+        out.append(_tidy(_checked(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped))))
+    return out
 
 
-def _merge(parsed: Extraction, ruled: Extraction) -> Extraction:
+def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:
     """The parse's facts, plus the rules' facts about pairs of names the parse related in no way.
 
     Trigger: the regular-expression rules know shapes the parse rules do not read ("pinned X to 3.2",
     "my favourite colour is …"). Why: they are precise on those shapes. Outcome: a rules fact is kept
-    only where the parse said nothing about the same two names (the parse's reading of a pair wins:
-    it sees negation, tense and passives)."""
+    only where the parse said nothing about the same two names, nor gave the same object the same
+    predicate for another subject (the parse's reading wins: it sees negation, tense, passives and
+    whose the object is)."""
     pairs = {(f.subject.casefold(), f.object.casefold()) for f in parsed.facts}
     pairs |= {(o, s) for s, o in pairs}
     objects = {(f.subject.casefold(), f.predicate) for f in parsed.facts}
+    holders = {(f.predicate, f.object.casefold()) for f in parsed.facts}
     for f in ruled.facts:
         if f.subject.casefold() in NOT_NAMES or f.predicate in ("is_a", "status"):
             continue  # "Nobody uses X"; what a thing is or its state, the parse reads better ("shipped to X")
         if (f.subject.casefold(), f.object.casefold()) in pairs or (f.subject.casefold(), f.predicate) in objects:
             continue
+        if (f.predicate, f.object.casefold()) in holders:
+            continue  # the parse found who holds it ("replaced A with B across the dashboard")
         parsed.facts.append(f)
-    parsed.entities += ruled.entities
+    parsed.entities += [e for e in ruled.entities if e.name.casefold() not in dropped]
     return parsed
 
 

@@ -238,6 +238,8 @@ class FactDraft:
     object_type: str | None = None
     past: bool = False  # "used to live in Y": true before the memory's time, not after
     confidence: float = 1.0
+    #: which offline reading found it ("parse:dobj:use", "rules:switch"); for accounting, never stored
+    rule: str = field(default="", compare=False)
 
 
 @dataclass

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from knotwork.knowledge import ends as _ends
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW,
@@ -44,7 +45,7 @@ from knotwork.knowledge.cues import (
     verbs as _verbs,
     year as _year,
 )
-from knotwork.knowledge.lexicon import COMMON
+from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 
 USER = "User"
@@ -89,6 +90,7 @@ class _Names:
         self.spans = spans
         self.state = state
         self.things: set[str] = set()  # names headed by a common noun ("the ingest worker")
+        self.kinds: set[str] = set()  # noun phrases that name a kind ("an S3 bucket", "logs"): ends.generic
 
     def span_at(self, start: int, end: int) -> Any | None:
         for s in self.spans:
@@ -126,6 +128,8 @@ class _Names:
                     for q in p.children:
                         if q.dep_ == "pobj" and q.pos_ == "PROPN":
                             return self.name(q)
+        if _ends.never_named(tok):
+            return None  # "for three years", "our PRs"
         start, end = self._extent(tok)
         doc = tok.doc
         chars = (doc[start].idx - self.base, doc[end].idx + len(doc[end]) - self.base)
@@ -137,6 +141,9 @@ class _Names:
         span = inside[0] if inside else None
         if span is not None and span.start <= chars[0] + 1 and span.end >= chars[1] - 1:
             return span.name, span.type
+        if span is not None and span.type == "identifier" and span.end == chars[1] - len(tok) - 1 \
+                and start < tok.i and tok.lower_ in _ends.CODE_KINDS:
+            return span.name, span.type  # "the `thumbor` API", "the `MessageHandler` interface": the identifier
         # the phrase from the first kept modifier to the noun (a span that reaches further widens it)
         text = doc[start : end + 1].text
         if span is not None and (span.start < chars[0] or span.end > chars[1]):
@@ -149,8 +156,16 @@ class _Names:
             return None
         if tok.pos_ == "NOUN" and start == end and tok.tag_ == "NNS" and head.endswith("ings"):
             return None
+        if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and not any(
+                c.dep_ in ("det", "poss") for c in tok.children):
+            return None  # a bare "API" the parse cut from its name ("The payments API runs on…")
+        if re.search(r"\s(?:and|or|&)\s", text) and not (span is not None and re.search(r"\s(?:and|or|&)\s", span.name)):
+            return None  # "OAuth and API keys": the parse ran two names into one
         if tok.pos_ == "NOUN" and not (span is not None and span.name == text):
             self.things.add(text)
+        own = tok.idx - self.base
+        if _ends.generic(tok, span is not None and span.start <= own < span.end):
+            self.kinds.add(text)
         return text, span.type if span is not None and span.name == text else None
 
     def _extent(self, tok: Any) -> tuple[int, int]:
@@ -167,11 +182,13 @@ class _Names:
                 keep = keep or (c.dep_ == "poss" and c.pos_ == "PROPN")
                 keep = keep or (c.dep_ == "case" and c.head.dep_ == "poss" and c.head.pos_ == "PROPN")
                 keep = keep or (c.dep_ == "amod" and c.i < tok.i and c.text[:1].isupper() and c.i > t.sent.start)
+                keep = keep or (c.dep_ == "amod" and c.i < tok.i and re.search(r"[a-z]\d|\d[a-z]", c.lower_) is not None)
                 keep = keep or (c.dep_ in ("amod", "compound") and c.i < tok.i and tok.lower_ in V.JOB_WORDS)
                 keep = keep or (c.dep_ == "amod" and c.i < tok.i and t.i == tok.i and tok.pos_ == "NOUN"
                                 and c.lower_ not in _PLAIN_ADJECTIVES and c.pos_ == "ADJ" and c.i > t.sent.start)
-                if c.dep_ == "compound" and c.lower_ in V.RELATIVES and c.pos_ == "NOUN":
-                    keep = False  # "my girlfriend Saga": the relation is not part of her name
+                if c.dep_ == "compound" and c.lower_ in V.RELATIVES and c.pos_ == "NOUN" and tok.text[:1].isupper() \
+                        and not tok.text.isupper():
+                    keep = False  # "my girlfriend Saga": the relation is not part of her name ("partner API" is one)
                 if keep and not (c.dep_ == "poss" and c.lower_ in ("my", "our", "your", "his", "her", "their", "its")):
                     lo, hi = min(lo, c.i), max(hi, c.i)
                     stack.append(c)
@@ -224,15 +241,18 @@ def _bare(name: tuple[str, str | None], tech: bool) -> tuple[str, str | None]:
 
 
 def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tuple[str, str | None],
-          past: bool = False, replaces: str | None = None) -> None:
+          past: bool = False, replaces: str | None = None, how: str = "") -> None:
+    """Append a candidate fact; ``how`` names the reading that found it (``FactDraft.rule``, for accounting)."""
     subj = _bare(subj, False)
     obj = _bare(obj, predicate in _TECH_PREDICATES)
+    if predicate != "uses_version":  # "depends on `pydantic` v2": the version is not part of the name
+        subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
     if not obj[0] or subj[0].casefold() == obj[0].casefold():
         return
     if predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology"):
         return
     out.facts.append(FactDraft(subj[0], predicate, obj[0], subject_type=subj[1], object_type=obj[1],
-                               past=past, replaces=replaces))
+                               past=past, replaces=replaces, rule=f"parse:{how}"))
 
 
 def _key(verb: Any) -> str:
@@ -288,7 +308,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
             for attr in _children(verb, "attr", "acomp"):
                 n = names.name(attr) if attr.pos_ != "ADJ" else (attr.doc[attr.left_edge.i : attr.i + 1].text, None)
                 if n:
-                    _fact(out, (USER, "person"), f"favorite_{subj_tok.lemma_.lower()}", n, past)
+                    _fact(out, (USER, "person"), f"favorite_{subj_tok.lemma_.lower()}", n, past, how="favorite")
             return
     for c in verb.children:
         if c.dep_ in ("acomp", "attr"):
@@ -296,18 +316,18 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
             phrase = " ".join(w.lower_ for w in c.subtree if not w.is_punct)
             if word in V.STATUSES or phrase in V.STATUSES:
                 for s in subjects:
-                    _fact(out, s, "status", (phrase if phrase in V.STATUSES else word, "status"), past)
+                    _fact(out, s, "status", (phrase if phrase in V.STATUSES else word, "status"), past, how="be-status")
                 continue
             rel = _relative(c) or next((_relative(p) for p in c.subtree if p.i != c.i and _relative(p)), None)
             if rel:
                 for s in subjects:
-                    _fact(out, s, f"{rel[0]}_of", (USER, "person"), past or rel[1])
+                    _fact(out, s, f"{rel[0]}_of", (USER, "person"), past or rel[1], how="be-relative")
                 continue
             if word in ("intolerant", "allergic"):
                 for mod in c.children:
                     if mod.dep_ in ("amod", "npadvmod", "compound"):
                         for s in subjects:
-                            _fact(out, s, "allergic_to", (mod.text, None), past)
+                            _fact(out, s, "allergic_to", (mod.text, None), past, how="be-allergic")
             for prep in _children(c, "prep"):
                 key = f"be {c.lemma_.lower()} {prep.lower_}"
                 pred = V.PHRASES.get(key)
@@ -319,7 +339,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                             n = names.name(o)
                             if n:
                                 for s in subjects:
-                                    _fact(out, s, pred[0], n, past or pred[1])
+                                    _fact(out, s, pred[0], n, past or pred[1], how=f"be-adj-prep:{key}")
             if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN") and not any(p.lower_ == "of" for p in _children(c, "prep")):
                 n = names.name(c)
                 if not n:
@@ -343,14 +363,14 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                 for s in subjects:
                     if pred == "is_a" and s[0] == TEAM:
                         continue
-                    _fact(out, s, pred, n, past)
+                    _fact(out, s, pred, n, past, how=f"be-noun:{pred}")
                 for prep in _children(c, "prep"):
                     if prep.lower_ == "at" and pred == "works_as":
                         for pobj in _children(prep, "pobj"):
                             org = names.name(pobj)
                             if org:
                                 for s in subjects:
-                                    _fact(out, s, "works_at", org, past)
+                                    _fact(out, s, "works_at", org, past, how="works-as-at")
     for prep in _children(verb, "prep"):
         key = f"be {prep.lower_}"
         for pobj in _children(prep, "pobj"):
@@ -358,7 +378,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                 value = next((n.text for n in pobj.subtree if re.fullmatch(r"v?\d+(\.\d+)*", n.text)), None)
                 if value:
                     for s in subjects:
-                        _fact(out, s, "uses_version", (value, "version"), past)
+                        _fact(out, s, "uses_version", (value, "version"), past, how="be-version")
                 continue
             if pobj.lower_ == "charge":
                 for of in _children(pobj, "prep"):
@@ -366,7 +386,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                         n = names.name(o)
                         if n:
                             for s in subjects:
-                                _fact(out, s, "owns", n, past)
+                                _fact(out, s, "owns", n, past, how="in-charge")
                 continue
             pred = V.PHRASES.get(key)
             if pred:
@@ -374,7 +394,7 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     n = names.name(o)
                     if n:
                         for s in subjects:
-                            _fact(out, s, pred[0], n, past or pred[1])
+                            _fact(out, s, pred[0], n, past or pred[1], how=f"be-prep:{key}")
 
 
 def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
@@ -388,7 +408,7 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
             f = out.facts[i]
             if f.past and f.valid_at is None and not f.replaces:
                 out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
-                                         object_type=f.object_type, past=True)
+                                         object_type=f.object_type, past=True, rule=f.rule)
     others = _instead(verb, names)
     if not others or len(out.facts) == before:
         return
@@ -399,7 +419,7 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
         f = out.facts[i]
         if not f.past and not f.replaces and f.predicate in V.PREDICATES and f.predicate != "status":
             out.facts[i] = FactDraft(f.subject, f.predicate, f.object, replaces=others[0][0], subject_type=f.subject_type,
-                                     object_type=f.object_type)
+                                     object_type=f.object_type, rule=f.rule)
 
 
 def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
@@ -418,7 +438,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                 subjects = _subjects(verb, names) or []
                 for s in subjects:
                     for o in _objects(x, names)[1]:
-                        _fact(out, s, "uses", alt, replaces=o[0])
+                        _fact(out, s, "uses", alt, replaces=o[0], how="stop-in-favour")
             return
         if verb.lemma_ in ("start", "begin", "keep", "continue"):
             _clause(x, names, out, past=past)
@@ -436,12 +456,12 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     if passive and verb.lower_ in V.STATUSES and not _children(verb, "agent") and not any(
             p.lower_ in ("to", "via", "with", "from", "into") for p in _children(verb, "prep")):
         for s in subjects:  # "the build is broken", "the migration is blocked"
-            _fact(out, s, "status", (verb.lower_, "status"), past)
+            _fact(out, s, "status", (verb.lower_, "status"), past, how="passive-status")
         return
     if cannot and verb.lemma_ in ("eat", "have", "drink"):
         for o in _objects(verb, names)[1]:
             for s in subjects:
-                _fact(out, s, "allergic_to", o)
+                _fact(out, s, "allergic_to", o, how="cannot-eat")
         return
     if cannot and verb.lemma_ == "stand":
         past = False
@@ -450,7 +470,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             return  # "I don't drink alcohol": a habit, not a taste that ended
         for o in _objects(verb, names)[1]:
             for s in subjects:
-                _fact(out, s, "likes", o, past=True)
+                _fact(out, s, "likes", o, past=True, how="ate-past")
         return
     if verb.lemma_ == "replace" or (verb.lemma_ in ("swap", "substitute")):
         _replace(verb, subjects, names, out, passive)
@@ -471,15 +491,26 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                 old = next((o for o in olds if o), None)
                 if not n or not old:
                     continue
+                versions = _ends.version_change((_ends.words(old_toks[olds.index(old)]), old[0]), (_ends.words(tok), n[0]))
+                if versions:  # "went from MySQL 5.7 to MySQL 8": a new version of one thing
+                    _fact(out, (versions[0], "technology"), "uses_version", (versions[2], "version"),
+                          replaces=versions[1], how="change-version")
+                if versions or _ends.same_thing(old[0], n[0]):
+                    continue
+                implicit = not _children(verb, "nsubj", "nsubjpass")
                 # "moved from Redis to Valkey": a technology on either side makes it a change of tool
                 technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
                 pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
+                if pred == "uses" and _ends.hosted(n[0]) and _ends.hosted(old[0]):
+                    pred = "runs_on"  # "moved from Heroku to Render": where it runs
                 target = s
-                for d in _children(verb, "dobj"):  # "switched the web app from A to B"
+                for d in _children(verb, "dobj"):  # "switched the web app from A to B" (not "the logs")
                     dn = names.name(d)
-                    if dn and pred == "uses" and s[0] in (USER, TEAM) and d.lower_ not in ("ci", "bank", "banks", "plan"):
+                    if dn and pred in ("uses", "runs_on") and s[0] in (USER, TEAM) and _ends.system_noun(d):
                         target = dn
-                _fact(out, target, pred, n, replaces=old[0])
+                if implicit and target is s and pred != "lives_in":
+                    continue  # "Switched the CI from Travis to …": whose tool, the writer's or the team's, is unsaid
+                _fact(out, target, pred, n, replaces=old[0], how="change-from-to")
         return
     dropped = verb.lemma_ in _DROP_VERBS and _children(verb, "dobj")
     if dropped and "from" in preps and verb.lemma_ in ("remove", "drop"):
@@ -487,34 +518,38 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             holder = names.name(t)
             for o in _objects(verb, names)[1]:
                 if holder:
-                    _fact(out, holder, "uses", o, past=True)
+                    _fact(out, holder, "uses", o, past=True, how="remove-from")
         return
     if dropped and ("for" in preps or _in_favour_of(verb, names)):
         alt = _in_favour_of(verb, names) or next((names.name(p) for p in _children(preps["for"], "pobj")), None)
         for s in subjects:
             for o in _objects(verb, names)[1]:
                 pred = "works_at" if verb.lemma_ == "leave" and s[0] == USER else "uses"
+                if pred == "uses" and alt and _ends.hosted(alt[0]) and _ends.hosted(o[0]):
+                    pred = "runs_on"  # "ditched Heroku for Render"
                 if alt:
-                    _fact(out, s, pred, alt, replaces=o[0])
+                    _fact(out, s, pred, alt, replaces=o[0], how="drop-for")
                 else:
-                    _fact(out, s, pred, o, past=True)
+                    _fact(out, s, pred, o, past=True, how="drop-for")
         return
     if passive and not _children(verb, "agent") and key in _ADOPT_VERBS:
         for s in subjects:  # "Grafana Tempo has been adopted": the team uses it
-            _fact(out, (TEAM, "team"), "uses", s, past)
+            _fact(out, (TEAM, "team"), "uses", s, past, how="passive-adopt")
         return
     if passive:
         agents = [names.name(o) for a in _children(verb, "agent") for p in _children(a, "pobj") for o in _conjuncts(p)]
         agents = [a for a in agents if a]
         if agents:
             pred = _predicate(key, agents[0], None, names.things)
+            if key == "manage":
+                return  # "managed by Confluent": a managed service as often as an owner; when unsure, nothing
             if pred:
                 for a in agents:
                     for s in subjects:
-                        _fact(out, a, pred[0], s, past or pred[1])
+                        _fact(out, a, pred[0], s, past or pred[1], how=f"passive-agent:{key}")
                 return
     # the direct object (or the activity: "I love hiking")
-    objs = _children(verb, "dobj")
+    objs = [o for o in _children(verb, "dobj") if o.i > verb.i]  # one before its verb is a misreading
     if not objs and V.PHRASES.get(key, ("",))[0] in ("likes", "dislikes", "prefers"):
         objs = [x for x in _children(verb, "xcomp") if x.tag_ == "VBG" and not list(x.children)[:1]] or [
             x for x in _children(verb, "xcomp") if x.tag_ == "VBG" and all(c.dep_ in ("cc", "conj") for c in x.children)]
@@ -524,7 +559,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
             for t in _children(preps["to"], "pobj"):
                 tn = names.name(t)
                 if on and tn and o.lower_ not in _PLACE_NOUNS:
-                    _fact(out, on, "written_in" if verb.lemma_ == "port" else "uses", tn, past)
+                    _fact(out, on, "written_in" if verb.lemma_ == "port" else "uses", tn, past, how="move-obj-to")
                     return
     if not passive and objs:
         for obj_tok in objs:
@@ -537,17 +572,17 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                             n = names.name(o)
                             if n:
                                 for s in subjects:
-                                    _fact(out, s, "works_at", n, past or verb.lemma_ in ("quit", "leave", "lose"))
+                                    _fact(out, s, "works_at", n, past or verb.lemma_ in ("quit", "leave", "lose"), how="job-at")
                 return
             for o in _conjuncts(obj_tok):
                 pred = None
-                for s in subjects:
+                for s in _ends.setup_holders(key, subjects, preps.get("for"), names.name):
                     pred = _predicate(key, s, o, names.things)
                     n = names.name(o)
                     if o.lower_ in _PLACE_NOUNS and "in" in preps:  # "gave up my flat in Camden"
                         n = next((names.name(q) for q in _children(preps["in"], "pobj") if q.pos_ == "PROPN"), n)
                     if pred and n:
-                        _fact(out, s, pred[0], n, past or pred[1])
+                        _fact(out, s, pred[0], n, past or pred[1], how=f"dobj:{key}")
                         if pred[0] == "lives_in":
                             names.state["place"] = n[0]
                 # "Tomás wrote the migration tool in Elixir": the object's language
@@ -558,7 +593,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         for po in _children(p, "pobj"):
                             pn = names.name(po)
                             if on and pn:
-                                _fact(out, on, V.PHRASES[pkey][0], pn, past)
+                                _fact(out, on, V.PHRASES[pkey][0], pn, past, how=f"obj-prep:{pkey}")
     # objects of prepositions ("moved back to X": the preposition may hang on the adverb)
     adverbial = [(f"{key} {a.lower_}", p) for a in _children(verb, "advmod") for p in _children(a, "prep")]
     chained = [(f"{key} {p.lower_} {q.lower_}", q) for p in _children(verb, "prep") if not _children(p, "pobj")
@@ -578,7 +613,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         continue
                     if objs and not passive and _negated(verb) and not pred[1]:
                         continue  # "we don't store PII in Redis anymore": the negation is about PII, not Redis
-                    _fact(out, s, pred[0], n, past or pred[1])
+                    _fact(out, s, pred[0], n, past or pred[1], how=f"prep:{pkey}")
                     if pred[0] == "lives_in":
                         names.state["place"] = n[0]
                         # "I live in Malmö with my girlfriend Saga": she lives there too
@@ -587,7 +622,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                                 for comp in _children(w, "pobj"):
                                     cn = names.name(comp)
                                     if cn and comp.text[:1].isupper() and cn[0] not in (USER, TEAM):
-                                        _fact(out, cn, "lives_in", n, past)
+                                        _fact(out, cn, "lives_in", n, past, how="lives-with")
     if verb.lemma_ == "work":  # "works as a paramedic in Cork", "works for the Red Cross in Geneva"
         inner = [q for p in _children(verb, "prep") for o in _children(p, "pobj") for q in _children(o, "prep")]
         for p in _children(verb, "prep") + inner:
@@ -596,7 +631,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     place = names.name(o) if o.pos_ == "PROPN" else None
                     for s in subjects:
                         if place and _is_person(s, names.things) and s[0] != TEAM:
-                            _fact(out, s, "lives_in", place, past)
+                            _fact(out, s, "lives_in", place, past, how="work-in")
 
 
 def _objects(verb: Any, names: _Names) -> tuple[list[Any], list[tuple[str, str | None]]]:
@@ -624,7 +659,8 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
     for p in _children(verb, "prep") + [p for q in agent_objects + with_objects for p in _children(q, "prep")]:
         if p.lower_ in ("in", "on", "for", "across"):
             for o in _children(p, "pobj"):
-                where = names.name(o)
+                if o.pos_ == "PROPN" or any(c.lower_ in ("the", "our", "my") for c in o.children):
+                    where = names.name(o)  # "across the dashboard", not "for formatting"
     if passive:
         new = [names.name(o) for a in _children(verb, "agent") for p in _children(a, "pobj") for o in _conjuncts(p)]
         old = subjects
@@ -634,7 +670,7 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
         if with_:
             new = [names.name(o) for p in with_ for q in _children(p, "pobj") for o in _conjuncts(q)]
             old = _objects(verb, names)[1]
-            owner = subjects[0]
+            owner = where or subjects[0]  # "we replaced Moment with Luxon across the dashboard"
         else:
             new = subjects
             old = _objects(verb, names)[1]
@@ -643,9 +679,9 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
         if not n:
             continue
         for o in old:
-            _fact(out, owner, "uses", n, replaces=o[0])
+            _fact(out, owner, "uses", n, replaces=o[0], how="replace")
         if not old:
-            _fact(out, owner, "uses", n)
+            _fact(out, owner, "uses", n, how="replace")
 
 
 def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
@@ -665,7 +701,7 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
             continue
         n = names.name(person)
         if n and n[0] not in (USER, TEAM):
-            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1])
+            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1], how="relative")
         # "My boss is Dana Whitfield": the name after "is"
     for tok in sent:
         if tok.lemma_ == "be" and tok.dep_ == "ROOT":
@@ -675,20 +711,26 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
                     for a in _children(tok, "attr"):
                         n = names.name(a)
                         if n and a.pos_ == "PROPN":
-                            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1])
+                            _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1], how="relative")
 
 
-def read(doc: Any, spans_of: Any) -> Extraction:
-    """The facts of a parsed text; ``spans_of(sentence)`` gives the regex name spans of a sentence."""
+def read(doc: Any, spans_of: Any, dropped: set[str] | None = None) -> Extraction:
+    """The facts of a parsed text; ``spans_of(sentence)`` gives the regex name spans of a sentence.
+    ``dropped`` collects (casefolded) the span names the parse read as modifiers of a longer name."""
     out = Extraction()
     state: dict[str, str] = {}
     for sent in doc.sents:
         spans = spans_of(sent.text)
         names = _Names(sent, spans, state)
         for span in spans:
+            if _ends.modifier_span(sent, span.start, span.end):
+                if dropped is not None:
+                    dropped.add(span.name.casefold())  # "the GraphQL gateway": not GraphQL on its own
+                continue
             out.entities.append(EntityDraft(span.name, span.type))
         for tok in sent:  # proper nouns the rules missed ("Marek" at the start, "Björn")
-            if tok.pos_ == "PROPN" and tok.dep_ in _ARG_DEPS and tok.text[:1].isupper() and not _common(tok.lower_):
+            if tok.pos_ == "PROPN" and tok.dep_ in _ARG_DEPS and tok.text[:1].isupper() and not _common(tok.lower_) \
+                    and tok.text not in GENERIC_ACRONYMS:
                 n = names.name(tok)
                 if n and n[0] not in (USER, TEAM) and n[0].lower() not in COMMON:
                     out.entities.append(EntityDraft(n[0], n[1]))
@@ -698,6 +740,8 @@ def read(doc: Any, spans_of: Any) -> Extraction:
         _relatives(sent, names, out)
         for verb in _verbs(sent):
             _clause(verb, names, out)
+        out.facts[before:] = [f for f in out.facts[before:]
+                              if _ends.allowed(f.predicate, f.subject, f.object, names.kinds)]
         for f in out.facts[before:]:
             if f.subject_type == "person" or (f.predicate.endswith("_of") and f.subject not in (USER, TEAM)):
                 if f.subject not in (USER, TEAM) and not f.subject.startswith((USER + "'s", TEAM + "'s")):

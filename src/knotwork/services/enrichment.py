@@ -63,8 +63,8 @@ def _plain(draft: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in fields(draft):
         value = getattr(draft, f.name)
-        if value is None or value is False:
-            continue
+        if value is None or value is False or (f.name == "rule" and not value):
+            continue  # unset; "rule" is the offline extraction's accounting tag, never a caller's
         out[f.name] = {"t": to_text(value)} if isinstance(value, datetime) else value
     return out
 
