@@ -22,7 +22,12 @@ Rules (world time; a missing ``valid_at`` is "since always", a missing
   retired the same way, whatever the predicate's kind;
 - same object, the new fact stated as over ("no longer uses Y": no start,
   an end) while the stored one is still open: a repeat that ends the stored
-  fact at the new fact's end (``end_repeat``).
+  fact at the new fact's end (``end_repeat``);
+- a fact stated as over ends at the memory's time (:func:`over_at`), unless
+  it names its own start and the memory is dated within that start's year
+  ("Back in 2023 Jeff lived in Denver" in a memory dated 2023): then the
+  memory's date is the time spoken of, the end is unknown, and the fact
+  stays open until a later value retires it.
 """
 
 from __future__ import annotations
@@ -61,6 +66,19 @@ def overlaps(a_start: datetime | None, a_end: datetime | None, b_start: datetime
     a_before_b_ends = a_start is None or b_end is None or a_start < b_end
     b_before_a_ends = b_start is None or a_end is None or b_start < a_end
     return a_before_b_ends and b_before_a_ends
+
+
+def over_at(start: datetime | None, said_at: datetime) -> datetime | None:
+    """The end of a fact stated as over ("lived in", "used to use") in a memory dated ``said_at``.
+
+    Trigger: a past fact with its own start ("Back in 2023 …", start 2023-01-01) in a memory dated no
+    later than that year. Why: a memory dated within the year it speaks of is dated by the time spoken
+    of, not by the time of speaking, so its date is no end (and an end at or before the start stored
+    nothing at all). Outcome: no end (None); a later value retires the fact in time order."""
+    if start is not None and said_at < start.replace(year=start.year + 1, month=1, day=1, hour=0, minute=0,
+                                                     second=0, microsecond=0):
+        return None
+    return said_at
 
 
 def starts_no_later(a: datetime | None, b: datetime | None) -> bool:

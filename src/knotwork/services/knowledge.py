@@ -25,7 +25,7 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge import freshness, validate
-from knotwork.knowledge.facts import plan
+from knotwork.knowledge.facts import over_at, plan
 from knotwork.knowledge.models import (
     ClearReport,
     Community,
@@ -361,7 +361,7 @@ class KnowledgeService:
         if subject_id == object_id:
             return set()
         valid_at = f.valid_at if f.valid_at is not None else (None if f.past else memory.valid_at)
-        invalid_at = f.invalid_at if f.invalid_at is not None else (memory.valid_at if f.past else None)
+        invalid_at = f.invalid_at if f.invalid_at is not None else (over_at(valid_at, memory.valid_at) if f.past else None)
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
             return set()
         replaces_id = entity_of.get(normalize(f.replaces)) if f.replaces else None
