@@ -17,6 +17,16 @@ RETIRED_MODS = frozenset("old former ex college school childhood".split())
 NOW = frozenset("now nowadays anymore".split())
 
 
+#: Words that add a value rather than replace one ("now also runs on X", "X as well", "X too").
+ADDITIVE = frozenset("also too additionally both another plus alongside".split())
+#: Many-valued predicates whose values take turns: a subject holds several over time, usually one at a
+#: time (where a service runs, someone's job title, school, training goal, current book). "now" on one of
+#: these ends the value before. Not ``uses``: it gathers values of many roles (an editor, a database, a
+#: bank), so "I now use Docker" does not say which one it replaced; nor tastes, languages, memberships,
+#: which accumulate.
+TURNS = frozenset({"runs_on", "works_as", "studies_at", "training_for", "reading"})
+
+
 QUANTITY = frozenset("bit lot couple lots few little".split())
 
 
@@ -125,6 +135,19 @@ def year(verb: Any) -> datetime | None:
             if re.fullmatch(r"(19|20)\d\d", o.text) and 1900 <= int(o.text) <= 2100:
                 return datetime(int(o.text), 1, 1, tzinfo=timezone.utc)
     return None
+
+
+def now_changed(verb: Any) -> bool:
+    """"The API is now deployed on Fly.io": "now" on the clause's own verb says the value before is over,
+    unless a word adds the value to it ("now also", "as well", "too"). Not "for now" (a stopgap, no change)
+    nor "now that …" (a reason)."""
+    nows = [c for c in verb.children if c.lower_ == "now" and c.dep_ == "advmod"]
+    if not nows or any(n.i + 1 < len(n.doc) and n.doc[n.i + 1].lower_ == "that" for n in nows):
+        return False
+    for tok in verb.subtree:
+        if tok.lower_ in ADDITIVE or (tok.lower_ == "well" and tok.i > 0 and tok.doc[tok.i - 1].lower_ == "as"):
+            return False
+    return True
 
 
 def instead(verb: Any, names: Any) -> list[tuple[str, str | None]]:

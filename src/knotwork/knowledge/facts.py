@@ -20,6 +20,12 @@ Rules (world time; a missing ``valid_at`` is "since always", a missing
     at it;
 - ``replaces=Y`` ("moved from Y to Z"): facts with object Y that overlap are
   retired the same way, whatever the predicate's kind;
+- ``turn`` ("the API is now deployed on Z", a predicate whose values take
+  turns): when exactly one other value holds at the new fact's start and
+  started no later, it is retired the same way; with several, none is (the
+  sentence does not say which one it replaced); a stored turn that starts
+  after a late-arriving value, with nothing else held then, ends that value
+  (``turned``);
 - same object, the new fact stated as over ("no longer uses Y": no start,
   an end) while the stored one is still open: a repeat that ends the stored
   fact at the new fact's end (``end_repeat``);
@@ -32,7 +38,7 @@ Rules (world time; a missing ``valid_at`` is "since always", a missing
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -94,6 +100,8 @@ def plan(
     *,
     single_valued: bool,
     replaces_object_id: str | None = None,
+    turn: bool = False,
+    turned: Collection[str] = (),
 ) -> Plan:
     """What storing ``(object_id, valid_at, invalid_at)`` does, given ``stored`` facts of the same subject and predicate."""
     out = Plan(invalid_at=invalid_at)
@@ -114,11 +122,29 @@ def plan(
                 if not between:
                     out.start_repeat = valid_at
             return out
+    before: set[str] = set()
+    if turn and not single_valued and valid_at is not None:
+        # Trigger: "now" on a predicate whose values take turns. Why: it says the value before is over, but not
+        # which one when several hold. Outcome: the one value holding then is retired; with several, none.
+        held = [f for f in stored if f.object_id != object_id and starts_no_later(f.valid_at, valid_at)
+                and overlaps(f.valid_at, f.invalid_at, valid_at, invalid_at)]
+        before = {f.id for f in held} if len({f.object_id for f in held}) == 1 else set()
+    if turned and not single_valued:
+        # Trigger: a stored value stated as a turn ("now …", ids in ``turned``) starts after the new one. Why: the
+        # new value is the one it replaced when nothing else held then (the memory saying so came late).
+        # Outcome: the new value ends where the turn starts. What the turn retired when it came counts as held.
+        for t in stored:
+            if t.id in turned and t.object_id != object_id and not starts_no_later(t.valid_at, valid_at):
+                others = [g for g in stored if g.id != t.id and g.object_id != t.object_id
+                          and starts_no_later(g.valid_at, t.valid_at)
+                          and (g.superseded_by == t.id or overlaps(g.valid_at, g.invalid_at, t.valid_at, t.invalid_at))]
+                if not others:
+                    before.add(t.id)
     conflicting = [
         f
         for f in stored
         if f.object_id != object_id
-        and (single_valued or f.object_id == replaces_object_id)
+        and (single_valued or f.object_id == replaces_object_id or f.id in before)
         and overlaps(f.valid_at, f.invalid_at, valid_at, out.invalid_at)
     ]
     later = [f for f in conflicting if not starts_no_later(f.valid_at, valid_at)]

@@ -238,6 +238,7 @@ class FactDraft:
     object_type: str | None = None
     past: bool = False  # "used to live in Y": true before the memory's time, not after
     confidence: float = 1.0
+    turn: bool = False  # "is now deployed on Y": the value before this one of the subject and predicate is over
 
 
 @dataclass

@@ -25,16 +25,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW,
+    TURNS as _TURNS,
     children as _children,
     conjuncts as _conjuncts,
     instead as _instead,
     is_hedged as _is_hedged,
     negated as _negated,
+    now_changed as _now_changed,
     question_or_order as _question_or_order,
     relative as _relative,
     school as _school,
@@ -389,6 +392,11 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
             if f.past and f.valid_at is None and not f.replaces:
                 out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
                                          object_type=f.object_type, past=True)
+    if _now_changed(verb):  # "The API is now deployed on Fly.io": the value before is over (cues.now_changed)
+        for i in range(before, len(out.facts)):
+            f = out.facts[i]
+            if f.predicate in _TURNS and not f.past and not f.replaces:
+                out.facts[i] = replace(f, turn=True)
     others = _instead(verb, names)
     if not others or len(out.facts) == before:
         return
