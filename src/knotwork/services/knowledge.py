@@ -10,6 +10,7 @@ retires the old one, a late older fact is stored already retired.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge import freshness, validate
+from knotwork.knowledge.cues import TURNS
 from knotwork.knowledge.facts import over_at, plan
 from knotwork.knowledge.models import (
     ClearReport,
@@ -40,6 +42,7 @@ from knotwork.knowledge.models import (
     NodeHit,
 )
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
+from knotwork.knowledge.vocabulary import fit
 from knotwork.search.fusion import FUSIONS
 from knotwork.services.communities import CommunityService
 from knotwork.services.extraction import ExtractionService
@@ -65,6 +68,11 @@ def _bounded(text: str, limit: int = SUMMARY_CHARS) -> str:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;")
     return cut + "…"
+
+
+def _names_word(text: str, name: str) -> bool:
+    """Does ``text`` name ``name`` as a whole word (any case)?"""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def fact_text(subject: str, predicate: str, obj: str) -> str:
@@ -367,8 +375,10 @@ class KnowledgeService:
         replaces_id = entity_of.get(normalize(f.replaces)) if f.replaces else None
         stored = self.store.kg_facts_of(subject_id, f.predicate)
         new_id = ids.new_id()
+        single = self.single_valued(f.predicate)
+        turned = self._turns(f.predicate, object_id, valid_at, stored) if not single else set()
         p = plan(new_id, object_id, valid_at, invalid_at, stored,
-                 single_valued=self.single_valued(f.predicate), replaces_object_id=replaces_id)
+                 single_valued=single, replaces_object_id=replaces_id, turn=f.turn, turned=turned)
         if p.repeat_of:
             self.store.kg_add_fact_source(p.repeat_of, memory.id)
             self.store.kg_raise_confidence(p.repeat_of, f.confidence)  # one more source that says so
@@ -405,23 +415,49 @@ class KnowledgeService:
             touched.add(replaces_id)
         return touched
 
+    def _turns(self, predicate: str, object_id: str, valid_at: datetime | None, stored: Sequence[Fact]) -> set[str]:
+        """The stored facts, starting after ``valid_at``, that their memories state as a turn ("is now deployed
+        on Z"): the turn is not kept on the fact, so the memories are read again, only when such a later value
+        of a predicate whose values take turns is there (a value arriving after the one that replaced it)."""
+        if predicate not in TURNS or self.settings.kg_extract != "rules":
+            return set()
+        later = [g for g in stored if g.object_id != object_id and g.extractor in ("rules", "parser")
+                 and g.valid_at is not None and (valid_at is None or g.valid_at > valid_at)]
+        if not later:
+            return set()
+        memories = self.store.get_memories(sorted({m for g in later for m in g.sources}))
+        said = {m: rules_extract.extract(x.content) for m, x in memories.items()}
+        return {g.id for g in later for m in g.sources if m in said and any(
+            d.turn and d.predicate == predicate and normalize(d.object) == normalize(g.object) for d in said[m].facts)}
+
     def _held_by_one(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
         """Trigger: "we moved from Redis to Valkey" when the graph holds "session store uses Redis". Why: "we"
         speaks for the team's systems, and the value that changed is the system's. Outcome: when exactly one
         other subject holds the replaced value (same predicate, current at the memory's time), the change is
-        stated for it too (its Redis retires, Valkey starts); with none or several, only the team's."""
+        stated for it too (its Redis retires, Valkey starts); with none or several, only the team's.
+
+        Trigger: none holds it under the same predicate, but the memory names a system that holds it under
+        another ("we switched CI from Jenkins to GitHub Actions" when the graph holds "CI runs_on Jenkins").
+        Why: the change is that system's, and its predicate says which relation changed. Outcome: when exactly
+        one fact of a named subject holds the replaced value, and the new value fits that predicate's kinds,
+        the change is stated for that subject and predicate; otherwise nothing more."""
         out: list[FactDraft] = []
         for f in facts:
             old_id = entity_of.get(normalize(f.replaces)) if f.replaces and f.subject == "Team" else None
             if old_id is None:
                 continue
-            holders = {x.subject_id: x for x in self.store.kg_facts_touching(
+            holding = [x for x in self.store.kg_facts_touching(
                 [old_id], workspace=memory.workspace, at=memory.valid_at, include_invalid=False)
-                if x.object_id == old_id and x.predicate == f.predicate and x.subject != "Team"}
+                if x.object_id == old_id and x.subject != "Team"]
+            holders = {x.subject_id: x for x in holding if x.predicate == f.predicate}
+            if not holders:
+                named = [x for x in holding if _names_word(memory.content, x.subject)
+                         and fit(x.predicate, x.subject, None, f.object, f.object_type, f.replaces) > 0]
+                holders = {(x.subject_id, x.predicate): x for x in named}  # type: ignore[misc]
             if len(holders) == 1:
                 held = next(iter(holders.values()))
                 entity_of.setdefault(normalize(held.subject), held.subject_id)
-                out.append(FactDraft(held.subject, f.predicate, f.object, replaces=f.replaces,
+                out.append(FactDraft(held.subject, held.predicate, f.object, replaces=f.replaces,
                                      object_type=f.object_type, confidence=f.confidence))
         return out
 
