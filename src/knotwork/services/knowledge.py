@@ -10,7 +10,6 @@ retires the old one, a late older fact is stored already retired.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -26,7 +25,6 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge import freshness, validate
-from knotwork.knowledge.cues import TURNS
 from knotwork.knowledge.facts import over_at, plan
 from knotwork.knowledge.models import (
     ClearReport,
@@ -42,8 +40,8 @@ from knotwork.knowledge.models import (
     NodeHit,
 )
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
-from knotwork.knowledge.vocabulary import fit
 from knotwork.search.fusion import FUSIONS
+from knotwork.services.changes import ValueChanges
 from knotwork.services.communities import CommunityService
 from knotwork.services.extraction import ExtractionService
 from knotwork.search.lexical import query_terms
@@ -68,11 +66,6 @@ def _bounded(text: str, limit: int = SUMMARY_CHARS) -> str:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;")
     return cut + "…"
-
-
-def _names_word(text: str, name: str) -> bool:
-    """Does ``text`` name ``name`` as a whole word (any case)?"""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def fact_text(subject: str, predicate: str, obj: str) -> str:
@@ -189,6 +182,7 @@ class KnowledgeService:
         self._name_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self.communities = CommunityService(store)
         self.extraction = ExtractionService(store, settings, self.ingest_memory)
+        self.changes = ValueChanges(store, settings)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
         # (new memory id, old memory id, reason): called when a memory's facts retire every fact another
         # memory stated (the service links the two with ``supersedes``); None: nothing is linked
@@ -311,11 +305,11 @@ class KnowledgeService:
         changed: set[str] = set()
         caller_origin = origin or "caller"
         ended: list[str] = []
-        rule_facts += self._held_by_one(memory, rule_facts, entity_of)
+        rule_facts += self.changes.held_by_one(memory, rule_facts, entity_of)
         for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
             changed |= self._fact(memory, f, kind, entity_of, at, ended)
         if ended and gi.supersede and self.on_value_changed is not None:
-            self._supersede_stated(memory, ended)
+            self.changes.supersede_stated(memory, ended, self.on_value_changed)
         if touched is not None:
             touched |= changed
         elif changed:
@@ -376,7 +370,7 @@ class KnowledgeService:
         stored = self.store.kg_facts_of(subject_id, f.predicate)
         new_id = ids.new_id()
         single = self.single_valued(f.predicate)
-        turned = self._turns(f.predicate, object_id, valid_at, stored) if not single else set()
+        turned = self.changes.turns(f.predicate, object_id, valid_at, stored) if not single else set()
         p = plan(new_id, object_id, valid_at, invalid_at, stored,
                  single_valued=single, replaces_object_id=replaces_id, turn=f.turn, turned=turned)
         if p.repeat_of:
@@ -414,77 +408,6 @@ class KnowledgeService:
             )
             touched.add(replaces_id)
         return touched
-
-    def _turns(self, predicate: str, object_id: str, valid_at: datetime | None, stored: Sequence[Fact]) -> set[str]:
-        """The stored facts, starting after ``valid_at``, that their memories state as a turn ("is now deployed
-        on Z"): the turn is not kept on the fact, so the memories are read again, only when such a later value
-        of a predicate whose values take turns is there (a value arriving after the one that replaced it)."""
-        if predicate not in TURNS or self.settings.kg_extract != "rules":
-            return set()
-        later = [g for g in stored if g.object_id != object_id and g.extractor in ("rules", "parser")
-                 and g.valid_at is not None and (valid_at is None or g.valid_at > valid_at)]
-        if not later:
-            return set()
-        memories = self.store.get_memories(sorted({m for g in later for m in g.sources}))
-        said = {m: rules_extract.extract(x.content) for m, x in memories.items()}
-        return {g.id for g in later for m in g.sources if m in said and any(
-            d.turn and d.predicate == predicate and normalize(d.object) == normalize(g.object) for d in said[m].facts)}
-
-    def _held_by_one(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
-        """Trigger: "we moved from Redis to Valkey" when the graph holds "session store uses Redis". Why: "we"
-        speaks for the team's systems, and the value that changed is the system's. Outcome: when exactly one
-        other subject holds the replaced value (same predicate, current at the memory's time), the change is
-        stated for it too (its Redis retires, Valkey starts); with none or several, only the team's.
-
-        Trigger: none holds it under the same predicate, but the memory names a system that holds it under
-        another ("we switched CI from Jenkins to GitHub Actions" when the graph holds "CI runs_on Jenkins").
-        Why: the change is that system's, and its predicate says which relation changed. Outcome: when exactly
-        one fact of a named subject holds the replaced value, and the new value fits that predicate's kinds,
-        the change is stated for that subject and predicate; otherwise nothing more."""
-        out: list[FactDraft] = []
-        for f in facts:
-            old_id = entity_of.get(normalize(f.replaces)) if f.replaces and f.subject == "Team" else None
-            if old_id is None:
-                continue
-            holding = [x for x in self.store.kg_facts_touching(
-                [old_id], workspace=memory.workspace, at=memory.valid_at, include_invalid=False)
-                if x.object_id == old_id and x.subject != "Team"]
-            holders = {x.subject_id: x for x in holding if x.predicate == f.predicate}
-            if not holders:
-                named = [x for x in holding if _names_word(memory.content, x.subject)
-                         and fit(x.predicate, x.subject, None, f.object, f.object_type, f.replaces) > 0]
-                holders = {(x.subject_id, x.predicate): x for x in named}  # type: ignore[misc]
-            if len(holders) == 1:
-                held = next(iter(holders.values()))
-                entity_of.setdefault(normalize(held.subject), held.subject_id)
-                out.append(FactDraft(held.subject, held.predicate, f.object, replaces=f.replaces,
-                                     object_type=f.object_type, confidence=f.confidence))
-        return out
-
-    def _supersede_stated(self, memory: Memory, ended: list[str]) -> None:
-        """The memory layer sees a value change the graph saw.
-
-        Trigger: this memory's facts retired facts that earlier memories stated ("moved from Redis to
-        Valkey" after "the session store uses Redis"). Why: the older memory now says something no longer
-        true, whatever its wording. Outcome: an older memory none of whose facts is still open (so it
-        states nothing else that holds) is reported to :attr:`on_value_changed`, which links this memory
-        to it with ``supersedes``; a memory that still states another open fact is left alone."""
-        facts = self.store.kg_get_facts(list(dict.fromkeys(ended)))
-        olds = {m for f in facts.values() for m in f.sources if m != memory.id}
-        if not olds:
-            return
-        counts = self.store.kg_fact_counts(sorted(olds))
-        for old in sorted(olds):
-            own = self.store.kg_get_facts(self.store.kg_facts_only_from(old))
-            # facts it shares only with this memory (this memory restated them, e.g. to end them) count as its own
-            shared = {f.id: f for f in facts.values() if old in f.sources and set(f.sources) <= {old, memory.id}}
-            stated = {**own, **shared}
-            if not stated or counts.get(old, 0) != len(stated):
-                continue  # another memory states some of its facts too: not this memory's change alone
-            if all(f.invalid_at is not None for f in stated.values()):
-                changed = next(f for f in facts.values() if old in f.sources)
-                assert self.on_value_changed is not None
-                self.on_value_changed(memory.id, old, f"stated value changed: {changed.fact}")
 
     # -- summaries ------------------------------------------------------------
     def _current_facts(self, entity_id: str, at: datetime) -> list[Fact]:
