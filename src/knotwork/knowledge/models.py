@@ -239,6 +239,7 @@ class FactDraft:
     past: bool = False  # "used to live in Y": true before the memory's time, not after
     confidence: float = 1.0
     turn: bool = False  # "is now deployed on Y": the value before this one of the subject and predicate is over
+    when: str | None = None  # "two years ago", "since March": a start relative to the memory's time (cues.when)
 
 
 @dataclass

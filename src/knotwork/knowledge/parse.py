@@ -45,6 +45,7 @@ from knotwork.knowledge.cues import (
     tech_name as _tech_name,
     technical as _technical,
     verbs as _verbs,
+    when as _when,
     year as _year,
 )
 from knotwork.knowledge.lexicon import COMMON
@@ -392,6 +393,12 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
             if f.past and f.valid_at is None and not f.replaces:
                 out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
                                          object_type=f.object_type, past=True)
+    start = _when(verb)
+    if start:  # "Two years ago Jeff moved to Denver": a current value starts then (cues.when); a past one keeps its time
+        for i in range(before, len(out.facts)):
+            f = out.facts[i]
+            if f.valid_at is None and f.when is None and not f.past:
+                out.facts[i] = replace(f, when=start)
     if _now_changed(verb):  # "The API is now deployed on Fly.io": the value before is over (cues.now_changed)
         for i in range(before, len(out.facts)):
             f = out.facts[i]

@@ -25,6 +25,7 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge import freshness, validate
+from knotwork.knowledge.cues import resolve_when
 from knotwork.knowledge.facts import over_at, plan
 from knotwork.knowledge.models import (
     ClearReport,
@@ -362,7 +363,8 @@ class KnowledgeService:
         object_id = entity_of[normalize(f.object)]
         if subject_id == object_id:
             return set()
-        valid_at = f.valid_at if f.valid_at is not None else (None if f.past else memory.valid_at)
+        said = resolve_when(f.when, memory.valid_at)  # "two years ago", "since March": from the memory's time
+        valid_at = f.valid_at if f.valid_at is not None else said or (None if f.past else memory.valid_at)
         invalid_at = f.invalid_at if f.invalid_at is not None else (over_at(valid_at, memory.valid_at) if f.past else None)
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
             return set()
