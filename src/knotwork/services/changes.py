@@ -1,10 +1,10 @@
-"""Values that change, as the knowledge service writes them: which subject and predicate a team's change is
-about, which stored values were stated as a turn ("now …"), and which older memories a change supersedes."""
+"""Values that change, as the knowledge service writes them: which subject and predicate a change is about, which stored values were stated as a turn ("now …"), and which older memories a change supersedes."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,31 @@ class ValueChanges:
         said = {m: rules_extract.extract(x.content) for m, x in memories.items()}
         return {g.id for g in later for m in g.sources if m in said and any(
             d.turn and d.predicate == predicate and normalize(d.object) == normalize(g.object) for d in said[m].facts)}
+
+    def redirect(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
+        """Trigger: a change stated under the change verbs' predicate ("moved the docs site from Netlify to Vercel":
+        ``uses``) whose subject holds the replaced value under another predicate only ("docs site runs_on
+        Netlify"). Why: the stored predicate says which relation changed; under ``uses`` the change would
+        retire nothing and leave Netlify current. Outcome: when exactly one other predicate holds the old value
+        for that subject (current at the memory's time) and the new value fits it, the change is stated under
+        that predicate instead; otherwise the fact stays as it was found."""
+        out: list[FactDraft] = []
+        for f in facts:
+            subject_id = entity_of.get(normalize(f.subject))
+            old_id = entity_of.get(normalize(f.replaces)) if f.replaces else None
+            if subject_id is None or old_id is None:
+                out.append(f)
+                continue
+            held = {x.predicate for x in self.store.kg_facts_touching(
+                [old_id], workspace=memory.workspace, at=memory.valid_at, include_invalid=False)
+                if x.subject_id == subject_id and x.object_id == old_id}
+            if f.predicate in held or len(held) != 1:
+                out.append(f)
+                continue
+            predicate = next(iter(held))
+            fits = fit(predicate, f.subject, f.subject_type, f.object, f.object_type, f.replaces) > 0
+            out.append(replace(f, predicate=predicate) if fits else f)
+        return out
 
     def held_by_one(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
         """Trigger: "we moved from Redis to Valkey" when the graph holds "session store uses Redis". Why: "we"

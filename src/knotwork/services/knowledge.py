@@ -306,6 +306,7 @@ class KnowledgeService:
         changed: set[str] = set()
         caller_origin = origin or "caller"
         ended: list[str] = []
+        rule_facts = self.changes.redirect(memory, rule_facts, entity_of)
         rule_facts += self.changes.held_by_one(memory, rule_facts, entity_of)
         for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
             changed |= self._fact(memory, f, kind, entity_of, at, ended)
