@@ -184,3 +184,73 @@ def test_plan_a_late_value_ends_where_a_stored_turn_starts_when_nothing_else_hel
     assert plan("N", "Heroku", _t("2023-01-10"), None, held, single_valued=False, turned={"F"}).invalid_at is None
     retired = [fly, _fact("A", "AWS", "2023-01-01", "2023-11-02", superseded_by="F")]  # the one it did replace
     assert plan("N", "Heroku", _t("2023-01-10"), None, retired, single_valued=False, turned={"F"}).invalid_at is None
+
+
+# -- times relative to the memory's own ------------------------------------------------------------------
+
+
+def test_a_relative_time_starts_the_new_value_then_and_ends_the_old_one_there(kg: Knotwork) -> None:
+    add(kg, ("2023-01-01", "I work at Monzo."), ("2024-03-01", "Last month I started a new job at Wise."))
+    facts = {f.object: f for f in kg.entity_facts("User", include_invalid=True) if f.predicate == "works_at"}
+    assert facts["Wise"].valid_at.date().isoformat() == "2024-02-01"
+    assert facts["Monzo"].invalid_at == facts["Wise"].valid_at
+    assert values(kg, "User", "works_at", "2024-02-15") == ["Wise"]
+
+
+def test_a_relative_time_orders_a_value_before_one_stated_earlier(kg: Knotwork) -> None:
+    """"Two years ago" in a memory of 2025 is 2023: before a value a 2024 memory stated."""
+    add(kg, ("2024-01-01", "Jeff lives in Seattle."), ("2025-03-01", "Two years ago Jeff moved to Denver."))
+    facts = {f.object: f for f in kg.entity_facts("Jeff", include_invalid=True) if f.predicate == "lives_in"}
+    assert facts["Denver"].valid_at.date().isoformat() == "2023-03-01"
+    assert values(kg, "Jeff", "lives_in", "2023-06-01") == ["Denver"]
+    assert values(kg, "Jeff", "lives_in") == ["Seattle"]  # Seattle came after Denver
+
+
+@pytest.mark.parametrize(("text", "spec"), [
+    ("Two years ago Jeff moved to Denver.", "ago:2:year"),
+    ("I joined Wise a couple of months ago.", "ago:2:month"),
+    ("Last month I started a new job at Wise.", "last:month"),
+    ("Moved to Bristol last weekend, the new flat is great.", "last:weekend"),
+    ("I've been living in Bristol since March.", "month:3"),
+    ("I moved to Berlin in 2022.", "year:2022"),
+    ("I live in Bristol.", None),
+    ("I left Monzo two years ago.", None),  # a value stated as over keeps the memory's time for its end
+])
+def test_the_relative_time_a_clause_names(text: str, spec: str | None) -> None:
+    from knotwork.knowledge.extract import extract
+
+    facts = extract(text).facts
+    assert facts and {f.when for f in facts} == {spec}
+
+
+def test_resolve_when_counts_back_from_the_memorys_time_and_refuses_a_later_one() -> None:
+    from datetime import UTC, datetime
+
+    from knotwork.knowledge.cues import resolve_when
+
+    said = datetime(2024, 5, 20, 12, tzinfo=UTC)  # a Monday
+    day = lambda spec: (lambda t: t.date().isoformat() if t else None)(resolve_when(spec, said))  # noqa: E731
+    assert [day(s) for s in ("ago:2:year", "ago:3:month", "ago:1:day", "last:week", "last:weekend")] == [
+        "2022-05-20", "2024-02-20", "2024-05-19", "2024-05-13", "2024-05-18"]
+    assert [day(s) for s in ("last:month", "last:year", "month:3", "month:6", "year:2021")] == [
+        "2024-04-01", "2023-01-01", "2024-03-01", "2023-06-01", "2021-01-01"]
+    assert day("year:2025") is None and day(None) is None
+    assert resolve_when("ago:1:month", datetime(2024, 3, 31, tzinfo=UTC)) == datetime(2024, 2, 29, tzinfo=UTC)
+
+
+# -- which predicate a change applies to ------------------------------------------------------------------
+
+
+def test_a_change_takes_the_predicate_its_subject_holds_the_old_value_under(kg: Knotwork) -> None:
+    add(kg, ("2023-01-01", "The docs site is hosted on Netlify."),
+        ("2024-01-01", "The docs site moved from Netlify to Vercel."))
+    assert values(kg, "docs site", "runs_on") == ["Vercel"]
+    assert values(kg, "docs site", "runs_on", "2023-06-01") == ["Netlify"]
+    assert values(kg, "docs site", "uses") == []  # stated once, under the predicate that changed
+
+
+def test_a_change_keeps_its_predicate_when_the_subject_holds_the_old_value_under_it(kg: Knotwork) -> None:
+    add(kg, ("2023-01-01", "The docs site uses Netlify."), ("2023-01-02", "The docs site is hosted on Netlify."),
+        ("2024-01-01", "The docs site moved from Netlify to Vercel."))
+    assert values(kg, "docs site", "uses") == ["Vercel"]
+    assert values(kg, "docs site", "runs_on") == ["Netlify"]  # two relations hold it: only the stated one changes
