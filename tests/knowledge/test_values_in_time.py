@@ -254,3 +254,26 @@ def test_a_change_keeps_its_predicate_when_the_subject_holds_the_old_value_under
         ("2024-01-01", "The docs site moved from Netlify to Vercel."))
     assert values(kg, "docs site", "uses") == ["Vercel"]
     assert values(kg, "docs site", "runs_on") == ["Netlify"]  # two relations hold it: only the stated one changes
+
+
+# -- a change verb without the old value ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", ["in-order", "late"])
+def test_switched_to_retires_the_one_value_held_before_in_either_arrival_order(kg: Knotwork, order: str) -> None:
+    steps = [("2023-01-05", "The billing service uses MongoDB."), ("2024-02-01", "We migrated the billing service to PostgreSQL.")]
+    add(kg, *(steps if order == "in-order" else steps[::-1]))
+    assert values(kg, "billing service", "uses") == ["PostgreSQL"]
+    assert values(kg, "billing service", "uses", "2023-06-01") == ["MongoDB"]
+
+
+def test_switched_to_retires_nothing_when_several_values_are_held(kg: Knotwork) -> None:
+    add(kg, ("2023-01-05", "I use VS Code."), ("2023-02-05", "I use Docker."), ("2024-07-20", "I've switched to Zed."))
+    assert values(kg, "User", "uses") == ["Docker", "VS Code", "Zed"]
+
+
+def test_a_negated_switch_is_no_turn() -> None:
+    from knotwork.knowledge.extract import extract
+
+    assert not any(f.turn for f in extract("We didn't switch to Zed.").facts)
+    assert all(f.turn for f in extract("I've switched to Zed.").facts)

@@ -261,6 +261,24 @@ def resolve_when(spec: str | None, said_at: datetime) -> datetime | None:
     return found if found is not None and found <= said_at else None
 
 
+#: Verbs that say a value was replaced ("switched to Zed", "migrated the billing service to PostgreSQL").
+SWITCH_VERBS = frozenset("switch migrate move".split())
+
+
+def turn_predicates(verb: Any) -> frozenset[str]:
+    """The predicates whose value this clause says took over from the one before, without naming that one.
+
+    "switched to Zed", "migrated the billing service to PostgreSQL" (a change verb with "to" and no
+    "from"): the predicates of :data:`TURNS` and ``uses`` — the verb itself says a value was replaced.
+    "is now deployed on Fly.io" (:func:`now_changed`): :data:`TURNS` only — "now" on ``uses`` does not
+    say a value was replaced rather than added. Which value was replaced is left to the store: the one
+    value held then, or none (``knowledge.facts.plan``)."""
+    preps = {c.lower_ for c in verb.children if c.dep_ in ("prep", "dative")}
+    if verb.lemma_ in SWITCH_VERBS and "to" in preps and "from" not in preps and not negated(verb):
+        return TURNS | {"uses"}
+    return TURNS if now_changed(verb) else frozenset()
+
+
 def instead(verb: Any, names: Any) -> list[tuple[str, str | None]]:
     """The names after "instead of" or "rather than" in the clause of ``verb``."""
     found = []

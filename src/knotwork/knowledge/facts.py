@@ -91,6 +91,20 @@ def starts_no_later(a: datetime | None, b: datetime | None) -> bool:
     return _start(a) <= _start(b)
 
 
+def lone_later(object_id: str, valid_at: datetime | None, stored: Sequence[Fact]) -> list[Fact]:
+    """Stored values of another object that start after ``valid_at`` with no other value held when they start
+    (what one retired when it came counts as held then): the values a late-arriving one may have given way to."""
+    out = []
+    for t in stored:
+        if t.object_id == object_id or starts_no_later(t.valid_at, valid_at):
+            continue
+        if not any(g.id != t.id and g.object_id != t.object_id and starts_no_later(g.valid_at, t.valid_at)
+                   and (g.superseded_by == t.id or overlaps(g.valid_at, g.invalid_at, t.valid_at, t.invalid_at))
+                   for g in stored):
+            out.append(t)
+    return out
+
+
 def plan(
     new_id: str,
     object_id: str,
@@ -132,14 +146,8 @@ def plan(
     if turned and not single_valued:
         # Trigger: a stored value stated as a turn ("now …", ids in ``turned``) starts after the new one. Why: the
         # new value is the one it replaced when nothing else held then (the memory saying so came late).
-        # Outcome: the new value ends where the turn starts. What the turn retired when it came counts as held.
-        for t in stored:
-            if t.id in turned and t.object_id != object_id and not starts_no_later(t.valid_at, valid_at):
-                others = [g for g in stored if g.id != t.id and g.object_id != t.object_id
-                          and starts_no_later(g.valid_at, t.valid_at)
-                          and (g.superseded_by == t.id or overlaps(g.valid_at, g.invalid_at, t.valid_at, t.invalid_at))]
-                if not others:
-                    before.add(t.id)
+        # Outcome: the new value ends where the turn starts.
+        before |= {t.id for t in lone_later(object_id, valid_at, stored) if t.id in turned}
     conflicting = [
         f
         for f in stored

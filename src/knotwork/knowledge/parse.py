@@ -31,18 +31,17 @@ from typing import Any
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW,
-    TURNS as _TURNS,
     children as _children,
     conjuncts as _conjuncts,
     instead as _instead,
     is_hedged as _is_hedged,
     negated as _negated,
-    now_changed as _now_changed,
     question_or_order as _question_or_order,
     relative as _relative,
     school as _school,
     state_past as _state_past,
     tech_name as _tech_name,
+    turn_predicates as _turn_predicates,
     technical as _technical,
     verbs as _verbs,
     when as _when,
@@ -399,11 +398,11 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
             f = out.facts[i]
             if f.valid_at is None and f.when is None and not f.past:
                 out.facts[i] = replace(f, when=start)
-    if _now_changed(verb):  # "The API is now deployed on Fly.io": the value before is over (cues.now_changed)
-        for i in range(before, len(out.facts)):
-            f = out.facts[i]
-            if f.predicate in _TURNS and not f.past and not f.replaces:
-                out.facts[i] = replace(f, turn=True)
+    turns = _turn_predicates(verb)  # "is now deployed on Fly.io", "switched to Zed": the value before is over
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if f.predicate in turns and not f.past and not f.replaces:
+            out.facts[i] = replace(f, turn=True)
     others = _instead(verb, names)
     if not others or len(out.facts) == before:
         return

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain.models import Memory
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge.cues import TURNS
+from knotwork.knowledge.facts import lone_later
 from knotwork.knowledge.models import Fact, FactDraft
 from knotwork.knowledge.resolve import normalize
 from knotwork.knowledge.vocabulary import fit
@@ -32,19 +33,19 @@ class ValueChanges:
         self.settings = settings
 
     def turns(self, predicate: str, object_id: str, valid_at: datetime | None, stored: Sequence[Fact]) -> set[str]:
-        """The stored facts, starting after ``valid_at``, that their memories state as a turn ("is now deployed
-        on Z"): the turn is not kept on the fact, so the memories are read again, only when such a later value
-        of a predicate whose values take turns is there (a value arriving after the one that replaced it)."""
-        if predicate not in TURNS or self.settings.kg_extract != "rules":
+        """The stored facts, starting after ``valid_at`` with nothing else held then, that their memories state
+        as a turn ("is now deployed on Z", "switched to Z"): the turn is not kept on the fact, so those memories
+        are read again, only when such a later value is there (a value arriving after the one that replaced it)."""
+        if (predicate not in TURNS and predicate != "uses") or self.settings.kg_extract != "rules":
             return set()
-        later = [g for g in stored if g.object_id != object_id and g.extractor in ("rules", "parser")
-                 and g.valid_at is not None and (valid_at is None or g.valid_at > valid_at)]
+        later = [g for g in lone_later(object_id, valid_at, stored) if g.extractor in ("rules", "parser")]
         if not later:
             return set()
         memories = self.store.get_memories(sorted({m for g in later for m in g.sources}))
         said = {m: rules_extract.extract(x.content) for m, x in memories.items()}
         return {g.id for g in later for m in g.sources if m in said and any(
-            d.turn and d.predicate == predicate and normalize(d.object) == normalize(g.object) for d in said[m].facts)}
+            d.turn and d.predicate == predicate and normalize(d.object) == normalize(g.object)
+            and normalize(d.subject) == normalize(g.subject) for d in said[m].facts)}
 
     def redirect(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
         """Trigger: a change stated under the change verbs' predicate ("moved the docs site from Netlify to Vercel":
