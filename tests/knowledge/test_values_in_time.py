@@ -213,6 +213,8 @@ def test_a_relative_time_orders_a_value_before_one_stated_earlier(kg: Knotwork) 
     ("Moved to Bristol last weekend, the new flat is great.", "last:weekend"),
     ("I've been living in Bristol since March.", "month:3"),
     ("I moved to Berlin in 2022.", "year:2022"),
+    ("I've lived in Berlin for two years.", "ago:2:year"),
+    ("I lived in Berlin for two years.", None),  # over: no start from it
     ("I live in Bristol.", None),
     ("I left Monzo two years ago.", None),  # a value stated as over keeps the memory's time for its end
 ])

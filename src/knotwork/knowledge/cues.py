@@ -194,7 +194,7 @@ def _point(tok: Any) -> str | None:
 
 def when(verb: Any) -> str | None:
     """The time a clause names relative to the memory's own ("two years ago", "last month", "yesterday",
-    "since March", "in 2022"), as a short spec :func:`resolve_when` turns into a time once the memory's
+    "since March", "in 2022", "have … for two years"), as a short spec :func:`resolve_when` turns into a time once the memory's
     time is known; None when it names none."""
     for c in verb.children:
         if c.dep_ == "advmod" and c.lower_ == "ago":
@@ -210,6 +210,12 @@ def when(verb: Any) -> str | None:
                 point = _point(o)
                 if point:
                     return point
+        if c.dep_ == "prep" and c.lower_ == "for" and any(a.lower_ in ("have", "has", "'ve", "'s") for a in verb.children
+                                                           if a.dep_ == "aux"):
+            for o in children(c, "pobj"):  # "I've lived in Berlin for two years": since two years ago
+                n = _count(o) if o.lower_ in UNITS else None
+                if n:
+                    return f"ago:{n}:{UNITS[o.lower_]}"
     return None
 
 
