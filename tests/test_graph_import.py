@@ -163,3 +163,36 @@ def test_entities_exported_without_vectors_get_them_from_the_importing_stores_mo
         assert vectors[jeff] == made.tobytes()  # name and note, as ingest embeds a new entity
         again = [r for r in mem.export() if r.get("record") == "entity" and r["id"] == jeff][0]
         assert again["vector"]["model"] == mem.embedder.model_id
+
+
+def test_an_export_without_a_graph_is_read_in_through_the_enrichment_queue(tmp_path: Path, target: str) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Jeff lives in Seattle.", workspace="lab", valid_at="2024-01-01")
+        mem.add("Jeff moved to Portland.", workspace="lab", valid_at="2025-01-01")
+    older = [{k: v for k, v in r.items() if k != "mentions"} for r in _export(source) if "record" not in r]
+    background = Settings(embedder="none", enrich="background", home=tmp_path / "home")
+    with knotwork.open(target, settings=background) as mem:
+        mem.enrichment.stop()  # nothing drains: what the import itself did is all there is
+        assert mem.import_records(older).added == 2
+        assert mem.enrichment_backlog() == {"pending": 2, "running": 0, "failed": 0}
+        assert mem.search_facts("Jeff", workspace="lab") == []  # not read in by the import itself
+        assert [h.memory.content for h in mem.search("Portland", workspace="lab")] == ["Jeff moved to Portland."]
+        mem.start_enrichment_worker()
+        assert mem.wait_for_extraction(60) is True
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+        facts = [f for f in mem.entity_facts("Jeff", workspace="lab", include_invalid=True) if f.predicate == "lives_in"]
+        assert sorted((f.object, f.invalid_at is None, f.extractor) for f in facts) == [
+            ("Portland", True, "rules"), ("Seattle", False, "rules")]
+
+
+def test_an_export_without_a_graph_is_read_in_by_the_import_itself_when_enrichment_is_inline(
+        tmp_path: Path, target: str) -> None:
+    source = str(tmp_path / "a.db")
+    with knotwork.open(source, settings=NO_MODEL) as mem:
+        mem.add("Jeff lives in Seattle.", workspace="lab", valid_at="2024-01-01")
+    older = [{k: v for k, v in r.items() if k != "mentions"} for r in _export(source) if "record" not in r]
+    with knotwork.open(target, settings=Settings(embedder="none", enrich="inline")) as mem:
+        mem.import_records(older)
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+        assert [f.fact for f in mem.entity_facts("Jeff", workspace="lab")] == ["Jeff lives in Seattle"]

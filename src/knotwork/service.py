@@ -643,7 +643,9 @@ class Knotwork:
         one transaction. A record whose id or content is already stored is
         skipped. The graph the records carry comes back with the memories
         added (``transfer.restore_graph``); an export without one (older) has
-        its added memories' graph extracted again, as an add would.
+        its added memories queued for the graph, as an add queues them: the
+        enrichment worker reads them in after the import answers
+        (``Settings.enrich = "inline"``: the import reads them in itself).
         """
         parsed: list[tuple[Memory, list[Memory]]] = []
         links: list[Relationship] = []
@@ -666,7 +668,8 @@ class Knotwork:
         vectors = self._vectors([m.content for m, _ in parsed]) if self.embedder else []
         embedded = []
         carried = graph.seen or bool(graph.mentions)
-        inputs = [] if carried else self.knowledge.prepare([m for m, _ in parsed], [GraphInput() for _ in parsed])
+        inline = not carried and not self.enrichment.background
+        inputs = self.knowledge.prepare([m for m, _ in parsed], [GraphInput() for _ in parsed]) if inline else []
         fresh: list[int] = []
         with self._similar.transaction():
             for index, (memory, past) in enumerate(parsed):
@@ -692,9 +695,16 @@ class Knotwork:
                 model = self.knowledge.embedder.model_id if self.knowledge.embedder else None
                 transfer.restore_graph(self.store, graph, {parsed[i][0].id: parsed[i][0].workspace for i in fresh},
                                        set(self.store.get_memories(list(sources))), embed, model, self.knowledge.single_valued)
-            elif fresh:
+            elif fresh and inline:
                 self.knowledge.ingest([parsed[i][0] for i in fresh], [inputs[i] for i in fresh])
+            elif fresh:
+                # Trigger: an export without a graph (older). Why: parsing every memory inside the import's
+                # transaction held the write lock for as long as an add of each would. Outcome: the memories
+                # are queued like an add's and the background worker reads them in after the import commits.
+                self.enrichment.enqueue([parsed[i][0] for i in fresh], [GraphInput() for _ in fresh])
             self._similar.refresh(embedded)
+        if fresh and not carried and not inline:
+            self.enrichment.notify()
         return ImportReport(added, skipped)
 
     # -- ambient recall and status (services/recall.py, services/status.py) --------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from knotwork.knowledge import vocabulary as V
@@ -15,6 +15,16 @@ HEDGE_ADVERBS = frozenset("maybe perhaps probably possibly hopefully".split())
 RETIRED_MODS = frozenset("old former ex college school childhood".split())
 #: Adverbs that say a value replaced an earlier one ("we now use X instead of Y").
 NOW = frozenset("now nowadays anymore".split())
+
+
+#: Words that add a value rather than replace one ("now also runs on X", "X as well", "X too").
+ADDITIVE = frozenset("also too additionally both another plus alongside".split())
+#: Many-valued predicates whose values take turns: a subject holds several over time, usually one at a
+#: time (where a service runs, someone's job title, school, training goal, current book). "now" on one of
+#: these ends the value before. Not ``uses``: it gathers values of many roles (an editor, a database, a
+#: bank), so "I now use Docker" does not say which one it replaced; nor tastes, languages, memberships,
+#: which accumulate.
+TURNS = frozenset({"runs_on", "works_as", "studies_at", "training_for", "reading"})
 
 
 QUANTITY = frozenset("bit lot couple lots few little".split())
@@ -125,6 +135,154 @@ def year(verb: Any) -> datetime | None:
             if re.fullmatch(r"(19|20)\d\d", o.text) and 1900 <= int(o.text) <= 2100:
                 return datetime(int(o.text), 1, 1, tzinfo=timezone.utc)
     return None
+
+
+def now_changed(verb: Any) -> bool:
+    """"The API is now deployed on Fly.io": "now" on the clause's own verb says the value before is over,
+    unless a word adds the value to it ("now also", "as well", "too"). Not "for now" (a stopgap, no change)
+    nor "now that …" (a reason)."""
+    nows = [c for c in verb.children if c.lower_ == "now" and c.dep_ == "advmod"]
+    if not nows or any(n.i + 1 < len(n.doc) and n.doc[n.i + 1].lower_ == "that" for n in nows):
+        return False
+    for tok in verb.subtree:
+        if tok.lower_ in ADDITIVE or (tok.lower_ == "well" and tok.i > 0 and tok.doc[tok.i - 1].lower_ == "as"):
+            return False
+    return True
+
+
+#: Units of a relative time ("two years ago", "last month") and the number words before them.
+UNITS = {"day": "day", "days": "day", "week": "week", "weeks": "week", "weekend": "weekend", "month": "month",
+         "months": "month", "year": "year", "years": "year"}
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2}
+MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), 1)}
+
+
+def _count(unit: Any) -> int | None:
+    for c in unit.children:
+        if c.dep_ in ("nummod", "det") and (c.lower_ in NUMBERS or c.text.isdigit()):
+            n = NUMBERS.get(c.lower_) or int(c.text)
+            return n if 0 < n <= 100 else None
+    return None
+
+
+def _ago(adv: Any) -> str | None:
+    """"two years ago", "a month ago", "a couple of weeks ago": ``ago:<n>:<unit>``."""
+    for c in adv.children:
+        if c.dep_ != "npadvmod":
+            continue
+        if c.lower_ in UNITS:
+            n = _count(c)
+            return f"ago:{n}:{UNITS[c.lower_]}" if n else None
+        if c.lower_ == "couple":  # "a couple of months ago"
+            units = [o for p in c.children if p.lower_ == "of" for o in p.children if o.lower_ in UNITS]
+            return f"ago:2:{UNITS[units[0].lower_]}" if units else None
+    return None
+
+
+def _point(tok: Any) -> str | None:
+    """What a time noun names: "last month" ``last:month``, "March" ``month:3``, "2021" ``year:2021``."""
+    if tok.lower_ in UNITS and any(c.lower_ == "last" for c in tok.children if c.dep_ == "amod"):
+        return f"last:{UNITS[tok.lower_]}"
+    if tok.lower_ in MONTHS and tok.text[:1].isupper() and not any(c.dep_ == "nummod" for c in tok.children):
+        return f"month:{MONTHS[tok.lower_]}"
+    if re.fullmatch(r"(19|20)\d\d", tok.text):
+        return f"year:{tok.text}"
+    return None
+
+
+def when(verb: Any) -> str | None:
+    """The time a clause names relative to the memory's own ("two years ago", "last month", "yesterday",
+    "since March", "in 2022", "have … for two years"), as a short spec :func:`resolve_when` turns into a time once the memory's
+    time is known; None when it names none."""
+    for c in verb.children:
+        if c.dep_ == "advmod" and c.lower_ == "ago":
+            return _ago(c)
+        if c.dep_ == "npadvmod":
+            if c.lower_ == "yesterday":
+                return "ago:1:day"
+            point = _point(c)
+            if point and point.startswith("last:"):
+                return point
+        if c.dep_ == "prep" and c.lower_ in ("since", "in"):
+            for o in children(c, "pobj"):
+                point = _point(o)
+                if point:
+                    return point
+        if c.dep_ == "prep" and c.lower_ == "for" and any(a.lower_ in ("have", "has", "'ve", "'s") for a in verb.children
+                                                           if a.dep_ == "aux"):
+            for o in children(c, "pobj"):  # "I've lived in Berlin for two years": since two years ago
+                n = _count(o) if o.lower_ in UNITS else None
+                if n:
+                    return f"ago:{n}:{UNITS[o.lower_]}"
+    return None
+
+
+def _months_back(t: datetime, n: int) -> datetime:
+    index = t.year * 12 + t.month - 1 - n
+    year, month = divmod(index, 12)
+    days = [31, 29 if year % 4 == 0 and (year % 100 or year % 400 == 0) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    return t.replace(year=year, month=month + 1, day=min(t.day, days[month]))
+
+
+def resolve_when(spec: str | None, said_at: datetime) -> datetime | None:
+    """The time ``spec`` (from :func:`when`) names in a memory dated ``said_at``; None when it names a time
+    after it (a plan, or a misreading) or cannot be read.
+
+    "N units ago" is ``said_at`` less N units; "yesterday" one day; "last week" seven days; "last weekend"
+    the Saturday before; "last month" / "last year" and a bare month or year name the first instant of that
+    period (a month name: its latest one not after ``said_at``), as the year cue does."""
+    if not spec:
+        return None
+    kind, _, rest = spec.partition(":")
+    start = said_at.replace(hour=0, minute=0, second=0, microsecond=0)
+    found: datetime | None = None
+    if kind == "ago":
+        n_text, _, unit = rest.partition(":")
+        n = int(n_text)
+        if unit in ("day", "week", "weekend"):
+            found = said_at - timedelta(days=n * (1 if unit == "day" else 7))
+        elif unit == "month":
+            found = _months_back(said_at, n)
+        elif unit == "year":
+            found = _months_back(said_at, 12 * n)
+    elif kind == "last":
+        if rest == "day":
+            found = said_at - timedelta(days=1)
+        elif rest == "week":
+            found = said_at - timedelta(days=7)
+        elif rest == "weekend":
+            found = start - timedelta(days=(said_at.weekday() - 5) % 7 or 7)
+        elif rest == "month":
+            found = _months_back(start.replace(day=1), 1)
+        elif rest == "year":
+            found = start.replace(year=start.year - 1, month=1, day=1)
+    elif kind == "month":
+        found = start.replace(month=int(rest), day=1)
+        if found > said_at:
+            found = found.replace(year=found.year - 1)
+    elif kind == "year":
+        found = start.replace(year=int(rest), month=1, day=1)
+    return found if found is not None and found <= said_at else None
+
+
+#: Verbs that say a value was replaced ("switched to Zed", "migrated the billing service to PostgreSQL").
+SWITCH_VERBS = frozenset("switch migrate move".split())
+
+
+def turn_predicates(verb: Any) -> frozenset[str]:
+    """The predicates whose value this clause says took over from the one before, without naming that one.
+
+    "switched to Zed", "migrated the billing service to PostgreSQL" (a change verb with "to" and no
+    "from"): the predicates of :data:`TURNS` and ``uses`` — the verb itself says a value was replaced.
+    "is now deployed on Fly.io" (:func:`now_changed`): :data:`TURNS` only — "now" on ``uses`` does not
+    say a value was replaced rather than added. Which value was replaced is left to the store: the one
+    value held then, or none (``knowledge.facts.plan``)."""
+    preps = {c.lower_ for c in verb.children if c.dep_ in ("prep", "dative")}
+    if verb.lemma_ in SWITCH_VERBS and "to" in preps and "from" not in preps and not negated(verb):
+        return TURNS | {"uses"}
+    return TURNS if now_changed(verb) else frozenset()
 
 
 def instead(verb: Any, names: Any) -> list[tuple[str, str | None]]:

@@ -390,7 +390,8 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
         if subj and new and free(m.start(), m.end()) and not _NEG.search(masked[: m.start()]):
             predicate = "lives_in" if subj[0] == USER and new.type is None else "uses"
             out.facts.append(FactDraft(subj[0], predicate, new.name, subject_type=subj[1], object_type=new.type,
-                                       rule="rules:switch-to"))
+                                       rule="rules:switch-to",
+                                       turn=predicate == "uses"))  # "switched to X": the value before is over
             consumed.append((m.start(), m.end()))
     for m in _VERSION.finditer(masked):
         token = m.group("s") or m.group("s2")

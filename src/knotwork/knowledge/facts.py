@@ -20,14 +20,25 @@ Rules (world time; a missing ``valid_at`` is "since always", a missing
     at it;
 - ``replaces=Y`` ("moved from Y to Z"): facts with object Y that overlap are
   retired the same way, whatever the predicate's kind;
+- ``turn`` ("the API is now deployed on Z", a predicate whose values take
+  turns): when exactly one other value holds at the new fact's start and
+  started no later, it is retired the same way; with several, none is (the
+  sentence does not say which one it replaced); a stored turn that starts
+  after a late-arriving value, with nothing else held then, ends that value
+  (``turned``);
 - same object, the new fact stated as over ("no longer uses Y": no start,
   an end) while the stored one is still open: a repeat that ends the stored
-  fact at the new fact's end (``end_repeat``).
+  fact at the new fact's end (``end_repeat``);
+- a fact stated as over ends at the memory's time (:func:`over_at`), unless
+  it names its own start and the memory is dated within that start's year
+  ("Back in 2023 Jeff lived in Denver" in a memory dated 2023): then the
+  memory's date is the time spoken of, the end is unknown, and the fact
+  stays open until a later value retires it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -63,8 +74,35 @@ def overlaps(a_start: datetime | None, a_end: datetime | None, b_start: datetime
     return a_before_b_ends and b_before_a_ends
 
 
+def over_at(start: datetime | None, said_at: datetime) -> datetime | None:
+    """The end of a fact stated as over ("lived in", "used to use") in a memory dated ``said_at``.
+
+    Trigger: a past fact with its own start ("Back in 2023 …", start 2023-01-01) in a memory dated no
+    later than that year. Why: a memory dated within the year it speaks of is dated by the time spoken
+    of, not by the time of speaking, so its date is no end (and an end at or before the start stored
+    nothing at all). Outcome: no end (None); a later value retires the fact in time order."""
+    if start is not None and said_at < start.replace(year=start.year + 1, month=1, day=1, hour=0, minute=0,
+                                                     second=0, microsecond=0):
+        return None
+    return said_at
+
+
 def starts_no_later(a: datetime | None, b: datetime | None) -> bool:
     return _start(a) <= _start(b)
+
+
+def lone_later(object_id: str, valid_at: datetime | None, stored: Sequence[Fact]) -> list[Fact]:
+    """Stored values of another object that start after ``valid_at`` with no other value held when they start
+    (what one retired when it came counts as held then): the values a late-arriving one may have given way to."""
+    out = []
+    for t in stored:
+        if t.object_id == object_id or starts_no_later(t.valid_at, valid_at):
+            continue
+        if not any(g.id != t.id and g.object_id != t.object_id and starts_no_later(g.valid_at, t.valid_at)
+                   and (g.superseded_by == t.id or overlaps(g.valid_at, g.invalid_at, t.valid_at, t.invalid_at))
+                   for g in stored):
+            out.append(t)
+    return out
 
 
 def plan(
@@ -76,6 +114,8 @@ def plan(
     *,
     single_valued: bool,
     replaces_object_id: str | None = None,
+    turn: bool = False,
+    turned: Collection[str] = (),
 ) -> Plan:
     """What storing ``(object_id, valid_at, invalid_at)`` does, given ``stored`` facts of the same subject and predicate."""
     out = Plan(invalid_at=invalid_at)
@@ -96,11 +136,23 @@ def plan(
                 if not between:
                     out.start_repeat = valid_at
             return out
+    before: set[str] = set()
+    if turn and not single_valued and valid_at is not None:
+        # Trigger: "now" on a predicate whose values take turns. Why: it says the value before is over, but not
+        # which one when several hold. Outcome: the one value holding then is retired; with several, none.
+        held = [f for f in stored if f.object_id != object_id and starts_no_later(f.valid_at, valid_at)
+                and overlaps(f.valid_at, f.invalid_at, valid_at, invalid_at)]
+        before = {f.id for f in held} if len({f.object_id for f in held}) == 1 else set()
+    if turned and not single_valued:
+        # Trigger: a stored value stated as a turn ("now …", ids in ``turned``) starts after the new one. Why: the
+        # new value is the one it replaced when nothing else held then (the memory saying so came late).
+        # Outcome: the new value ends where the turn starts.
+        before |= {t.id for t in lone_later(object_id, valid_at, stored) if t.id in turned}
     conflicting = [
         f
         for f in stored
         if f.object_id != object_id
-        and (single_valued or f.object_id == replaces_object_id)
+        and (single_valued or f.object_id == replaces_object_id or f.id in before)
         and overlaps(f.valid_at, f.invalid_at, valid_at, out.invalid_at)
     ]
     later = [f for f in conflicting if not starts_no_later(f.valid_at, valid_at)]

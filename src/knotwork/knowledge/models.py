@@ -240,6 +240,8 @@ class FactDraft:
     confidence: float = 1.0
     #: which offline reading found it ("parse:dobj:use", "rules:switch"); for accounting, never stored
     rule: str = field(default="", compare=False)
+    turn: bool = False  # "is now deployed on Y": the value before this one of the subject and predicate is over
+    when: str | None = None  # "two years ago", "since March": a start relative to the memory's time (cues.when)
 
 
 @dataclass

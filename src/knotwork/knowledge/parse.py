@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
@@ -42,7 +43,9 @@ from knotwork.knowledge.cues import (
     state_past as _state_past,
     tech_name as _tech_name,
     technical as _technical,
+    turn_predicates as _turn_predicates,
     verbs as _verbs,
+    when as _when,
     year as _year,
 )
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS
@@ -409,6 +412,17 @@ def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> No
             if f.past and f.valid_at is None and not f.replaces:
                 out.facts[i] = FactDraft(f.subject, f.predicate, f.object, valid_at=year, subject_type=f.subject_type,
                                          object_type=f.object_type, past=True, rule=f.rule)
+    start = _when(verb)
+    if start:  # "Two years ago Jeff moved to Denver": a current value starts then (cues.when); a past one keeps its time
+        for i in range(before, len(out.facts)):
+            f = out.facts[i]
+            if f.valid_at is None and f.when is None and not f.past:
+                out.facts[i] = replace(f, when=start)
+    turns = _turn_predicates(verb)  # "is now deployed on Fly.io", "switched to Zed": the value before is over
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if f.predicate in turns and not f.past and not f.replaces:
+            out.facts[i] = replace(f, turn=True)
     others = _instead(verb, names)
     if not others or len(out.facts) == before:
         return

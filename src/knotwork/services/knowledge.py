@@ -25,7 +25,8 @@ from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge import freshness, validate
-from knotwork.knowledge.facts import plan
+from knotwork.knowledge.cues import resolve_when
+from knotwork.knowledge.facts import over_at, plan
 from knotwork.knowledge.models import (
     ClearReport,
     Community,
@@ -41,6 +42,7 @@ from knotwork.knowledge.models import (
 )
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
 from knotwork.search.fusion import FUSIONS
+from knotwork.services.changes import ValueChanges
 from knotwork.services.communities import CommunityService
 from knotwork.services.extraction import ExtractionService
 from knotwork.search.lexical import query_terms
@@ -181,6 +183,7 @@ class KnowledgeService:
         self._name_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self.communities = CommunityService(store)
         self.extraction = ExtractionService(store, settings, self.ingest_memory)
+        self.changes = ValueChanges(store, settings)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
         # (new memory id, old memory id, reason): called when a memory's facts retire every fact another
         # memory stated (the service links the two with ``supersedes``); None: nothing is linked
@@ -303,11 +306,12 @@ class KnowledgeService:
         changed: set[str] = set()
         caller_origin = origin or "caller"
         ended: list[str] = []
-        rule_facts += self._held_by_one(memory, rule_facts, entity_of)
+        rule_facts = self.changes.redirect(memory, rule_facts, entity_of)
+        rule_facts += self.changes.held_by_one(memory, rule_facts, entity_of)
         for f, kind in [*((f, caller_origin) for f in gi.facts), *((f, origin or "rules") for f in rule_facts)]:
             changed |= self._fact(memory, f, kind, entity_of, at, ended)
         if ended and gi.supersede and self.on_value_changed is not None:
-            self._supersede_stated(memory, ended)
+            self.changes.supersede_stated(memory, ended, self.on_value_changed)
         if touched is not None:
             touched |= changed
         elif changed:
@@ -360,15 +364,18 @@ class KnowledgeService:
         object_id = entity_of[normalize(f.object)]
         if subject_id == object_id:
             return set()
-        valid_at = f.valid_at if f.valid_at is not None else (None if f.past else memory.valid_at)
-        invalid_at = f.invalid_at if f.invalid_at is not None else (memory.valid_at if f.past else None)
+        said = resolve_when(f.when, memory.valid_at)  # "two years ago", "since March": from the memory's time
+        valid_at = f.valid_at if f.valid_at is not None else said or (None if f.past else memory.valid_at)
+        invalid_at = f.invalid_at if f.invalid_at is not None else (over_at(valid_at, memory.valid_at) if f.past else None)
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
             return set()
         replaces_id = entity_of.get(normalize(f.replaces)) if f.replaces else None
         stored = self.store.kg_facts_of(subject_id, f.predicate)
         new_id = ids.new_id()
+        single = self.single_valued(f.predicate)
+        turned = self.changes.turns(f.predicate, object_id, valid_at, stored) if not single else set()
         p = plan(new_id, object_id, valid_at, invalid_at, stored,
-                 single_valued=self.single_valued(f.predicate), replaces_object_id=replaces_id)
+                 single_valued=single, replaces_object_id=replaces_id, turn=f.turn, turned=turned)
         if p.repeat_of:
             self.store.kg_add_fact_source(p.repeat_of, memory.id)
             self.store.kg_raise_confidence(p.repeat_of, f.confidence)  # one more source that says so
@@ -404,51 +411,6 @@ class KnowledgeService:
             )
             touched.add(replaces_id)
         return touched
-
-    def _held_by_one(self, memory: Memory, facts: Sequence[FactDraft], entity_of: dict[str, str]) -> list[FactDraft]:
-        """Trigger: "we moved from Redis to Valkey" when the graph holds "session store uses Redis". Why: "we"
-        speaks for the team's systems, and the value that changed is the system's. Outcome: when exactly one
-        other subject holds the replaced value (same predicate, current at the memory's time), the change is
-        stated for it too (its Redis retires, Valkey starts); with none or several, only the team's."""
-        out: list[FactDraft] = []
-        for f in facts:
-            old_id = entity_of.get(normalize(f.replaces)) if f.replaces and f.subject == "Team" else None
-            if old_id is None:
-                continue
-            holders = {x.subject_id: x for x in self.store.kg_facts_touching(
-                [old_id], workspace=memory.workspace, at=memory.valid_at, include_invalid=False)
-                if x.object_id == old_id and x.predicate == f.predicate and x.subject != "Team"}
-            if len(holders) == 1:
-                held = next(iter(holders.values()))
-                entity_of.setdefault(normalize(held.subject), held.subject_id)
-                out.append(FactDraft(held.subject, f.predicate, f.object, replaces=f.replaces,
-                                     object_type=f.object_type, confidence=f.confidence))
-        return out
-
-    def _supersede_stated(self, memory: Memory, ended: list[str]) -> None:
-        """The memory layer sees a value change the graph saw.
-
-        Trigger: this memory's facts retired facts that earlier memories stated ("moved from Redis to
-        Valkey" after "the session store uses Redis"). Why: the older memory now says something no longer
-        true, whatever its wording. Outcome: an older memory none of whose facts is still open (so it
-        states nothing else that holds) is reported to :attr:`on_value_changed`, which links this memory
-        to it with ``supersedes``; a memory that still states another open fact is left alone."""
-        facts = self.store.kg_get_facts(list(dict.fromkeys(ended)))
-        olds = {m for f in facts.values() for m in f.sources if m != memory.id}
-        if not olds:
-            return
-        counts = self.store.kg_fact_counts(sorted(olds))
-        for old in sorted(olds):
-            own = self.store.kg_get_facts(self.store.kg_facts_only_from(old))
-            # facts it shares only with this memory (this memory restated them, e.g. to end them) count as its own
-            shared = {f.id: f for f in facts.values() if old in f.sources and set(f.sources) <= {old, memory.id}}
-            stated = {**own, **shared}
-            if not stated or counts.get(old, 0) != len(stated):
-                continue  # another memory states some of its facts too: not this memory's change alone
-            if all(f.invalid_at is not None for f in stated.values()):
-                changed = next(f for f in facts.values() if old in f.sources)
-                assert self.on_value_changed is not None
-                self.on_value_changed(memory.id, old, f"stated value changed: {changed.fact}")
 
     # -- summaries ------------------------------------------------------------
     def _current_facts(self, entity_id: str, at: datetime) -> list[Fact]:
