@@ -21,13 +21,14 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
 from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage
 from knotwork.embed.protocol import EmbeddingError
+
+if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
+    import numpy as np
 
 #: Name of the vector space; bump the suffix if the model file or the
 #: pooling ever changes, so stores know their vectors must be rebuilt.
@@ -280,6 +281,8 @@ class MiniLMEmbedder(BaseEmbedder):
     # -- embedding ---------------------------------------------------------------
 
     def _embed_raw(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         self.load()
         ids = self._token_ids(texts)
         out = np.empty((len(texts), DIM), dtype=np.float32)
@@ -332,6 +335,8 @@ class MiniLMEmbedder(BaseEmbedder):
 
     def _run(self, batch_ids: list[list[int]], session: Any = None) -> np.ndarray:
         """Mean-pooled (not yet normalised) vectors of one padded batch."""
+        import numpy as np
+
         width = max(len(ids) for ids in batch_ids)
         input_ids = np.zeros((len(batch_ids), width), dtype=np.int64)
         mask = np.zeros_like(input_ids)
