@@ -13,10 +13,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from tqdm import tqdm
 
 from knotwork.app import open as open_store
 from knotwork.config import Settings
@@ -28,6 +27,9 @@ from knotwork.render import DETAILS, metrics as render_metrics
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 from knotwork.services import elsewhere
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -340,6 +342,8 @@ def graph(mem: Knotwork, settings: Settings, fmt: str, id: str, depth: int, max_
 
 
 def _progress(total: int | None, desc: str, show: bool | None) -> tqdm:
+    from tqdm import tqdm
+
     # show=None: a bar only when stderr is a terminal, so pipes and logs stay clean.
     return tqdm(total=total, desc=desc, unit=" memories", file=sys.stderr, disable=None if show is None else not show)
 
@@ -422,6 +426,8 @@ def migrate(ctx: click.Context, source: str, target: str, progress: bool | None)
         stack.callback(src.close)
         dst = app.open_store(target, settings)
         stack.callback(dst.close)
+        from tqdm import tqdm
+
         bars: dict[str, tqdm] = {}
 
         def step(what: str, done: int) -> None:
