@@ -1,9 +1,10 @@
 """The service as a running server offers it: the calls the CLI makes, over the REST API, typed both ways.
 
 :class:`RemoteKnotwork` answers the :class:`~knotwork.service.Knotwork` methods
-the memory commands of the CLI use (add, get, list, search, history, update,
-delete) and the two lookups the :class:`~knotwork.render.respond.Responder`
-makes (``relations``, ``short_ids``). It sends JSON and reads JSON back into
+the CLI's commands use when a server answers (add, get, list, search, history,
+update, delete; link, unlink, related; status, stats; export, import) and the
+two lookups the :class:`~knotwork.render.respond.Responder` makes
+(``relations``, ``short_ids``). It sends JSON and reads JSON back into
 the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
 CLI renders a server's answer exactly as it renders its own. A server's error
 comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
@@ -14,7 +15,7 @@ comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote as quote_url
@@ -23,9 +24,11 @@ from urllib.request import Request, urlopen
 
 from knotwork.adapters.remote import Server
 from knotwork.config import Settings
-from knotwork.domain.models import Hit, Memory, Page
+from knotwork.domain.models import Hit, Memory, MemoryBrief, Page, Related, Relationship
+from knotwork.domain.temporal import from_text
 from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
 from knotwork.services.links import MetaRelation
+from knotwork.services.records import ImportReport
 
 TIMEOUT_S = 120.0  # an add or a search on a busy server; a server that does not answer at all fails at connect
 
@@ -75,6 +78,18 @@ def _memory(d: dict[str, Any]) -> Memory:
     return m
 
 
+def _relationship(d: dict[str, Any]) -> Relationship:
+    """A relationship from its JSON form (``Relationship.to_dict``, with ``existing`` when a link answers)."""
+    return Relationship(d["id"], d["from"], d["to"], d["type"], d.get("workspace"), from_text(d["created_at"]),
+                        d.get("metadata") or {}, existing=bool(d.get("existing", False)))
+
+
+def _brief(d: dict[str, Any]) -> MemoryBrief:
+    invalid = d.get("invalid_at")
+    return MemoryBrief(d["id"], d["content"], d.get("workspace"), d.get("category"), float(d["importance"]),
+                       from_text(d["valid_at"]), from_text(invalid) if invalid else None)
+
+
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
@@ -95,16 +110,26 @@ class RemoteKnotwork:
     def close(self) -> None:
         """Nothing is held between calls: each is one HTTP request."""
 
-    def _call(self, method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, Any] | None = None) -> Any:
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, Any] | None = None,
+              *, lines: bytes | None = None) -> Any:
+        """The server's JSON answer to one request: ``body`` as JSON, or ``lines`` as JSON lines."""
+        data = lines if lines is not None else json.dumps(body).encode() if body is not None else None
+        kind = "application/x-ndjson" if lines is not None else "application/json"
+        with self._open(method, path, data, query, kind) as answer:
+            try:
+                return json.loads(answer.read())
+            except ValueError:
+                raise BackendUnavailable(f"server at {self.server.url}: the answer is not JSON") from None
+
+    def _open(self, method: str, path: str, data: bytes | None, query: dict[str, Any] | None, content_type: str) -> Any:
+        """The server's answer, open for reading (a context manager); its errors raised as knotwork errors."""
         params = urlencode({**(query or {}), "format": "json"}, doseq=True)
-        headers = {"accept": "application/json", "content-type": "application/json"}
+        headers = {"accept": "application/json", "content-type": content_type}
         if self.server.token:
             headers["authorization"] = f"Bearer {self.server.token}"
-        data = json.dumps(body).encode() if body is not None else None
         request = Request(f"{self.server.url}{path}?{params}", data=data, headers=headers, method=method)
         try:
-            with urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310 - the URL is the server's (http/https)
-                return json.loads(answer.read())
+            return urlopen(request, timeout=TIMEOUT_S)  # noqa: S310 - the URL is the server's (http/https)
         except HTTPError as exc:
             try:
                 payload = json.loads(exc.read())
@@ -113,8 +138,6 @@ class RemoteKnotwork:
             raise error_from(exc.code, payload, self.server.url) from None
         except (URLError, OSError) as exc:
             raise BackendUnavailable(f"server at {self.server.url} did not answer: {getattr(exc, 'reason', exc)}") from None
-        except ValueError:
-            raise BackendUnavailable(f"server at {self.server.url}: the answer is not JSON") from None
 
     @staticmethod
     def _id(ref: str) -> str:
@@ -147,6 +170,47 @@ class RemoteKnotwork:
     def delete(self, id: str) -> Memory:
         return Memory.from_dict(self._call("DELETE", f"/memories/{self._id(id)}"))
 
+    # -- links -----------------------------------------------------------------------
+    def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
+        body = {"from_id": from_id, "to_id": to_id, "type": type, "metadata": metadata}
+        return _relationship(self._call("POST", "/links", _drop_none(body)))
+
+    def unlink(self, relationship_id: str) -> Relationship:
+        return _relationship(self._call("DELETE", f"/links/{self._id(relationship_id)}"))
+
+    def related(self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = "both") -> list[Related]:
+        query = _drop_none({"type": types, "depth": depth, "direction": direction})
+        answer = self._call("GET", f"/memories/{self._id(id)}/related", query=query)
+        return [Related(_brief(r["memory"]), _relationship(r["relationship"]), int(r["depth"])) for r in answer["related"]]
+
+    # -- the store's state -----------------------------------------------------------
+    def status(self) -> Any:
+        from knotwork.services.status import Status
+
+        return Status(**self._call("GET", "/status"))
+
+    def stats(self) -> Any:
+        from knotwork.services.status import Stats
+
+        return Stats(**self._call("GET", "/stats"))
+
+    # -- moving data -------------------------------------------------------------------
+    def export(self) -> Iterator[dict[str, Any]]:
+        """The server's export, one record per line as it streams in."""
+        with self._open("GET", "/export", None, None, "application/json") as answer:
+            for line in answer:
+                if line.strip():
+                    yield json.loads(line)
+
+    def import_records(self, records: Iterable[Any], on_progress: Any = None) -> ImportReport:
+        """One request: the server checks every record, then writes all of them or none."""
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+        answer = self._call("POST", "/import", lines=body)
+        report = ImportReport(int(answer["added"]), int(answer["skipped"]))
+        if on_progress:
+            on_progress(report.added + report.skipped)
+        return report
+
     # -- what the Responder looks up -----------------------------------------------
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
         if not ids:
@@ -155,5 +219,8 @@ class RemoteKnotwork:
         return {mid: [MetaRelation(**r) for r in rels] for mid, rels in answer.items()}
 
     def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
-        """Full ids: the REST API has no short-id lookup, and a full id always resolves."""
-        return {}
+        """The server's short ids, as in-process (ids the server's scope does not show stay full)."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return {}
+        return dict(self._call("GET", "/short_ids", query={"id": ids}))
