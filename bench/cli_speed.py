@@ -7,7 +7,14 @@ command ``--runs`` times as its own process and reports the median and the
 best wall time, beside ``python -c pass`` (the interpreter's own start) and the
 import of the CLI module alone (``python -c 'import knotwork.adapters.cli'``),
 and whether the embedding runtime was loaded (``onnxruntime`` in the process's
-modules). Prints one JSON object; run it under ``flock /tmp/knotwork-bench.lock``.
+modules). Beside each wall time, the median CPU time (user + system) of the
+process: on a machine busy with other work the wall time waits for a core, the
+CPU time much less so. Prints one JSON object; run it under
+``flock /tmp/knotwork-bench.lock``.
+
+To compare with another version in the same harness, export it
+(``git archive <commit> src | tar -x -C /tmp/old``) and run this script with
+``PYTHONPATH=/tmp/old/src``: the commands then run that version's code.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,20 +37,34 @@ PROBE = (
 )
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(cmd: list[str], env: dict[str, str], runs: int) -> dict[str, float]:
-    walls = []
+    walls, cpus = [], []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        c0, t0 = _children_cpu(), time.perf_counter()
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         walls.append(time.perf_counter() - t0)
-    return {"median_s": round(statistics.median(walls), 3), "best_s": round(min(walls), 3)}
+        cpus.append(_children_cpu() - c0)
+    return {"median_s": round(statistics.median(walls), 3), "best_s": round(min(walls), 3),
+            "median_cpu_s": round(statistics.median(cpus), 3)}
+
+
+def knotwork_file() -> str:
+    """Where the knotwork the commands run comes from (``PYTHONPATH`` may name another version's tree)."""
+    import knotwork
+
+    return knotwork.__file__
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=7)
     args = p.parse_args()
-    report: dict[str, object] = {"loadavg_start": os.getloadavg()}
+    report: dict[str, object] = {"loadavg_start": os.getloadavg(), "code": str(Path(knotwork_file()).parent)}
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
         env.update(KNOTWORK_HOME=tmp, KNOTWORK_URL="none")

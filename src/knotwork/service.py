@@ -7,6 +7,7 @@ formats text for a person (that is ``render``'s job).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -15,33 +16,27 @@ from typing import TYPE_CHECKING, Any
 
 from knotwork.config import Settings
 from knotwork.domain import ids, rules, temporal
-from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
+from knotwork.domain.models import ALL_WORKSPACES, FIRST_PRUNE, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
 from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
-from knotwork.search.pipeline import Pipeline, Query, Trace
 from knotwork.search.recipes import Recipe, get_recipe
-from knotwork.search.lexical_index import LexicalIndex
-from knotwork.search.vector_index import VectorIndex, limit_blas_threads
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
 from knotwork.services import shortids
-from knotwork.services import transfer
+from knotwork.services.links import MetaRelation
+from knotwork.services.parts import Parts, built
 from knotwork.services.records import (
     BackupReport, GraphRecords, ImportReport, imported_graph, imported_link, imported_memory, mentions_of,
 )
-from knotwork.hygiene import instructions as store_rules
-from knotwork.services.enrichment import Enrichment
-from knotwork.services.extraction import ExtractionWorker
-from knotwork.services.hygiene import CheckReport, DuplicateGroup, Hygiene, MergeReport, PruneReport, PruneWorker
-from knotwork.services.knowledge import GraphInput, KnowledgeService
-from knotwork.services.links import LinkService, MetaRelation
 from knotwork.services.stages import StageTimes
-from knotwork.services.writes import WritePath
 from knotwork.store.protocol import Store
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engines below load on first use (services/parts.py): `knotwork get` needs none of them
     from knotwork.embed.protocol import Embedder
+    from knotwork.search.pipeline import Trace
+    from knotwork.services.extraction import ExtractionWorker
+    from knotwork.services.hygiene import CheckReport, DuplicateGroup, MergeReport, PruneReport, PruneWorker
     from knotwork.services.recall import Recall
     from knotwork.services.status import Stats, Status
 
@@ -55,7 +50,7 @@ def _optional_time(value: Any, field: str) -> datetime | None:
     return None if value is None else parse_time(value, field)
 
 
-class Knotwork:
+class Knotwork(Parts):
     """Long-term memory over one store. Open one with :func:`knotwork.open`.
 
     >>> import knotwork
@@ -68,50 +63,25 @@ class Knotwork:
     def __init__(self, store: Store, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.store = store
         self.settings = settings or Settings()
-        if self.settings.blas_threads:
-            limit_blas_threads(self.settings.blas_threads)
         self.embedder = embedder
-        self.index = (
-            VectorIndex(
-                store,
-                embedder.dim,
-                ann_path=store.ann_file(),
-                ann_min_rows=self.settings.vector_ann_min_rows,
-                model=embedder.model_id,
-            )
-            if embedder
-            else None
-        )
-        self.lexical = LexicalIndex(store)  # BM25 in memory, kept in step through the store's change log of texts
-        self._pipeline = Pipeline(store, self.index, embedder.embed_query if embedder else None, self.lexical)
+        self._parts_lock = threading.RLock()
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
-        self.instructions = store_rules.load(self.settings.home)
-        kg_settings = self.settings
-        if self.settings.kg_llm_url:  # the LLM extractor is told what is worth keeping, too
-            told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
-            kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
-        self.knowledge = KnowledgeService(store, kg_settings, embedder)
-        self.enrichment = Enrichment(store, self.knowledge, self.settings)
         self.write_times = StageTimes()
-        self.writes = WritePath(store, self.settings, embedder, self.index, self.knowledge, self.enrichment, self.write_times)
-        self._similar = self.writes.similar
-        self._links = LinkService(
-            store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False), about=self.knowledge.about
-        )
-        self.knowledge.on_value_changed = self._value_changed
-        self.hygiene = Hygiene(self.writes, self, self.settings, self.instructions)
-        self.hygiene.upgrade()
+        if FIRST_PRUNE not in store.counters():
+            self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
         """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most) for
         the memories this object added to be read into the graph: what is left stays queued."""
         try:
-            self.enrichment.close()
+            if (enrichment := built(self, "enrichment")) is not None:
+                enrichment.close()
         finally:
-            self._pipeline.close()
-            if self.index is not None:
-                self.index.save_ann()
+            if (pipeline := built(self, "_pipeline")) is not None:
+                pipeline.close()
+            if (index := built(self, "index")) is not None:
+                index.save_ann()
             self.store.close()
 
     def __enter__(self) -> Knotwork:
@@ -437,6 +407,8 @@ class Knotwork:
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
         at = _optional_time(now, "now") or temporal.now()
+        from knotwork.search.pipeline import Query
+
         q = Query(text, flt, rules.limit(limit), at, center_id)
         cands, memories, trace = self._pipeline.run(chosen, q)
         self.last_trace = trace
@@ -617,6 +589,8 @@ class Knotwork:
         """A daemon thread draining the LLM extraction queue (None when no LLM is configured); ``.stop()`` ends it."""
         if not self.knowledge.extraction.enabled:
             return None
+        from knotwork.services.extraction import ExtractionWorker
+
         return ExtractionWorker(self.knowledge.extraction, self.settings.kg_llm_worker_interval).start()
 
     # -- presentation ----------------------------------------------------
@@ -631,6 +605,8 @@ class Knotwork:
         key: entities, facts, communities…; ``services.records``). ``within`` (workspace names, '' for the
         global scope): the memories and graph of those workspaces only, with the links whose other end is one
         of them too."""
+        from knotwork.services import transfer
+
         yield from transfer.memory_records(self.store, within)
         yield from transfer.graph_records(self.store, within)
 
@@ -647,6 +623,9 @@ class Knotwork:
         enrichment worker reads them in after the import answers
         (``Settings.enrich = "inline"``: the import reads them in itself).
         """
+        from knotwork.services import transfer
+        from knotwork.services.knowledge import GraphInput
+
         parsed: list[tuple[Memory, list[Memory]]] = []
         links: list[Relationship] = []
         graph = GraphRecords()
@@ -801,6 +780,8 @@ class Knotwork:
 
     def start_prune_worker(self) -> PruneWorker:
         """A daemon thread running :meth:`prune` now and every ``prune_interval`` seconds; ``.stop()`` ends it."""
+        from knotwork.services.hygiene import PruneWorker
+
         return PruneWorker(self.prune, self.settings.prune_interval).start()
 
     def prune_snapshots(self) -> int:

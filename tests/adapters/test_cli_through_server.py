@@ -44,7 +44,8 @@ def test_add_search_get_go_through_the_server_without_loading_the_model(launcher
     env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1]}
     code, out, _, loaded = cli(home, env, "add", "Backups are copied to the cold store every Sunday night", "-w", "ops")
     assert code == 0 and not loaded
-    memory_id = re.fullmatch(r"✓ Stored .* \(id ([0-9A-Z]{26})\)", out).group(1)
+    shown = re.fullmatch(r"✓ Stored .* \(id ([0-9A-Z]{8,26})\)", out).group(1)  # the short id, as in-process
+    memory_id = json.loads(cli(home, env, "get", shown, "--json")[1])["id"]
     code, out, _, loaded = cli(home, env, "search", "when are backups copied", "-w", "ops", "--json")
     assert code == 0 and not loaded
     hits = json.loads(out)["hits"]
@@ -52,7 +53,7 @@ def test_add_search_get_go_through_the_server_without_loading_the_model(launcher
     code, out, _, loaded = cli(home, env, "get", memory_id)
     assert code == 0 and not loaded and out.splitlines()[-1] == "Backups are copied to the cold store every Sunday night"
     code, out, _, _ = cli(home, env, "add", "Backups are copied to the cold store every Sunday night", "-w", "ops")
-    assert out == f"✓ NOOP: already stored (id {memory_id})"  # the server's decision, read back typed
+    assert out == f"✓ NOOP: already stored (id {shown})"  # the server's decision, read back typed
     code, out, _, _ = cli(home, env, "list", "-w", "ops", "--json")
     assert [m["id"] for m in json.loads(out)["memories"]] == [memory_id]
     with knotwork.open(home / "knotwork.db") as mem:  # written by the server, into the database it serves

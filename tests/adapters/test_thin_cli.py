@@ -50,3 +50,35 @@ def test_a_command_that_needs_no_model_does_not_load_it(home: tuple[Path, str, s
 def test_search_loads_it(home: tuple[Path, str, str]) -> None:
     folder, _, _ = home
     assert _loads_model(folder, "search", "when are restores tested", "-w", "w")
+
+
+HEAVY = ("numpy", "onnxruntime", "networkx", "knotwork.knowledge.extract", "knotwork.services.knowledge",
+         "knotwork.search.pipeline", "tqdm")
+MODULES_PROBE = (
+    "import sys, atexit; atexit.register(lambda: sys.stderr.write('\\nLOADED=' + ','.join("
+    f"m for m in {HEAVY!r} if m in sys.modules) + '\\n'));"
+    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
+)
+
+
+def _heavy_modules(home: Path, *args: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", MODULES_PROBE, *args], env=clean_env(home, {"KNOTWORK_URL": "none"}),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip(), "the command printed nothing"
+    loaded = done.stderr.strip().splitlines()[-1].removeprefix("LOADED=")
+    return set(loaded.split(",")) - {""}
+
+
+@pytest.mark.parametrize("command", ["get", "list", "history"])
+def test_reading_memories_imports_no_engine(home: tuple[Path, str, str], command: str) -> None:
+    """What makes get/list start fast: no NumPy, model runtime, graph library, extraction rules or search pipeline."""
+    folder, a, _ = home
+    args = {"get": [a], "history": [a], "list": ["-w", "w"]}[command]
+    assert _heavy_modules(folder, command, *args) == set()
+
+
+def test_the_module_probe_sees_engines_that_load(home: tuple[Path, str, str]) -> None:
+    folder, _, _ = home
+    loaded = _heavy_modules(folder, "search", "when are restores tested", "-w", "w")
+    assert {"numpy", "onnxruntime", "knotwork.search.pipeline"} <= loaded

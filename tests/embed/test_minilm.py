@@ -130,3 +130,44 @@ def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     broken.write_bytes(b"not a model")
     with pytest.raises(EmbeddingError, match="cannot load"):
         MiniLMEmbedder(model_path=broken).embed(["x"])
+
+
+def _live_sessions() -> int:
+    import gc
+
+    import onnxruntime as ort
+
+    gc.collect()
+    return sum(isinstance(o, ort.InferenceSession) for o in gc.get_objects())
+
+
+def test_queries_and_batches_share_one_session_even_with_two_threads() -> None:
+    """One copy of the model per embedder: a query does not open a second session beside the batches' one."""
+    before = _live_sessions()
+    embedder = MiniLMEmbedder(threads=2, query_cache_size=0)
+    texts = [f"the deploy of service {i} waits for the smoke tests" for i in range(24)]
+    alone = embedder.embed(texts)
+    queries = ["when do deploys go out", "which database does billing use", "who owns the smoke tests"]
+    alone_q = [embedder.embed_query(q) for q in queries]
+    assert _live_sessions() == before + 1
+    errors: list[BaseException] = []
+    got: dict[str, np.ndarray] = {}
+
+    def ask(q: str) -> None:
+        try:
+            for _ in range(5):
+                got[q] = embedder.embed_query(q)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    askers = [threading.Thread(target=ask, args=(q,)) for q in queries]
+    for t in askers:
+        t.start()
+    together = embedder.embed(texts)  # a batch running while the queries run on the same session
+    for t in askers:
+        t.join()
+    assert not errors
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    for q, vector in zip(queries, alone_q):
+        np.testing.assert_allclose(got[q], vector, atol=1e-5)
+    assert _live_sessions() == before + 1

@@ -13,10 +13,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from tqdm import tqdm
 
 from knotwork.app import open as open_store
 from knotwork.config import Settings
@@ -24,10 +23,14 @@ from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
 from knotwork.errors import CLI_WORKSPACE_ARG, BackendUnavailable, InvalidInput
+from knotwork.limits import MAX_IMPORT_RECORDS
 from knotwork.render import DETAILS, metrics as render_metrics
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
 from knotwork.services import elsewhere
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -304,6 +307,7 @@ def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.argument("type", type=click.Choice(LINK_TYPES), metavar="TYPE")
 @click.option("--metadata", help="JSON object.")
 @with_store
+@through_server
 def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, type: str, metadata: str | None) -> str:
     """Link FROM_ID --TYPE--> TO_ID (idempotent; supersedes retires TO_ID)."""
     return _answer(mem, "link", mem.link(from_id, to_id, type, _json_option(metadata, "metadata")), fmt)
@@ -312,6 +316,7 @@ def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, 
 @cli.command()
 @click.argument("relationship_id")
 @with_store
+@through_server
 def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) -> str:
     """Remove a relationship."""
     return _answer(mem, "unlink", mem.unlink(relationship_id), fmt)
@@ -323,6 +328,7 @@ def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) ->
 @click.option("--depth", type=int, default=1, show_default=True, help="Hops to follow (1-5).")
 @click.option("--direction", type=click.Choice(DIRECTIONS), default="both", show_default=True, help="Link direction.")
 @with_store
+@through_server
 def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[str, ...], depth: int, direction: str) -> str:
     """Memories linked to ID, nearest first."""
     return _answer(mem, "related", mem.related(id, types=list(types) or None, depth=depth, direction=direction), fmt)
@@ -340,6 +346,8 @@ def graph(mem: Knotwork, settings: Settings, fmt: str, id: str, depth: int, max_
 
 
 def _progress(total: int | None, desc: str, show: bool | None) -> tqdm:
+    from tqdm import tqdm
+
     # show=None: a bar only when stderr is a terminal, so pipes and logs stay clean.
     return tqdm(total=total, desc=desc, unit=" memories", file=sys.stderr, disable=None if show is None else not show)
 
@@ -361,6 +369,7 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
 @click.argument("file", type=click.Path(allow_dash=True, dir_okay=False))
 @progress_option
 @with_store
+@through_server
 def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
     """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
     if file != "-" and not Path(file).is_file():
@@ -368,6 +377,9 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
     records = []
     for number, line in _read_jsonl(file):
         records.append(rules.export_json(line, f"line {number}"))
+    if len(records) > MAX_IMPORT_RECORDS and not isinstance(mem, Knotwork):  # a server's (adapters/client.py)
+        raise InvalidInput("file", f"{len(records):,} records; a server takes at most {MAX_IMPORT_RECORDS:,} in one "
+                                   "import (all or nothing): pass --db PATH to import them all in this process")
     with _progress(len(records), "import", progress) as bar:
         report = mem.import_records(records, on_progress=bar.update)
     return _answer(mem, "import", report, fmt)
@@ -377,11 +389,13 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
 @click.argument("file", type=click.Path(allow_dash=True, dir_okay=False), default="-")
 @progress_option
 @with_store
+@through_server
 def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> None:
     """Write every memory, with its history, then the knowledge graph, as JSONL (to FILE or stdout)."""
     out = sys.stdout if file == "-" else Path(file).open("w", encoding="utf-8")
     try:
-        with _progress(mem.store.count_memories(), "export", progress) as bar:
+        total = mem.store.count_memories() if isinstance(mem, Knotwork) else None  # through a server: unknown
+        with _progress(total, "export", progress) as bar:
             for record in mem.export():
                 out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
                 if "record" not in record:  # a memory (the graph's records follow them)
@@ -422,6 +436,8 @@ def migrate(ctx: click.Context, source: str, target: str, progress: bool | None)
         stack.callback(src.close)
         dst = app.open_store(target, settings)
         stack.callback(dst.close)
+        from tqdm import tqdm
+
         bars: dict[str, tqdm] = {}
 
         def step(what: str, done: int) -> None:

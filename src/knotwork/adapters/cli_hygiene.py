@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from knotwork.adapters.cli import _answer, _settings, _workspace, with_store, workspace_option
+from knotwork.adapters.cli import _answer, _settings, _workspace, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.errors import InvalidInput
@@ -13,6 +13,7 @@ from knotwork.service import Knotwork
 
 @click.command()
 @with_store
+@through_server
 def prune(mem: Knotwork, settings: Settings, fmt: str) -> str:
     """Purge expired memories (with their vectors, links and the facts only they gave) and keep the latest
     snapshot of each day per key."""
@@ -25,6 +26,7 @@ def prune(mem: Knotwork, settings: Settings, fmt: str) -> str:
 @click.option("--agent", "agent_id", default="*", show_default=True, help="Partition (* for every one).")
 @click.option("-n", "--limit", type=int, default=50, show_default=True, help="Most groups to show.")
 @with_store
+@through_server
 def duplicates(
     mem: Knotwork, settings: Settings, fmt: str, threshold: float, workspace: str | None, agent_id: str, limit: int
 ) -> str:
@@ -36,6 +38,7 @@ def duplicates(
 @click.command()
 @click.argument("ids", nargs=-1, required=True)
 @with_store
+@through_server
 def merge(mem: Knotwork, settings: Settings, fmt: str, ids: tuple[str, ...]) -> str:
     """Fold IDS into the first: it supersedes the others, which are retired (kept with history and links)."""
     return _answer(mem, "merge", mem.merge(list(ids)), fmt)

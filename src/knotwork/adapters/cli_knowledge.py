@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from knotwork.adapters.cli import _answer, _workspace, cli, with_store, workspace_option
+from knotwork.adapters.cli import _answer, _workspace, cli, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.errors import InvalidInput
 from knotwork.service import Knotwork
@@ -49,6 +49,7 @@ min_confidence_option = click.option(
 @center_option
 @limit_option
 @with_store
+@through_server
 def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, center: str | None, limit: int) -> str:
     """Find entities of the knowledge graph matching QUERY."""
     hits = elsewhere.search_nodes(mem, query, center, limit, workspace=_workspace(settings, workspace))
@@ -64,6 +65,7 @@ def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @click.option("--include-invalid", is_flag=True, help="Also facts that are no longer true.")
 @min_confidence_option
 @with_store
+@through_server
 def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find facts matching QUERY (true now unless --as-of or --include-invalid)."""
     hits = elsewhere.search_facts(
@@ -78,6 +80,7 @@ def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most episodes to show.")
 @click.option("--query", help="Only episodes matching this.")
 @with_store
+@through_server
 def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, limit: int, query: str | None) -> str:
     """Memories with the entities they mention and the facts they gave."""
     return _answer(mem, "episodes", mem.episodes(workspace=_workspace(settings, workspace), limit=limit, query=query), fmt)
@@ -90,6 +93,7 @@ def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None,
 @click.option("--include-invalid", is_flag=True, help="Also facts that are no longer true.")
 @min_confidence_option
 @with_store
+@through_server
 def entity(
     mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str | None, as_of: str | None, include_invalid: bool,
     min_confidence: float | None,
@@ -106,6 +110,7 @@ def entity(
 @cli.command("delete-fact")
 @click.argument("id")
 @with_store
+@through_server
 def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     """Delete a fact; a fact it had retired becomes current again."""
     return _answer(mem, "delete_fact", mem.delete_fact(id), fmt)
@@ -115,6 +120,7 @@ def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @workspace_option
 @click.option("--yes", is_flag=True, help="Confirm: delete every entity and fact of the workspace.")
 @with_store
+@through_server
 def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, yes: bool) -> str:
     """Delete the knowledge graph of a workspace (memories are kept)."""
     return _answer(mem, "clear_graph", mem.clear_graph(_workspace(settings, workspace), confirm=yes), fmt)
@@ -125,6 +131,7 @@ def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | No
 @click.argument("b")
 @workspace_option
 @with_store
+@through_server
 def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, workspace: str | None) -> str:
     """Merge entities A and B (the more connected stays; the other becomes its alias)."""
     return _answer(mem, "merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)
@@ -136,6 +143,7 @@ def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, 
 @click.option("--rebuild", is_flag=True, help="Recompute every community of the workspace from scratch first.")
 @click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most communities to show.")
 @with_store
+@through_server
 def communities(
     mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, entity: str | None, rebuild: bool, limit: int
 ) -> str:

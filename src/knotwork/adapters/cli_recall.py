@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from knotwork.adapters.cli import _workspace, with_store, workspace_option
+from knotwork.adapters.cli import _workspace, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.render import render
 from knotwork.service import Knotwork
@@ -29,6 +29,7 @@ def recall(mem: Knotwork, settings: Settings, fmt: str, context: str, workspace:
 
 @click.command()
 @with_store
+@through_server
 def status(mem: Knotwork, settings: Settings, fmt: str) -> str:
     """Version, store, schema version, counts and embedder."""
     return render("status", mem.status(), fmt)
@@ -36,6 +37,7 @@ def status(mem: Knotwork, settings: Settings, fmt: str) -> str:
 
 @click.command()
 @with_store
+@through_server
 def stats(mem: Knotwork, settings: Settings, fmt: str) -> str:
     """Memory counts by workspace, category and agent; links; vectors; size."""
     return render("stats", mem.stats(), fmt)

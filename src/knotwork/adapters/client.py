@@ -1,9 +1,12 @@
 """The service as a running server offers it: the calls the CLI makes, over the REST API, typed both ways.
 
 :class:`RemoteKnotwork` answers the :class:`~knotwork.service.Knotwork` methods
-the memory commands of the CLI use (add, get, list, search, history, update,
-delete) and the two lookups the :class:`~knotwork.render.respond.Responder`
-makes (``relations``, ``short_ids``). It sends JSON and reads JSON back into
+the CLI's commands use when a server answers (add, get, list, search, history,
+update, delete; link, unlink, related; status, stats; export, import) and the
+two lookups the :class:`~knotwork.render.respond.Responder` makes
+(``relations``, ``short_ids``); the knowledge-graph commands (entities,
+facts, episodes, communities) and the hygiene ones with REST routes
+(duplicates, merge, prune) too. It sends JSON and reads JSON back into
 the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
 CLI renders a server's answer exactly as it renders its own. A server's error
 comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
@@ -14,7 +17,7 @@ comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote as quote_url
@@ -23,9 +26,12 @@ from urllib.request import Request, urlopen
 
 from knotwork.adapters.remote import Server
 from knotwork.config import Settings
-from knotwork.domain.models import Hit, Memory, Page
+from knotwork.domain.models import Hit, Hits, Memory, MemoryBrief, Page, Related, Relationship
+from knotwork.domain.temporal import from_text
+from knotwork.knowledge.models import ClearReport, Community, Entity, Episode, Fact, FactHit, Found, NodeHit
 from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
 from knotwork.services.links import MetaRelation
+from knotwork.services.records import ImportReport
 
 TIMEOUT_S = 120.0  # an add or a search on a busy server; a server that does not answer at all fails at connect
 
@@ -75,12 +81,63 @@ def _memory(d: dict[str, Any]) -> Memory:
     return m
 
 
+def _relationship(d: dict[str, Any]) -> Relationship:
+    """A relationship from its JSON form (``Relationship.to_dict``, with ``existing`` when a link answers)."""
+    return Relationship(d["id"], d["from"], d["to"], d["type"], d.get("workspace"), from_text(d["created_at"]),
+                        d.get("metadata") or {}, existing=bool(d.get("existing", False)))
+
+
+def _brief(d: dict[str, Any]) -> MemoryBrief:
+    invalid = d.get("invalid_at")
+    return MemoryBrief(d["id"], d["content"], d.get("workspace"), d.get("category"), float(d["importance"]),
+                       from_text(d["valid_at"]), from_text(invalid) if invalid else None)
+
+
+def _time(value: str | None) -> Any:
+    return from_text(value) if value else None
+
+
+def _entity(d: dict[str, Any]) -> Entity:
+    return Entity(d["id"], d.get("workspace"), d["name"], d.get("type"), d.get("summary") or "", from_text(d["created_at"]),
+                  from_text(d["updated_at"]), tuple(d.get("aliases") or ()), int(d.get("mentions") or 0))
+
+
+def _fact(d: dict[str, Any]) -> Fact:
+    return Fact(d["id"], d.get("workspace"), d["subject"]["id"], d["subject"]["name"], d["predicate"], d["object"]["id"],
+                d["object"]["name"], d["fact"], _time(d.get("valid_at")), _time(d.get("invalid_at")),
+                from_text(d["created_at"]), _time(d.get("expired_at")), d.get("superseded_by"), d["extractor"],
+                tuple(d.get("sources") or ()), float(d.get("confidence", 1.0)))
+
+
+def _community(d: dict[str, Any]) -> Community:
+    return Community(d["id"], d.get("workspace"), d["name"], d.get("summary") or "", tuple(d.get("members") or ()))
+
+
+def _node_hit(d: dict[str, Any]) -> NodeHit:
+    group = d.get("community")
+    community = Community(group["id"], None, group["name"], "", ()) if group else None  # members are not sent
+    return NodeHit(_entity(d["entity"]), float(d["score"]), d.get("distance"), community)
+
+
+def _episode(d: dict[str, Any]) -> Episode:
+    return Episode(d["memory_id"], d.get("workspace"), d["content"], from_text(d["valid_at"]), from_text(d["created_at"]),
+                   tuple(d.get("entities") or ()), int(d.get("facts") or 0), d.get("extraction"))
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
 class RemoteKnotwork:
     """The memory calls of :class:`~knotwork.service.Knotwork`, answered by the server at ``server.url``."""
+
+    #: Its searches and lookups come back with the other workspaces to look in already named, by the server
+    #: within its scope (services/elsewhere.py asks no further).
+    names_elsewhere = True
 
     def __init__(self, server: Server, settings: Settings) -> None:
         self.server = server
@@ -95,16 +152,26 @@ class RemoteKnotwork:
     def close(self) -> None:
         """Nothing is held between calls: each is one HTTP request."""
 
-    def _call(self, method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, Any] | None = None) -> Any:
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, Any] | None = None,
+              *, lines: bytes | None = None) -> Any:
+        """The server's JSON answer to one request: ``body`` as JSON, or ``lines`` as JSON lines."""
+        data = lines if lines is not None else json.dumps(body).encode() if body is not None else None
+        kind = "application/x-ndjson" if lines is not None else "application/json"
+        with self._open(method, path, data, query, kind) as answer:
+            try:
+                return json.loads(answer.read())
+            except ValueError:
+                raise BackendUnavailable(f"server at {self.server.url}: the answer is not JSON") from None
+
+    def _open(self, method: str, path: str, data: bytes | None, query: dict[str, Any] | None, content_type: str) -> Any:
+        """The server's answer, open for reading (a context manager); its errors raised as knotwork errors."""
         params = urlencode({**(query or {}), "format": "json"}, doseq=True)
-        headers = {"accept": "application/json", "content-type": "application/json"}
+        headers = {"accept": "application/json", "content-type": content_type}
         if self.server.token:
             headers["authorization"] = f"Bearer {self.server.token}"
-        data = json.dumps(body).encode() if body is not None else None
         request = Request(f"{self.server.url}{path}?{params}", data=data, headers=headers, method=method)
         try:
-            with urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310 - the URL is the server's (http/https)
-                return json.loads(answer.read())
+            return urlopen(request, timeout=TIMEOUT_S)  # noqa: S310 - the URL is the server's (http/https)
         except HTTPError as exc:
             try:
                 payload = json.loads(exc.read())
@@ -113,8 +180,6 @@ class RemoteKnotwork:
             raise error_from(exc.code, payload, self.server.url) from None
         except (URLError, OSError) as exc:
             raise BackendUnavailable(f"server at {self.server.url} did not answer: {getattr(exc, 'reason', exc)}") from None
-        except ValueError:
-            raise BackendUnavailable(f"server at {self.server.url}: the answer is not JSON") from None
 
     @staticmethod
     def _id(ref: str) -> str:
@@ -136,7 +201,8 @@ class RemoteKnotwork:
 
     def search(self, query: str, **options: Any) -> list[Hit]:
         answer = self._call("POST", "/search", {"query": query, **_drop_none(options)})
-        return [Hit(Memory.from_dict(h["memory"]), float(h["score"]), h.get("explain")) for h in answer["hits"]]
+        hits = [Hit(Memory.from_dict(h["memory"]), float(h["score"]), h.get("explain")) for h in answer["hits"]]
+        return Hits(hits, answer.get("elsewhere"))
 
     def history(self, id: str) -> list[Memory]:
         return [Memory.from_dict(m) for m in self._call("GET", f"/memories/{self._id(id)}/history")["versions"]]
@@ -147,6 +213,119 @@ class RemoteKnotwork:
     def delete(self, id: str) -> Memory:
         return Memory.from_dict(self._call("DELETE", f"/memories/{self._id(id)}"))
 
+    # -- links -----------------------------------------------------------------------
+    def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
+        body = {"from_id": from_id, "to_id": to_id, "type": type, "metadata": metadata}
+        return _relationship(self._call("POST", "/links", _drop_none(body)))
+
+    def unlink(self, relationship_id: str) -> Relationship:
+        return _relationship(self._call("DELETE", f"/links/{self._id(relationship_id)}"))
+
+    def related(self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = "both") -> list[Related]:
+        query = _drop_none({"type": types, "depth": depth, "direction": direction})
+        answer = self._call("GET", f"/memories/{self._id(id)}/related", query=query)
+        return [Related(_brief(r["memory"]), _relationship(r["relationship"]), int(r["depth"])) for r in answer["related"]]
+
+    # -- the knowledge graph -------------------------------------------------------------
+    def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Found:
+        body = _drop_none({"query": query, "center": center, "limit": limit, "workspace": workspace})
+        answer = self._call("POST", "/search/entities", body)
+        return Found([_node_hit(h) for h in answer["entities"]], answer.get("query") or query, answer.get("elsewhere"))
+
+    def search_facts(self, query: str, center: str | None = None, limit: int = 10, as_of: Any = None,
+                     include_invalid: bool = False, *, workspace: str | None = None,
+                     min_confidence: float | None = None) -> Found:
+        body = _drop_none({"query": query, "center": center, "limit": limit, "as_of": as_of, "include_invalid": include_invalid,
+                           "workspace": workspace, "min_confidence": min_confidence})
+        answer = self._call("POST", "/search/facts", body)
+        return Found([FactHit(_fact(h["fact"]), float(h["score"]), h.get("distance")) for h in answer["facts"]],
+                     answer.get("query") or query, answer.get("elsewhere"))
+
+    def episodes(self, *, workspace: str | None = None, limit: int = 20, query: str | None = None) -> list[Episode]:
+        answer = self._call("GET", "/episodes", query=_drop_none({"workspace": workspace, "limit": limit, "query": query}))
+        return [_episode(e) for e in answer["episodes"]]
+
+    def entity(self, ref: str, *, workspace: str | None = None) -> Entity:
+        return _entity(self._call("GET", f"/entities/{self._id(ref)}", query=_drop_none({"workspace": workspace})))
+
+    def entity_facts(self, ref: str, *, workspace: str | None = None, as_of: Any = None, include_invalid: bool = False,
+                     min_confidence: float | None = None) -> list[Fact]:
+        query = _drop_none({"workspace": workspace, "as_of": as_of, "include_invalid": _flag(include_invalid),
+                            "min_confidence": min_confidence})
+        return [_fact(f) for f in self._call("GET", f"/entities/{self._id(ref)}/facts", query=query)["facts"]]
+
+    def delete_fact(self, id: str) -> Fact:
+        return _fact(self._call("DELETE", f"/facts/{self._id(id)}"))
+
+    def clear_graph(self, workspace: str | None, confirm: bool = True) -> ClearReport:
+        answer = self._call("DELETE", "/graph", query=_drop_none({"workspace": workspace, "confirm": _flag(confirm)}))
+        return ClearReport(answer.get("workspace"), int(answer["entities"]), int(answer["facts"]))
+
+    def merge_entities(self, a: str, b: str, *, workspace: str | None = None) -> Entity:
+        return _entity(self._call("POST", "/entities/merge", _drop_none({"a": a, "b": b, "workspace": workspace})))
+
+    def communities(self, *, workspace: str | None = None, entity: str | None = None, limit: int = 20) -> list[Community]:
+        answer = self._call("GET", "/communities", query=_drop_none({"workspace": workspace, "entity": entity, "limit": limit}))
+        return [_community(c) for c in answer["communities"]]
+
+    def rebuild_communities(self, workspace: str | None = None) -> list[Community]:
+        answer = self._call("POST", "/communities/rebuild", query=_drop_none({"workspace": workspace}))
+        return [_community(c) for c in answer["communities"]]
+
+    def graph_backlog(self, within: Any = None) -> int:
+        """Memories of the caller's workspaces the server has not yet read into the graph."""
+        waiting = self._call("GET", "/status")["graph_backlog"]
+        return int(waiting["pending"]) + int(waiting["running"])
+
+    # -- hygiene -----------------------------------------------------------------------
+    def find_duplicates(self, threshold: float = 0.95, *, workspace: str | None = None, agent_id: str | None = "*",
+                        limit: int = 50) -> list[Any]:
+        from knotwork.services.hygiene import DuplicateGroup
+
+        query = _drop_none({"threshold": threshold, "workspace": workspace, "agent_id": agent_id, "limit": limit})
+        return [DuplicateGroup(g["ids"], float(g["score"]), g.get("workspace"), g.get("agent_id"), g["previews"])
+                for g in self._call("GET", "/duplicates", query=query)["groups"]]
+
+    def merge(self, ids: list[str]) -> Any:
+        from knotwork.services.hygiene import MergeReport
+
+        answer = self._call("POST", "/merge", {"ids": list(ids)})
+        return MergeReport(answer["kept"], list(answer["merged"]))
+
+    def prune(self) -> Any:
+        from knotwork.services.hygiene import PruneReport
+
+        answer = self._call("POST", "/prune")
+        return PruneReport(int(answer["expired"]), int(answer["snapshots"]), from_text(answer["at"]))
+
+    # -- the store's state -----------------------------------------------------------
+    def status(self) -> Any:
+        from knotwork.services.status import Status
+
+        return Status(**self._call("GET", "/status"))
+
+    def stats(self) -> Any:
+        from knotwork.services.status import Stats
+
+        return Stats(**self._call("GET", "/stats"))
+
+    # -- moving data -------------------------------------------------------------------
+    def export(self) -> Iterator[dict[str, Any]]:
+        """The server's export, one record per line as it streams in."""
+        with self._open("GET", "/export", None, None, "application/json") as answer:
+            for line in answer:
+                if line.strip():
+                    yield json.loads(line)
+
+    def import_records(self, records: Iterable[Any], on_progress: Any = None) -> ImportReport:
+        """One request: the server checks every record, then writes all of them or none."""
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+        answer = self._call("POST", "/import", lines=body)
+        report = ImportReport(int(answer["added"]), int(answer["skipped"]))
+        if on_progress:
+            on_progress(report.added + report.skipped)
+        return report
+
     # -- what the Responder looks up -----------------------------------------------
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:
         if not ids:
@@ -155,5 +334,8 @@ class RemoteKnotwork:
         return {mid: [MetaRelation(**r) for r in rels] for mid, rels in answer.items()}
 
     def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
-        """Full ids: the REST API has no short-id lookup, and a full id always resolves."""
-        return {}
+        """The server's short ids, as in-process (ids the server's scope does not show stay full)."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return {}
+        return dict(self._call("GET", "/short_ids", query={"id": ids}))

@@ -185,6 +185,7 @@ class Page(list):
 ALL_WORKSPACES = "*"
 ALL_PARTITIONS = "*"
 SNAPSHOT = "snapshot"  # the category of regenerated state (a profile, a status page): kept once per day per key
+FIRST_PRUNE = "snapshots_first_prune"  # the store counter set once an upgraded store's first snapshot prune has run
 
 
 @dataclass(frozen=True, slots=True)

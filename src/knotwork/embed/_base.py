@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from knotwork.embed._cache import QueryCache
 from knotwork.embed._coalesce import Coalescer
 from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage, estimated_spans, passages
 from knotwork.embed.protocol import EmbeddingError
+
+if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
+    import numpy as np
 
 #: Default size of the query-vector LRU cache (a 384-float vector is 1.5 KiB,
 #: so the default costs about 1.5 MiB).
@@ -85,6 +87,8 @@ class BaseEmbedder(abc.ABC):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors for ``texts``, one row each, in order."""
+        import numpy as np
+
         items = _check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -122,6 +126,8 @@ class BaseEmbedder(abc.ABC):
         reported instead of being passed on as a vector that matches nothing
         (zero) or poisons every score (NaN).
         """
+        import numpy as np
+
         vectors = np.asarray(raw, dtype=np.float32)
         if vectors.shape != (expected_rows, self.dim):
             raise EmbeddingError(

@@ -12,8 +12,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
+    import numpy as np
 
 
 class QueryCache:
@@ -48,6 +50,8 @@ class QueryCache:
                 self.hits += 1
                 return hit.view()
             self.misses += 1
+        import numpy as np
+
         vector = np.array(compute(text), dtype=np.float32, copy=True)
         vector.setflags(write=False)
         if self.size:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
+    import numpy as np
 
 
 class _Request:

@@ -21,13 +21,14 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
 from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage
 from knotwork.embed.protocol import EmbeddingError
+
+if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
+    import numpy as np
 
 #: Name of the vector space; bump the suffix if the model file or the
 #: pooling ever changes, so stores know their vectors must be rebuilt.
@@ -183,7 +184,6 @@ class MiniLMEmbedder(BaseEmbedder):
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
         self._tokenizer: Any = None
         self._session: Any = None
-        self._query_session: Any = None
         self._lock = threading.Lock()
         #: Seconds the last :meth:`load` took (None until loaded).
         self.load_seconds: float | None = None
@@ -280,6 +280,8 @@ class MiniLMEmbedder(BaseEmbedder):
     # -- embedding ---------------------------------------------------------------
 
     def _embed_raw(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         self.load()
         ids = self._token_ids(texts)
         out = np.empty((len(texts), DIM), dtype=np.float32)
@@ -314,24 +316,18 @@ class MiniLMEmbedder(BaseEmbedder):
             yield batch
 
     def _query_vector(self, text: str) -> np.ndarray:
-        return self._normalise(self._run(self._token_ids([text]), self._query_session_ready()), 1)[0]
-
-    def _query_session_ready(self) -> Any:
-        """The session queries run on, created on the first query (a process that only writes never needs it).
-
-        A query is one short sequence: split over two threads it took longer
-        (7.5 vs 5.8 ms p50 on 2 cores), and the second thread is better spent
-        on the search's BM25 query running beside it. Batches keep every thread.
-        """
         self.load()
-        if self._query_session is None:
-            with self._lock:
-                if self._query_session is None:
-                    self._query_session = self._session if self.threads == 1 else self._create_session(1)
-        return self._query_session
+        return self._normalise(self._run(self._token_ids([text])), 1)[0]
 
-    def _run(self, batch_ids: list[list[int]], session: Any = None) -> np.ndarray:
-        """Mean-pooled (not yet normalised) vectors of one padded batch."""
+    def _run(self, batch_ids: list[list[int]]) -> np.ndarray:
+        """Mean-pooled (not yet normalised) vectors of one padded batch.
+
+        Queries and batches share the one session: ``InferenceSession.run`` is thread-safe, and a second
+        session (one thread, for queries) held a second copy of the model and its buffers in every process that
+        both writes and searches (bench/mcp_rss.py; the figures are in bench/RESULTS.md).
+        """
+        import numpy as np
+
         width = max(len(ids) for ids in batch_ids)
         input_ids = np.zeros((len(batch_ids), width), dtype=np.int64)
         mask = np.zeros_like(input_ids)
@@ -342,7 +338,7 @@ class MiniLMEmbedder(BaseEmbedder):
         if self._needs_token_types:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
         try:
-            hidden = (session or self._session).run(None, feeds)[0]
+            hidden = self._session.run(None, feeds)[0]
         except Exception as exc:
             raise EmbeddingError(f"{MODEL_ID}: onnxruntime failed on a batch of {len(batch_ids)}: {exc}") from exc
         weights = mask[:, :, None].astype(np.float32)

@@ -9,9 +9,10 @@ store records it and refuses to mix vectors of two models).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
+    import numpy as np
 
 
 class EmbeddingError(Exception):

@@ -20,8 +20,10 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # the stores import search_terms; a process that never resolves by vector needs no NumPy
+    import numpy as np
 
 FUZZY_MIN_LENGTH = 5
 FUZZY_JACCARD = 0.8
@@ -121,6 +123,8 @@ class Resolver:
         known = self.vectors(workspace)
         if not known or not known[0]:
             return None
+        import numpy as np
+
         ids, matrix = known
         sims = matrix @ vector
         order = np.argsort(-sims)[:5]

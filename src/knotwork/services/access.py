@@ -281,7 +281,8 @@ class ScopedKnotwork:
         return self._mem.relations([self.resolve(i) for i in ids])
 
     def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]:
-        return self._mem.short_ids(memory_ids)
+        """Of the memories this caller reads only: the others do not exist for it."""
+        return self._mem.short_ids(self._visible_ids(memory_ids))
 
     def status(self) -> Any:
         return self._mem.status(self.scope.readable())

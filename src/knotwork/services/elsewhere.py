@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 MOST_WORKSPACES = 20
 
 
+def _final(mem: Any) -> bool:
+    """Whether ``mem`` names the other workspaces itself (a server's service, through adapters/client.py: the
+    server looked within its caller's scope), so that its answer is final."""
+    return getattr(type(mem), "names_elsewhere", False)  # the class's: a scoped service refuses unknown names
+
+
 def _caller(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
     """The service itself and the workspaces ``mem``'s caller reads (None: every one)."""
     from knotwork.services.access import PerCall, unwrapped
@@ -37,7 +43,7 @@ def _caller(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
 def search(mem: Any, query: str, *, workspace: str | None = None, **options: Any) -> Hits:
     """``mem.search(...)``; when it finds nothing, where the same search would (``Hits.elsewhere``)."""
     hits = mem.search(query, workspace=workspace, **options)
-    if hits or workspace == ALL_WORKSPACES or options.get("center"):
+    if hits or workspace == ALL_WORKSPACES or options.get("center") or _final(mem):
         return Hits(hits)
     owner, readable = _caller(mem)
     return Hits(hits, memories(owner, query, rules.workspace(workspace), readable, options))
@@ -81,6 +87,8 @@ def search_facts(
 def _graph_miss(mem: Any, operation: str, hits: Found, workspace: str | None, center: str | None,
                 options: dict[str, Any]) -> Found:
     query = getattr(hits, "query", "")
+    if _final(mem):
+        return hits
     if hits or workspace == ALL_WORKSPACES or center:
         return Found(list(hits), query)
     owner, readable = _caller(mem)
@@ -132,7 +140,7 @@ def entity_facts(mem: Any, ref: str, *, workspace: str | None = None, **options:
     try:
         return mem.entity_facts(ref, workspace=workspace, **options)
     except NotFound as exc:
-        if workspace == ALL_WORKSPACES:
+        if workspace == ALL_WORKSPACES or _final(mem):
             raise
         raise entity_missed(mem, exc, ref, workspace) from None
 
@@ -142,6 +150,6 @@ def entity(mem: Any, ref: str, *, workspace: str | None = None) -> Any:
     try:
         return mem.entity(ref, workspace=workspace)
     except NotFound as exc:
-        if workspace == ALL_WORKSPACES:
+        if workspace == ALL_WORKSPACES or _final(mem):
             raise
         raise entity_missed(mem, exc, ref, workspace) from None

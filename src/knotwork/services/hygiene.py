@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork.domain import rules
-from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter
+from knotwork.domain.models import FIRST_PRUNE, SNAPSHOT, Memory, MemoryFilter
 from knotwork.domain.temporal import now, to_text
 from knotwork.errors import InvalidInput, quote
 from knotwork.hygiene import consolidate as rules_c
@@ -46,7 +46,6 @@ class Memories(Protocol):
     def _embed_missing(self) -> int: ...
 
 CANDIDATES = 8  # nearest memories a new one is compared with
-FIRST_PRUNE = "snapshots_first_prune"  # set once the upgrade's snapshot prune has run
 
 
 @dataclass(frozen=True, slots=True)

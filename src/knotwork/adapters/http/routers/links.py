@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
+from knotwork.domain import rules
 from knotwork.render import render
 
 router = APIRouter(tags=["relationships"])
@@ -87,3 +88,9 @@ def relations(
     mem: Mem, reply: Reply, id: Annotated[list[str], Query(description="memory id; repeat")], format: Format = "json"
 ) -> Response:
     return reply("relations", mem.relations(id), format)
+
+
+@router.get("/short_ids", summary="The short id a compact answer shows for each memory id (ids the caller cannot read stay out)")
+def short_ids(mem: Mem, id: Annotated[list[str], Query(description="full memory id; repeat")]) -> JSONResponse:
+    rules.id_count(id, "id")
+    return JSONResponse(mem.short_ids(id))
