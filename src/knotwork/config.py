@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
+    serve_threads: int = Field(
+        default=4, ge=1, le=1000, description="Requests one `knotwork serve` process works on at once (its thread "
+        "pool); the others wait their turn in its event loop, costing no CPU.",
+    )
     # -- knowledge graph --------------------------------------------------------
     kg_extract: str = Field(
         default="rules", description="Offline extraction of entities and facts on add: rules (deterministic) or none."
