@@ -89,6 +89,11 @@ class Settings(BaseSettings):
         default=2.0, gt=0, description="Seconds the idle enrichment worker waits before it looks at the queue again "
         "(work queued by this process wakes it at once)."
     )
+    enrich_gather: float = Field(
+        default=0.5, ge=0, le=60, description="Seconds the enrichment worker lets newly queued memories gather before "
+        "it reads in less than a full batch: per memory, batches of a few dozen cost about half the CPU of batches "
+        "of one or two (0: read each in at once).",
+    )
     enrich_claim_timeout: float = Field(
         default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "
         "finished it (a process killed on another machine) is taken over by another worker.",
