@@ -128,6 +128,7 @@ class Enrichment:
         self._reclaimed_at = 0.0
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
+        self.batches = 0  # claims this object read in (a batch tried again item by item counts once)
 
     @property
     def background(self) -> bool:
@@ -185,6 +186,7 @@ class Enrichment:
                             self._failed([item], one)
             self.seconds += time.perf_counter() - started
             self.memories += len(items)
+            self.batches += 1
             return len(items)
 
     def _read_in(self, items: Sequence[EnrichItem]) -> None:
@@ -276,7 +278,7 @@ class Enrichment:
             self.stop()
 
     def stats(self) -> dict[str, Any]:
-        return {"seconds": self.seconds, "memories": self.memories}
+        return {"seconds": self.seconds, "memories": self.memories, "batches": self.batches}
 
 
 class EnrichmentWorker:
