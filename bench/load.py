@@ -17,7 +17,8 @@ The clients share the machine with the server, so their own CPU per request is r
 (``client_cpu_ms_per_request``). ``--client lean`` (the default) sends each request over one kept-alive
 ``http.client`` connection per client; ``--client httpx`` sends the same requests (same paths, bodies and
 JSON encoding) through an ``httpx2.Client`` per client, which costs the load generator several times the CPU.
-``--soak`` samples the server's RSS once a minute (``rss_curve_mb``: minute, MB) for a long run.
+``--soak`` samples the server's RSS once a minute (``rss_curve_mb``: minute, MB, memories added so far) for
+a long run.
 ``--profile FILE`` records the server under the load with ``py-spy`` (not a project dependency: it must be
 on PATH or beside this Python), as collapsed stacks for ``bench/profile_stages.py``.
 """
@@ -224,8 +225,9 @@ def own_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def sample_rss(pid: int, stop: float, curve: list[tuple[float, float]], every: float = 60.0) -> None:
-    """Append (minutes since start, server RSS MB) every ``every`` seconds until ``stop``."""
+def sample_rss(pid: int, tally: Tally, stop: float, curve: list[tuple[float, float, int]], every: float = 60.0) -> None:
+    """Append (minutes since start, server RSS MB, memories added so far) every ``every`` seconds until ``stop``:
+    the adds grow the store and its in-memory indexes, which RSS follows by right."""
     started = time.monotonic()
     while True:
         left = stop - time.monotonic()
@@ -234,8 +236,10 @@ def sample_rss(pid: int, stop: float, curve: list[tuple[float, float]], every: f
         time.sleep(min(every, left))
         if time.monotonic() < stop:
             minute = round((time.monotonic() - started) / 60, 1)
-            curve.append((minute, round(rss_kb_tree(pid) / 1024, 1)))
-            print(f"soak: {minute} min, server RSS {curve[-1][1]} MB", file=sys.stderr, flush=True)
+            with tally.lock:
+                added = tally.statuses.get("add", {}).get(201, 0)
+            curve.append((minute, round(rss_kb_tree(pid) / 1024, 1), added))
+            print(f"soak: {minute} min, server RSS {curve[-1][1]} MB, {added} memories added", file=sys.stderr, flush=True)
 
 
 def py_spy() -> str:
@@ -296,13 +300,13 @@ def main() -> None:
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
         rss_start, load_start, cpu_start = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
         tally = Tally()
-        curve: list[tuple[float, float]] = [(0.0, round(rss_start / 1024, 1))]
+        curve: list[tuple[float, float, int]] = [(0.0, round(rss_start / 1024, 1), 0)]
         stop = time.monotonic() + args.seconds
         threads = [threading.Thread(target=client, args=(make, port, tally, stop, i)) for i in range(args.clients)]
         if args.hostile:
             threads.append(threading.Thread(target=hostile, args=(make, port, tally, stop)))
         if args.soak:
-            threads.append(threading.Thread(target=sample_rss, args=(server.pid, stop, curve)))
+            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve)))
         profiler = None
         if args.profile is not None:
             spy = [py_spy(), "record", "--pid", str(server.pid), "--duration", str(int(args.seconds)), "--rate", "200",
@@ -357,7 +361,8 @@ def main() -> None:
         },
         "rss_mb": [round(rss_start / 1024, 1), round(rss_end / 1024, 1)],
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1),
-        **({"rss_curve_mb": curve + [(round(elapsed / 60, 1), round(rss_end / 1024, 1))]} if args.soak else {}),
+        **({"rss_curve_mb": curve + [(round(elapsed / 60, 1), round(rss_end / 1024, 1), tally.statuses.get("add", {}).get(201, 0))]}
+           if args.soak else {}),
         "loadavg": [load_start, load_end],
     }
     print(json.dumps(report, indent=2))
