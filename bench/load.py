@@ -1,6 +1,7 @@
 """Load: concurrent clients against a real ``knotwork serve`` on loopback, with and without a hostile one.
 
     .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--memories 5000] [--hostile] [--workers 1]
+        [--client lean|httpx] [--soak] [--profile FILE]
 
 Builds (once, cached as bench/.cache/load-<memories>.db) a store of generated memories (bench/ingest.py's
 generator) with the bundled embedder, copies it, starts ``knotwork serve`` on 127.0.0.1 over the copy,
@@ -11,14 +12,25 @@ with a 4xx, fast, while the others go on. Reported: requests per second, p50/p95
 (anything but 2xx, or no answer within 30 s), the server's RSS after warm-up and at the end, the server's
 CPU time per request and the cores it used, the load average. Requests go to 127.0.0.1 only; their number
 is bounded by the time.
+
+The clients share the machine with the server, so their own CPU per request is reported too
+(``client_cpu_ms_per_request``). ``--client lean`` (the default) sends each request over one kept-alive
+``http.client`` connection per client; ``--client httpx`` sends the same requests (same paths, bodies and
+JSON encoding) through an ``httpx2.Client`` per client, which costs the load generator several times the CPU.
+``--soak`` samples the server's RSS once a minute (``rss_curve_mb``: minute, MB, memories added so far) for
+a long run.
+``--profile FILE`` records the server under the load with ``py-spy`` (not a project dependency: it must be
+on PATH or beside this Python), as collapsed stacks for ``bench/profile_stages.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
+import resource
 import shutil
 import socket
 import statistics
@@ -28,6 +40,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx2
 
@@ -103,19 +116,73 @@ class Tally:
                 self.errors[op] = self.errors.get(op, 0) + 1
 
 
+_dumps = json.dumps  # Lean.post's argument is named json, as httpx's is
+
+
+class Lean:
+    """One kept-alive HTTP/1.1 connection (``http.client``): what a client sends, at little CPU of its own."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.connection = http.client.HTTPConnection(host, port, timeout=TIMEOUT_S)
+
+    def post(self, path: str, json: Any) -> Answer:  # noqa: A002 - httpx's keyword, so the senders read the same
+        body = _dumps(json, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()  # as httpx encodes it
+        headers = {"content-type": "application/json", "accept": "*/*"}
+        try:
+            self.connection.request("POST", path, body=body, headers=headers)
+            response = self.connection.getresponse()
+            response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            self.connection.close()  # the next request opens a new connection
+            raise SendError(str(exc)) from exc
+        return Answer(response.status)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class Httpx:
+    """The same requests through an ``httpx2.Client`` (the heavier client the first rounds used)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.client = httpx2.Client(base_url=f"http://{host}:{port}", timeout=TIMEOUT_S)
+
+    def post(self, path: str, json: Any) -> Answer:  # noqa: A002
+        try:
+            return Answer(self.client.post(path, json=json).status_code)
+        except httpx2.HTTPError as exc:
+            raise SendError(str(exc)) from exc
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class SendError(Exception):
+    """No answer (refused, reset, timed out)."""
+
+
+class Answer:
+    def __init__(self, status_code: int) -> None:
+        self.status_code = status_code
+
+
+CLIENTS = {"lean": Lean, "httpx": Httpx}
+
+
 def timed(tally: Tally, op: str, send, ok) -> None:  # type: ignore[no-untyped-def]
     start = time.perf_counter()
     try:
         response = send()
         status, good = response.status_code, ok(response.status_code)
-    except httpx2.HTTPError:
+    except SendError:
         status, good = None, False
     tally.record(op, (time.perf_counter() - start) * 1000, status, good)
 
 
-def client(base: str, tally: Tally, stop: float, seed: int) -> None:
+def client(make, port: int, tally: Tally, stop: float, seed: int) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(seed)
-    with httpx2.Client(base_url=base, timeout=TIMEOUT_S) as http:
+    http = make(HOST, port)
+    try:
         n = 0
         while time.monotonic() < stop:
             n += 1
@@ -127,11 +194,14 @@ def client(base: str, tally: Tally, stop: float, seed: int) -> None:
                 words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(12, 40)))
                 body = {"content": f"load {seed}-{n}: {words}.", "workspace": rng.choice(["api", "web"])}
                 timed(tally, "add", lambda: http.post("/memories", json=body), lambda s: s in (200, 201))
+    finally:
+        http.close()
 
 
-def hostile(base: str, tally: Tally, stop: float) -> None:
+def hostile(make, port: int, tally: Tally, stop: float) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(99)
-    with httpx2.Client(base_url=base, timeout=TIMEOUT_S) as http:
+    http = make(HOST, port)
+    try:
         while time.monotonic() < stop:
             size = rng.randint(10_000, 20_000)
             kind = rng.choice(["artifacts", "batch", "tags"])
@@ -145,6 +215,39 @@ def hostile(base: str, tally: Tally, stop: float) -> None:
                 body = {"query": "deploy", "tags": [f"k{i}" for i in range(size)]}
                 send = lambda: http.post("/search", json=body)  # noqa: E731
             timed(tally, f"hostile-{kind}", send, lambda s: 400 <= s < 500)
+    finally:
+        http.close()
+
+
+def own_cpu_s() -> float:
+    """User + system CPU seconds of this process (the load generator) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sample_rss(pid: int, tally: Tally, stop: float, curve: list[tuple[float, float, int]], every: float = 60.0) -> None:
+    """Append (minutes since start, server RSS MB, memories added so far) every ``every`` seconds until ``stop``:
+    the adds grow the store and its in-memory indexes, which RSS follows by right."""
+    started = time.monotonic()
+    while True:
+        left = stop - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(every, left))
+        if time.monotonic() < stop:
+            minute = round((time.monotonic() - started) / 60, 1)
+            with tally.lock:
+                added = tally.statuses.get("add", {}).get(201, 0)
+            curve.append((minute, round(rss_kb_tree(pid) / 1024, 1), added))
+            print(f"soak: {minute} min, server RSS {curve[-1][1]} MB, {added} memories added", file=sys.stderr, flush=True)
+
+
+def py_spy() -> str:
+    beside = Path(sys.executable).parent / "py-spy"
+    found = str(beside) if beside.exists() else shutil.which("py-spy")
+    if found is None:
+        raise SystemExit("--profile needs py-spy (pip install py-spy, into this environment only)")
+    return found
 
 
 def pct(values: list[float], q: float) -> float:
@@ -159,7 +262,13 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=5000)
     parser.add_argument("--hostile", action="store_true", help="add one client sending 10-20k-item requests")
     parser.add_argument("--workers", type=int, default=1, help="server processes (knotwork serve --workers)")
+    parser.add_argument("--client", choices=sorted(CLIENTS), default="lean", help="how the clients send (see above)")
+    parser.add_argument("--soak", action="store_true", help="sample the server's RSS once a minute")
+    parser.add_argument("--profile", type=Path, help="record the server with py-spy to FILE (collapsed stacks)")
+    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for the server only (KNOTWORK_SERVE_THREADS=2); repeat")
     args = parser.parse_args()
+    make = CLIENTS[args.client]
     CACHE.mkdir(exist_ok=True)
     cached = CACHE / f"load-{args.memories}.db"
     if not cached.exists():
@@ -170,6 +279,7 @@ def main() -> None:
     shutil.copy(cached, db)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")} | {"KNOTWORK_HOME": str(work)}
+    env |= dict(item.split("=", 1) for item in args.server_env)
     log = (work / "serve.log").open("wb")
     command = [KNOTWORK, "serve", "--db", str(db), "--port", str(port), "--workers", str(args.workers)]
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -190,17 +300,29 @@ def main() -> None:
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
         rss_start, load_start, cpu_start = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
         tally = Tally()
+        curve: list[tuple[float, float, int]] = [(0.0, round(rss_start / 1024, 1), 0)]
         stop = time.monotonic() + args.seconds
-        threads = [threading.Thread(target=client, args=(base, tally, stop, i)) for i in range(args.clients)]
+        threads = [threading.Thread(target=client, args=(make, port, tally, stop, i)) for i in range(args.clients)]
         if args.hostile:
-            threads.append(threading.Thread(target=hostile, args=(base, tally, stop)))
+            threads.append(threading.Thread(target=hostile, args=(make, port, tally, stop)))
+        if args.soak:
+            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve)))
+        profiler = None
+        if args.profile is not None:
+            spy = [py_spy(), "record", "--pid", str(server.pid), "--duration", str(int(args.seconds)), "--rate", "200",
+                   "--format", "raw", "--threads", "--nonblocking", "-o", str(args.profile)]
+            profiler = subprocess.Popen(spy, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client_cpu_start = own_cpu_s()
         started = time.monotonic()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.monotonic() - started
+        client_cpu = own_cpu_s() - client_cpu_start
         rss_end, load_end, cpu_end = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
+        if profiler is not None:
+            profiler.wait(timeout=60)
     finally:
         server.terminate()
         try:
@@ -210,8 +332,11 @@ def main() -> None:
         log.close()
         shutil.rmtree(work, ignore_errors=True)
     normal = sum(len(v) for k, v in tally.times.items() if not k.startswith("hostile"))
+    answered = max(1, sum(map(len, tally.times.values())))
     report = {
         "clients": args.clients,
+        "client": args.client,
+        **({"server_env": args.server_env} if args.server_env else {}),
         "workers": args.workers,
         "hostile": args.hostile,
         "seconds": round(elapsed, 1),
@@ -219,8 +344,11 @@ def main() -> None:
         "requests_per_s": round(normal / elapsed, 1),
         # CPU the server spent per answered request (every request, hostile ones included): what caps
         # requests/s on a machine of n cores near n * 1000 / this.
-        "server_cpu_ms_per_request": round(1000 * (cpu_end - cpu_start) / max(1, sum(map(len, tally.times.values()))), 1),
+        "server_cpu_ms_per_request": round(1000 * (cpu_end - cpu_start) / answered, 1),
         "server_cores_used": round((cpu_end - cpu_start) / elapsed, 2),
+        # The load generator's own CPU per request: it runs on the same cores as the server.
+        "client_cpu_ms_per_request": round(1000 * client_cpu / answered, 1),
+        "client_cores_used": round(client_cpu / elapsed, 2),
         "ops": {
             op: {
                 "n": len(ms),
@@ -233,6 +361,8 @@ def main() -> None:
         },
         "rss_mb": [round(rss_start / 1024, 1), round(rss_end / 1024, 1)],
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1),
+        **({"rss_curve_mb": curve + [(round(elapsed / 60, 1), round(rss_end / 1024, 1), tally.statuses.get("add", {}).get(201, 0))]}
+           if args.soak else {}),
         "loadavg": [load_start, load_end],
     }
     print(json.dumps(report, indent=2))

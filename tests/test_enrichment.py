@@ -345,3 +345,48 @@ def test_two_processes_draining_one_file_read_each_memory_in_once(tmp_path: Path
     assert sum(claimed) == 40 and all(claimed)  # each memory claimed once, and both took part
     assert query(str(db), "SELECT count(*) FROM enrich_queue") == [(0,)]
     assert graph(str(db)) == graph(str(reference))
+
+
+# -- the worker lets a partial batch gather ------------------------------------------------------------
+def _drained(mem: knotwork.Knotwork, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while sum(mem.enrichment_backlog().values()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the worker drains; this thread only looks
+    assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+
+
+def test_adds_one_by_one_are_read_in_together_after_the_gather_time(tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path, enrich_gather=3.0)) as mem:
+        mem.start_enrichment_worker()  # as a server does at start: it finds the queue empty and waits
+        time.sleep(0.3)
+        started = time.monotonic()
+        for i in range(5):
+            mem.add(line(i), workspace="w")  # each add wakes the worker
+        added = time.monotonic() - started
+        time.sleep(0.5)
+        if time.monotonic() - started < 3.0:  # still within the gather time: nothing read in yet
+            assert mem.enrichment_backlog()["pending"] == 5
+        _drained(mem)
+        assert added < 3.0, "the adds took longer than the gather time; the test proves nothing"
+        assert mem.enrichment.stats()["batches"] == 1
+        assert mem.enrichment.stats()["memories"] == 5
+        assert mem.search_facts("Dmitri Volkov", workspace="w")
+
+
+def test_without_a_gather_time_the_first_add_is_read_in_at_once(tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path, enrich_gather=0)) as mem:
+        mem.add(line(0), workspace="w")
+        _drained(mem, timeout=10)
+        assert mem.enrichment.stats()["batches"] == 1
+
+
+def test_a_stop_ends_the_gather_wait(tmp_path: Path) -> None:
+    with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path, enrich_gather=60, enrich_close_wait=0)) as mem:
+        mem.start_enrichment_worker()
+        time.sleep(0.3)
+        mem.add(line(0), workspace="w")  # the worker now waits up to a minute for more
+        time.sleep(0.2)
+        started = time.monotonic()
+        mem.enrichment.stop()
+        assert time.monotonic() - started < 10
+        assert mem.enrichment_backlog()["pending"] == 1  # left queued for the next worker

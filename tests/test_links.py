@@ -251,3 +251,19 @@ def test_returned_links_are_the_callers_own(mem: Knotwork) -> None:
     mem.link(a, b, "relates_to", {"why": "x"})
     mem.related(a)[0].relationship.metadata["why"] = "changed by a caller"
     assert mem.related(a)[0].relationship.metadata == {"why": "x"}
+
+
+def test_relations_read_full_ids_together_and_still_resolve_short_and_refuse_expired(mem: Knotwork) -> None:
+    import time as _time
+
+    a = mem.add("alpha note about the deploy", workspace="w", tags={"team": "core"})
+    b = mem.add("beta note about the cache", workspace="w", artifacts=["src/cache.py"], evidence=["PR-12"])
+    both = mem.relations([a.id, b.id])
+    assert list(both) == [a.id, b.id]
+    assert both == {**mem.relations([a.id]), **mem.relations([b.id])}
+    assert ("references_artifact", "src/cache.py") in {(r.type, r.target_value) for r in both[b.id]}
+    assert mem.relations([b.id[-10:].lower()]) == {b.id: both[b.id]}  # a short id, in lower case, is resolved
+    brief = mem.add("gamma note that expires", workspace="w", ttl=1)
+    _time.sleep(1.2)
+    with pytest.raises(NotFound):
+        mem.relations([a.id, brief.id])

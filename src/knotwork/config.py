@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
+    serve_threads: int = Field(
+        default=4, ge=1, le=1000, description="Requests one `knotwork serve` process works on at once (its thread "
+        "pool); the others wait their turn in its event loop, costing no CPU.",
+    )
     # -- knowledge graph --------------------------------------------------------
     kg_extract: str = Field(
         default="rules", description="Offline extraction of entities and facts on add: rules (deterministic) or none."
@@ -84,6 +88,11 @@ class Settings(BaseSettings):
     enrich_interval: float = Field(
         default=2.0, gt=0, description="Seconds the idle enrichment worker waits before it looks at the queue again "
         "(work queued by this process wakes it at once)."
+    )
+    enrich_gather: float = Field(
+        default=0.5, ge=0, le=60, description="Seconds the enrichment worker lets newly queued memories gather before "
+        "it reads in less than a full batch: per memory, batches of a few dozen cost about half the CPU of batches "
+        "of one or two (0: read each in at once).",
     )
     enrich_claim_timeout: float = Field(
         default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "

@@ -500,8 +500,9 @@ class Knotwork(Parts):
         """Each memory's metadata seen as edges (artifacts, tags, evidence, category, scope, app),
         and its ``similar`` memories: the 5 nearest by vector, with score and preview (with an embedder)."""
         rules.id_count(ids, "ids")
-        own = self._links.relations(ids)
-        similar = self._similar.relations(list(own))
+        memories = self._links.current(ids)
+        own = self._links.relations(ids, memories)
+        similar = self._similar.relations(list(own), {m.id: m for m in memories})
         return {mid: rels + similar.get(mid, []) for mid, rels in own.items()}
 
     # -- knowledge graph ----------------------------------------------------

@@ -146,8 +146,21 @@ class LinkService:
         nodes = [found[n] for n in depths if n in found]
         return Graph(center.id, nodes, depths, [edges[k].relationship() for k in sorted(edges)], truncated)
 
-    def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
-        memories = [self.get(m) for m in memory_ids]
+    def current(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """``[get(id) for id in memory_ids]``, with full ids read in one query (a search's hits): only a short id,
+        or one not found as given, goes through ``get`` (which names what is missing)."""
+        found = self.store.get_memories(list(memory_ids))
+        at = now()
+        out = []
+        for mid in memory_ids:
+            m = found.get(mid)
+            out.append(m if m is not None and (m.expires_at is None or m.expires_at > at) else self.get(mid))
+        return out
+
+    def relations(self, memory_ids: Sequence[str], memories: Sequence[Memory] | None = None) -> dict[str, list[MetaRelation]]:
+        """Each memory's metadata as edges (and the entities it is about); ``memories``: those memories, read
+        already (:meth:`current`)."""
+        memories = self.current(memory_ids) if memories is None else memories
         out = {m.id: meta_relations(m) for m in memories}
         if self.about:
             for mid, entities in self.about([m.id for m in memories]).items():

@@ -16,7 +16,7 @@ nothing but the transaction, and there are no similar relations.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 import threading
 from contextlib import contextmanager
 from itertools import repeat
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from knotwork.domain.models import MemoryFilter
+from knotwork.domain.models import Memory, MemoryFilter
 from knotwork.domain.temporal import now
 from knotwork.search.vector_index import VectorIndex
 from knotwork.services.links import MetaRelation
@@ -218,7 +218,7 @@ class SimilarLists:
             found = self.store.vectors_by_memory(missing)
             self.refresh([(mid, ws, blobs) for mid, (ws, blobs) in found.items()])
 
-    def relations(self, memory_ids: Sequence[str]) -> dict[str, list[MetaRelation]]:
+    def relations(self, memory_ids: Sequence[str], read: Mapping[str, Memory] | None = None) -> dict[str, list[MetaRelation]]:
         """Each memory's ``similar`` meta-relations: neighbour id, score and the start of its content.
 
         A neighbour is named only while a read of the memory's own workspace and partition would show it:
@@ -228,7 +228,11 @@ class SimilarLists:
         if self.index is None:
             return {}
         lists = self.store.similar_lists(memory_ids)
-        owners = self.store.get_memories([mid for mid, pairs in lists.items() if pairs])
+        wanted = [mid for mid, pairs in lists.items() if pairs]
+        if read is not None and all(mid in read for mid in wanted):  # the caller read them a moment ago
+            owners = {mid: read[mid] for mid in wanted}
+        else:
+            owners = self.store.get_memories(wanted)
         at = now()
         seen: dict[tuple[str | None, str | None], set[str]] = {}
         for m in owners.values():

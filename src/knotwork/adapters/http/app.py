@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from anyio import to_thread
 from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -179,6 +180,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Trigger: more requests at once than the process can run (8 clients, 2 cores). Why: the endpoints are
+        # plain functions that FastAPI runs in anyio's thread pool (40 threads by default); every thread beyond a
+        # few only contends for the GIL and the cores, and keeps a SQLite reader and its cache of its own.
+        # Outcome: at most ``serve_threads`` requests run at once; the others wait in the event loop.
+        to_thread.current_default_thread_limiter().total_tokens = mem.settings.serve_threads
         await run_in_threadpool(mem.warm)  # the first recall should not pay for the tokenizer, the model or the index
         mem.start_enrichment_worker()  # reads queued memories into the graph, those of earlier processes too
         async with AsyncExitStack() as stack:

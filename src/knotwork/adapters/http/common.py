@@ -20,9 +20,16 @@ def ranged(low: float, high: float) -> dict[str, Any]:
 Format = Annotated[Literal["json", "compact"], Query(description="json (default) or compact text, as agents read it")]
 
 
-def _mem(request: Request) -> Knotwork:
+def _scoped(request: Request) -> Knotwork:
     """The service as this request's caller may use it (the scope :class:`~knotwork.adapters.http.app.Access` found)."""
     return scoped(request.app.state.mem, getattr(request.state, "knotwork_caller", None))
+
+
+# The dependencies are coroutines on purpose: they do no I/O, and FastAPI runs a plain function dependency in
+# the thread pool, so each request would pay two more hand-offs between the event loop and a thread (and the
+# GIL) before its endpoint even starts.
+async def _mem(request: Request) -> Knotwork:
+    return _scoped(request)
 
 
 Mem = Annotated[Knotwork, Depends(_mem)]
@@ -33,8 +40,8 @@ def default_workspace(request: Request, given: str | None) -> str | None:
     return given if given is not None else request.app.state.default_workspace
 
 
-def _reply(request: Request) -> Callable[..., Response]:
-    respond: Responder = request.app.state.respond.as_caller(_mem(request))
+async def _reply(request: Request) -> Callable[..., Response]:
+    respond: Responder = request.app.state.respond.as_caller(_scoped(request))
 
     def reply(operation: str, result: Any, fmt: str = "json", status_code: int = 200) -> Response:
         """Rendered by the adapters' one ``Responder``: JSON, or the compact text agents read."""

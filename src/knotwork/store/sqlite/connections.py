@@ -16,8 +16,8 @@ from pathlib import Path
 
 # A reader's page cache. Pages come through the OS's file cache, which the readers
 # share; each keeps a few MB of its own. A server has one reader per request thread
-# (anyio's pool: up to 40), so this bounds what they hold between them (320 MB at
-# most, as pages are read), beside the writer's 64 MB.
+# (Settings.serve_threads, 4 by default; anyio's pool would run up to 40), so this bounds
+# what they hold between them (32 MB by default, as pages are read), beside the writer's 64 MB.
 READER_CACHE_KIB = 8 * 1024
 
 
