@@ -78,6 +78,7 @@ class Knotwork:
                 ann_path=store.ann_file(),
                 ann_min_rows=self.settings.vector_ann_min_rows,
                 model=embedder.model_id,
+                ann_required="vector_ann_min_rows" in self.settings.model_fields_set,
             )
             if embedder
             else None
@@ -111,7 +112,7 @@ class Knotwork:
         finally:
             self._pipeline.close()
             if self.index is not None:
-                self.index.save_ann()
+                self.index.close()
             self.store.close()
 
     def __enter__(self) -> Knotwork:
