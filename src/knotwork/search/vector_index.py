@@ -312,8 +312,10 @@ class VectorIndex:
                     if upto == ann.mark:
                         break
                     ann.add(block, seqs, upto)  # hnswlib lets go of the GIL while it adds
+                if self._closing.is_set():
+                    return  # a short-lived process (a CLI call) neither waits for the graph nor writes half of it
                 if len(ann) != ann.saved_count:
-                    ann.save()  # also a part-built graph, when closing: the next process goes on from it
+                    ann.save()
             with self._lock:
                 if self._closing.is_set():
                     return
@@ -327,7 +329,8 @@ class VectorIndex:
                 ann.deleted = len(dead)
                 self._ann = ann
         except Exception:  # noqa: BLE001 -- a graph that cannot be built must not break search
-            logging.getLogger("knotwork.search").warning("HNSW graph not built; searching by the exact scan", exc_info=True)
+            if not self._closing.is_set():  # (closing: the store may be gone under the thread)
+                logging.getLogger("knotwork.search").warning("HNSW graph not built; searching by the exact scan", exc_info=True)
             self.ann_min_rows = 0
 
     def wait_for_ann(self, timeout: float | None = None) -> bool:
@@ -380,11 +383,9 @@ class VectorIndex:
                 self._ann.save()
 
     def close(self) -> None:
-        """Stop a graph build (saving what it built) and save the graph searches use."""
+        """Save the graph searches use, if its file lacks rows; a build under way stops after its current step
+        without saving (closing does not wait for it)."""
         self._closing.set()
-        builder = self._builder
-        if builder is not None:
-            builder.join()
         self.save_ann()
 
     def _best_memories(self, rows: np.ndarray, sims: np.ndarray, take: int, k: int) -> tuple[dict[str, float], bool]:
