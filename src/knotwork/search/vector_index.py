@@ -358,7 +358,11 @@ class VectorIndex:
         allowed = np.zeros(len(self._parts), dtype=bool)
         allowed[list(codes)] = True
         scope_rows = sum(len(self._parts[c].rows) for c in codes)
-        take = k * 8 * -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10x
+        share = -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10
+        # Chunks asked for per memory wanted: 4 covers memories of several chunks (bench/RESULTS.md, "Search
+        # speed, round 2": on the LongMemEval pool 8 cost twice the walk for no change in the answers). Within
+        # a scope, twice that, times the share: the walk crosses other scopes' rows on the way.
+        take = k * (4 if share == 1 else 8 * share)
         while True:
             try:
                 seqs, sims = ann.search(query, take)
