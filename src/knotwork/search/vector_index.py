@@ -44,6 +44,7 @@ _BLAS = ThreadpoolController()
 
 ANN_STEP = 2000  # rows a graph build adds between two looks at the lock (~1 s on one core)
 ANN_INLINE = 2000  # new rows a search adds to a ready graph itself; more are added by a build thread
+ANN_MOST = 4096  # the longest list a graph search asks for (its walk grows with it); longer: the exact scan
 ANN_SAVE_EVERY = 5000  # rows a ready graph holds beyond its file before a build thread saves it (and 1/10 more)
 
 
@@ -363,6 +364,8 @@ class VectorIndex:
         # speed, round 2": on the LongMemEval pool 8 cost twice the walk for no change in the answers). Within
         # a scope, twice that, times the share: the walk crosses other scopes' rows on the way.
         take = k * (4 if share == 1 else 8 * share)
+        if take > ANN_MOST:  # a walk that long costs more than scanning the scope (many asked, or a small share)
+            return None
         while True:
             try:
                 seqs, sims = ann.search(query, take)
@@ -376,7 +379,7 @@ class VectorIndex:
                 out.setdefault(self._memory_ids[row], float(sim))
                 if len(out) >= k:
                     return [VectorHit(m, s) for m, s in out.items()]
-            if take >= len(ann) or take >= 4096:
+            if take >= len(ann) or take >= ANN_MOST:
                 return None  # a small scope among many rows: the exact scan of its partitions answers
             take *= 4
 
