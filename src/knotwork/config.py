@@ -46,10 +46,12 @@ class Settings(BaseSettings):
         "more CPU on another core, slowing the search itself.",
     )
     vector_ann_min_rows: int = Field(
-        default=0,
+        default=50_000,
         ge=0,
         description="SQLite: from this many vectors in the searched scope on, vector search asks an HNSW graph kept in "
-        "a file beside the database (<db>.hnsw) before the exact scan; 0 (default): always the exact scan.",
+        "a file beside the database (<db>.hnsw), built in the background (the exact scan answers until it is "
+        "ready); 0: always the exact scan. Needs hnswlib (knotwork[ann]); without it the default falls back to "
+        "the exact scan, and a value set by hand is refused.",
     )
     workspace: str | None = Field(default=None, description="Default workspace for the MCP server and CLI.")
     url: str | None = Field(

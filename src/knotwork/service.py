@@ -81,7 +81,7 @@ class Knotwork(Parts):
             if (pipeline := built(self, "_pipeline")) is not None:
                 pipeline.close()
             if (index := built(self, "index")) is not None:
-                index.save_ann()
+                index.close()
             self.store.close()
 
     def __enter__(self) -> Knotwork:

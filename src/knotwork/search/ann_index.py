@@ -8,21 +8,31 @@ comparable recall, while the exact scan took 6.5 ms (bench/RESULTS.md).
 Entries are labelled by the store's vector sequence number, which every
 process sharing the file sees the same way, so the file written by one
 process is valid for all: on load, a process adds the vectors newer than
-the file's mark, and deleted vectors are dropped at query time by the
-in-memory index (whose tombstone sync already removes them). The file is
+the file's mark and marks deleted the vectors deleted since (hnswlib's
+``mark_deleted``: they are walked through but never returned). The file is
 replaced atomically; a file that is missing, unreadable, from another
 embedding model or dimension, or ahead of the store is rebuilt from the
-in-memory rows.
+in-memory rows. Building is slow (minutes at a million vectors), so the
+vector index does it in a thread of its own and answers by the exact scan
+meanwhile; :func:`build_lock` keeps two processes from building the same
+file at once (the second waits, then reads what the first saved).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import hnswlib
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock between processes; each may build its own graph
+    fcntl = None  # type: ignore[assignment]
 
 _M = 16
 _EF_CONSTRUCTION = 128
@@ -37,6 +47,7 @@ class AnnIndex:
         self.dim = dim
         self.model = model
         self.mark = 0  # newest vector seq in the graph
+        self.deleted = 0  # labels marked deleted (never returned)
         self.saved_count = 0
         self._graph: hnswlib.Index | None = None
         self.loaded_from_file = False
@@ -77,24 +88,39 @@ class AnnIndex:
         graph = hnswlib.Index(space="ip", dim=self.dim)
         graph.init_index(max_elements=max(capacity, 1024), ef_construction=_EF_CONSTRUCTION, M=_M)
         graph.set_num_threads(1)
-        self._graph, self.mark, self.saved_count = graph, 0, 0
+        self._graph, self.mark, self.saved_count, self.deleted = graph, 0, 0, 0
         self.loaded_from_file = False
 
-    def add(self, vectors: np.ndarray, seqs: np.ndarray) -> None:
-        """Add vectors labelled ``seqs`` (ascending, all newer than :attr:`mark`)."""
-        if not len(seqs):
-            return
+    def add(self, vectors: np.ndarray, seqs: np.ndarray, upto: int) -> None:
+        """Add vectors labelled ``seqs`` (ascending, all newer than :attr:`mark`): the graph then holds every live
+        vector up to seq ``upto``."""
         assert self._graph is not None
-        need = self._graph.get_current_count() + len(seqs)
-        if need > self._graph.get_max_elements():
-            self._graph.resize_index(max(need, 2 * self._graph.get_max_elements()))
-        self._graph.add_items(vectors, seqs)
-        self.mark = int(seqs[-1])
+        if len(seqs):
+            need = self._graph.get_current_count() + len(seqs)
+            if need > self._graph.get_max_elements():
+                self._graph.resize_index(max(need, 2 * self._graph.get_max_elements()))
+            self._graph.add_items(vectors, seqs)
+        self.mark = max(self.mark, int(upto))
+
+    def labels(self) -> np.ndarray:
+        """Every label in the graph, deleted ones included."""
+        assert self._graph is not None
+        return np.asarray(self._graph.get_ids_list(), dtype=np.int64)
+
+    def mark_deleted(self, seqs: list[int]) -> None:
+        """Never return these labels again (those not in the graph, or already deleted, are skipped)."""
+        assert self._graph is not None
+        for seq in seqs:
+            try:
+                self._graph.mark_deleted(int(seq))
+                self.deleted += 1
+            except RuntimeError:  # "Label not found" / "already deleted"
+                pass
 
     def search(self, query: np.ndarray, take: int) -> tuple[np.ndarray, np.ndarray]:
         """(seqs, similarities) of up to ``take`` approximate nearest vectors, best first."""
         assert self._graph is not None
-        take = min(take, self._graph.get_current_count())
+        take = min(take, self._graph.get_current_count() - self.deleted)
         if not take:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         self._graph.set_ef(max(take, EF_SEARCH))
@@ -115,3 +141,21 @@ class AnnIndex:
         os.replace(tmp, self.path)
         os.replace(meta_tmp, self._meta_path())
         self.saved_count = count
+
+
+@contextmanager
+def build_lock(path: str | None) -> Iterator[None]:
+    """Hold ``<graph>.lock`` exclusively (blocking) while building or catching up the graph file ``path``."""
+    if path is None or fcntl is None:
+        yield
+        return
+    try:
+        fh = open(path + ".lock", "a+b")  # noqa: SIM115 -- held for the whole block
+    except OSError:  # a read-only folder: nobody can save a graph there either
+        yield
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        yield
+    finally:
+        fh.close()  # releases the lock

@@ -21,6 +21,7 @@ where each row's vector lives.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,6 +41,11 @@ if TYPE_CHECKING:
 # cores. On 2 busy cores a 62k x 384 product took 39 ms with OpenBLAS's
 # default threads and 7-10 ms on one (bench/README.md, search latency).
 _BLAS = ThreadpoolController()
+
+ANN_STEP = 2000  # rows a graph build adds between two looks at the lock (~1 s on one core)
+ANN_INLINE = 2000  # new rows a search adds to a ready graph itself; more are added by a build thread
+ANN_MOST = 4096  # the longest list a graph search asks for (its walk grows with it); longer: the exact scan
+ANN_SAVE_EVERY = 5000  # rows a ready graph holds beyond its file before a build thread saves it (and 1/10 more)
 
 
 def limit_blas_threads(threads: int) -> None:
@@ -87,16 +93,31 @@ class _Partition:
 class VectorIndex:
     """Chunk vectors of every memory, kept in step with the store."""
 
-    def __init__(self, store, dim: int, *, ann_path: str | None = None, ann_min_rows: int = 0, model: str = "") -> None:
+    def __init__(
+        self,
+        store,
+        dim: int,
+        *,
+        ann_path: str | None = None,
+        ann_min_rows: int = 0,
+        model: str = "",
+        ann_required: bool = False,
+    ) -> None:
         self.store = store
         self.dim = dim
-        # Above ``ann_min_rows`` rows in the scanned partitions, search asks an HNSW graph first (0: never).
+        # From ``ann_min_rows`` rows in the scanned partitions on, search asks an HNSW graph first (0: never).
         self.ann_min_rows = ann_min_rows
-        if ann_min_rows and ann_path and importlib.util.find_spec("hnswlib") is None:
-            raise InvalidInput("vector_ann_min_rows", "needs hnswlib, which is not installed: pip install 'knotwork[ann]'")
+        if ann_min_rows and importlib.util.find_spec("hnswlib") is None:
+            if ann_required:  # asked for by name: say what is missing
+                raise InvalidInput("vector_ann_min_rows", "needs hnswlib, which is not installed: pip install 'knotwork[ann]'")
+            # Trigger: the default threshold on an install without the `ann` extra (its sdist needs a C++ compiler).
+            # Why: the exact scan answers the same, only slower past the threshold. Outcome: always the exact scan.
+            self.ann_min_rows = 0
         self._ann_path = ann_path
         self._model = model
-        self._ann: AnnIndex | None = None
+        self._ann: AnnIndex | None = None  # a graph ready for searches (only ever touched under the lock)
+        self._builder: threading.Thread | None = None  # builds or catches up a graph that searches do not see yet
+        self._closing = threading.Event()
         self._lock = threading.RLock()
         self._parts: list[_Partition] = [_Partition(dim)]  # by scope code; 0 is the global scope
         self._slots = np.zeros(0, dtype=np.int64)  # where each row sits in its partition's matrix
@@ -127,12 +148,16 @@ class VectorIndex:
                     break
                 self._append(rows)
             if tomb_mark > self._tomb_mark:
+                killed = []
                 for seq, vector_seq in self.store.tombstones_after(self._tomb_mark):
                     row = self._row_of_seq.pop(vector_seq, None)
                     if row is not None and self._alive[row]:
                         self._alive[row] = False
                         self._dead += 1
+                        killed.append(vector_seq)
                     self._tomb_mark = seq
+                if self._ann is not None and killed:
+                    self._ann.mark_deleted(killed)
             self._tomb_mark = max(self._tomb_mark, tomb_mark)
             if self._dead > 1000 and self._dead > len(self._alive) // 4:
                 self._compact()
@@ -233,23 +258,89 @@ class VectorIndex:
                 take *= 4
             return [VectorHit(m, s) for m, s in out.items()]
 
-    def _ensure_ann(self) -> AnnIndex:
-        """The HNSW graph, loaded or rebuilt, holding every live row (called with the lock held, after a sync)."""
-        if self._ann is None:
-            from knotwork.search.ann_index import AnnIndex  # hnswlib: the `ann` extra, loaded only when asked for
+    def _ann_ready(self) -> AnnIndex | None:
+        """The HNSW graph holding every live row, or None while one is built (called with the lock held, after a sync).
 
-            ann = AnnIndex(self._ann_path, self.dim, self._model)
-            if not ann.load(self._vector_mark):
-                ann.reset(len(self._seqs))
-            self._ann = ann
+        Trigger: the first search past the threshold, or a graph many rows behind
+        (another process's bulk load). Why: building takes minutes at a million
+        rows, and a search must not wait for it. Outcome: a thread builds (or reads,
+        then catches up) the graph while searches answer by the exact scan; a few
+        new rows are added by the search itself.
+        """
+        if self._builder is not None:
+            if self._builder.is_alive():
+                return None
+            self._builder = None
         ann = self._ann
-        fresh = np.flatnonzero((self._seqs > ann.mark) & self._alive)
-        if len(fresh):
-            block = np.stack([self._vector(int(r)) for r in fresh]) if len(fresh) < 64 else self._vectors_at(fresh)
-            ann.add(block, self._seqs[fresh])
-            if len(ann) - ann.saved_count >= max(1000, ann.saved_count // 10):
-                ann.save()
-        return ann
+        if ann is not None:
+            behind = len(self._seqs) - int(np.searchsorted(self._seqs, ann.mark, side="right"))
+            unsaved = len(ann) + behind - ann.saved_count
+            if behind <= ANN_INLINE and (ann.path is None or unsaved < max(ANN_SAVE_EVERY, ann.saved_count // 10)):
+                block, seqs, upto = self._fresh(ann.mark)
+                ann.add(block, seqs, upto)
+                return ann
+        if self._closing.is_set():
+            return None
+        self._ann = None  # the thread has it now
+        self._builder = threading.Thread(target=self._build, args=(ann,), name="knotwork-hnsw", daemon=True)
+        self._builder.start()
+        return None
+
+    def _fresh(self, mark: int, limit: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """(vectors, seqs) of the live rows newer than ``mark`` (the next ``limit`` rows), and the seq they reach."""
+        start = int(np.searchsorted(self._seqs, mark, side="right"))
+        end = len(self._seqs) if limit is None else min(len(self._seqs), start + limit)
+        if end <= start:
+            return np.zeros((0, self.dim), dtype=np.float32), np.zeros(0, dtype=np.int64), mark
+        rows = start + np.flatnonzero(self._alive[start:end])
+        block = np.stack([self._vector(int(r)) for r in rows]) if len(rows) < 64 else self._vectors_at(rows)
+        return block.reshape(len(rows), self.dim), self._seqs[rows], int(self._seqs[end - 1])
+
+    def _build(self, ann: AnnIndex | None) -> None:
+        """Read or build the graph file, catch it up with the rows, save it, then hand it to searches (a thread)."""
+        from knotwork.search.ann_index import AnnIndex, build_lock  # hnswlib: the `ann` extra, loaded only when asked for
+
+        try:
+            with build_lock(self._ann_path):  # another process building the same file: wait, then read what it saved
+                if ann is None:
+                    self.sync()
+                    ann = AnnIndex(self._ann_path, self.dim, self._model)
+                    if not ann.load(self._vector_mark):
+                        ann.reset(len(self._seqs))
+                while not self._closing.is_set():
+                    with self._lock:  # a step at a time: searches take the lock between steps
+                        block, seqs, upto = self._fresh(ann.mark, ANN_STEP)
+                    if upto == ann.mark:
+                        break
+                    ann.add(block, seqs, upto)  # hnswlib lets go of the GIL while it adds
+                if self._closing.is_set():
+                    return  # a short-lived process (a CLI call) neither waits for the graph nor writes half of it
+                if len(ann) != ann.saved_count:
+                    ann.save()
+            with self._lock:
+                if self._closing.is_set():
+                    return
+                self.sync()
+                block, seqs, upto = self._fresh(ann.mark)
+                ann.add(block, seqs, upto)
+                # rows deleted since the file was written, or while the thread worked (the file's own
+                # deleted labels are among them: a deleted vector never comes back)
+                dead = np.setdiff1d(ann.labels(), self._seqs[self._alive]).tolist()
+                ann.mark_deleted(dead)
+                ann.deleted = len(dead)
+                self._ann = ann
+        except Exception:  # noqa: BLE001 -- a graph that cannot be built must not break search
+            if not self._closing.is_set():  # (closing: the store may be gone under the thread)
+                logging.getLogger("knotwork.search").warning("HNSW graph not built; searching by the exact scan", exc_info=True)
+            self.ann_min_rows = 0
+
+    def wait_for_ann(self, timeout: float | None = None) -> bool:
+        """Wait for a graph being built to be ready; True when searches past the threshold now ask a graph."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+        with self._lock:
+            return self._ann is not None
 
     def _vectors_at(self, rows: np.ndarray) -> np.ndarray:
         out = np.empty((len(rows), self.dim), dtype=np.float32)
@@ -260,14 +351,26 @@ class VectorIndex:
         return out
 
     def _ann_search(self, codes: Sequence[int], query: np.ndarray, k: int) -> list[VectorHit] | None:
-        """The ``k`` best memories of partitions ``codes`` by the HNSW graph; None when over-fetching found too few."""
-        ann = self._ensure_ann()
+        """The ``k`` best memories of partitions ``codes`` by the HNSW graph; None when there is no graph ready
+        or over-fetching found too few."""
+        ann = self._ann_ready()
+        if ann is None:
+            return None
         allowed = np.zeros(len(self._parts), dtype=bool)
         allowed[list(codes)] = True
         scope_rows = sum(len(self._parts[c].rows) for c in codes)
-        take = k * 8 * -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10x
+        share = -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10
+        # Chunks asked for per memory wanted: 4 covers memories of several chunks (bench/RESULTS.md, "Search
+        # speed, round 2": on the LongMemEval pool 8 cost twice the walk for no change in the answers). Within
+        # a scope, twice that, times the share: the walk crosses other scopes' rows on the way.
+        take = k * (4 if share == 1 else 8 * share)
+        if take > ANN_MOST:  # a walk that long costs more than scanning the scope (many asked, or a small share)
+            return None
         while True:
-            seqs, sims = ann.search(query, take)
+            try:
+                seqs, sims = ann.search(query, take)
+            except RuntimeError:  # hnswlib found fewer than `take` live entries in its walk: the scan answers
+                return None
             out: dict[str, float] = {}
             for seq, sim in zip(seqs.tolist(), sims.tolist()):
                 row = self._row_of_seq.get(seq)  # deleted vectors have left this map
@@ -276,7 +379,7 @@ class VectorIndex:
                 out.setdefault(self._memory_ids[row], float(sim))
                 if len(out) >= k:
                     return [VectorHit(m, s) for m, s in out.items()]
-            if take >= len(ann) or take >= 4096:
+            if take >= len(ann) or take >= ANN_MOST:
                 return None  # a small scope among many rows: the exact scan of its partitions answers
             take *= 4
 
@@ -285,6 +388,12 @@ class VectorIndex:
         with self._lock:
             if self._ann is not None and len(self._ann) != self._ann.saved_count:
                 self._ann.save()
+
+    def close(self) -> None:
+        """Save the graph searches use, if its file lacks rows; a build under way stops after its current step
+        without saving (closing does not wait for it)."""
+        self._closing.set()
+        self.save_ann()
 
     def _best_memories(self, rows: np.ndarray, sims: np.ndarray, take: int, k: int) -> tuple[dict[str, float], bool]:
         """Up to ``k`` memories among the ``take`` best entries of ``sims`` (and whether a masked entry was reached)."""

@@ -97,7 +97,8 @@ class Parts:
 
         self._numeric()
         return VectorIndex(self.store, self.embedder.dim, ann_path=self.store.ann_file(),
-                           ann_min_rows=self.settings.vector_ann_min_rows, model=self.embedder.model_id)
+                           ann_min_rows=self.settings.vector_ann_min_rows, model=self.embedder.model_id,
+                           ann_required="vector_ann_min_rows" in self.settings.model_fields_set)
 
     @part
     def lexical(self) -> LexicalIndex:

@@ -55,6 +55,14 @@ from knotwork.store.protocol import Tracer
 FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candidates)
 WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
 _ROWS_PER_INSERT = 1000  # memories per INSERT statement: 17,000 parameters, under PostgreSQL's 65,535
+# Trigger: a bulk load (add_many, import, migrate) commits thousands of rows. Why: until the tables are analyzed
+# the planner has no statistics (reltuples -1) and autovacuum may not get to them for a minute; plans made
+# blind were the tail of searches right after a load (bench/RESULTS.md, "PostgreSQL right after a bulk load").
+# Outcome: once this process has committed ANALYZE_MIN_ROWS rows, and a fifth of what the tables held at
+# their last analysis, it analyzes them itself, right after the commit that crossed the line.
+ANALYZE_MIN_ROWS = 1000
+ANALYZE_GROWTH = 0.2
+_ANALYZED_TABLES = "memories, memory_vectors, memory_tags, memory_versions"
 
 
 class _Result:
@@ -126,6 +134,9 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
         self._own_writes = 0  # write transactions this object committed (data_version leaves them out)
         self._dims: set[int] = set()  # vector dimensions known to have their HNSW index
         self._term_stats = TermStats(self._run)
+        self._stats_lock = threading.Lock()
+        self._unanalyzed = 0  # rows this process committed since the tables were last analyzed
+        self._analyzed_rows = max(0, int(self._run("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()[0]))
 
     def _configure(self, conn: psycopg.Connection) -> None:
         conn.execute("SET TIME ZONE 'UTC'")
@@ -193,6 +204,26 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
                     self.tracer("COMMIT", ())
             finally:
                 self._local.conn = None
+                written, self._local.written = getattr(self._local, "written", 0), 0
+        if written:  # committed (a rollback raised above)
+            self._count_written(written)
+
+    def _wrote(self, rows: int) -> None:
+        """Note ``rows`` rows written by this thread's open transaction (for :meth:`_count_written`)."""
+        self._local.written = getattr(self._local, "written", 0) + rows
+
+    def _count_written(self, rows: int) -> None:
+        """Analyze the memory tables once enough rows were committed since they last were (see ANALYZE_MIN_ROWS)."""
+        with self._stats_lock:
+            self._unanalyzed += rows
+            if self._unanalyzed < max(ANALYZE_MIN_ROWS, ANALYZE_GROWTH * self._analyzed_rows):
+                return
+            self._unanalyzed = 0
+            try:
+                self._run(f"ANALYZE {_ANALYZED_TABLES}")
+                self._analyzed_rows = max(0, int(self._run("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()[0]))
+            except psycopg.Error:  # e.g. a role that may write but not analyze: autovacuum still will, later
+                pass
 
     def in_transaction(self) -> bool:
         """True while this thread has a transaction open (its own writes not yet committed)."""
@@ -282,6 +313,7 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
                 out.append(m)
             if new:
                 self._insert(new)
+                self._wrote(len(new))
         return out
 
     def get_memory(self, memory_id: str) -> Memory | None:
@@ -380,6 +412,7 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
             if clash:
                 raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
             self._insert([memory])
+            self._wrote(1 + len(past_versions))
             self._run_many(
                 "INSERT INTO memory_versions (workspace, memory_id, version, record) VALUES (%s, %s, %s, %s)",
                 [

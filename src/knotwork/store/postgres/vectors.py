@@ -52,6 +52,7 @@ class VectorStore:
     _dims: set[int]
     tracer: Any
     transaction: Any
+    _wrote: Any
 
     def vector_candidates(
         self, index: Any, query: np.ndarray, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
@@ -152,6 +153,7 @@ class VectorStore:
             if not arrays:
                 self._run("DELETE FROM memory_vectors WHERE memory_id = %s", (memory_id,))
                 return
+            self._wrote(len(arrays))
             # One round trip: the delete and the insert in one statement (the CTE's delete
             # does not see the rows the insert adds).
             self._run(
