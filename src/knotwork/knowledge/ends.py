@@ -16,9 +16,10 @@ entities: generic nouns are not entities; "our X"/"the X" names X.
   so it is recorded, and :func:`allowed` refuses it only where the predicate
   needs a named thing.
 - :func:`modifier_span`: a regular-expression name that the parse reads as
-  the modifier of a definite longer name ("the GraphQL gateway", "our Kafka
-  cluster"): the longer phrase is the name, the modifier is not an entity on
-  its own (after "a"/"an" it is: "a separate Stripe account" names Stripe).
+  the modifier of a longer name after "the" ("the GraphQL gateway"): the
+  longer phrase is the name, the modifier is not an entity on its own (after
+  "a"/"an" or "my" it is: "a separate Stripe account", "my Instagram
+  account" mention Stripe and Instagram).
 
 Pure functions over spaCy tokens, used by :mod:`knotwork.knowledge.parse`.
 """
@@ -91,8 +92,9 @@ def modifier_span(sent: Any, start: int, end: int) -> bool:
         return False
     if head.pos_ != "NOUN" or not head.text.islower() or any(c.dep_ == "case" for c in last.children):
         return False
-    # "the GraphQL gateway" names the gateway; "a separate Stripe account" names only Stripe
-    return any(c.dep_ in ("det", "poss") and c.lower_ in _DEFINITE for c in head.children)
+    # "the GraphQL gateway" names the gateway; "a separate Stripe account" names only Stripe, and "my
+    # Instagram account" still mentions Instagram (what recall by entity needs): only "the" takes it
+    return any(c.dep_ == "det" and c.lower_ == "the" for c in head.children)
 
 
 #: Last words of a noun phrase that name a system which holds tools ("switched the web app from A to
