@@ -94,7 +94,9 @@ def test_store_reads_threads_and_neighbours(mem: Knotwork) -> None:
     a2 = turn("a two", "A", "2024-01-03T10:00:00Z")
     n1 = turn("loose one", None, "2024-01-01T09:00:00Z")
     other = mem.add("a three elsewhere", workspace="v", metadata={"thread": "A"}, force=True).id
-    assert mem.store.memory_threads([a0, b0, n0, other, "missing"]) == {a0: "A", b0: "B", other: "A"}
+    threads = mem.store.memory_threads([a0, b0, n0, other, "missing"])
+    assert threads == {a0: ("w", "", "A"), b0: ("w", "", "B"), other: ("v", "", "A")}
+    assert threads[a0] != threads[other]  # the same name in another workspace is another thread
     around = mem.store.thread_neighbours([a0, a1, a2, b0, n0, n1, other])
     assert around[a0] == ("A", [a1])
     assert around[a1] == ("A", [a0, a2])  # same date: by id; then the next date

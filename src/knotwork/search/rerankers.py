@@ -10,7 +10,7 @@ Each writes its resulting score under its own name in ``scores`` so that
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -237,11 +237,11 @@ def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candi
     return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
 
 
-def thread_score(cands: Sequence[Candidate], threads: Mapping[str, str], weight: float = 1.0, depth: int = 50) -> list[Candidate]:
+def thread_score(cands: Sequence[Candidate], threads: Mapping[str, Hashable], weight: float = 1.0, depth: int = 50) -> list[Candidate]:
     """Score each thread, then its turns: a turn moves toward its thread's best score by the thread's share.
 
-    ``threads`` gives each candidate's thread (its ``metadata.thread``: the
-    conversation it belongs to). A thread's share is the sum of its
+    ``threads`` gives each candidate's thread (any key: the store's is its
+    workspace, partition and ``metadata.thread``, the conversation it belongs to). A thread's share is the sum of its
     candidates' scores among the first ``depth`` over the sum of all of
     theirs: how much of what the search found is in that conversation. A
     turn scores ``score + w·share·(best of its thread − score)``. The search
@@ -254,8 +254,8 @@ def thread_score(cands: Sequence[Candidate], threads: Mapping[str, str], weight:
     """
     top = cands[:depth]
     total = sum(max(c.score, 0.0) for c in top)
-    mass: dict[str, float] = {}
-    best: dict[str, float] = {}
+    mass: dict[Hashable, float] = {}
+    best: dict[Hashable, float] = {}
     for c in cands:
         if (key := threads.get(c.id)) is not None:
             best[key] = max(best.get(key, c.score), c.score)
