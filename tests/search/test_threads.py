@@ -48,7 +48,7 @@ def test_thread_score_counts_only_the_first_depth_candidates_and_leaves_unthread
     out = {c.id: c.score for c in thread_score(before, {"a1": "A", "a2": "A"})}
     assert out["x"] == 0.9 and out["y"] == 0.3
     assert out["a2"] == pytest.approx(0.1 + (0.6 / 1.8) * 0.4)
-    assert {c.id: c.score for c in thread_score(before, {"a1": "A", "a2": "A"}, depth=2)}["a2"] == pytest.approx(0.1 + (0.5 / 1.4) * 0.4)
+    assert {c.id: c.score for c in thread_score(before, {"a1": "A", "a2": "A"}, depth=2)}["a2"] == 0.1  # after the first depth: kept
     assert [c.score for c in thread_score(before, {})] == [0.9, 0.5, 0.3, 0.1]
 
 
