@@ -48,7 +48,7 @@ def test_thread_score_counts_only_the_first_depth_candidates_and_leaves_unthread
     out = {c.id: c.score for c in thread_score(before, {"a1": "A", "a2": "A"})}
     assert out["x"] == 0.9 and out["y"] == 0.3
     assert out["a2"] == pytest.approx(0.1 + (0.6 / 1.8) * 0.4)
-    assert {c.id: c.score for c in thread_score(before, {"a1": "A", "a2": "A"}, depth=2)}["a2"] == pytest.approx(0.1 + (0.5 / 1.4) * 0.4)
+    assert {c.id: c.score for c in thread_score(before, {"a1": "A", "a2": "A"}, depth=2)}["a2"] == 0.1  # after the first depth: kept
     assert [c.score for c in thread_score(before, {})] == [0.9, 0.5, 0.3, 0.1]
 
 
@@ -94,7 +94,9 @@ def test_store_reads_threads_and_neighbours(mem: Knotwork) -> None:
     a2 = turn("a two", "A", "2024-01-03T10:00:00Z")
     n1 = turn("loose one", None, "2024-01-01T09:00:00Z")
     other = mem.add("a three elsewhere", workspace="v", metadata={"thread": "A"}, force=True).id
-    assert mem.store.memory_threads([a0, b0, n0, other, "missing"]) == {a0: "A", b0: "B", other: "A"}
+    threads = mem.store.memory_threads([a0, b0, n0, other, "missing"])
+    assert threads == {a0: ("w", "", "A"), b0: ("w", "", "B"), other: ("v", "", "A")}
+    assert threads[a0] != threads[other]  # the same name in another workspace is another thread
     around = mem.store.thread_neighbours([a0, a1, a2, b0, n0, n1, other])
     assert around[a0] == ("A", [a1])
     assert around[a1] == ("A", [a0, a2])  # same date: by id; then the next date

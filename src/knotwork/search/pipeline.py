@@ -23,7 +23,7 @@ from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
 from knotwork.search.lexical import analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.recipes import Recipe, Step
-from knotwork.search.rerankers import RERANKERS, Candidate
+from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
 
@@ -148,7 +148,7 @@ class Pipeline:
             "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
             "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
             "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
-            "thread_score": lambda: {"threads": self.store.memory_threads(ids)},
+            "thread_score": lambda: {"threads": self.store.memory_threads(ids[: step.kwargs().get("depth", THREAD_DEPTH)])},
             "thread_neighbours": lambda: {"neighbours": self._neighbours(q, ids[:NEIGHBOUR_DEPTH])},
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),

@@ -10,7 +10,7 @@ Each writes its resulting score under its own name in ``scores`` so that
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -239,11 +239,16 @@ def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candi
     return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
 
 
-def thread_score(cands: Sequence[Candidate], threads: Mapping[str, str], weight: float = 1.0, depth: int = 50) -> list[Candidate]:
+THREAD_DEPTH = 50  # the candidates thread_score weighs and moves (the pipeline reads the threads of these only)
+
+
+def thread_score(
+    cands: Sequence[Candidate], threads: Mapping[str, Hashable], weight: float = 1.0, depth: int = THREAD_DEPTH
+) -> list[Candidate]:
     """Score each thread, then its turns: a turn moves toward its thread's best score by the thread's share.
 
-    ``threads`` gives each candidate's thread (its ``metadata.thread``: the
-    conversation it belongs to). A thread's share is the sum of its
+    ``threads`` gives each candidate's thread (any key: the store's is its
+    workspace, partition and ``metadata.thread``, the conversation it belongs to). A thread's share is the sum of its
     candidates' scores among the first ``depth`` over the sum of all of
     theirs: how much of what the search found is in that conversation. A
     turn scores ``score + w·share·(best of its thread − score)``. The search
@@ -252,26 +257,25 @@ def thread_score(cands: Sequence[Candidate], threads: Mapping[str, str], weight:
     conversation holds most of what matched, its other turns come up beside
     that turn, and when the matches are spread over many, little moves (the
     best turns of several conversations keep their places). A thread's best
-    turn, and a candidate with no thread, keep their scores.
+    turn, a candidate with no thread, and every candidate after the first
+    ``depth`` keep their scores.
     """
     top = cands[:depth]
     total = sum(max(c.score, 0.0) for c in top)
-    mass: dict[str, float] = {}
-    best: dict[str, float] = {}
-    for c in cands:
-        if (key := threads.get(c.id)) is not None:
-            best[key] = max(best.get(key, c.score), c.score)
+    mass: dict[Hashable, float] = {}
+    best: dict[Hashable, float] = {}
     for c in top:
         if (key := threads.get(c.id)) is not None:
+            best[key] = max(best.get(key, c.score), c.score)
             mass[key] = mass.get(key, 0.0) + max(c.score, 0.0)
 
     def lifted(c: Candidate) -> float:
         key = threads.get(c.id)
         if key is None or total <= 0:
             return c.score
-        return c.score + weight * mass.get(key, 0.0) / total * (best[key] - c.score)
+        return c.score + weight * mass[key] / total * (best[key] - c.score)
 
-    return _sorted([c.rescored("thread_score", lifted(c)) for c in cands])
+    return _sorted([c.rescored("thread_score", lifted(c)) for c in top] + [c.rescored("thread_score", c.score) for c in cands[depth:]])
 
 
 def thread_neighbours(

@@ -67,8 +67,9 @@ class Store(Protocol):
         """What search's rerankers read of each memory that exists (dates, importance, length, first artifact)."""
         ...
 
-    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, str]:
-        """Each memory's ``metadata.thread`` (its conversation), for those of ``memory_ids`` that name one."""
+    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """Each memory's thread (its conversation) as (workspace, partition, ``metadata.thread``), for those of
+        ``memory_ids`` that name one: a thread never spans workspaces or partitions."""
         ...
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:

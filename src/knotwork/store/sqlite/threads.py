@@ -30,10 +30,13 @@ _NEIGHBOURS = f"SELECT m.id, {_THREAD.format(t='m')}, {_BEFORE}, {_AFTER} FROM m
 class ThreadStore:
     _rows_by_ids: Any
 
-    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, str]:
-        """Each memory's ``metadata.thread``, for those of ``memory_ids`` that name one."""
-        rows = self._rows_by_ids("SELECT id, json_extract(metadata, '$.thread') FROM memories WHERE id IN ({ids})", memory_ids)
-        return {r[0]: str(r[1]) for r in rows if r[1] is not None}
+    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """Each memory's thread as (workspace, partition, ``metadata.thread``), for those of ``memory_ids`` that
+        name one: a thread never spans workspaces or partitions."""
+        rows = self._rows_by_ids(
+            "SELECT id, workspace, agent_id, json_extract(metadata, '$.thread') FROM memories WHERE id IN ({ids})", memory_ids
+        )
+        return {r[0]: (r[1], r[2], str(r[3])) for r in rows if r[3] is not None}
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just
