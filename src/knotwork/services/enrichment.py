@@ -126,6 +126,7 @@ class Enrichment:
         self._paused = False
         self._queued = False  # this object queued work (close waits for it)
         self._reclaimed_at = 0.0
+        self._last_add = 0.0  # time.monotonic() of this object's newest notify (an add that queued work)
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
 
@@ -154,6 +155,7 @@ class Enrichment:
 
     def notify(self) -> None:
         """Work was queued: wake the worker (started on first use unless paused)."""
+        self._last_add = time.monotonic()
         if self._paused:
             return
         worker = self._worker or self.start()
@@ -214,6 +216,24 @@ class Enrichment:
             if host == self._host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
                 self.store.enrich_release_owner(owner)
 
+    def deferral(self, since: float | None) -> float:
+        """Seconds the worker should still wait before its next batch (0: go now), given when it began to
+        defer (``since``, time.monotonic(); None: it has not).
+
+        Trigger: an add of this process came less than ``enrich_quiet`` seconds ago. Why: a parse and the
+        entity vectors of a batch take the cores (and the embedder) an add streaming in next needs, so each
+        add waits for them. Outcome: the worker waits until the adds pause, then drains; but never longer
+        than ``enrich_max_lag`` seconds in a row: past it, it drains until the queue is empty, so under a
+        steady stream of adds the graph still follows.
+        """
+        quiet = self.settings.enrich_quiet
+        if quiet <= 0:
+            return 0.0
+        at = time.monotonic()
+        left = self._last_add + quiet - at
+        lag = self.settings.enrich_max_lag - (0.0 if since is None else at - since)
+        return max(0.0, min(left, lag))
+
     def drain(self, limit: int | None = None) -> int:
         """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""
         self._reclaimed_at = 0.0
@@ -254,7 +274,7 @@ class Enrichment:
             self._paused = False
             if self._worker is None:
                 self._reclaimed_at = 0.0
-                self._worker = EnrichmentWorker(self.drain_once, self.settings.enrich_interval).start()
+                self._worker = EnrichmentWorker(self.drain_once, self.settings.enrich_interval, self.deferral).start()
             return self._worker
 
     def stop(self) -> None:
@@ -280,9 +300,10 @@ class Enrichment:
 class EnrichmentWorker:
     """Drains the queue on a daemon thread: at once when woken, else every ``interval`` seconds."""
 
-    def __init__(self, drain_once: Any, interval: float) -> None:
+    def __init__(self, drain_once: Any, interval: float, deferral: Any = None) -> None:
         self.drain_once = drain_once
         self.interval = interval
+        self.deferral = deferral or (lambda since: 0.0)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
@@ -304,11 +325,18 @@ class EnrichmentWorker:
             except OSError:
                 pass
         failures = 0
+        since: float | None = None  # when the worker began to defer to streaming adds
         while not self._stop.is_set():
+            wait = self.deferral(since)
+            if wait > 0:
+                since = time.monotonic() if since is None else since
+                self._stop.wait(wait)
+                continue
             try:
                 if self.drain_once():
                     failures = 0
-                    continue
+                    continue  # past the lag (``since`` kept), batches follow each other until the queue is empty
+                since = None
             except Exception:  # noqa: BLE001 - a busy or closed database now is no reason to stop for good
                 failures += 1
                 log.warning("the enrichment worker could not read the queue; trying again", exc_info=True)
