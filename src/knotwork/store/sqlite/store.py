@@ -252,6 +252,14 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore):
             self.tracer(sql, rows)
         return self._connection().executemany(sql, rows)
 
+    def settle(self) -> None:
+        """Merge the write-ahead log into the database file and empty it (a log another process still reads
+        from is merged as far as it can be)."""
+        if self.location == ":memory:":
+            return
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
