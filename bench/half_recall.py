@@ -41,6 +41,14 @@ def embed_docs(embedder, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return embedder.embed(flat).astype(np.float32), owner
 
 
+def int8(matrix: np.ndarray) -> np.ndarray:
+    """Each row as int8 with its own scale (max |component| -> 127), read back as float32: a smaller form
+    measured beside float16, not used by the store."""
+    scale = np.abs(matrix).max(axis=1, keepdims=True) / 127.0
+    scale[scale == 0] = 1.0
+    return (np.round(matrix / scale).astype(np.int8).astype(np.float32) * scale).astype(np.float32)
+
+
 def ranked(query: np.ndarray, matrix: np.ndarray, owner: np.ndarray, n_docs: int, allowed: np.ndarray | None) -> list[int]:
     scores = matrix @ query
     best = np.full(n_docs, -np.inf, dtype=np.float64)
@@ -72,11 +80,12 @@ def main() -> None:
     keys = [d.key for d in corpus.docs]
     matrix, owner = embed_docs(embedder, [d.text for d in corpus.docs])
     half = matrix.astype(np.float16).astype(np.float32)
+    quarter = int8(matrix)
     queries = embedder.embed([q.text for q in questions]).astype(np.float32)
     order = sorted(range(len(questions)), key=lambda i: questions[i].id)
     split = {questions[i].id: ("dev" if pos % 2 == 0 else "test") for pos, i in enumerate(order)}
     print(f"LongMemEval: {len(questions)} questions, {len(keys)} turns, {len(matrix)} chunks")
-    for name, stored in (("float32", matrix), ("float16", half)):
+    for name, stored in (("float32", matrix), ("float16", half), ("int8 (not used)", quarter)):
         rows: dict[str, list[dict]] = defaultdict(list)
         for q, vec in zip(questions, queries):
             if q.abstention:
@@ -94,9 +103,10 @@ def main() -> None:
     workspace = np.array([m["workspace"] for m in data.memories])
     matrix, owner = embed_docs(embedder, [m["content"] for m in data.memories])
     half = matrix.astype(np.float16).astype(np.float32)
+    quarter = int8(matrix)
     queries = embedder.embed([q.text for q in data.questions]).astype(np.float32)
     print(f"codemem: {len(data.questions)} questions, {len(ids)} memories, {len(matrix)} chunks")
-    for name, stored in (("float32", matrix), ("float16", half)):
+    for name, stored in (("float32", matrix), ("float16", half), ("int8 (not used)", quarter)):
         rows = defaultdict(list)
         for q, vec in zip(data.questions, queries):
             hits = [ids[i] for i in ranked(vec, stored, owner, len(ids), workspace == q.workspace)]
