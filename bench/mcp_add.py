@@ -3,9 +3,8 @@
 Starts ``knotwork mcp --db <fresh file>`` with the official MCP SDK client and calls ``add_memory``
 (``force=true``, ``consolidate=false``: the peers protocol, bench/peers/README.md) once per
 LongMemEval turn, in the order of the data set, then prints the add rate, p50/p95 of one call as the
-client sees it, the store's size once the server has exited, and the server's own stage times
-(``get_status`` with ``format=json`` is not asked: the stages come from ``Knotwork.write_stats`` of a
-library run of the same turns, printed with ``--stages``).
+client sees it, and the store's files once the server has exited (``--keep DIR`` keeps them; how much of
+the graph was read in by then shows in the store's ``enrich_queue``).
 
     flock /tmp/knotwork-bench.lock .venv/bin/python bench/mcp_add.py --turns 300
     .venv/bin/python bench/mcp_add.py --turns 300 --wrap "py-spy record -o /tmp/add.svg --"
