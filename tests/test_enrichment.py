@@ -276,6 +276,42 @@ def test_a_graph_answer_says_when_memories_are_not_read_in_yet(tmp_path: Path) -
         assert "Alice Moreau" in answer and "not read in yet" not in answer
 
 
+def test_the_worker_steps_aside_while_adds_stream_and_drains_once_they_pause(tmp_path: Path) -> None:
+    db = str(tmp_path / "quiet.db")
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=1.0, enrich_max_lag=60)) as mem:
+        for i in range(12):  # an add every 0.1 s: never a second without one
+            mem.add(line(i), workspace="w")
+            assert mem.enrichment.memories == 0, f"the worker read memories in between adds (after add {i})"
+            time.sleep(0.1)
+        assert mem.enrichment_backlog()["pending"] == 12
+        deadline = time.monotonic() + 60
+        while sum(mem.enrichment_backlog().values()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the adds stopped: the worker drains by itself (this thread only looks)
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+        assert mem.enrichment.memories == 12
+        assert mem.search_facts("Alice Moreau", workspace="w")
+
+
+def test_under_a_steady_stream_the_worker_catches_up_after_the_max_lag(tmp_path: Path) -> None:
+    db = str(tmp_path / "lag.db")
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=30, enrich_max_lag=0.5)) as mem:
+        read_in_while_streaming = 0
+        for i in range(40):  # 4 s of adds, each within the 30 s quiet time of the one before
+            mem.add(f"{line(i % len(NAMES))} Note {i}.", workspace="w")
+            read_in_while_streaming = mem.enrichment.memories
+            time.sleep(0.1)
+        assert read_in_while_streaming > 0, "the worker waited for the adds to pause past its max lag"
+
+
+def test_enrich_quiet_zero_reads_in_between_adds(tmp_path: Path) -> None:
+    db = str(tmp_path / "eager.db")
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=0)) as mem:
+        for i in range(10):
+            mem.add(line(i), workspace="w")
+            time.sleep(0.1)
+        assert mem.enrichment.memories > 0
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="thread priorities are Linux's")
 def test_the_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
     with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem:

@@ -253,8 +253,10 @@ def test_sigkill_inside_a_schema_migration_leaves_the_old_schema_or_the_new_whol
     opened by a child process killed at several points of the migrations: each kill leaves an intact database whose
     recorded migrations and objects agree (each migration wholly applied and recorded, or wholly absent) and whose
     memories are all there; opening it again completes the migrations, and the store checks out."""
-    late = migrate.available()[-2:]
-    assert all(created(m) for m in late)
+    late = [m for m in migrate.available() if created(m)][-2:]  # the last two that create objects
+    # what the older knotwork lacks: ``late`` and any data-only migration after it (0024 converts vectors;
+    # this store has none, so it changes nothing here)
+    missing = [m for m in migrate.available() if m.version >= late[0].version]
     fresh, old = tmp_path / "fresh.db", tmp_path / "old.db"
     knotwork.open(fresh, settings=NO_MODEL).close()
     with knotwork.open(old, settings=NO_MODEL) as mem:
@@ -265,7 +267,7 @@ def test_sigkill_inside_a_schema_migration_leaves_the_old_schema_or_the_new_whol
             mem.link(a.id, b.id, "relates_to")
     with closing(sqlite3.connect(old, isolation_level=None)) as conn:  # back to the schema before ``late``
         conn.execute("BEGIN")
-        for migration in reversed(late):
+        for migration in reversed(missing):
             for kind, name in reversed(created(migration)):
                 if kind == "column":
                     table, column = name.split(".")
@@ -276,7 +278,7 @@ def test_sigkill_inside_a_schema_migration_leaves_the_old_schema_or_the_new_whol
         conn.execute("COMMIT")
         before = contents(conn)
         with closing(sqlite3.connect(":memory:")) as older:  # what the earlier migrations alone make
-            for migration in migrate.available()[:-2]:
+            for migration in migrate.available()[: -len(missing)]:
                 for statement in migrate.statements(migration.sql):
                     older.execute(statement)
             assert {k: v for k, v in schema(conn)["tables"].items() if k != "schema_migrations"} == \
@@ -318,7 +320,7 @@ def test_sigkill_inside_a_schema_migration_leaves_the_old_schema_or_the_new_whol
         if writing and not all(applied):
             inside += 1  # stopped inside a migration's transaction, and the kill undid it
         with knotwork.open(db, settings=NO_MODEL) as mem:
-            assert mem.store.schema_version() == late[-1].version
+            assert mem.store.schema_version() == missing[-1].version
             report = mem.check()
             assert report.ok, report.to_dict()
             assert mem.store.count_memories() == 4000

@@ -68,7 +68,7 @@ def expected(path: Path) -> dict[str, list[float]]:
     chunks: dict[str, list[np.ndarray]] = {}
     workspace: dict[str, str] = {}
     for mid, ws, blob in rows:
-        chunks.setdefault(mid, []).append(np.frombuffer(blob, dtype="<f4"))
+        chunks.setdefault(mid, []).append(np.frombuffer(blob, dtype="<f2").astype(np.float32))  # kept as float16
         workspace[mid] = ws
     out = {}
     for a in chunks:
@@ -100,7 +100,9 @@ def check(mem: Knotwork, path: Path) -> None:
         assert len(slots) == 5
         filled = [(n, s) for n, s in slots if n is not None]
         assert [n for n, _ in slots] == [n for n, _ in filled] + [None] * (5 - len(filled)), "empty slots come last"
-        assert [s for _, s in filled] == pytest.approx(want[mid], abs=1e-5), mid
+        # The file keeps vectors as float16 (store/sqlite/halves.py) and an add scores its fresh float32 vectors:
+        # a cosine recomputed from the file differs by about 1e-4.
+        assert [s for _, s in filled] == pytest.approx(want[mid], abs=5e-4), mid
         visible = {"", mem.get(mid).workspace or ""}
         assert all((mem.get(n).workspace or "") in visible for n, _ in filled)
 

@@ -148,3 +148,17 @@ def test_a_gate_held_too_long_leaves_the_write_to_sqlites_busy_timeout(db_path: 
         fcntl.flock(holder, fcntl.LOCK_UN)
         os.close(holder)
         store.close()
+
+
+def test_settle_merges_the_write_ahead_log_into_the_file(db_path: Path) -> None:
+    wal = Path(f"{db_path}-wal")
+    with knotwork.open(db_path) as mem:
+        mem.add_many([{"content": f"note number {i} about the settle test"} for i in range(200)], force=True)
+        assert wal.exists() and wal.stat().st_size > 0
+        mem.store.settle()
+        assert wal.stat().st_size == 0  # emptied: a process killed now leaves nothing to replay
+        copy = sqlite3.connect(db_path)  # the file alone holds every memory
+        assert copy.execute("SELECT count(*) FROM memories").fetchone()[0] == 200
+        copy.close()
+        mem.add("one more after settling")
+        assert mem.store.count_memories() == 201

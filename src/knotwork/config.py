@@ -96,6 +96,14 @@ class Settings(BaseSettings):
         "it reads in less than a full batch: per memory, batches of a few dozen cost about half the CPU of batches "
         "of one or two (0: read each in at once).",
     )
+    enrich_quiet: float = Field(
+        default=0.5, ge=0, description="Seconds without an add of this process the enrichment worker waits for "
+        "before it reads a batch in, so that adds streaming in have the cores to themselves; 0: at once.",
+    )
+    enrich_max_lag: float = Field(
+        default=30.0, gt=0, description="Seconds the enrichment worker defers to streaming adds at most: past it, "
+        "it reads a batch in between them, so the graph is never further behind than this while adds go on.",
+    )
     enrich_claim_timeout: float = Field(
         default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "
         "finished it (a process killed on another machine) is taken over by another worker.",

@@ -75,6 +75,11 @@ class Knotwork(Parts):
         """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most) for
         the memories this object added to be read into the graph: what is left stays queued."""
         try:
+            # Trigger: closing. Why: a client may kill this process while it waits for the graph below (an MCP
+            # client gives a stdio server about 2 s), and a killed SQLite process leaves its write-ahead log
+            # (up to 4 MB) beside the database. Outcome: the log is merged and emptied first; a kill from
+            # here on leaves only what the wait itself writes.
+            self.store.settle()
             if (enrichment := built(self, "enrichment")) is not None:
                 enrichment.close()
         finally:

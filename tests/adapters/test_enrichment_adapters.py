@@ -47,3 +47,31 @@ def test_serve_reads_in_what_an_earlier_process_left_queued(start_http: Callable
     assert "Bruno Keller --works_at--> Globex" in found
     with knotwork.open(db, settings=settings) as mem:
         assert mem.graph_backlog() == 0
+
+
+def test_an_mcp_stdio_server_leaves_no_write_ahead_log_when_its_client_goes_and_keeps_the_rest_queued(
+    start_stdio: Callable[..., Endpoint], db: Path, tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path / "lib", enrich="background", embedder="none", enrich_close_wait=0)
+    lines = [f"Person{i} Example works at Company{i} and lives in City{i}." for i in range(3000)]
+    with knotwork.open(db, settings=settings) as mem:
+        mem.enrichment.stop()
+        mem.add_many([{"content": text, "workspace": "w"} for text in lines], consolidate=False, force=True)
+        assert mem.graph_backlog() == 3000
+    # A close wait longer than the 2 s the SDK's client gives a server before it kills it.
+    endpoint = start_stdio(db, env={**BACKGROUND, "KNOTWORK_ENRICH_CLOSE_WAIT": "30", "KNOTWORK_ENRICH_QUIET": "0"})
+
+    async def one_add_then_go() -> None:
+        async with endpoint.client() as client:
+            await ok(client, "add_memory", {"content": "Alice Moreau works at Acme.", "workspace": "w"})
+            await asyncio.sleep(1.5)  # the worker commits batches meanwhile: the write-ahead log has content
+
+    run(one_add_then_go())
+    # Closing merged the log into the database first: whether the server exited by itself or was killed in
+    # the middle of a batch, at most that batch's pages are left in it (a 3000-memory backlog would be MBs).
+    wal = Path(f"{db}-wal")
+    assert not wal.exists() or wal.stat().st_size < 512 * 1024
+    with knotwork.open(db, settings=settings) as mem:
+        left = mem.graph_backlog()
+        assert 0 < left < 3001  # read in partly; the rest stays queued for the next process
+        assert mem.store.count_memories() == 3001

@@ -28,7 +28,7 @@ def full_scan(path: Path, query: np.ndarray, k: int, workspace: str | None) -> l
     for mid, ws, blob in rows:
         if workspace != ALL_WORKSPACES and ws not in ("", workspace or ""):
             continue
-        score = float(np.frombuffer(blob, dtype="<f4") @ query)
+        score = float(np.frombuffer(blob, dtype="<f2").astype(np.float32) @ query)  # kept as float16
         best[mid] = max(best.get(mid, -np.inf), score)
     return sorted(best.items(), key=lambda p: -p[1])[:k]
 
@@ -79,7 +79,8 @@ def test_compaction_keeps_searches_and_vectors_exact(db_path: Path) -> None:
         kept = [m.id for m in stored[1300:]]
         vectors = mem.index.vectors_of(kept)
         for m in stored[1300:1320]:
-            assert vectors[m.id] == pytest.approx(RandomEmbedder().embed_query(m.content), abs=1e-6)
+            stored_as = np.asarray(RandomEmbedder().embed_query(m.content), dtype=np.float16)  # the store keeps float16
+            assert vectors[m.id] == pytest.approx(stored_as.astype(np.float32), abs=1e-6)
         assert [mid for mid, _ in mem.index.rows_of(kept)] == kept
         mem.add_many([{"content": f"later {i}", "workspace": rng.choice(SPACES)} for i in range(40)])
         assert_exact(mem.index, db_path, rng)

@@ -32,6 +32,8 @@ from knotwork.services import elsewhere
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+STDIO_CLOSE_WAIT = 1.0  # seconds `knotwork mcp` waits for the graph once its client has gone (see ``mcp``)
+
 
 def _settings(ctx: click.Context) -> Settings:
     return ctx.ensure_object(dict).setdefault("settings", Settings())
@@ -467,7 +469,11 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
 
     settings = _settings(ctx)
     default = _workspace(settings, workspace)
-    with open_store(db, settings=settings) as mem:
+    # Trigger: the client closed stdin. Why: an MCP client gives a stdio server about 2 s to exit before it
+    # kills it (the SDK's client: 2 s). Outcome: closing waits for the graph STDIO_CLOSE_WAIT s at most; what
+    # is left stays queued, and the next process that holds the store reads it in.
+    close_wait = min(settings.enrich_close_wait, STDIO_CLOSE_WAIT)
+    with open_store(db, settings=settings.model_copy(update={"enrich_close_wait": close_wait})) as mem:
         build_server(mem, default_workspace=default, tools=tools, scope=of_workspace(default)).run("stdio")
 
 

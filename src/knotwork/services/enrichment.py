@@ -126,6 +126,7 @@ class Enrichment:
         self._paused = False
         self._queued = False  # this object queued work (close waits for it)
         self._reclaimed_at = 0.0
+        self._last_add = 0.0  # time.monotonic() of this object's newest notify (an add that queued work)
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
         self.batches = 0  # claims this object read in (a batch tried again item by item counts once)
@@ -155,6 +156,7 @@ class Enrichment:
 
     def notify(self) -> None:
         """Work was queued: wake the worker (started on first use unless paused)."""
+        self._last_add = time.monotonic()
         if self._paused:
             return
         worker = self._worker or self.start()
@@ -216,6 +218,24 @@ class Enrichment:
             if host == self._host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
                 self.store.enrich_release_owner(owner)
 
+    def deferral(self, since: float | None) -> float:
+        """Seconds the worker should still wait before its next batch (0: go now), given when it began to
+        defer (``since``, time.monotonic(); None: it has not).
+
+        Trigger: an add of this process came less than ``enrich_quiet`` seconds ago. Why: a parse and the
+        entity vectors of a batch take the cores (and the embedder) an add streaming in next needs, so each
+        add waits for them. Outcome: the worker waits until the adds pause, then drains; but never longer
+        than ``enrich_max_lag`` seconds in a row: past it, it drains until the queue is empty, so under a
+        steady stream of adds the graph still follows.
+        """
+        quiet = self.settings.enrich_quiet
+        if quiet <= 0:
+            return 0.0
+        at = time.monotonic()
+        left = self._last_add + quiet - at
+        lag = self.settings.enrich_max_lag - (0.0 if since is None else at - since)
+        return max(0.0, min(left, lag))
+
     def drain(self, limit: int | None = None) -> int:
         """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""
         self._reclaimed_at = 0.0
@@ -257,7 +277,8 @@ class Enrichment:
             if self._worker is None:
                 self._reclaimed_at = 0.0
                 self._worker = EnrichmentWorker(
-                    self.drain_once, self.settings.enrich_interval, self.settings.enrich_batch, self.settings.enrich_gather
+                    self.drain_once, self.settings.enrich_interval, self.settings.enrich_batch, self.settings.enrich_gather,
+                    self.deferral,
                 ).start()
             return self._worker
 
@@ -283,13 +304,15 @@ class Enrichment:
 
 class EnrichmentWorker:
     """Drains the queue on a daemon thread: ``gather`` seconds after it is woken, else every ``interval`` seconds;
-    a full batch (``batch`` memories) is followed by the next at once, a partial one after ``gather`` seconds."""
+    a full batch (``batch`` memories) is followed by the next at once, a partial one after ``gather`` seconds; while
+    adds of its process stream in, it waits as long as ``deferral(since)`` says (``Enrichment.deferral``)."""
 
-    def __init__(self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0) -> None:
+    def __init__(self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None) -> None:
         self.drain_once = drain_once
         self.interval = interval
         self.batch = batch
         self.gather = gather
+        self.deferral = deferral or (lambda since: 0.0)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
@@ -311,14 +334,22 @@ class EnrichmentWorker:
             except OSError:
                 pass
         failures = 0
+        since: float | None = None  # when the worker began to defer to streaming adds
         while not self._stop.is_set():
+            wait = self.deferral(since)
+            if wait > 0:
+                since = time.monotonic() if since is None else since
+                self._stop.wait(wait)
+                continue
             try:
                 done = self.drain_once()
                 if done:
                     failures = 0
-                    if done < self.batch:
+                    if done < self.batch:  # the queue is read in: the next stream of adds is deferred to again
+                        since = None
                         self._gather()
-                    continue
+                    continue  # past the lag (``since`` kept), batches follow each other until the queue is empty
+                since = None
             except Exception:  # noqa: BLE001 - a busy or closed database now is no reason to stop for good
                 failures += 1
                 log.warning("the enrichment worker could not read the queue; trying again", exc_info=True)

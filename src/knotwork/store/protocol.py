@@ -40,6 +40,12 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
+    def settle(self) -> None:
+        """Make the files hold every committed write on their own, so that a process killed from now on
+        leaves nothing to replay (SQLite: the write-ahead log merged and emptied); a no-op where there is
+        nothing to do. Safe at any time; closing does it too."""
+        ...
+
     def transaction(self) -> AbstractContextManager[None]:
         """Group writes: all of them land, or none (nests)."""
         ...

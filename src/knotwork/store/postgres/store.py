@@ -176,6 +176,9 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
     def close(self) -> None:
         self._pool.close()
 
+    def settle(self) -> None:
+        """Nothing to do: the server owns its files."""
+
     def schema_version(self) -> int:
         return self._version
 

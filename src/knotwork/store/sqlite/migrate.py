@@ -12,6 +12,8 @@ import sqlite3
 from dataclasses import dataclass
 from importlib import resources
 
+from knotwork.store.sqlite import halves
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -50,6 +52,8 @@ def apply(conn: sqlite3.Connection) -> int:
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
     )
+    # Migrations may call these (0024 converts the stored vectors to float16).
+    conn.create_function("knotwork_half", 1, halves.migrate_function, deterministic=True)
     current = 0
     for migration in available():
         conn.execute("BEGIN IMMEDIATE")

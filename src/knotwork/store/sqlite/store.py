@@ -28,7 +28,7 @@ from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Mem
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
-from knotwork.store.sqlite import backup, migrate
+from knotwork.store.sqlite import backup, halves, migrate
 from knotwork.store.sqlite.connections import Readers, WriterLock
 from knotwork.store.sqlite.enrich import EnrichStore
 from knotwork.store.sqlite.gate import WriteGate
@@ -252,6 +252,14 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
         if self.tracer:
             self.tracer(sql, rows)
         return self._connection().executemany(sql, rows)
+
+    def settle(self) -> None:
+        """Merge the write-ahead log into the database file and empty it (a log another process still reads
+        from is merged as far as it can be)."""
+        if self.location == ":memory:":
+            return
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def close(self) -> None:
         with self._lock:
@@ -673,7 +681,9 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
         with self.transaction():
             self._run("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
             for chunk, blob in enumerate(vectors):
-                self._run("INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, blob))
+                self._run(
+                    "INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, halves.pack(blob))
+                )
 
     def ann_file(self) -> str | None:
         """Where the vector index keeps its HNSW graph: beside the database file (none in memory)."""
@@ -689,11 +699,12 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
     def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
         """(seq, memory id, workspace, vector blob) of vectors newer than ``seq``."""
         with self._reads:
-            return self._run(
+            rows = self._run(
                 "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
                 " JOIN memories m ON m.id = v.memory_id WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
                 (seq, limit),
             ).fetchall()
+        return halves.unpack_rows(rows, 3)
 
     def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
         """(tombstone seq, deleted vector seq) newer than ``seq``."""
@@ -725,7 +736,7 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
             memory_ids,
         )
         out: dict[str, tuple[str | None, list[bytes]]] = {}
-        for mid, workspace, blob in rows:
+        for mid, workspace, blob in halves.unpack_rows(rows, 2):
             out.setdefault(mid, (workspace or None, []))[1].append(blob)
         return out
 

@@ -1,0 +1,93 @@
+"""One add per MCP call over stdio, as bench/peers drives knotwork: memories/s and per-add latency.
+
+Starts ``knotwork mcp --db <fresh file>`` with the official MCP SDK client and calls ``add_memory``
+(``force=true``, ``consolidate=false``: the peers protocol, bench/peers/README.md) once per
+LongMemEval turn, in the order of the data set, then prints the add rate, p50/p95 of one call as the
+client sees it, and the store's files once the server has exited (``--keep DIR`` keeps them; how much of
+the graph was read in by then shows in the store's ``enrich_queue``).
+
+    flock /tmp/knotwork-bench.lock .venv/bin/python bench/mcp_add.py --turns 300
+    .venv/bin/python bench/mcp_add.py --turns 300 --wrap "py-spy record -o /tmp/add.svg --"
+
+``--wrap`` puts a command (a profiler) in front of the server's; its start-up is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import longmemeval  # noqa: E402
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+
+def default_data() -> Path:
+    name = Path("shared") / "data" / "longmemeval_oracle.json.gz"
+    found = [up / name for up in Path(__file__).resolve().parents if (up / name).exists()]
+    return found[0] if found else longmemeval.DEFAULT_DATA
+
+
+def turns(path: Path, n: int) -> list[str]:
+    data = longmemeval.load(path)
+    return list(dict.fromkeys(t.text for t in data.turns))[:n]
+
+
+def folder_bytes(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+async def run(texts: list[str], folder: Path, wrap: list[str], env: dict[str, str]) -> list[float]:
+    server = [str(Path(sys.executable).parent / "knotwork"), "mcp", "--db", str(folder / "knotwork.db")]
+    command = wrap + server
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    took: list[float] = []
+    with open(folder / "server.log", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await asyncio.wait_for(session.initialize(), 120)
+            for text in texts:
+                start = time.perf_counter()
+                result = await session.call_tool(
+                    "add_memory", {"content": text, "workspace": "bench", "force": True, "consolidate": False}
+                )
+                took.append(time.perf_counter() - start)
+                if result.is_error:
+                    raise SystemExit(f"add_memory failed: {result.content[0].text[:300]}")
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=300, help="distinct LongMemEval turns, in data set order")
+    parser.add_argument("--data", type=Path, default=default_data())
+    parser.add_argument("--wrap", default="", help="a command put in front of the server's (e.g. a profiler)")
+    parser.add_argument("--keep", type=Path, help="keep the store in this folder (created) instead of a temporary one")
+    args = parser.parse_args()
+    texts = turns(args.data, args.turns)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        took = asyncio.run(run(texts, folder, shlex.split(args.wrap), env))
+        sizes = folder_bytes(folder)
+    chars = statistics.mean(len(t) for t in texts)
+    ordered = sorted(took)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    print(f"{len(texts)} adds of LongMemEval turns (mean {chars:.0f} chars) over stdio MCP")
+    print(f"  {len(texts) / sum(took):.1f} memories/s; per add p50 {statistics.median(took) * 1000:.1f} ms, "
+          f"p95 {p95 * 1000:.1f} ms; first {took[0] * 1000:.0f} ms")
+    total = sum(v for k, v in sizes.items() if k != "server.log")
+    print(f"  store {total / 1e6:.2f} MB: " + ", ".join(f"{k} {v / 1e6:.2f}" for k, v in sizes.items() if k != "server.log"))
+    print(f"  load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
