@@ -205,6 +205,34 @@ def within_workspace(docs: Sequence[Doc], retrieve: Retriever) -> Retriever:
     return lambda q: [m for m in retrieve(q) if ws_of[m] == q.workspace]
 
 
+def baselines(docs: Sequence[Doc], wanted: Sequence[str], notes: list[str], timings: dict[str, Any],
+              say: Callable[[str], None], *, part: str, items: str) -> tuple[Retriever | None, Retriever | None]:
+    """The BM25 (one index per workspace) and dense (cosine within the question's workspace) baselines that
+    ``wanted`` needs, the RRF of the two needing both; what they are goes to ``notes``, the embedding time
+    to ``timings``. ``part`` and ``items`` name a workspace and its documents in the notes."""
+    bm25 = dense = None
+    if {"bm25", "rrf"} & set(wanted):
+        made: list[BM25Baseline] = []
+
+        def make(group: list[Doc]) -> Retriever:
+            made.append(BM25Baseline(group, depth=FUSION_DEPTH))
+            return made[-1]
+
+        bm25 = per_workspace(docs, make)
+        notes.append(f"BM25: bm25s {made[0].bm25s.__version__}, one index per {part}, English stopwords, stemmer: {made[0].stemmer_name}")
+    if {"dense", "rrf"} & set(wanted):
+        say(f"dense: embedding the {items} (cached in bench/.cache/ after the first run) ...")
+        try:
+            whole = DenseBaseline(docs, depth=len(docs))
+        except ImportError as exc:
+            notes.append(f"dense and RRF skipped: {exc}")
+        else:
+            dense = within_workspace(docs, whole)
+            timings.update(dense_embed_s=whole.embed_s, dense_cached=whole.cached)
+            notes.append(f"dense: {whole.model_id} via {whole.source}, cosine over the question's {part}")
+    return bm25, dense
+
+
 def scored_file(path: Path) -> tuple[Retriever, set[str]]:
     """Another system's answers: a JSON object ``{question id: [memory ids]}`` or JSONL ``{"id", "ranked"}`` lines."""
     text = path.read_text(encoding="utf-8")
@@ -359,26 +387,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     say(f"knotwork [{recipe}]: searching ...")
                     runs.append(run(f"knotwork [{recipe}]", recipe.removeprefix("memory_"), kw.retriever(depth=max(ks), recipe=recipe), questions, ks))
                 kw.close()
-        bm25 = dense = None
-        if {"bm25", "rrf"} & set(wanted):
-            made: list[BM25Baseline] = []
-
-            def make(group: list[Doc]) -> Retriever:
-                made.append(BM25Baseline(group, depth=FUSION_DEPTH))
-                return made[-1]
-
-            bm25 = per_workspace(docs, make)
-            notes.append(f"BM25: bm25s {made[0].bm25s.__version__}, one index per workspace, English stopwords, stemmer: {made[0].stemmer_name}")
-        if {"dense", "rrf"} & set(wanted):
-            say("dense: embedding the memories (cached in bench/.cache/ after the first run) ...")
-            try:
-                whole = DenseBaseline(docs, depth=len(docs))
-            except ImportError as exc:
-                notes.append(f"dense and RRF skipped: {exc}")
-            else:
-                dense = within_workspace(docs, whole)
-                timings.update(dense_embed_s=whole.embed_s, dense_cached=whole.cached)
-                notes.append(f"dense: {whole.model_id} via {whole.source}, cosine over the question's workspace")
+        bm25, dense = baselines(docs, wanted, notes, timings, say, part="workspace", items="memories")
         if bm25 and "bm25" in wanted:
             runs.append(run("BM25 (bm25s)", "BM25", bm25, questions, ks))
         if dense and "dense" in wanted:

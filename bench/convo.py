@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codemem import Doc, per_workspace, within_workspace
-from longmemeval import FUSION_DEPTH, RRF_K, BM25Baseline, DenseBaseline, check_recipes, fmt, percentile, rrf, table
+from codemem import Doc, baselines
+from longmemeval import FUSION_DEPTH, RRF_K, check_recipes, fmt, percentile, rrf, table
 
 DATA = Path(__file__).resolve().parent / "data" / "convo"
 KS = (1, 5, 10)
@@ -340,26 +340,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         notes.append(f"knotwork: {kw.stored} memories for {len(turns)} turns (identical turns of a store stored once; a hit counts as each of them)"
                      + ("; loaded without metadata.thread" if args.no_thread else ""))
     docs = [Doc(t.id, t.content, t.workspace) for t in turns]
-    bm25 = dense = None
-    if {"bm25", "rrf"} & set(wanted):
-        made: list[BM25Baseline] = []
-
-        def make(group: list[Doc]) -> Retriever:
-            made.append(BM25Baseline(group, depth=FUSION_DEPTH))
-            return made[-1]
-
-        bm25 = per_workspace(docs, make)
-        notes.append(f"BM25: bm25s {made[0].bm25s.__version__}, one index per store, English stopwords, stemmer: {made[0].stemmer_name}")
-    if {"dense", "rrf"} & set(wanted):
-        say("dense: embedding the turns (cached in bench/.cache/ after the first run) ...")
-        try:
-            whole = DenseBaseline(docs, depth=len(docs))
-        except ImportError as exc:
-            notes.append(f"dense and RRF skipped: {exc}")
-        else:
-            dense = within_workspace(docs, whole)
-            timings.update(dense_embed_s=whole.embed_s, dense_cached=whole.cached)
-            notes.append(f"dense: {whole.model_id} via {whole.source}, cosine over the question's store")
+    bm25, dense = baselines(docs, wanted, notes, timings, say, part="store", items="turns")
     if bm25 and "bm25" in wanted:
         runs.append(run("BM25 (bm25s)", "BM25", bm25, questions, thread_of))
     if dense and "dense" in wanted:
