@@ -48,10 +48,20 @@ def statements(sql: str) -> list[str]:
 
 def apply(conn: sqlite3.Connection) -> int:
     """Bring the schema up to date; return the schema version."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
+    # Trigger: two processes opening a new file at once. Why: in WAL mode a statement that begins as a read
+    # and then writes (CREATE TABLE IF NOT EXISTS on a file where the other process has just committed) fails
+    # with "database is locked" at once, without waiting (its snapshot is stale). Outcome: the write lock is
+    # taken first, with the busy timeout, as for every migration below.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
     # Migrations may call these (0024 converts the stored vectors to float16).
     conn.create_function("knotwork_half", 1, halves.migrate_function, deterministic=True)
     current = 0
