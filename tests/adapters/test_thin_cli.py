@@ -70,11 +70,12 @@ def _heavy_modules(home: Path, *args: str) -> set[str]:
     return set(loaded.split(",")) - {""}
 
 
-@pytest.mark.parametrize("command", ["get", "list", "history"])
+@pytest.mark.parametrize("command", ["get", "list", "history", "stats", "status"])
 def test_reading_memories_imports_no_engine(home: tuple[Path, str, str], command: str) -> None:
-    """What makes get/list start fast: no NumPy, model runtime, graph library, extraction rules or search pipeline."""
+    """What makes get/list/stats start fast: no NumPy, model runtime, graph library, extraction rules or search
+    pipeline (stats and status count the graph's queue from the store, without its engine)."""
     folder, a, _ = home
-    args = {"get": [a], "history": [a], "list": ["-w", "w"]}[command]
+    args = {"get": [a], "history": [a], "list": ["-w", "w"], "stats": [], "status": []}[command]
     assert _heavy_modules(folder, command, *args) == set()
 
 
