@@ -14,12 +14,7 @@ import pytest
 
 import knotwork
 
-from .conftest import clean_env
-
-PROBE = (
-    "import sys, atexit; atexit.register(lambda: sys.stderr.write('ORT=%d\\n' % ('onnxruntime' in sys.modules)));"
-    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
-)
+from .conftest import PROBE, clean_env
 
 
 @pytest.fixture(scope="module")
