@@ -3,12 +3,11 @@
 :class:`RemoteKnotwork` answers the :class:`~knotwork.service.Knotwork` methods
 the CLI's commands use when a server answers (add, get, list, search, history,
 update, delete; link, unlink, related, graph; recall, status, stats; export,
-import) and the
-two lookups the :class:`~knotwork.render.respond.Responder` makes
-(``relations``, ``short_ids``); the knowledge-graph commands (entities,
+import) and the two lookups the :class:`~knotwork.render.respond.Responder`
+makes (``relations``, ``short_ids``); the knowledge-graph commands (entities,
 facts, episodes, communities, the LLM extraction queue) and the hygiene ones
-with REST routes (duplicates, merge, prune) too. It sends JSON and reads JSON back into
-the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
+with REST routes (duplicates, merge, prune) too. It sends JSON and reads JSON
+back into the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
 CLI renders a server's answer exactly as it renders its own. A server's error
 comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
 ``type``), never recognised from text; the server's scope rules (its token,
