@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -30,14 +29,15 @@ from typing import Any
 
 from longmemeval import (
     FUSION_DEPTH,
-    RRF_K,
     BM25Baseline,
     DenseBaseline,
+    baseline_runs,
     check_recipes,
+    closing,
     fmt,
+    machine,
     percentile,
     rate,
-    rrf,
     table,
 )
 
@@ -388,12 +388,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     runs.append(run(f"knotwork [{recipe}]", recipe.removeprefix("memory_"), kw.retriever(depth=max(ks), recipe=recipe), questions, ks))
                 kw.close()
         bm25, dense = baselines(docs, wanted, notes, timings, say, part="workspace", items="memories")
-        if bm25 and "bm25" in wanted:
-            runs.append(run("BM25 (bm25s)", "BM25", bm25, questions, ks))
-        if dense and "dense" in wanted:
-            runs.append(run("dense MiniLM", "dense", dense, questions, ks))
-        if bm25 and dense and "rrf" in wanted:
-            runs.append(run(f"RRF(BM25, dense) k={RRF_K}", "RRF", rrf([bm25, dense], depth=FUSION_DEPTH), questions, ks))
+        runs += baseline_runs(bm25, dense, wanted, lambda name, short, retrieve: run(name, short, retrieve, questions, ks))
     load_after = os.getloadavg()
 
     figures: dict[str, Any] = {}
@@ -402,9 +397,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         title = f"codemem, {half} half: {len(qs)} questions over {len(docs)} memories in {len({d.workspace for d in docs})} workspaces"
         print(f"\n{'## ' if md else ''}{title}\n")
         figures[half] = report(runs, qs, ks, md)
-    for note in notes:
-        print(note + ".")
-    print(f"load average (1 min) {load_before[0]:.1f} at start, {load_after[0]:.1f} at end on {os.cpu_count()} cpus.")
+    closing(notes, load_before, load_after)
 
     if args.json:
         out = {
@@ -413,8 +406,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "halves": halves,
             "ks": ks,
             "recipes": recipes,
-            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                        "loadavg_start": load_before, "loadavg_end": load_after},
+            "machine": machine(load_before, load_after),
             "timings": timings,
             "notes": notes,
             "figures": figures,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from codemem import Doc, baselines
-from longmemeval import FUSION_DEPTH, RRF_K, check_recipes, fmt, percentile, rrf, table
+from longmemeval import baseline_runs, check_recipes, closing, fmt, machine, percentile, spread, table
 
 DATA = Path(__file__).resolve().parent / "data" / "convo"
 KS = (1, 5, 10)
@@ -104,13 +103,6 @@ def load(data: Path = DATA) -> Dataset:
                 raise ValueError(f"{q.id}: gold turn {g} is not a turn of store {q.store} ({q.half})")
         questions.append(q)
     return Dataset(turns, questions)
-
-
-def spread(items: Sequence[Question], n: int | None) -> list[Question]:
-    """``n`` questions evenly spaced over ``items`` (every store and kind shows up), or all of them."""
-    if n is None or n >= len(items):
-        return list(items)
-    return [items[i * len(items) // n] for i in range(n)]
 
 
 # -- the metric: one pure function ----------------------------------------
@@ -341,12 +333,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                      + ("; loaded without metadata.thread" if args.no_thread else ""))
     docs = [Doc(t.id, t.content, t.workspace) for t in turns]
     bm25, dense = baselines(docs, wanted, notes, timings, say, part="store", items="turns")
-    if bm25 and "bm25" in wanted:
-        runs.append(run("BM25 (bm25s)", "BM25", bm25, questions, thread_of))
-    if dense and "dense" in wanted:
-        runs.append(run("dense MiniLM", "dense", dense, questions, thread_of))
-    if bm25 and dense and "rrf" in wanted:
-        runs.append(run(f"RRF(BM25, dense) k={RRF_K}", "RRF", rrf([bm25, dense], depth=FUSION_DEPTH), questions, thread_of))
+    runs += baseline_runs(bm25, dense, wanted, lambda name, short, retrieve: run(name, short, retrieve, questions, thread_of))
     if not runs:
         parser.error("nothing to run: --recipe none and --baselines none")
     load_after = os.getloadavg()
@@ -358,16 +345,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     figures = report(runs, questions, md)
     print("\nturn R@k: a gold turn in the top k; thread R@5: a top-5 turn from a gold thread; MRR over the top 10;"
           " none: empty = share of no-evidence questions answered with no result.")
-    for note in notes:
-        print(note + ".")
-    print(f"load average (1 min) {load_before[0]:.1f} at start, {load_after[0]:.1f} at end on {os.cpu_count()} cpus.")
+    closing(notes, load_before, load_after)
 
     if args.json:
         out = {
             "benchmark": "convo", "data": str(args.data), "half": args.half, "no_thread": args.no_thread,
             "recipes": recipes, "ks": list(KS),
-            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                        "loadavg_start": load_before, "loadavg_end": load_after},
+            "machine": machine(load_before, load_after),
             "timings": timings, "notes": notes, "figures": figures,
             "questions": {r.name: {q.id: {"kind": q.kind, "hits": r.hits[q.id], "ranked": r.ranked[q.id],
                                           "latency_ms": r.latency_ms[q.id]} for q in questions} for r in runs},

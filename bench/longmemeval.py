@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -41,6 +41,7 @@ WORKSPACE = "longmemeval"
 RRF_K = 60
 FUSION_DEPTH = 100  # how deep each baseline's list goes into RRF
 FALLBACK_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+Q = TypeVar("Q")
 
 TurnKey = tuple[str, int]  # (session_id, turn_index)
 
@@ -126,8 +127,9 @@ def load(path: Path) -> Dataset:
     return data
 
 
-def spread(items: Sequence[Question], n: int | None) -> list[Question]:
-    """``n`` items evenly spaced over ``items`` (so every question type shows up), or all of them."""
+def spread(items: Sequence[Q], n: int | None) -> list[Q]:
+    """``n`` items evenly spaced over ``items`` (so every type of question, and every store, shows up), or all of
+    them (bench/codemem.py and bench/convo.py use it too)."""
     if n is None or n >= len(items):
         return list(items)
     return [items[i * len(items) // n] for i in range(n)]
@@ -446,6 +448,22 @@ def rrf(retrievers: Sequence[Retriever], *, k: int = RRF_K, depth: int) -> Retri
 
 # -- running and reporting ------------------------------------------------
 
+R = TypeVar("R")
+
+
+def baseline_runs(bm25: Retriever | None, dense: Retriever | None, wanted: Sequence[str],
+                  run_one: Callable[[str, str, Retriever], R]) -> list[R]:
+    """The rows of the baselines asked for (``wanted``: bm25, dense, rrf) whose retrievers could be built, each run
+    by ``run_one(name, short name, retriever)`` (bench/codemem.py and bench/convo.py name theirs the same)."""
+    out = []
+    if bm25 and "bm25" in wanted:
+        out.append(run_one("BM25 (bm25s)", "BM25", bm25))
+    if dense and "dense" in wanted:
+        out.append(run_one("dense MiniLM", "dense", dense))
+    if bm25 and dense and "rrf" in wanted:
+        out.append(run_one(f"RRF(BM25, dense) k={RRF_K}", "RRF", rrf([bm25, dense], depth=FUSION_DEPTH)))
+    return out
+
 
 @dataclass(slots=True)
 class Run:
@@ -517,6 +535,19 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) 
 
 def fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def closing(notes: Sequence[str], load_before: Sequence[float], load_after: Sequence[float]) -> None:
+    """Print what a report says under its tables: each note, then the load average at the start and the end."""
+    for note in notes:
+        print(note + ".")
+    print(f"load average (1 min) {load_before[0]:.1f} at start, {load_after[0]:.1f} at end on {os.cpu_count()} cpus.")
+
+
+def machine(load_before: Sequence[float], load_after: Sequence[float]) -> dict[str, Any]:
+    """The machine a run's figures were taken on, as its JSON report names it."""
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+            "loadavg_start": load_before, "loadavg_end": load_after}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -603,12 +634,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             notes.append(f"dense: {dense.model_id} via {dense.source}, whole turn truncated to the model window; "
                          f"{dense.unique} distinct texts embedded" + (" (from cache)" if dense.cached else f" in {dense.embed_s:.0f} s"))
             say(f"  {dense.unique} vectors in {dense.embed_s:.1f} s" + (" (cache)" if dense.cached else ""))
-    if bm25 and "bm25" in wanted:
-        runs.append(run("BM25 (bm25s)", "BM25", bm25, questions, ks))
-    if dense and "dense" in wanted:
-        runs.append(run("dense MiniLM", "dense", dense, questions, ks))
-    if bm25 and dense and "rrf" in wanted:
-        runs.append(run(f"RRF(BM25, dense) k={RRF_K}", "RRF", rrf([bm25, dense], depth=FUSION_DEPTH), questions, ks))
+    runs += baseline_runs(bm25, dense, wanted, lambda name, short, retrieve: run(name, short, retrieve, questions, ks))
     load_after = os.getloadavg()
 
     summaries = {r.name: summary(r, questions, ks) for r in runs}
@@ -633,9 +659,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{len(turns) / kw.ingest_s:,.0f} memories/s; {kw.stored} memories stored "
         f"({kw.merged} turns identical to an earlier one); embedder: {kw.embedder_id or 'none'}."
     )
-    for note in notes:
-        print(note + ".")
-    print(f"load average (1 min) {load_before[0]:.1f} at start, {load_after[0]:.1f} at end on {os.cpu_count()} cpus.")
+    closing(notes, load_before, load_after)
 
     s_k = 5 if 5 in ks else ks[len(ks) // 2]
     t_k = max(ks)
@@ -664,13 +688,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "ks": ks,
             "recipes": recipes,
             "turn_metric_excluded": no_gold,
-            "machine": {
-                "python": platform.python_version(),
-                "cpus": os.cpu_count(),
-                "platform": platform.platform(),
-                "loadavg_start": load_before,
-                "loadavg_end": load_after,
-            },
+            "machine": machine(load_before, load_after),
             "timings": timings,
             "notes": notes,
             "systems": {

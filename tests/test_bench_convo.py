@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+from tests._bench import BENCH, bench_module
+
 DATA = BENCH / "data" / "convo"
 
 
 @pytest.fixture(scope="module")
 def convo():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("convo_runner", BENCH / "convo.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
+    return bench_module("convo.py", "convo_runner")
 
 
 def stamp(text: str) -> datetime:

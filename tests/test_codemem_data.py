@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter, defaultdict
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
 from knotwork.domain.models import LINK_TYPES
+from tests._bench import BENCH, bench_module
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
 DATA = BENCH / "codemem"
 TYPES = {"decision", "rationale", "current", "artifact", "multi_hop", "time", "identifier"}
 LICENCES = {"MIT", "Apache-2.0", "BSD-3-Clause", "MIT OR Apache-2.0"}
@@ -118,15 +115,7 @@ def test_every_type_is_in_both_halves(data):
 
 @pytest.fixture(scope="module")
 def runner():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("codemem_runner", BENCH / "codemem.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
+    return bench_module("codemem.py", "codemem_runner")
 
 
 def test_evaluate_counts_any_gold_all_gold_and_stale_first(runner):

@@ -23,7 +23,7 @@ from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
-from knotwork.services import shortids
+from knotwork.services import backlog, shortids
 from knotwork.services.links import MetaRelation
 from knotwork.services.parts import Parts, built
 from knotwork.services.records import (
@@ -209,14 +209,15 @@ class Knotwork(Parts):
         if self.enrichment.background:
             self.enrichment.start()
 
-    def enrichment_backlog(self) -> dict[str, int]:
-        """Memories waiting to be read into the knowledge graph: {pending, running, failed}."""
-        return self.enrichment.counts()
+    def enrichment_backlog(self, within: Collection[str] | None = None) -> dict[str, int]:
+        """Memories waiting to be read into the knowledge graph: {pending, running, failed} (``within``: of those
+        workspaces, '' for the global scope). Read from the store: no engine is built to count them."""
+        return backlog.counts(self.store, within)
 
     def graph_backlog(self, within: Collection[str] | None = None) -> int:
         """How many memories are stored but not yet read into the knowledge graph (queued or being read in);
         ``within``: of those workspaces ('' for the global scope). A graph answer is as of the others."""
-        counts = self.enrichment.counts(within)
+        counts = self.enrichment_backlog(within)
         return counts["pending"] + counts["running"]
 
     def retry_enrichment(self) -> int:
@@ -229,7 +230,8 @@ class Knotwork(Parts):
     def write_stats(self) -> dict[str, dict[str, float]]:
         """Seconds and runs of each stage of this object's writes (validate, embed, decide, store, enrich;
         enrich: the graph work of the worker, or of the add when inline)."""
-        enrich = self.enrichment.stats()
+        worker = built(self, "enrichment")  # none built: this object has read nothing into the graph
+        enrich = worker.stats() if worker is not None else {"seconds": 0.0, "memories": 0}
         out = self.write_times.snapshot()
         out["enrich"] = {"seconds": round(out["enrich"]["seconds"] + enrich["seconds"], 6),
                          "runs": out["enrich"]["runs"] + enrich["memories"]}

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -149,6 +150,44 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture
+def launcher(tmp_path: Path) -> Iterator[HttpLauncher]:
+    """An :class:`HttpLauncher` whose servers keep their files in ``tmp_path/home``; stopped after the test."""
+    served = HttpLauncher(tmp_path / "home")
+    yield served
+    served.stop_all()
+
+
+def port_env(served: Endpoint, **extra: str) -> dict[str, str]:
+    """The environment of a CLI process that finds ``served`` at the default address (``KNOTWORK_PORT``)."""
+    assert served.base_url is not None
+    return {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1], **extra}
+
+
+#: The environment of a CLI process that works in-process, whatever server runs (the control of a test).
+LOCAL = {"KNOTWORK_URL": "none"}
+#: ``python -c PROBE ARGS`` runs ``knotwork ARGS``, then writes on stderr whether the model's runtime was loaded.
+PROBE = (
+    "import sys, atexit; atexit.register(lambda: sys.stderr.write('\\nORT=%d\\n' % ('onnxruntime' in sys.modules)));"
+    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
+)
+
+
+class Ran(NamedTuple):
+    code: int
+    out: str  # stdout, stripped
+    err: str  # stderr without the probe's line, stripped
+    loaded: bool  # whether the embedding model's runtime was imported
+
+
+def probed_cli(home: Path, env: Mapping[str, str], *args: str, stdin: str | None = None) -> Ran:
+    """Run ``knotwork ARGS`` in its own process (``KNOTWORK_HOME=home``, ``env`` added) under :data:`PROBE`."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], env=clean_env(home, env), capture_output=True, text=True,
+                          timeout=120, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+    lines = done.stderr.strip().splitlines()
+    return Ran(done.returncode, done.stdout.strip(), "\n".join(lines[:-1]).strip(), lines[-1] == "ORT=1")
 
 
 @pytest.fixture

@@ -9,39 +9,18 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 import knotwork
 
-from .conftest import KNOTWORK, HttpLauncher, clean_env
-
-PROBE = (
-    "import sys, atexit; atexit.register(lambda: sys.stderr.write('ORT=%d\\n' % ('onnxruntime' in sys.modules)));"
-    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
-)
-
-
-@pytest.fixture
-def launcher(tmp_path: Path):
-    served = HttpLauncher(tmp_path / "home")
-    yield served
-    served.stop_all()
-
-
-def cli(home: Path, env: dict[str, str], *args: str) -> tuple[int, str, str, bool]:
-    """(exit code, stdout, stderr without the probe's line, whether the model's runtime was loaded)."""
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], env=clean_env(home, env), capture_output=True, text=True, timeout=120)
-    lines = done.stderr.strip().splitlines()
-    return done.returncode, done.stdout.strip(), "\n".join(lines[:-1]), lines[-1] == "ORT=1"
+from .conftest import KNOTWORK, LOCAL, HttpLauncher, clean_env, port_env
+from .conftest import probed_cli as cli
 
 
 def test_add_search_get_go_through_the_server_without_loading_the_model(launcher: HttpLauncher, tmp_path: Path) -> None:
     home = tmp_path / "home"
     served = launcher.start(home / "knotwork.db")
-    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1]}
+    env = port_env(served)
     code, out, _, loaded = cli(home, env, "add", "Backups are copied to the cold store every Sunday night", "-w", "ops")
     assert code == 0 and not loaded
     shown = re.fullmatch(r"✓ Stored .* \(id ([0-9A-Z]{8,26})\)", out).group(1)  # the short id, as in-process
@@ -63,10 +42,10 @@ def test_add_search_get_go_through_the_server_without_loading_the_model(launcher
 def test_errors_come_back_typed(launcher: HttpLauncher, tmp_path: Path) -> None:
     home = tmp_path / "home"
     served = launcher.start(home / "knotwork.db")
-    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1]}
+    env = port_env(served)
     missing = "01M8ZZZZZZZZZZZZZZZZZZZZZZ"
     remote = cli(home, env, "get", missing)
-    local = cli(home, {"KNOTWORK_URL": "none"}, "get", missing)
+    local = cli(home, LOCAL, "get", missing)
     assert remote[0] == local[0] == 2  # NotFound: bad input, as in-process
     assert remote[2] == local[2] == f"error: no memory matches id '{missing}'"
     code, _, err, _ = cli(home, env, "add", "x" * 10, "--importance", "7")
@@ -78,7 +57,7 @@ def test_the_servers_scope_applies(launcher: HttpLauncher, tmp_path: Path) -> No
     token = subprocess.run([KNOTWORK, "token", "create", "--name", "cli", "-w", "team-a"], env=clean_env(home),
                            capture_output=True, text=True, check=True).stdout.strip()
     served = launcher.start(home / "knotwork.db")
-    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1], "KNOTWORK_API_TOKEN": token}
+    env = port_env(served, KNOTWORK_API_TOKEN=token)
     assert cli(home, env, "add", "Team A ships on Mondays", "-w", "team-a")[0] == 0
     code, _, err, _ = cli(home, env, "add", "Team B ships on Fridays", "-w", "team-b")
     assert code == 2 and "team-b" in err

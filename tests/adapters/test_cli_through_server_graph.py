@@ -10,35 +10,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import knotwork
 
-from .conftest import KNOTWORK, HttpLauncher, clean_env
-
-PROBE = (
-    "import sys, atexit; atexit.register(lambda: sys.stderr.write('\\nORT=%d\\n' % ('onnxruntime' in sys.modules)));"
-    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
-)
-LOCAL = {"KNOTWORK_URL": "none"}
-
-
-@pytest.fixture
-def launcher(tmp_path: Path):
-    served = HttpLauncher(tmp_path / "home")
-    yield served
-    served.stop_all()
-
-
-def cli(home: Path, env: dict[str, str], *args: str) -> tuple[int, str, str, bool]:
-    """(exit code, stdout, stderr without the probe's line, whether the model's runtime was loaded)."""
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], env=clean_env(home, env), capture_output=True, text=True,
-                          timeout=120)
-    lines = done.stderr.strip().splitlines()
-    return done.returncode, done.stdout.strip(), "\n".join(lines[:-1]).strip(), lines[-1] == "ORT=1"
+from .conftest import KNOTWORK, LOCAL, HttpLauncher, clean_env, port_env
+from .conftest import probed_cli as cli
 
 
 @pytest.fixture
@@ -55,10 +34,6 @@ def home(tmp_path: Path) -> Path:
         mem.add("The billing service keeps invoices for ten years", workspace="team-a")
         mem.add("The billing service keeps invoices for ten years.", workspace="team-a", consolidate=False)
     return home
-
-
-def port_env(served: object, **extra: str) -> dict[str, str]:
-    return {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1], **extra}  # type: ignore[attr-defined]
 
 
 def test_graph_commands_print_through_a_server_what_they_print_in_process(launcher: HttpLauncher, home: Path) -> None:

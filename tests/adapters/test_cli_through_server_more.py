@@ -10,36 +10,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import knotwork
 
-from .conftest import KNOTWORK, HttpLauncher, clean_env
-
-PROBE = (
-    "import sys, atexit; atexit.register(lambda: sys.stderr.write('\\nORT=%d\\n' % ('onnxruntime' in sys.modules)));"
-    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
-)
-LOCAL = {"KNOTWORK_URL": "none"}
-
-
-@pytest.fixture
-def launcher(tmp_path: Path):
-    served = HttpLauncher(tmp_path / "home")
-    yield served
-    served.stop_all()
+from .conftest import KNOTWORK, LOCAL, HttpLauncher, clean_env, port_env, probed_cli
 
 
 def cli(home: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr without the probe's line); the model's runtime must not have loaded."""
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], env=clean_env(home, env), capture_output=True, text=True,
-                          timeout=120, input=stdin)
-    lines = done.stderr.strip().splitlines()
-    assert lines[-1] == "ORT=0", f"{args[0]} loaded the model"
-    return done.returncode, done.stdout.strip(), "\n".join(lines[:-1]).strip()
+    """(exit code, stdout, stderr); the model's runtime must not have loaded."""
+    ran = probed_cli(home, env, *args, stdin=stdin)
+    assert not ran.loaded, f"{args[0]} loaded the model"
+    return ran.code, ran.out, ran.err
 
 
 @pytest.fixture
@@ -53,7 +37,7 @@ def scoped(launcher: HttpLauncher, tmp_path: Path) -> tuple[Path, dict[str, str]
     token = subprocess.run([KNOTWORK, "token", "create", "--name", "cli", "-w", "team-a"], env=clean_env(home),
                            capture_output=True, text=True, check=True).stdout.strip()
     served = launcher.start(home / "knotwork.db")
-    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1], "KNOTWORK_API_TOKEN": token}
+    env = port_env(served, KNOTWORK_API_TOKEN=token)
     return home, env, ids
 
 
@@ -121,7 +105,7 @@ def test_compact_answers_show_the_short_ids_shown_in_process(launcher: HttpLaunc
         mem.add("Releases are cut from main on Tuesdays", workspace="w")
         mem.link(first.id, mem.list(workspace="w")[0].id, "relates_to")
     served = launcher.start(home / "knotwork.db")
-    env = {"KNOTWORK_PORT": served.base_url.rsplit(":", 1)[1]}
+    env = port_env(served)
     for args in (("list", "-w", "w"), ("get", first.id), ("related", first.id), ("history", first.id)):
         remote, local = cli(home, env, *args), cli(home, LOCAL, *args)
         assert remote[0] == local[0] == 0

@@ -11,20 +11,12 @@ import subprocess
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters
 
 import knotwork
 
 from .conftest import CALL_TIMEOUT_S, KNOTWORK, HttpLauncher, clean_env, free_port
 from ._mcp import ok, text
-
-
-@pytest.fixture
-def launcher(tmp_path: Path):
-    served = HttpLauncher(tmp_path / "home")
-    yield served
-    served.stop_all()
 
 
 def _stdio(home: Path, run: Path, env: dict[str, str]) -> Client:

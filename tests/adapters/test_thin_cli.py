@@ -14,12 +14,7 @@ import pytest
 
 import knotwork
 
-from .conftest import clean_env
-
-PROBE = (
-    "import sys, atexit; atexit.register(lambda: sys.stderr.write('ORT=%d\\n' % ('onnxruntime' in sys.modules)));"
-    " from knotwork.adapters.entry import main; main(sys.argv[1:])"
-)
+from .conftest import PROBE, clean_env
 
 
 @pytest.fixture(scope="module")
@@ -70,11 +65,12 @@ def _heavy_modules(home: Path, *args: str) -> set[str]:
     return set(loaded.split(",")) - {""}
 
 
-@pytest.mark.parametrize("command", ["get", "list", "history"])
+@pytest.mark.parametrize("command", ["get", "list", "history", "stats", "status"])
 def test_reading_memories_imports_no_engine(home: tuple[Path, str, str], command: str) -> None:
-    """What makes get/list start fast: no NumPy, model runtime, graph library, extraction rules or search pipeline."""
+    """What makes get/list/stats start fast: no NumPy, model runtime, graph library, extraction rules or search
+    pipeline (stats and status count the graph's queue from the store, without its engine)."""
     folder, a, _ = home
-    args = {"get": [a], "history": [a], "list": ["-w", "w"]}[command]
+    args = {"get": [a], "history": [a], "list": ["-w", "w"], "stats": [], "status": []}[command]
     assert _heavy_modules(folder, command, *args) == set()
 
 

@@ -342,6 +342,7 @@ def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[s
 @click.option("--max-nodes", type=int, default=50, show_default=True, help="Most nodes to draw (1-100).")
 @click.option("--format", "drawing", type=click.Choice(["compact", "dot", "mermaid"]), default="compact", show_default=True, help="Output shape.")
 @with_store
+@through_server
 def graph(mem: Knotwork, settings: Settings, fmt: str, id: str, depth: int, max_nodes: int, drawing: str) -> str:
     """The graph around ID, as text, DOT or Mermaid."""
     return _answer(mem, "graph", mem.graph(id, max_depth=depth, max_nodes=max_nodes), "json" if fmt == "json" else drawing)

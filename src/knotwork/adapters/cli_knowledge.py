@@ -159,6 +159,7 @@ def communities(
 @click.option("--retry-failed", is_flag=True, help="Give failed memories a fresh start before draining.")
 @click.option("-n", "--limit", type=int, help="Most extraction attempts to make.")
 @with_store
+@through_server
 def extract(mem: Knotwork, settings: Settings, fmt: str, show: bool, retry_failed: bool, limit: int | None) -> str:
     """Run LLM extraction on the queued memories (KNOTWORK_KG_LLM_URL), or show the queue."""
     if not show:

@@ -19,6 +19,7 @@ SECTIONS = ("clock", "directives", "facts", "graph", "episodes", "entities", "he
 @click.option("--budget", type=int, default=1500, show_default=True, help="Most o200k tokens of text.")
 @click.option("--section", "sections", multiple=True, type=click.Choice(SECTIONS), help="Only these sections (repeat).")
 @with_store
+@through_server
 def recall(mem: Knotwork, settings: Settings, fmt: str, context: str, workspace: str | None, query: str | None,
            budget: int, sections: tuple[str, ...]) -> str:
     """The context an agent would be given now, within a token budget."""

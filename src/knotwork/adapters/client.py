@@ -2,12 +2,12 @@
 
 :class:`RemoteKnotwork` answers the :class:`~knotwork.service.Knotwork` methods
 the CLI's commands use when a server answers (add, get, list, search, history,
-update, delete; link, unlink, related; status, stats; export, import) and the
-two lookups the :class:`~knotwork.render.respond.Responder` makes
-(``relations``, ``short_ids``); the knowledge-graph commands (entities,
-facts, episodes, communities) and the hygiene ones with REST routes
-(duplicates, merge, prune) too. It sends JSON and reads JSON back into
-the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
+update, delete; link, unlink, related, graph; recall, status, stats; export,
+import) and the two lookups the :class:`~knotwork.render.respond.Responder`
+makes (``relations``, ``short_ids``); the knowledge-graph commands (entities,
+facts, episodes, communities, the LLM extraction queue) and the hygiene ones
+with REST routes (duplicates, merge, prune) too. It sends JSON and reads JSON
+back into the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
 CLI renders a server's answer exactly as it renders its own. A server's error
 comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
 ``type``), never recognised from text; the server's scope rules (its token,
@@ -26,13 +26,16 @@ from urllib.request import Request, urlopen
 
 from knotwork.adapters.remote import Server
 from knotwork.config import Settings
-from knotwork.domain.models import Hit, Hits, Memory, MemoryBrief, Page, Related, Relationship
+from knotwork.domain.models import Graph, Hit, Hits, Memory, MemoryBrief, Page, Related, Relationship
 from knotwork.domain.temporal import from_text
-from knotwork.knowledge.models import ClearReport, Community, Entity, Episode, Fact, FactHit, Found, NodeHit
+from knotwork.knowledge.models import (
+    ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, Found, NodeHit, QueueItem,
+)
 from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
 from knotwork.services.links import MetaRelation
 from knotwork.services.records import ImportReport
 
+_EPOCH = from_text("1970-01-01T00:00:00Z")
 TIMEOUT_S = 120.0  # an add or a search on a busy server; a server that does not answer at all fails at connect
 
 
@@ -122,6 +125,31 @@ def _node_hit(d: dict[str, Any]) -> NodeHit:
 def _episode(d: dict[str, Any]) -> Episode:
     return Episode(d["memory_id"], d.get("workspace"), d["content"], from_text(d["valid_at"]), from_text(d["created_at"]),
                    tuple(d.get("entities") or ()), int(d.get("facts") or 0), d.get("extraction"))
+
+
+def _graph(d: dict[str, Any]) -> Graph:
+    """A graph from its JSON form (``Graph.to_dict``), which names of each node what every drawing of it shows:
+    id, depth, category and content. The brief's other fields are not sent and are left empty (no workspace,
+    importance 0, valid since the epoch): nothing that renders a graph reads them."""
+    nodes = [MemoryBrief(n["id"], n["content"], None, n.get("category"), 0.0, _EPOCH, None) for n in d["nodes"]]
+    return Graph(d["center"], nodes, {n["id"]: int(n["depth"]) for n in d["nodes"]},
+                 [_relationship(e) for e in d["edges"]], bool(d["truncated"]))
+
+
+def _queue_item(d: dict[str, Any]) -> QueueItem:
+    return QueueItem(d["memory_id"], d["status"], int(d["attempts"]), d.get("last_error"), from_text(d["enqueued_at"]),
+                     from_text(d["updated_at"]), _time(d.get("available_at")))
+
+
+def _section(d: dict[str, Any]) -> Any:
+    """A recall's section from its JSON form. Its entries all come from memories (one id each, in order) or
+    none does (services/recall.py builds them so); an answer that mixes them is not one this client reads."""
+    from knotwork.services.recall import Entry, Section
+
+    texts, ids = list(d["entries"]), list(d["memory_ids"])
+    if ids and len(ids) != len(texts):
+        raise BackendUnavailable(f"recall section {d.get('name')!r}: {len(ids)} memory ids for {len(texts)} entries")
+    return Section(d["name"], d["title"], tuple(Entry(t, ids[i] if ids else None) for i, t in enumerate(texts)), int(d["tokens"]))
 
 
 def _flag(value: bool) -> str:
@@ -226,6 +254,10 @@ class RemoteKnotwork:
         answer = self._call("GET", f"/memories/{self._id(id)}/related", query=query)
         return [Related(_brief(r["memory"]), _relationship(r["relationship"]), int(r["depth"])) for r in answer["related"]]
 
+    def graph(self, id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
+        query = {"max_depth": max_depth, "max_nodes": max_nodes}
+        return _graph(self._call("GET", f"/memories/{self._id(id)}/graph", query=query))
+
     # -- the knowledge graph -------------------------------------------------------------
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Found:
         body = _drop_none({"query": query, "center": center, "limit": limit, "workspace": workspace})
@@ -277,6 +309,15 @@ class RemoteKnotwork:
         waiting = self._call("GET", "/status")["graph_backlog"]
         return int(waiting["pending"]) + int(waiting["running"])
 
+    def extraction_status(self, *, status: str | None = None, limit: int = 50) -> ExtractionStatus:
+        answer = self._call("GET", "/extraction", query=_drop_none({"status": status, "limit": limit}))
+        return ExtractionStatus(bool(answer["enabled"]), dict(answer["counts"]), tuple(_queue_item(q) for q in answer["items"]))
+
+    def extract_pending(self, *, limit: int | None = None, retry_failed: bool = False) -> ExtractionReport:
+        """The server drains its LLM extraction queue (``KNOTWORK_KG_LLM_URL`` as the server has it)."""
+        answer = self._call("POST", "/extraction/run", _drop_none({"limit": limit, "retry_failed": retry_failed}))
+        return ExtractionReport(int(answer["done"]), int(answer["retrying"]), int(answer["failed"]), dict(answer["remaining"]))
+
     # -- hygiene -----------------------------------------------------------------------
     def find_duplicates(self, threshold: float = 0.95, *, workspace: str | None = None, agent_id: str | None = "*",
                         limit: int = 50) -> list[Any]:
@@ -299,6 +340,18 @@ class RemoteKnotwork:
         return PruneReport(int(answer["expired"]), int(answer["snapshots"]), from_text(answer["at"]))
 
     # -- the store's state -----------------------------------------------------------
+    def recall(self, context: str = "startup", *, workspace: str | None = None, query: str | None = None,
+               budget_tokens: int = 1500, sections: list[str] | None = None) -> Any:
+        """The server's ambient recall, timed and scoped by the server (its token, ``serve -w``)."""
+        from knotwork.services.recall import Recall
+
+        body = _drop_none({"context": context, "workspace": workspace, "query": query, "budget_tokens": budget_tokens,
+                           "sections": sections})
+        answer = self._call("POST", "/tools/ambient_recall", body)
+        return Recall(answer["text"], tuple(_section(s) for s in answer["sections"]), int(answer["tokens"]),
+                      int(answer["budget_tokens"]), float(answer["latency_ms"]), answer["context"], answer.get("workspace"),
+                      answer.get("query"), bool(answer["focus"]))
+
     def status(self) -> Any:
         from knotwork.services.status import Status
 

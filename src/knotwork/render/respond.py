@@ -19,7 +19,7 @@ from dataclasses import replace
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork import tokens
 from knotwork.domain.models import Graph, Hit, Memory, Related, Relationship
@@ -29,16 +29,31 @@ from knotwork.render.core import View, render_safe, to_json
 from knotwork.render.metrics import CallMetrics, MetricsLog
 from knotwork.render.relations import DEFAULT_DETAIL, check_detail, targets
 from knotwork.render.status import backlog_note
-from knotwork.service import Knotwork
+
+if TYPE_CHECKING:
+    from knotwork.config import Settings
 
 #: Answers read from the knowledge graph: they say when some memories are not read into it yet.
 GRAPH_ANSWERS = frozenset({"search_nodes", "search_facts", "facts", "episodes", "entity", "communities"})
 
 
+class Answering(Protocol):
+    """What a :class:`Responder` asks of the service it answers for: the ``Knotwork`` facade, one caller's
+    view of it (services/access.py) or a running server's (adapters/client.py). Rendering needs no more of it."""
+
+    settings: Settings
+
+    def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]: ...
+
+    def relations(self, ids: list[str]) -> dict[str, list[Any]]: ...
+
+    def graph_backlog(self) -> int: ...
+
+
 class Responder:
     """Turns service results into what an adapter sends (see the module docstring)."""
 
-    def __init__(self, mem: Knotwork, metrics: MetricsLog | None = None, workspace_arg: str = WORKSPACE_ARG) -> None:
+    def __init__(self, mem: Answering, metrics: MetricsLog | None = None, workspace_arg: str = WORKSPACE_ARG) -> None:
         self.mem = mem
         self.workspace_arg = workspace_arg  # how this surface passes a workspace: a miss says which to pass
         path = mem.settings.metrics_file
@@ -65,7 +80,7 @@ class Responder:
             self.metrics.record(CallMetrics.measure(operation, full, rendered.text, rendered.fmt, detail, took, rendered.fallback))
         return rendered.text
 
-    def as_caller(self, mem: Any) -> Responder:
+    def as_caller(self, mem: Answering) -> Responder:
         """This responder (its metrics log too) looking up short ids and relations through ``mem``: the
         service as one caller may use it (:mod:`knotwork.services.access`)."""
         other = copy.copy(self)

@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain.models import Memory
 from knotwork.domain.temporal import from_text, now, to_text
 from knotwork.knowledge.models import EntityDraft, FactDraft
+from knotwork.services import backlog
+from knotwork.services.backlog import MAX_ATTEMPTS
 from knotwork.services.knowledge import GraphInput
 
 if TYPE_CHECKING:
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
     from knotwork.services.knowledge import KnowledgeService
     from knotwork.store.protocol import EnrichItem, Store
 
-MAX_ATTEMPTS = 5
 ERROR_CHARS = 500
 RECLAIM_EVERY = 5.0  # seconds between looks for the claims of dead workers
 WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
@@ -249,7 +250,7 @@ class Enrichment:
 
     def counts(self, within: Collection[str] | None = None) -> dict[str, int]:
         """{pending, running, failed} of the store's queue (``within``: of the memories of those workspaces)."""
-        return self.store.enrich_counts(MAX_ATTEMPTS, within)
+        return backlog.counts(self.store, within)
 
     def wait(self, timeout: float | None) -> bool:
         """Help drain the queue until nothing is pending or running (True), or ``timeout`` seconds passed."""

@@ -12,7 +12,6 @@ from knotwork.services.recall import LATENCIES
 
 if TYPE_CHECKING:
     from knotwork.embed.protocol import Embedder
-    from knotwork.services.enrichment import Enrichment
     from knotwork.store.protocol import Store
 
 
@@ -21,7 +20,8 @@ class Observed(Protocol):
 
     store: Store
     embedder: Embedder | None
-    enrichment: Enrichment
+
+    def enrichment_backlog(self, within: Collection[str] | None = None) -> dict[str, int]: ...
 
     def write_stats(self) -> dict[str, dict[str, float]]: ...
 
@@ -91,7 +91,7 @@ def status(mem: Observed, within: Collection[str] | None = None) -> Status:
         vectors=vectors,
         embedder=mem.embedder.model_id if mem.embedder else "none",
         recall=LATENCIES.summary(),
-        graph_backlog=mem.enrichment.counts(within),
+        graph_backlog=mem.enrichment_backlog(within),
         writes=mem.write_stats(),
     )
 
@@ -128,7 +128,7 @@ def stats(mem: Observed) -> Stats:
         "ignored_adds": counter("ignored_adds"),
         "consolidation_llm_asked": counter("consolidation_llm_asked"),
         "consolidation_llm_failed": counter("consolidation_llm_failed"),
-        "graph_backlog": mem.enrichment.counts(),
+        "graph_backlog": mem.enrichment_backlog(),
         "orphaned": store.count_orphans(),
     }
     return Stats(

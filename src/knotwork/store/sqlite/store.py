@@ -19,23 +19,24 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
-from knotwork.store.sqlite import backup, halves, migrate
+from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.connections import Readers, WriterLock
 from knotwork.store.sqlite.enrich import EnrichStore
 from knotwork.store.sqlite.gate import WriteGate
 from knotwork.store.sqlite.hygiene import HygieneStore
 from knotwork.store.sqlite.knowledge import KnowledgeStore
+from knotwork.store.sqlite.links import LinkStore
 from knotwork.store.sqlite.termstats import TermStats
 from knotwork.store.sqlite.threads import ThreadStore
+from knotwork.store.sqlite.vectors import VectorStore
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
@@ -113,13 +114,6 @@ def _params(m: Memory) -> tuple[Any, ...]:
     )
 
 
-_LINK_COLUMNS = "id, from_id, to_id, type, workspace, created_at, metadata"
-
-
-def _link(row: Sequence[Any]) -> Relationship:
-    return StoredLink._make(row).relationship()
-
-
 def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> tuple[str, list[Any]]:
     """SQL conditions (joined with AND) and their parameters for a filter."""
     clauses: list[str] = []
@@ -177,9 +171,10 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     return (" AND ".join(clauses) or "1"), params
 
 
-class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
-    """The Store protocol on one SQLite file (the knowledge graph's methods come from ``KnowledgeStore``,
-    the hygiene ones from ``HygieneStore``)."""
+class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
+    """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
+    similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
+    ``HygieneStore``)."""
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -514,78 +509,6 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
                 ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
 
-    def vector_candidates(
-        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
-    ) -> list[tuple[str, float]]:
-        """The ``k`` memories nearest ``query`` that ``flt`` lets through, from the process's in-memory ``index``.
-
-        SQLite has no k-NN of its own: the index scans its workspace's
-        partitions for twice ``k``, and the filter keeps what it lets through.
-        """
-        hits = [h for h in index.search(query, k * 2, flt.workspace) if h.similarity >= min_similarity]
-        allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
-        return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:k]
-
-    # -- links --------------------------------------------------------------
-    def insert_link(self, rel: Relationship) -> Relationship:
-        with self.transaction():
-            row = self._run(
-                f"SELECT {_LINK_COLUMNS} FROM links WHERE from_id = ? AND to_id = ? AND type = ?",
-                (rel.from_id, rel.to_id, rel.type),
-            ).fetchone()
-            if row:
-                return replace(_link(row), existing=True)
-            self._run(
-                f"INSERT INTO links ({_LINK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    rel.id,
-                    rel.from_id,
-                    rel.to_id,
-                    rel.type,
-                    rel.workspace or "",
-                    to_text(rel.created_at),
-                    json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
-                ),
-            )
-        return rel
-
-    def get_link(self, link_id: str) -> Relationship | None:
-        with self._reads:
-            row = self._run(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,)).fetchone()
-        return _link(row) if row else None
-
-    def stored_links(self, link_ids: Sequence[str] | None = None) -> list[StoredLink]:
-        """The links of ``link_ids`` (those that exist), or every link when None, as stored.
-
-        Values that repeat from link to link (memory ids, types, workspaces,
-        empty metadata) share one string object: an in-memory copy of 300k
-        links holds ~120 MB instead of ~190 MB.
-        """
-        if link_ids is not None:
-            rows = self._rows_by_ids(f"SELECT {_LINK_COLUMNS} FROM links WHERE id IN ({{ids}})", link_ids)
-        else:
-            with self._reads:
-                rows = self._run(f"SELECT {_LINK_COLUMNS} FROM links").fetchall()
-        one = {}.setdefault
-        new = tuple.__new__  # new(StoredLink, values) is StoredLink(*values) without a Python-level call
-        return [new(StoredLink, (i, one(f, f), one(t, t), one(k, k), one(w, w), c, one(m, m))) for i, f, t, k, w, c, m in rows]
-
-    def link_mark(self) -> int:
-        """The newest link change number: cheap change detection for in-memory copies of the links."""
-        with self._reads:
-            return self._run("SELECT coalesce(max(seq), 0) FROM link_changes").fetchone()[0]
-
-    def first_link_change(self) -> int:
-        """The oldest change number still kept (0 when none): older ones are pruned (migration 0014)."""
-        with self._reads:
-            return self._run("SELECT coalesce(min(seq), 0) FROM link_changes").fetchone()[0]
-
-    def links_changed_after(self, seq: int) -> list[str]:
-        """Ids of the links inserted or deleted since change number ``seq``."""
-        with self._reads:
-            rows = self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > ?", (seq,)).fetchall()
-        return [r[0] for r in rows]
-
     def text_mark(self) -> int:
         """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
         with self._reads:
@@ -624,48 +547,6 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
         thread's (it waits for the write lock, then opens its own)."""
         return self._owner == threading.get_ident() and self._conn.in_transaction
 
-    def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
-        with self._reads:
-            rows = self._run(
-                "SELECT id FROM links WHERE id >= ? AND id < ? OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
-                (ref, ref + "~", ref, ref, limit),
-            ).fetchall()
-        return [r[0] for r in rows]
-
-    def delete_link(self, link_id: str) -> bool:
-        with self.transaction():
-            return self._run("DELETE FROM links WHERE id = ?", (link_id,)).rowcount > 0
-
-    def links_touching(
-        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
-    ) -> list[Relationship]:
-        """Links leaving (outgoing), entering (incoming) or touching (both) any of ``memory_ids``."""
-        return [link.relationship() for link in self.stored_links_touching(memory_ids, direction, types)]
-
-    def stored_links_touching(
-        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
-    ) -> list[StoredLink]:
-        """:meth:`links_touching`, as stored."""
-        type_sql = f" AND type IN ({', '.join('?' * len(types))})" if types else ""
-        ends = [end for end, way in (("from_id", "outgoing"), ("to_id", "incoming")) if direction in (way, "both")]
-        sql = " UNION ".join(f"SELECT {_LINK_COLUMNS} FROM links WHERE {end} IN ({{ids}}){type_sql}" for end in ends)
-        rows = self._rows_by_ids(sql + " ORDER BY id", memory_ids, lambda batch: [*batch, *(types or ())] * len(ends))
-        return list(map(StoredLink._make, rows))
-
-    def list_links(self, workspace: str | None, limit: int = 1000) -> list[Relationship]:
-        where, params = ("1", []) if workspace == ALL_WORKSPACES else (
-            ("workspace IN ('', ?)", [workspace]) if workspace else ("workspace = ''", [])
-        )
-        with self._reads:
-            rows = self._run(
-                f"SELECT {_LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT ?", (*params, limit)
-            ).fetchall()
-        return [_link(r) for r in rows]
-
-    def count_links(self) -> int:
-        with self._reads:
-            return self._run("SELECT count(*) FROM links").fetchone()[0]
-
     # -- vectors ------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
         with self._reads:
@@ -676,43 +557,6 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
         with self.transaction():
             self._run("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
-    def put_vectors(self, memory_id: str, vectors: Sequence[bytes]) -> None:
-        """Replace a memory's vectors (one per chunk)."""
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
-            for chunk, blob in enumerate(vectors):
-                self._run(
-                    "INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, halves.pack(blob))
-                )
-
-    def ann_file(self) -> str | None:
-        """Where the vector index keeps its HNSW graph: beside the database file (none in memory)."""
-        return None if self.location == ":memory:" else str(Path(self.location).expanduser()) + ".hnsw"
-
-    def vector_marks(self) -> tuple[int, int]:
-        """(newest vector seq, newest tombstone seq): cheap change detection for in-memory indexes."""
-        with self._reads:
-            a = self._run("SELECT coalesce(max(seq), 0) FROM memory_vectors").fetchone()[0]
-            b = self._run("SELECT coalesce(max(seq), 0) FROM vector_tombstones").fetchone()[0]
-        return a, b
-
-    def vectors_after(self, seq: int, limit: int = 50_000) -> list[tuple[int, str, str, bytes]]:
-        """(seq, memory id, workspace, vector blob) of vectors newer than ``seq``."""
-        with self._reads:
-            rows = self._run(
-                "SELECT v.seq, v.memory_id, m.workspace, v.vector FROM memory_vectors v"
-                " JOIN memories m ON m.id = v.memory_id WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
-                (seq, limit),
-            ).fetchall()
-        return halves.unpack_rows(rows, 3)
-
-    def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
-        """(tombstone seq, deleted vector seq) newer than ``seq``."""
-        with self._reads:
-            return self._run(
-                "SELECT seq, vector_seq FROM vector_tombstones WHERE seq > ? ORDER BY seq", (seq,)
-            ).fetchall()
-
     def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
         with self._reads:
             rows = self._run(
@@ -721,66 +565,6 @@ class SQLiteStore(KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
                 (limit,),
             ).fetchall()
         return [_memory(r) for r in rows]
-
-    def clear_vectors(self) -> None:
-        """Remove every vector, and the similar lists made from them."""
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors")
-            self._run("DELETE FROM memory_similar")
-
-    def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
-        """Each memory's workspace and chunk vectors (in chunk order), for memories that have vectors."""
-        rows = self._rows_by_ids(
-            "SELECT v.memory_id, m.workspace, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-            " WHERE v.memory_id IN ({ids}) ORDER BY v.memory_id, v.chunk",
-            memory_ids,
-        )
-        out: dict[str, tuple[str | None, list[bytes]]] = {}
-        for mid, workspace, blob in halves.unpack_rows(rows, 2):
-            out.setdefault(mid, (workspace or None, []))[1].append(blob)
-        return out
-
-    # -- similar lists --------------------------------------------------------
-    def similar_lists(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        """Each memory's stored neighbours (id, score), nearest first; empty slots left out."""
-        rows = self._rows_by_ids(
-            "SELECT memory_id, neighbour_id, score FROM memory_similar"
-            " WHERE memory_id IN ({ids}) AND neighbour_id IS NOT NULL ORDER BY memory_id, rank",
-            memory_ids,
-        )
-        out: dict[str, list[tuple[str, float]]] = {}
-        for mid, neighbour, score in rows:
-            out.setdefault(mid, []).append((neighbour, score))
-        return out
-
-    def similar_referrers(self, neighbour_ids: Sequence[str]) -> set[str]:
-        """Memories whose similar list names any of ``neighbour_ids``."""
-        rows = self._rows_by_ids("SELECT memory_id FROM memory_similar WHERE neighbour_id IN ({ids})", neighbour_ids)
-        return {r[0] for r in rows}
-
-    def similar_floors(self, slots: int) -> dict[str, float]:
-        """Memory id -> the score of its list's last slot (``slots``): what a newcomer must beat to enter."""
-        with self._reads:
-            return dict(self._run("SELECT memory_id, score FROM memory_similar WHERE rank = ?", (slots,)))
-
-    def put_similar(self, slots: Sequence[tuple[str, int, str | None, float]]) -> None:
-        """Write similar-list slots: (memory id, rank from 1, neighbour id or None for an empty slot, score)."""
-        with self.transaction():
-            self._run_many(
-                "INSERT INTO memory_similar (memory_id, rank, neighbour_id, score) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (memory_id, rank) DO UPDATE SET neighbour_id = excluded.neighbour_id, score = excluded.score",
-                slots,
-            )
-
-    def memories_without_similar(self, slots: int, limit: int = 1000) -> list[str]:
-        """Ids of memories that have vectors but not all ``slots`` slots of a similar list."""
-        with self._reads:
-            rows = self._run(
-                "SELECT DISTINCT v.memory_id FROM memory_vectors v"
-                " WHERE (SELECT count(*) FROM memory_similar s WHERE s.memory_id = v.memory_id) < ? LIMIT ?",
-                (slots, limit),
-            ).fetchall()
-        return [r[0] for r in rows]
 
     def content_starts(self, memory_ids: Sequence[str], chars: int) -> dict[str, str]:
         """The first ``chars`` characters of each memory's content."""

@@ -1,45 +1,13 @@
-"""The SQLite store's thread reads: which conversation a memory belongs to, and its neighbours in it.
+"""The SQLite store's thread reads (store/threads.py): a row's thread is ``json_extract(metadata, '$.thread')``.
 
-A mixin of ``SQLiteStore`` (like ``HygieneStore``): it uses the store's ``_rows_by_ids``.
-A memory's thread is its ``metadata.thread``; a memory that names none belongs to the
-stretch of its workspace and partition that names none, in time order. Either way its
-neighbours are the memories just before and just after it by (``valid_at``, id), one step
-along the ``memories_thread`` index (migration 0027) each.
+A mixin of ``SQLiteStore`` (like ``HygieneStore``): it uses the store's ``_rows_by_ids``, whose
+``{ids}`` stands for one batch's placeholders.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-_THREAD = "coalesce(json_extract({t}.metadata, '$.thread'), '')"
-_SAME = "n.workspace = m.workspace AND n.agent_id = m.agent_id AND " + _THREAD.format(t="n") + " = " + _THREAD.format(t="m")
-# One index seek each way: the nearest with the same valid_at (turns of one session often share it), else
-# the nearest with an earlier (later) one. A row-value comparison would scan every row sharing the valid_at.
-_BEFORE = (
-    f"coalesce((SELECT n.id FROM memories n WHERE {_SAME} AND n.valid_at = m.valid_at AND n.id < m.id ORDER BY n.id DESC LIMIT 1),"
-    f" (SELECT n.id FROM memories n WHERE {_SAME} AND n.valid_at < m.valid_at ORDER BY n.valid_at DESC, n.id DESC LIMIT 1))"
-)
-_AFTER = (
-    f"coalesce((SELECT n.id FROM memories n WHERE {_SAME} AND n.valid_at = m.valid_at AND n.id > m.id ORDER BY n.id LIMIT 1),"
-    f" (SELECT n.id FROM memories n WHERE {_SAME} AND n.valid_at > m.valid_at ORDER BY n.valid_at, n.id LIMIT 1))"
-)
-_NEIGHBOURS = f"SELECT m.id, {_THREAD.format(t='m')}, {_BEFORE}, {_AFTER} FROM memories m WHERE m.id IN ({{ids}})"
+from knotwork.store import threads
 
 
-class ThreadStore:
-    _rows_by_ids: Any
-
-    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
-        """Each memory's thread as (workspace, partition, ``metadata.thread``), for those of ``memory_ids`` that
-        name one: a thread never spans workspaces or partitions."""
-        rows = self._rows_by_ids(
-            "SELECT id, workspace, agent_id, json_extract(metadata, '$.thread') FROM memories WHERE id IN ({ids})", memory_ids
-        )
-        return {r[0]: (r[1], r[2], str(r[3])) for r in rows if r[3] is not None}
-
-    def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
-        """For each memory that exists: (its thread, '' when it names none; the ids of the memories just
-        before and just after it in that thread, or in its workspace and partition when it names none)."""
-        rows = self._rows_by_ids(_NEIGHBOURS, memory_ids)
-        return {r[0]: (r[1], [i for i in (r[2], r[3]) if i is not None]) for r in rows}
+class ThreadStore(threads.ThreadStore):
+    _thread_sql = threads.ThreadSQL(thread="json_extract({t}.metadata, '$.thread')", id_in="IN ({ids})")

@@ -1,0 +1,75 @@
+"""A memory's thread and its neighbours in it: one SQL text for both engines, and the mixin that runs it.
+
+A memory's thread is its ``metadata.thread``; a memory that names none belongs to the
+stretch of its workspace and partition that names none, in time order. Either way its
+neighbours are the memories just before and just after it by (``valid_at``, id), one step
+along the ``memories_thread`` index (SQLite migration 0027, PostgreSQL 0015) each.
+
+The engines differ in two pieces only, which each store's ``threads.py`` names in a
+:class:`ThreadSQL`: how a row's thread is read (``{t}`` stands for the table's alias) and
+how ``m.id`` is tested against a batch of ids (the text the store's ``_rows_by_ids`` fills in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+def _neighbours(thread: str, id_in: str) -> str:
+    own = f"coalesce({thread}, '')"
+    same = f"n.workspace = m.workspace AND n.agent_id = m.agent_id AND {own.format(t='n')} = {own.format(t='m')}"
+    # One index seek each way: the nearest with the same valid_at (turns of one session often share it), else
+    # the nearest with an earlier (later) one. A row-value comparison would scan every row sharing the valid_at.
+    before = (
+        f"coalesce((SELECT n.id FROM memories n WHERE {same} AND n.valid_at = m.valid_at AND n.id < m.id ORDER BY n.id DESC LIMIT 1),"
+        f" (SELECT n.id FROM memories n WHERE {same} AND n.valid_at < m.valid_at ORDER BY n.valid_at DESC, n.id DESC LIMIT 1))"
+    )
+    after = (
+        f"coalesce((SELECT n.id FROM memories n WHERE {same} AND n.valid_at = m.valid_at AND n.id > m.id ORDER BY n.id LIMIT 1),"
+        f" (SELECT n.id FROM memories n WHERE {same} AND n.valid_at > m.valid_at ORDER BY n.valid_at, n.id LIMIT 1))"
+    )
+    return f"SELECT m.id, {own.format(t='m')}, {before}, {after} FROM memories m WHERE m.id {id_in}"
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSQL:
+    """The two reads of :class:`ThreadStore` in one engine's SQL.
+
+    ``thread``: a row's thread, ``{t}`` standing for the table's alias (NULL when it names none), e.g.
+    ``json_extract({t}.metadata, '$.thread')``; ``id_in``: the test of ``m.id`` against the batch of ids,
+    e.g. ``IN ({ids})`` or ``= ANY(%s)``.
+    """
+
+    thread: str
+    id_in: str
+
+    @property
+    def threads(self) -> str:
+        """id, workspace, agent_id and thread of each memory of the batch."""
+        return f"SELECT m.id, m.workspace, m.agent_id, {self.thread.format(t='m')} FROM memories m WHERE m.id {self.id_in}"
+
+    @property
+    def neighbours(self) -> str:
+        """id, thread ('' for none), the id just before and the id just after, of each memory of the batch."""
+        return _neighbours(self.thread, self.id_in)
+
+
+class ThreadStore:
+    """A mixin of a store: it runs its ``_thread_sql`` through the store's ``_rows_by_ids``."""
+
+    _rows_by_ids: Any
+    _thread_sql: ThreadSQL
+
+    def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """Each memory's thread as (workspace, partition, ``metadata.thread``), for those of ``memory_ids`` that
+        name one: a thread never spans workspaces or partitions."""
+        rows = self._rows_by_ids(self._thread_sql.threads, memory_ids)
+        return {r[0]: (r[1], r[2], str(r[3])) for r in rows if r[3] is not None}
+
+    def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
+        """For each memory that exists: (its thread, '' when it names none; the ids of the memories just
+        before and just after it in that thread, or in its workspace and partition when it names none)."""
+        rows = self._rows_by_ids(self._thread_sql.neighbours, memory_ids)
+        return {r[0]: (r[1], [i for i in (r[2], r[3]) if i is not None]) for r in rows}
