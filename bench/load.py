@@ -20,7 +20,8 @@ JSON encoding) through an ``httpx2.Client`` per client, which costs the load gen
 ``--soak`` samples the server's RSS once a minute (``rss_curve_mb``: minute, MB, memories added so far) for
 a long run.
 ``--profile FILE`` records the server under the load with ``py-spy`` (not a project dependency: it must be
-on PATH or beside this Python), as collapsed stacks for ``bench/profile_stages.py``.
+on PATH or beside this Python), as collapsed stacks for ``bench/profile_stages.py``; ``--profile-gil`` keeps
+only the samples of threads that hold the GIL (where the Python part of a request waits on no other).
 """
 
 from __future__ import annotations
@@ -265,6 +266,7 @@ def main() -> None:
     parser.add_argument("--client", choices=sorted(CLIENTS), default="lean", help="how the clients send (see above)")
     parser.add_argument("--soak", action="store_true", help="sample the server's RSS once a minute")
     parser.add_argument("--profile", type=Path, help="record the server with py-spy to FILE (collapsed stacks)")
+    parser.add_argument("--profile-gil", action="store_true", help="with --profile: only samples that hold the GIL")
     parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for the server only (KNOTWORK_SERVE_THREADS=2); repeat")
     args = parser.parse_args()
@@ -311,6 +313,7 @@ def main() -> None:
         if args.profile is not None:
             spy = [py_spy(), "record", "--pid", str(server.pid), "--duration", str(int(args.seconds)), "--rate", "200",
                    "--format", "raw", "--threads", "--nonblocking", "-o", str(args.profile)]
+            spy += ["--gil"] if args.profile_gil else []
             profiler = subprocess.Popen(spy, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client_cpu_start = own_cpu_s()
         started = time.monotonic()

@@ -325,15 +325,15 @@ class LexicalIndex:
             return []
         top = np.argpartition(-flat, take - 1)[:take] if take < len(flat) else np.arange(len(flat))
         top = top[np.argsort(-flat[top], kind="stable")]
+        top = top[flat[top] > 0]
+        # Every hit's scope, slot and length norm at once: per hit, NumPy's per-call overhead was most of the cost.
         ends = np.cumsum([len(s.ids) for s in scopes])
+        scope_of = np.searchsorted(ends, top, side="right")
+        slots = top - np.concatenate(([0], ends))[scope_of]
+        norm = np.concatenate(norms)[top]
         out: list[LexicalHit] = []
-        for at in top.tolist():
-            value = float(flat[at])
-            if value <= 0:
-                break
-            i = int(np.searchsorted(ends, at, side="right"))
-            slot = at - (int(ends[i - 1]) if i else 0)
+        for i, slot, value, n in zip(scope_of.tolist(), slots.tolist(), flat[top].tolist(), norm.tolist()):
             # what this document would score holding every query term once, at its own length
-            whole = best / (1 + float(norms[i][slot]))
+            whole = best / (1 + n)
             out.append(LexicalHit(scopes[i].ids[slot], value, min(1.0, value / best), min(1.0, value / whole)))
         return out

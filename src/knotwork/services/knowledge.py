@@ -693,10 +693,10 @@ class KnowledgeService:
         mentions = {mid: set(es) for mid, es in self.store.kg_mentions([h.memory.id for h in hits]).items()}
         return freshness.prefer_current(hits, mentions, lambda text: set(query_terms(text, 400)), lambda h: h.memory.valid_at)
 
-    def about(self, memory_ids: Sequence[str]) -> dict[str, list[Entity]]:
-        """The entities each memory mentions (the ``about`` meta-relation)."""
+    def about(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """(name, summary) of the entities each memory mentions (the ``about`` meta-relation)."""
         mentions = self.store.kg_mentions(memory_ids)
-        rows = self.store.kg_get_entities([e for es in mentions.values() for e in es])
+        rows = self.store.kg_entity_names([e for es in mentions.values() for e in es])
         return {mid: [rows[e] for e in es if e in rows] for mid, es in mentions.items()}
 
     # -- deleting ---------------------------------------------------------------------

@@ -72,7 +72,7 @@ class LinkService:
         self.store = store
         self.get = get
         self.retire = retire
-        self.about = about  # memory ids -> the entities each mentions (knowledge graph)
+        self.about = about  # memory ids -> (name, summary) of the entities each mentions (knowledge graph)
         self.adjacency = Adjacency(store)
 
     def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
@@ -164,7 +164,7 @@ class LinkService:
         out = {m.id: meta_relations(m) for m in memories}
         if self.about:
             for mid, entities in self.about([m.id for m in memories]).items():
-                out[mid] += [MetaRelation("about", "entity", e.name, preview=e.summary or None) for e in entities]
+                out[mid] += [MetaRelation("about", "entity", name, preview=summary or None) for name, summary in entities]
         return out
 
 

@@ -149,6 +149,11 @@ class KnowledgeStore:
     def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
 
+    def kg_entity_names(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(name, summary) by entity id: what a search's ``about`` relations show, without the aliases and the
+        mention counts of :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
+        return {r[0]: (r[1], r[2]) for r in self._rows_by_ids("SELECT id, name, summary FROM entities WHERE id IN ({ids})", entity_ids)}
+
     def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
         """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
         sql = "SELECT id, type, note, summary FROM entities WHERE id IN ({ids})"

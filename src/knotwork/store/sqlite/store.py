@@ -171,6 +171,14 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     return (" AND ".join(clauses) or "1"), params
 
 
+#: The alias of ``memories`` for :func:`_where` in a query that looks rows up by id or rowid. Trigger: an ``IN``
+#: list of more than a few ids beside the filter's ``workspace``/``agent_id`` terms. Why: without statistics
+#: the planner scans the workspace's entries of ``memories_thread`` (every memory of the workspace and of the
+#: global scope, at any store size) instead of looking the ids up. Outcome: the unary ``+`` of ``+m.column``
+#: keeps the filter's terms from using an index, so the ids are looked up and the terms checked on their rows.
+BY_ID = "+m"
+
+
 class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
@@ -493,9 +501,10 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
                 "SELECT rowid, -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?",
                 (match, fetch),
             ).fetchall()
+            by_id, _ = _where(flt, at, BY_ID)
             allowed = dict(
                 self._rows_by_ids(
-                    f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({{ids}}) AND {where}",
+                    f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({{ids}}) AND {by_id}",
                     [rowid for rowid, _ in ranked],
                     lambda batch: [*batch, *params],
                 )
@@ -575,7 +584,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
 
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
         """The subset of ``memory_ids`` that ``flt`` lets through."""
-        where, params = _where(flt, at)
+        where, params = _where(flt, at, BY_ID)
         rows = self._rows_by_ids(
             f"SELECT m.id FROM memories m WHERE m.id IN ({{ids}}) AND {where}", memory_ids, lambda batch: [*batch, *params]
         )
