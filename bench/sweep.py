@@ -42,6 +42,8 @@ def main() -> None:
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--asked-at", action="store_true")
     p.add_argument("--limit-questions", type=int, default=None)
+    p.add_argument("--half", choices=("dev", "test"), default=None,
+                   help="LongMemEval: ask only this half (bench/longmemeval.py half()); both when not given")
     p.add_argument("--variant", action="append", required=True)
     p.add_argument("--codemem", choices=("dev", "test"), default=None, help="ask this half of bench/codemem instead of LongMemEval")
     p.add_argument("--convo", choices=("dev", "test"), default=None,
@@ -55,7 +57,7 @@ def main() -> None:
     if not args.store.exists():
         raise SystemExit(f"--store {args.store}: build it first with bench/longmemeval.py --store")
     data = lme.load(args.data)
-    questions = lme.spread(data.questions, args.limit_questions)
+    questions = lme.spread([q for q in data.questions if args.half in (None, lme.half(q.id))], args.limit_questions)
     kw = lme.KnotworkStore(data.turns, args.store, asked_at=args.asked_at)
     ks = [1, 5, 10]
     types = lme.groups(questions)
