@@ -15,6 +15,7 @@ re-ingesting when many variants are compared.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from dataclasses import replace
@@ -77,7 +78,7 @@ def main() -> None:
             f"{lme.fmt(lme.rate(r.hits[q.id]['session@5'] for q in qs)[0], 2):>5}/{lme.fmt(lme.rate(r.hits[q.id]['turn@10'] for q in qs)[0], 2):<4}"
             for qs in types.values()
         )
-        dev, test = (lme.summary(r, halves[h], ks) for h in ("dev", "test"))
+        dev, test = (lme.summary(r, halves[h], ks) if halves[h] else {"session@5": math.nan, "turn@10": math.nan} for h in ("dev", "test"))
         print(
             f"{name:<28} {s['session@5']:6.3f} {s['session@10']:6.3f} {s['turn@10']:6.3f} {dev['session@5']:8.3f} {dev['turn@10']:8.3f}"
             f" {test['session@5']:8.3f} {test['turn@10']:9.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_type}",
