@@ -73,3 +73,10 @@ def test_thread_spread_holds_back_a_threads_extra_turns_from_the_top_only() -> N
     assert [c.score for c in out][:4] == [0.9, 0.8, 0.6, 0.55]  # scores unchanged, only the order
     assert ids(thread_spread(before, threads, k=4, per_thread=3)) == ids(before)
     assert ids(thread_spread(before, {}, k=3, per_thread=1)) == ids(before)  # no threads: nothing held
+
+
+def test_thread_spread_leaves_a_thread_that_holds_most_of_the_matches_alone() -> None:
+    before = cands(("a1", 0.9), ("a2", 0.8), ("a3", 0.7), ("b1", 0.2), ("c1", 0.1))
+    threads = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "c1": "C"}  # A holds 2.4 of 2.7
+    assert ids(thread_spread(before, threads, k=3, per_thread=2, max_share=0.8)) == ids(before)
+    assert ids(thread_spread(before, threads, k=3, per_thread=2, max_share=0.9)) == ["a1", "a2", "b1", "a3", "c1"]

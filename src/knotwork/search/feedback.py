@@ -104,8 +104,20 @@ def lexical_feedback(
     return _sorted([c.rescored("lexical_feedback", (1 - weight) * c.score + weight * relevance.get(c.id, 0.0)) for c in cands])
 
 
-def thread_spread(cands: Sequence[Candidate], threads: Mapping[str, Hashable], k: int = 5, per_thread: int = 2) -> list[Candidate]:
+def thread_spread(
+    cands: Sequence[Candidate],
+    threads: Mapping[str, Hashable],
+    k: int = 5,
+    per_thread: int = 2,
+    max_share: float = 1.0,
+    depth: int = 50,
+) -> list[Candidate]:
     """At most ``per_thread`` candidates of one thread among the first ``k``; those that would pass it wait below.
+
+    Only a thread whose share of what matched (its candidates' scores among
+    the first ``depth`` over all of theirs, as in ``thread_score``) is below
+    ``max_share`` is limited: a conversation that holds most of the matches
+    is where the answer is, and its turns keep their places.
 
     Walking down the list, a candidate whose thread already has ``per_thread``
     places in the top is held back until the top ``k`` is full; then the held
@@ -114,6 +126,11 @@ def thread_spread(cands: Sequence[Candidate], threads: Mapping[str, Hashable], k
     ``thread_spread``); a later stage that sorts by score undoes it, so it
     belongs last.
     """
+    total = sum(max(c.score, 0.0) for c in cands[:depth])
+    mass: Counter[Hashable] = Counter()
+    for c in cands[:depth]:
+        if (key := threads.get(c.id)) is not None:
+            mass[key] += max(c.score, 0.0)
     top: list[Candidate] = []
     held: list[Candidate] = []
     seen: Counter[Hashable] = Counter()
@@ -121,7 +138,7 @@ def thread_spread(cands: Sequence[Candidate], threads: Mapping[str, Hashable], k
     while rest and len(top) < k:
         c = rest.pop(0)
         key = threads.get(c.id)
-        if key is not None and seen[key] >= per_thread:
+        if key is not None and seen[key] >= per_thread and (total <= 0 or mass[key] / total < max_share):
             held.append(c)
             continue
         seen[key] += 1
