@@ -35,7 +35,9 @@ def day(text: str) -> tuple[str, str] | None:
         ("Which bike did I fix the past weekend?", ("2023-05-12", "2023-05-16")),  # asked on a Saturday: the one before
         ("where did we go last weekend", ("2023-05-12", "2023-05-16")),
         ("the game the week before last", ("2023-05-05", "2023-05-14")),
+        ("what did we cook over the weekend", ("2023-05-12", "2023-05-16")),
         ("my weekend plans", None),
+        ("Any tips for the music store this weekend?", None),  # the coming weekend: no window into the past
         ("this week so far", ("2023-05-15", "2023-05-20")),
         ("How many doctor's appointments did I go to in March?", ("2023-03-01", "2023-04-01")),
         ("museums I visited in December", ("2022-12-01", "2023-01-01")),

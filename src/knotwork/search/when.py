@@ -31,8 +31,9 @@ _PAST = re.compile(rf"\b(?:past|last)\s+(?:{_COUNT}\s+)?(day|week|month|year)s?\
 _LAST_WEEKDAY = re.compile(rf"\blast\s+({'|'.join(_WEEKDAYS)})\b")
 _IN_MONTH = re.compile(rf"\b(?:in|during)\s+(?:early\s+|late\s+|mid-?)?({'|'.join(_MONTHS)})(?:\s+(\d{{4}}))?\b")
 _THIS = re.compile(r"\bthis\s+(week|month|year)\b")
-# "last weekend", "the past weekend", "over the weekend", "this weekend": the latest Saturday-Sunday up to now.
-_WEEKEND = re.compile(r"\b(?:last|past|this|the)\s+weekend\b")
+# "last weekend", "the past weekend", "over the weekend": the latest Saturday-Sunday before now. Not "this
+# weekend", which in a question is mostly the coming one ("any tips for my trip this weekend?").
+_WEEKEND = re.compile(r"\b(?:(?:last|past)\s+weekend|over\s+the\s+weekend)\b")
 _DAY_BEFORE_YESTERDAY = re.compile(r"\bday before yesterday\b")
 _WEEK_BEFORE_LAST = re.compile(r"\bweek before last\b")
 _MONTH = "|".join(_MONTHS)
