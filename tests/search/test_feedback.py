@@ -80,3 +80,20 @@ def test_thread_spread_leaves_a_thread_that_holds_most_of_the_matches_alone() ->
     threads = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "c1": "C"}  # A holds 2.4 of 2.7
     assert ids(thread_spread(before, threads, k=3, per_thread=2, max_share=0.8)) == ids(before)
     assert ids(thread_spread(before, threads, k=3, per_thread=2, max_share=0.9)) == ["a1", "a2", "b1", "a3", "c1"]
+
+
+def test_speaker_favours_what_the_named_person_said_over_what_mentions_them() -> None:
+    from knotwork.search.speakers import names_in, speaker, speaker_of
+
+    contents = {"said": "Gus: I'm majoring in marine biology", "mentions": "Ava: did Gus tell you about school?",
+                "role": "user: Gus and I talked", "plain": "Gus majors in biology"}
+    speakers = {cid: speaker_of(text) for cid, text in contents.items()}
+    assert speakers == {"said": "gus", "mentions": "ava", "role": None, "plain": None}
+    before = cands(("mentions", 0.9), ("said", 0.8), ("role", 0.85), ("plain", 0.7))
+    out = speaker(before, speakers, names_in("What did Gus say he is majoring in?"), boost=0.2)
+    assert ids(out) == ["said", "mentions", "role", "plain"]
+    assert {c.id: c.score for c in out} == pytest.approx({"said": 0.96, "mentions": 0.9, "role": 0.85, "plain": 0.7})
+    # A question that names nobody, or a lower-case word that is also a speaker's name, changes nothing.
+    for text in ("what is he majoring in?", "what did the user say?"):
+        assert [(c.id, c.score) for c in speaker(before, {**speakers, "role": "user"}, names_in(text))] == [
+            (c.id, c.score) for c in before]

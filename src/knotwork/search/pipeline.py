@@ -25,6 +25,7 @@ from knotwork.search.lexical import analyze, analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
+from knotwork.search.speakers import SPEAKER_STAGES, names_in, speaker_of
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
 
@@ -39,7 +40,7 @@ def _words(text: str) -> str:
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
-STEPS = {**RERANKERS, **QUERY_STAGES}
+STEPS = {**RERANKERS, **QUERY_STAGES, **SPEAKER_STAGES}
 
 
 @dataclass
@@ -158,6 +159,7 @@ class Pipeline:
             },
             "lexical_feedback": lambda: {"relevance": self._expanded(q, cands, **step.kwargs())},
             "thread_spread": lambda: {"threads": self.store.memory_threads(ids[: max(step.kwargs().get("depth", 50), 2 * step.kwargs().get("k", 5))])},
+            "speaker": lambda: self._speakers(q, ids[: step.kwargs().get("depth", 50)]),
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": dates(),
@@ -178,6 +180,14 @@ class Pipeline:
             return {}
         hits = self.lexical.search([*asked, *extra], max(len(cands), 1), q.flt.workspace)
         return {h.memory_id: h.relevance for h in hits}
+
+    def _speakers(self, q: Query, ids: list[str]) -> dict[str, Any]:
+        """The names the query says and, when it says any, the speaker of each of ``ids`` (speaker)."""
+        named = names_in(q.text)
+        if not named:
+            return {"speakers": {}, "named": named}
+        memories = self.store.get_memories(ids)
+        return {"speakers": {mid: speaker_of(m.content) for mid, m in memories.items()}, "named": named}
 
     def _neighbours(self, q: Query, ids: list[str]) -> dict[str, tuple[str, list[str]]]:
         """Each of ``ids``' thread and the memories just before and after it there, those the query's filter lets through."""
