@@ -20,6 +20,7 @@ from knotwork.search.rerankers import Candidate, _sorted
 # "Ava: …", "Dr. Lee: …", "Mary Ann: …" at the very start of a memory.
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?):\s")
 _NAME = re.compile(r"\b[A-Z][\w'-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)\W*$")  # searched in the text before a word: nothing, or an end of sentence
 
 
 def speaker_of(content: str) -> str | None:
@@ -33,12 +34,13 @@ def speaker_of(content: str) -> str | None:
 
 
 def names_in(text: str) -> set[str]:
-    """The capitalised words and two-word runs of ``text``, folded: the names a question may say.
+    """The capitalised words and two-word runs of ``text``, folded: the names a question may say. A word
+    that starts a sentence is capitalised anyway and is left out.
 
-    >>> sorted(names_in("What did Mary Ann tell Gus?"))
-    ['ann', 'gus', 'mary', 'mary ann', 'what']
+    >>> sorted(names_in("What did Mary Ann tell Gus? Gus forgot."))
+    ['ann', 'gus', 'mary', 'mary ann']
     """
-    words = [m.group() for m in _NAME.finditer(text)]
+    words = [m.group() for m in _NAME.finditer(text) if not _SENTENCE_START.search(text, 0, m.start())]
     out = {w.casefold() for w in words}
     out |= {f"{a} {b}".casefold() for a, b in zip(words, words[1:], strict=False) if f"{a} {b}" in text}
     return out
