@@ -158,7 +158,9 @@ class Pipeline:
                 "query": self.embed_query(q.text) if self.index is not None and self.embed_query else None,
             },
             "lexical_feedback": lambda: {"relevance": self._expanded(q, cands, **step.kwargs())},
-            "thread_spread": lambda: {"threads": self.store.memory_threads(ids[: max(step.kwargs().get("depth", 50), 2 * step.kwargs().get("k", 5))])},
+            "thread_spread": lambda: {
+                "threads": self.store.memory_threads(ids[: max(step.kwargs().get("depth", 50), 2 * step.kwargs().get("k", 5))])
+            },
             "speaker": lambda: self._speakers(q, ids[: step.kwargs().get("depth", 50)]),
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),

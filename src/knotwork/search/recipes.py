@@ -108,7 +108,12 @@ RECIPES: dict[str, Recipe] = {
         Recipe("memory_sessions", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, SPREAD, NAMED_FIRST)),
         # For stores of chat turns written "Name: …": the default, and a question naming a person lifts the
         # turns that person said (not in the default: it costs a read of the first candidates' texts).
-        Recipe("memory_speakers", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, step("speaker", boost=0.2), NAMED_FIRST)),
+        Recipe(
+            "memory_speakers",
+            sources=NAMED,
+            weights=HYBRID_WEIGHTS,
+            rerankers=(THREAD_SCORE, TIME_WINDOW, step("speaker", boost=0.2), NAMED_FIRST),
+        ),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query
         # names win at a lower similarity (bench/RESULTS.md, knowledge updates).

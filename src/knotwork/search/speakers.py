@@ -46,7 +46,9 @@ def names_in(text: str) -> set[str]:
     return out
 
 
-def speaker(cands: Sequence[Candidate], speakers: Mapping[str, str | None], named: Collection[str], boost: float = 0.2, depth: int = 50) -> list[Candidate]:
+def speaker(
+    cands: Sequence[Candidate], speakers: Mapping[str, str | None], named: Collection[str], boost: float = 0.2, depth: int = 50
+) -> list[Candidate]:
     """``score·(1 + boost)`` for a candidate whose speaker the query names; every other score unchanged.
 
     ``speakers`` gives the speaker of (some of) the candidates (``speaker_of``),
