@@ -15,6 +15,7 @@ re-ingesting when many variants are compared.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from dataclasses import replace
@@ -42,6 +43,8 @@ def main() -> None:
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--asked-at", action="store_true")
     p.add_argument("--limit-questions", type=int, default=None)
+    p.add_argument("--half", choices=("dev", "test"), default=None,
+                   help="LongMemEval: ask only this half (bench/longmemeval.py half()); both when not given")
     p.add_argument("--variant", action="append", required=True)
     p.add_argument("--codemem", choices=("dev", "test"), default=None, help="ask this half of bench/codemem instead of LongMemEval")
     p.add_argument("--convo", choices=("dev", "test"), default=None,
@@ -55,7 +58,7 @@ def main() -> None:
     if not args.store.exists():
         raise SystemExit(f"--store {args.store}: build it first with bench/longmemeval.py --store")
     data = lme.load(args.data)
-    questions = lme.spread(data.questions, args.limit_questions)
+    questions = lme.spread([q for q in data.questions if args.half in (None, lme.half(q.id))], args.limit_questions)
     kw = lme.KnotworkStore(data.turns, args.store, asked_at=args.asked_at)
     ks = [1, 5, 10]
     types = lme.groups(questions)
@@ -75,7 +78,7 @@ def main() -> None:
             f"{lme.fmt(lme.rate(r.hits[q.id]['session@5'] for q in qs)[0], 2):>5}/{lme.fmt(lme.rate(r.hits[q.id]['turn@10'] for q in qs)[0], 2):<4}"
             for qs in types.values()
         )
-        dev, test = (lme.summary(r, halves[h], ks) for h in ("dev", "test"))
+        dev, test = (lme.summary(r, halves[h], ks) if halves[h] else {"session@5": math.nan, "turn@10": math.nan} for h in ("dev", "test"))
         print(
             f"{name:<28} {s['session@5']:6.3f} {s['session@10']:6.3f} {s['turn@10']:6.3f} {dev['session@5']:8.3f} {dev['turn@10']:8.3f}"
             f" {test['session@5']:8.3f} {test['turn@10']:9.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_type}",

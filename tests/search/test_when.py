@@ -31,6 +31,13 @@ def day(text: str) -> tuple[str, str] | None:
         ("How many times did I bake in the past two weeks?", ("2023-05-04", "2023-05-20")),
         ("Which grocery store did I use most last month?", ("2023-04-18", "2023-05-20")),
         ("what happened yesterday", ("2023-05-18", "2023-05-20")),
+        ("what did I cook the day before yesterday", ("2023-05-17", "2023-05-19")),
+        ("Which bike did I fix the past weekend?", ("2023-05-12", "2023-05-16")),  # asked on a Saturday: the one before
+        ("where did we go last weekend", ("2023-05-12", "2023-05-16")),
+        ("the game the week before last", ("2023-05-05", "2023-05-14")),
+        ("what did we cook over the weekend", ("2023-05-12", "2023-05-16")),
+        ("my weekend plans", None),
+        ("Any tips for the music store this weekend?", None),  # the coming weekend: no window into the past
         ("this week so far", ("2023-05-15", "2023-05-20")),
         ("How many doctor's appointments did I go to in March?", ("2023-03-01", "2023-04-01")),
         ("museums I visited in December", ("2022-12-01", "2023-01-01")),

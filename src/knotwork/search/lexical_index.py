@@ -286,6 +286,21 @@ class LexicalIndex:
                     out[memory_id] = min(out.get(memory_id, len(ids)), len(ids))
             return out
 
+    def idf(self, terms: Sequence[str], workspace: str | None = ALL_WORKSPACES) -> dict[str, float]:
+        """Each of ``terms``' idf over the memories ``workspace`` sees (as :meth:`search` weighs it); 0 for a
+        term no memory holds."""
+        self.sync()
+        with self._lock:
+            scopes = self._visible(workspace)
+            live = sum(s.live for s in scopes)
+            out: dict[str, float] = {}
+            for t in dict.fromkeys(terms):
+                term = self._vocab.get(t)
+                found = [(s, s.postings(term)) for s in scopes] if term is not None else []
+                df = sum(int(s.alive[p[0]].sum()) for s, p in found if p is not None)
+                out[t] = IDF(live, df) if df else 0.0
+            return out
+
     def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES) -> list[LexicalHit]:
         """The ``k`` best BM25 matches for the (analyzed, distinct) query ``terms``, best first.
 

@@ -19,11 +19,13 @@ import numpy as np
 
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, RankingFacts
 from knotwork.graph.traverse import bfs, over_links
+from knotwork.search.feedback import QUERY_STAGES, expansion_terms
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
-from knotwork.search.lexical import analyze_query, identifiers
+from knotwork.search.lexical import analyze, analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
+from knotwork.search.speakers import SPEAKER_STAGES, names_in, speaker_of
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
 
@@ -38,6 +40,7 @@ def _words(text: str) -> str:
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
+STEPS = {**RERANKERS, **QUERY_STAGES, **SPEAKER_STAGES}
 
 
 @dataclass
@@ -150,6 +153,15 @@ class Pipeline:
             "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
             "thread_score": lambda: {"threads": self.store.memory_threads(ids[: step.kwargs().get("depth", THREAD_DEPTH)])},
             "thread_neighbours": lambda: {"neighbours": self._neighbours(q, ids[:NEIGHBOUR_DEPTH])},
+            "feedback": lambda: {
+                "vectors": self.index.vectors_of(ids) if self.index else {},
+                "query": self.embed_query(q.text) if self.index is not None and self.embed_query else None,
+            },
+            "lexical_feedback": lambda: {"relevance": self._expanded(q, cands, **step.kwargs())},
+            "thread_spread": lambda: {
+                "threads": self.store.memory_threads(ids[: max(step.kwargs().get("depth", 50), 2 * step.kwargs().get("k", 5))])
+            },
+            "speaker": lambda: self._speakers(q, ids[: step.kwargs().get("depth", 50)]),
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": dates(),
@@ -157,6 +169,27 @@ class Pipeline:
             },
         }
         return gather[step.name]() if step.name in gather else {}
+
+    def _expanded(self, q: Query, cands: list[Candidate], depth: int = 10, terms: int = 10, **_: Any) -> dict[str, float]:
+        """The BM25 relevance of the query with the expansion terms of its first ``depth`` candidates (lexical_feedback)."""
+        asked = analyze_query(q.text)
+        top = cands[:depth]
+        memories = self.store.get_memories([c.id for c in top])
+        docs = [(analyze(memories[c.id].content), c.score) for c in top if c.id in memories]
+        idf = self.lexical.idf(list({t for words, _ in docs for t in words}), q.flt.workspace)
+        extra = expansion_terms(docs, asked, idf.__getitem__, terms)
+        if not extra:
+            return {}
+        hits = self.lexical.search([*asked, *extra], max(len(cands), 1), q.flt.workspace)
+        return {h.memory_id: h.relevance for h in hits}
+
+    def _speakers(self, q: Query, ids: list[str]) -> dict[str, Any]:
+        """The names the query says and, when it says any, the speaker of each of ``ids`` (speaker)."""
+        named = names_in(q.text)
+        if not named:
+            return {"speakers": {}, "named": named}
+        memories = self.store.get_memories(ids)
+        return {"speakers": {mid: speaker_of(m.content) for mid, m in memories.items()}, "named": named}
 
     def _neighbours(self, q: Query, ids: list[str]) -> dict[str, tuple[str, list[str]]]:
         """Each of ``ids``' thread and the memories just before and after it there, those the query's filter lets through."""
@@ -213,7 +246,7 @@ class Pipeline:
         cands = [c for c in cands if c.id in facts]
         for st in recipe.rerankers:
             started = time.perf_counter()
-            cands = RERANKERS[st.name](cands, **self._inputs(st, q, cands, facts, state), **st.kwargs())
+            cands = STEPS[st.name](cands, **self._inputs(st, q, cands, facts, state), **st.kwargs())
             if joined := [c.id for c in cands if c.id not in facts]:  # a step that brings in memories (thread_neighbours)
                 facts.update(self.store.ranking_facts(joined))
                 state.pop("dates", None)

@@ -87,6 +87,11 @@ THREAD_SCORE = step("thread_score")
 #: context, and on LongMemEval it costs session recall (bench/RESULTS.md, "Threads in search").
 NEIGHBOURS = step("thread_neighbours", weight=0.2, in_time=True)
 TIME_WINDOW = step("time_window", boost=0.5)
+#: Questions whose answer is spread over several conversations: at most one turn of a thread
+#: in the first five, unless that thread holds 30% or more of what matched. Not in the default:
+#: where one conversation holds the answer in several turns (two-person chats) it pushes
+#: them out of the top five (bench/RESULTS.md, "Search round 3: query-side stages").
+SPREAD = step("thread_spread", k=5, per_thread=1, max_share=0.3)
 
 RECIPES: dict[str, Recipe] = {
     r.name: r
@@ -98,6 +103,17 @@ RECIPES: dict[str, Recipe] = {
         Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, NAMED_FIRST)),
         # For stores of conversations: the default, and each turn lifted by the turns around it.
         Recipe("memory_threads", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, NEIGHBOURS, TIME_WINDOW, NAMED_FIRST)),
+        # For pools of many conversations, where a question's evidence sits in several: the default,
+        # then at most one turn per conversation in the top five (a dominant conversation excepted).
+        Recipe("memory_sessions", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, SPREAD, NAMED_FIRST)),
+        # For stores of chat turns written "Name: …": the default, and a question naming a person lifts the
+        # turns that person said (not in the default: it costs a read of the first candidates' texts).
+        Recipe(
+            "memory_speakers",
+            sources=NAMED,
+            weights=HYBRID_WEIGHTS,
+            rerankers=(THREAD_SCORE, TIME_WINDOW, step("speaker", boost=0.2), NAMED_FIRST),
+        ),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query
         # names win at a lower similarity (bench/RESULTS.md, knowledge updates).

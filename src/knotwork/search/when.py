@@ -31,6 +31,11 @@ _PAST = re.compile(rf"\b(?:past|last)\s+(?:{_COUNT}\s+)?(day|week|month|year)s?\
 _LAST_WEEKDAY = re.compile(rf"\blast\s+({'|'.join(_WEEKDAYS)})\b")
 _IN_MONTH = re.compile(rf"\b(?:in|during)\s+(?:early\s+|late\s+|mid-?)?({'|'.join(_MONTHS)})(?:\s+(\d{{4}}))?\b")
 _THIS = re.compile(r"\bthis\s+(week|month|year)\b")
+# "last weekend", "the past weekend", "over the weekend": the latest Saturday-Sunday before now. Not "this
+# weekend", which in a question is mostly the coming one ("any tips for my trip this weekend?").
+_WEEKEND = re.compile(r"\b(?:(?:last|past)\s+weekend|over\s+the\s+weekend)\b")
+_DAY_BEFORE_YESTERDAY = re.compile(r"\bday before yesterday\b")
+_WEEK_BEFORE_LAST = re.compile(r"\bweek before last\b")
 _MONTH = "|".join(_MONTHS)
 # A day of a month: "May 16", "on may 16th, 2023", "around the 9th of May", "16 May".
 _DATE = re.compile(
@@ -85,6 +90,10 @@ def time_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
     ['2023-05-15', '2023-05-18']
     >>> [d.date().isoformat() for d in time_window("Where did we eat around the 2nd of June?", now)]
     ['2022-05-30', '2022-06-06']
+    >>> [d.date().isoformat() for d in time_window("What did I cook the day before yesterday?", now)]
+    ['2023-05-17', '2023-05-19']
+    >>> [d.date().isoformat() for d in time_window("Which bike did I fix the past weekend?", now)]
+    ['2023-05-12', '2023-05-16']
     >>> time_window("What is my favourite colour?", now) is None
     True
     """
@@ -98,8 +107,21 @@ def time_window(text: str, now: datetime) -> tuple[datetime, datetime] | None:
         back = (now.weekday() - _WEEKDAYS.index(m.group(1))) % 7 or 7
         day = now - timedelta(days=back)
         return day - timedelta(days=1), day + timedelta(days=1)
+    if _WEEK_BEFORE_LAST.search(t):
+        return now - timedelta(days=15), now - timedelta(days=6)
+    if _WEEKEND.search(t):
+        # The weekend that ended before today (a Saturday or Sunday question means the one before it),
+        # from the Friday evening to the Monday.
+        saturday = now - timedelta(days=(now.weekday() - 5) % 7 or 7)
+        if now.weekday() == 6:
+            saturday -= timedelta(days=7)
+        start = saturday.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=1)
+        return start, start + timedelta(days=4)
     if m := _PAST.search(t):
         return now - timedelta(days=_count(m.group(1)) * _DAYS[m.group(2)] + 2), now
+    if _DAY_BEFORE_YESTERDAY.search(t):
+        day = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=2)
+        return day - timedelta(days=1), day + timedelta(days=1)
     if "yesterday" in t:
         return now - timedelta(days=2), now
     if m := _THIS.search(t):
