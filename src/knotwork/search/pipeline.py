@@ -22,6 +22,7 @@ from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
 from knotwork.search.lexical import analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
+from knotwork.search.neighbourhoods import neighbourhood_score
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
 from knotwork.search.vector_index import VectorIndex
@@ -38,6 +39,7 @@ def _words(text: str) -> str:
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
+STEPS = {**RERANKERS, "neighbourhood_score": neighbourhood_score}  # every step a recipe may name
 
 
 @dataclass
@@ -150,6 +152,9 @@ class Pipeline:
             "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
             "thread_score": lambda: {"threads": self.store.memory_threads(ids[: step.kwargs().get("depth", THREAD_DEPTH)])},
             "thread_neighbours": lambda: {"neighbours": self._neighbours(q, ids[:NEIGHBOUR_DEPTH])},
+            "neighbourhood_score": lambda: {
+                "places": self.store.memory_places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates(),
+            },
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": dates(),
@@ -213,7 +218,7 @@ class Pipeline:
         cands = [c for c in cands if c.id in facts]
         for st in recipe.rerankers:
             started = time.perf_counter()
-            cands = RERANKERS[st.name](cands, **self._inputs(st, q, cands, facts, state), **st.kwargs())
+            cands = STEPS[st.name](cands, **self._inputs(st, q, cands, facts, state), **st.kwargs())
             if joined := [c.id for c in cands if c.id not in facts]:  # a step that brings in memories (thread_neighbours)
                 facts.update(self.store.ranking_facts(joined))
                 state.pop("dates", None)

@@ -38,6 +38,11 @@ class ThreadStore:
         )
         return {r[0]: (r[1], r[2], str(r[3])) for r in rows if r[3] is not None}
 
+    def memory_places(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """Each memory that exists as (workspace, partition, ``metadata.thread`` or '')."""
+        rows = self._rows_by_ids(f"SELECT id, workspace, agent_id, {_THREAD.format(t='m')} FROM memories m WHERE id IN ({{ids}})", memory_ids)
+        return {r[0]: (r[1], r[2], str(r[3])) for r in rows}
+
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just
         before and just after it in that thread, or in its workspace and partition when it names none)."""
