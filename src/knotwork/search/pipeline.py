@@ -23,6 +23,7 @@ from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
 from knotwork.search.lexical import analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.neighbourhoods import neighbourhood_score
+from knotwork.search.replies import REPLY_DEPTH, asks, reply_lift
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
 from knotwork.search.vector_index import VectorIndex
@@ -39,7 +40,7 @@ def _words(text: str) -> str:
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
-STEPS = {**RERANKERS, "neighbourhood_score": neighbourhood_score}  # every step a recipe may name
+STEPS = {**RERANKERS, "neighbourhood_score": neighbourhood_score, "reply_lift": reply_lift}  # every step a recipe may name
 
 
 @dataclass
@@ -152,6 +153,7 @@ class Pipeline:
             "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
             "thread_score": lambda: {"threads": self.store.memory_threads(ids[: step.kwargs().get("depth", THREAD_DEPTH)])},
             "thread_neighbours": lambda: {"neighbours": self._neighbours(q, ids[:NEIGHBOUR_DEPTH])},
+            "reply_lift": lambda: self._replies(q, ids[: step.kwargs().get("depth", REPLY_DEPTH)]),
             "neighbourhood_score": lambda: {
                 "places": self.store.memory_places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates(),
             },
@@ -168,6 +170,13 @@ class Pipeline:
         around = self.store.thread_neighbours(ids)
         allowed = self.store.filter_memory_ids(list({n for _, near in around.values() for n in near}), q.flt, q.at)
         return {mid: (thread, [n for n in near if n in allowed]) for mid, (thread, near) in around.items()}
+
+    def _replies(self, q: Query, ids: list[str]) -> dict[str, Any]:
+        """Which of ``ids`` ask a question, and the memory just after each, those the query's filter lets through."""
+        after = self.store.memories_after(ids)
+        allowed = self.store.filter_memory_ids([n for _, n, _ in after.values()], q.flt, q.at)
+        questions = {m.id: asks(m.content) for m in self.store.get_memories(list(after)).values()}
+        return {"questions": questions, "after": {i: a for i, a in after.items() if a[1] in allowed}}
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""

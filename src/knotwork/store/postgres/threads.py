@@ -20,6 +20,10 @@ _AFTER = (
     f"coalesce((SELECT n.id FROM memories n WHERE {_SAME} AND n.valid_at = m.valid_at AND n.id > m.id ORDER BY n.id LIMIT 1),"
     f" (SELECT n.id FROM memories n WHERE {_SAME} AND n.valid_at > m.valid_at ORDER BY n.valid_at, n.id LIMIT 1))"
 )
+_AFTER_ONE = (
+    f"SELECT m.id, {_THREAD.format(t='m')}, n.id, extract(epoch FROM n.valid_at - m.valid_at)"
+    f" FROM memories m JOIN memories n ON n.id = {_AFTER} WHERE m.id = ANY(%s)"
+)
 _NEIGHBOURS = f"SELECT m.id, {_THREAD.format(t='m')}, {_BEFORE}, {_AFTER} FROM memories m WHERE m.id = ANY(%s)"
 
 
@@ -38,6 +42,11 @@ class ThreadStore:
         """Each memory that exists as (workspace, partition, ``metadata.thread`` or '')."""
         rows = self._rows_by_ids(f"SELECT id, workspace, agent_id, {_THREAD.format(t='m')} FROM memories m WHERE id = ANY(%s)", memory_ids)
         return {r[0]: (r[1], r[2], str(r[3])) for r in rows}
+
+    def memories_after(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, float]]:
+        """For each memory that has one: (its thread or ''; the memory just after it there; the seconds between)."""
+        rows = self._rows_by_ids(_AFTER_ONE, memory_ids)
+        return {r[0]: (r[1], r[2], float(r[3])) for r in rows}
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just
