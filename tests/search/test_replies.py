@@ -82,3 +82,12 @@ def test_the_answer_after_the_question_comes_up(mem: Knotwork) -> None:
     assert after.index(ids[1]) < after.index(ids[3])
     answer = hits[after.index(ids[1])].explain
     assert answer["reply_lift"] > answer["fused"]
+
+
+def test_with_max_words_a_long_reply_is_left_alone() -> None:
+    before = cands(("q", 0.8), ("r", 0.2), ("long", 0.1))
+    after = {"q": ("t", "r", 5.0)}
+    short = {c.id: c.score for c in reply_lift(before, {"q": True}, after, lengths={"r": 4}, max_words=40)}
+    assert short["r"] == pytest.approx(0.6)
+    long = {c.id: c.score for c in reply_lift(before, {"q": True}, {"q": ("t", "long", 5.0)}, lengths={"long": 41}, max_words=40)}
+    assert long["long"] == 0.1

@@ -176,7 +176,8 @@ class Pipeline:
         after = self.store.memories_after(ids)
         allowed = self.store.filter_memory_ids([n for _, n, _ in after.values()], q.flt, q.at)
         questions = {m.id: asks(m.content) for m in self.store.get_memories(list(after)).values()}
-        return {"questions": questions, "after": {i: a for i, a in after.items() if a[1] in allowed}}
+        lengths = {i: f.words for i, f in self.store.ranking_facts(list(allowed)).items()}
+        return {"questions": questions, "after": {i: a for i, a in after.items() if a[1] in allowed}, "lengths": lengths}
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""

@@ -7,9 +7,10 @@ word with it ("Sao Paulo, in Brazil"). Among the first ``depth`` candidates,
 each one whose text ends in a question mark lifts the memory just after it in
 its thread (or, when it names no thread, the next memory in time of its
 workspace and partition, if it came within ``gap_minutes``) by ``weight`` × its
-own score. With ``expand`` that reply joins the candidates even if it matched
-nothing. A store of notes, whose memories seldom end in a question mark, is
-left as it was.
+own score; with ``max_words``, only a reply of at most that many words (a long
+reply holds enough words to be found on its own). With ``expand`` that reply
+joins the candidates even if it matched nothing. A store of notes, whose
+memories seldom end in a question mark, is left as it was.
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ def reply_lift(
     depth: int = REPLY_DEPTH,
     gap_minutes: float = 30.0,
     expand: bool = True,
+    lengths: Mapping[str, int] | None = None,
+    max_words: int | None = None,
 ) -> list[Candidate]:
     """``score + weight × (score of the question just before it)`` for the reply to each of the first ``depth``
-    candidates that ask (``questions``); ``after`` gives a memory's (thread or '', next memory, seconds between).
+    candidates that ask (``questions``); ``after`` gives a memory's (thread or '', next memory, seconds between),
+    ``lengths`` the words of each reply (read with ``max_words``).
 
     >>> cs = [Candidate("q", 0.8), Candidate("x", 0.5), Candidate("r", 0.2)]
     >>> [(c.id, round(c.score, 2)) for c in reply_lift(cs, {"q": True}, {"q": ("", "r", 40.0)})]
@@ -53,6 +57,8 @@ def reply_lift(
             continue
         thread, reply, seconds = after[c.id]
         if not thread and seconds > gap:  # no thread: only a turn that followed soon is a reply
+            continue
+        if max_words is not None and (lengths or {}).get(reply, 0) > max_words:  # a long reply says enough on its own
             continue
         lift[reply] = max(lift.get(reply, 0.0), c.score)
     out = [c.rescored("reply_lift", c.score + weight * lift.get(c.id, 0.0)) for c in cands]
