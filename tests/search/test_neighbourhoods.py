@@ -12,7 +12,7 @@ from knotwork import Knotwork
 from knotwork.search.neighbourhoods import neighbourhood_score, neighbourhoods
 from knotwork.search.recipes import RECIPES, step
 from knotwork.search.rerankers import Candidate, thread_score
-from tests.search.test_threads import QUESTION, _chat
+from tests.search.test_threads import QUESTION, THREADS, _chat
 
 T0 = datetime(2024, 5, 1, 10, 0)
 
@@ -72,20 +72,19 @@ def test_store_reads_each_memorys_place(mem: Knotwork) -> None:
     assert mem.store.memory_places([a, b, c, "missing"]) == {a: ("w", "", "chat"), b: ("w", "bot", ""), c: ("", "", "")}
 
 
-NEIGHBOURHOODS = replace(
-    RECIPES["memory_hybrid"],
-    name="neighbourhoods",
-    rerankers=(step("neighbourhood_score", gap_minutes=30), *RECIPES["memory_hybrid"].rerankers[1:]),
-)
+NEIGHBOURHOODS = replace(THREADS, name="neighbourhoods", rerankers=(step("neighbourhood_score", gap_minutes=30), *THREADS.rerankers[1:]))
 
 
 def test_without_thread_keys_the_turns_of_one_sitting_are_scored_together(mem: Knotwork) -> None:
     ids = _chat(mem, thread=False)  # the trip chat's turns a minute apart; the Porto chat two days later
-    plain = [h.memory.id for h in mem.search(QUESTION, workspace="w")]
-    assert plain.index(ids["porto"]) < plain.index(ids["answer"])  # the default: words alone, no thread to go by
+    plain = [h.memory.id for h in mem.search(QUESTION, workspace="w", recipe=THREADS)]
+    assert plain.index(ids["porto"]) < plain.index(ids["answer"])  # thread_score: words alone, no thread to go by
     hits = mem.search(QUESTION, workspace="w", recipe=NEIGHBOURHOODS, explain=True)
     after = [h.memory.id for h in hits]
     assert mem.last_trace is not None and mem.last_trace.names() == NEIGHBOURHOODS.stages()
     assert after.index(ids["answer"]) < after.index(ids["porto"])
     answer = hits[after.index(ids["answer"])].explain
     assert answer["neighbourhood_score"] > answer["fused"]
+    default = [h.memory.id for h in mem.search(QUESTION, workspace="w")]  # the default has the step
+    assert default.index(ids["answer"]) < default.index(ids["porto"])
+    assert "rerank:neighbourhood_score" in mem.last_trace.names()
