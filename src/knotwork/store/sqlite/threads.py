@@ -46,7 +46,9 @@ class ThreadStore:
 
     def memory_places(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
         """Each memory that exists as (workspace, partition, ``metadata.thread`` or '')."""
-        rows = self._rows_by_ids(f"SELECT id, workspace, agent_id, {_THREAD.format(t='m')} FROM memories m WHERE id IN ({{ids}})", memory_ids)
+        rows = self._rows_by_ids(
+            f"SELECT id, workspace, agent_id, {_THREAD.format(t='m')} FROM memories m WHERE id IN ({{ids}})", memory_ids
+        )
         return {r[0]: (r[1], r[2], str(r[3])) for r in rows}
 
     def memories_after(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, float]]:
