@@ -1,14 +1,16 @@
 """Conversational retrieval: knotwork against BM25, dense and RRF baselines on bench/data/convo/.
 
     python bench/convo.py [--half dev|test] [--recipe NAME[,NAME...]|none] [--baselines bm25,dense,rrf|none]
-                          [--no-thread] [--limit-questions N] [--data DIR] [--json out.json] [--markdown]
+                          [--no-thread] [--postgres] [--limit-questions N] [--data DIR] [--json out.json] [--markdown]
 
 The data (bench/data/convo/README.md) is six stores of real two-person chats,
 one memory per turn, in a dev and a test half. One half goes into a fresh
 knotwork store, one workspace per store: content "Speaker: text", ``valid_at``
 the turn's time, ``metadata.thread`` its conversation (left out with
 ``--no-thread``). Each question is asked in its own store's workspace, as of
-its ``asked_at``. A retriever is any callable ``Question -> ranked turn ids``;
+its ``asked_at``. With ``--postgres`` the store is a fresh database of a
+PostgreSQL server the ``pgserver`` wheel starts in a temporary folder (the
+``postgres`` extra), instead of a SQLite file. A retriever is any callable ``Question -> ranked turn ids``;
 :func:`evaluate` is the only place the metrics are defined. The baselines are
 bench/longmemeval.py's, imported, with one index per store.
 """
@@ -198,6 +200,20 @@ class KnotworkStore:
         self.mem.close()
 
 
+def postgres_database(folder: Path) -> tuple[Any, str]:
+    """A PostgreSQL server from the ``pgserver`` wheel in ``folder`` and the URL of a fresh database on it."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import pgserver
+    import psycopg
+
+    server = pgserver.get_server(folder, cleanup_mode="delete")
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS knotwork_convo")
+        conn.execute("CREATE DATABASE knotwork_convo")
+    return server, urlunsplit(urlsplit(server.get_uri())._replace(path="/knotwork_convo"))
+
+
 # -- running and reporting ------------------------------------------------
 
 
@@ -280,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="knotwork recipe(s), one row each over the same store (default: knotwork's default); 'none' for no knotwork row")
     parser.add_argument("--baselines", default="bm25,dense,rrf", help="comma list of bm25, dense, rrf; or none")
     parser.add_argument("--no-thread", action="store_true", help="load the turns without metadata.thread")
+    parser.add_argument("--postgres", action="store_true",
+                        help="knotwork's store in PostgreSQL (a server the pgserver wheel starts in a temporary folder)")
     parser.add_argument("--limit-questions", type=int, default=None, metavar="N", help="ask N questions spread over the half")
     parser.add_argument("--json", type=Path, default=None, help="write every figure and each question's ranked turns here")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
@@ -319,8 +337,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     notes: list[str] = []
     if recipes:
         with tempfile.TemporaryDirectory(prefix="knotwork-convo-") as tmp:
-            say(f"knotwork: add_many {len(turns)} turns" + (" without metadata.thread" if args.no_thread else "") + " ...")
-            kw = KnotworkStore(turns, Path(tmp) / "convo.db", thread=not args.no_thread)
+            server = None
+            target: Path | str = Path(tmp) / "convo.db"
+            if args.postgres:
+                server, target = postgres_database(Path(tmp) / "pg")
+            say(f"knotwork: add_many {len(turns)} turns" + (" without metadata.thread" if args.no_thread else "")
+                + (" into PostgreSQL" if args.postgres else "") + " ...")
+            kw = KnotworkStore(turns, target, thread=not args.no_thread)
             timings.update(knotwork_ingest_s=kw.ingest_s, knotwork_memories_stored=kw.stored,
                            knotwork_turns_merged=kw.merged, knotwork_embedder=kw.embedder_id)
             say(f"  {kw.ingest_s:.1f} s; {kw.stored} memories ({kw.merged} turns identical to an earlier one in their store); embedder {kw.embedder_id}")
@@ -329,8 +352,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 say(f"{name}: searching ...")
                 runs.append(run(name, recipe.removeprefix("memory_") if recipe else "kw", kw.retriever(depth=max(KS), recipe=recipe), questions, thread_of))
             kw.close()
+            if server is not None:
+                server.cleanup()
         notes.append(f"knotwork: {kw.stored} memories for {len(turns)} turns (identical turns of a store stored once; a hit counts as each of them)"
-                     + ("; loaded without metadata.thread" if args.no_thread else ""))
+                     + ("; loaded without metadata.thread" if args.no_thread else "") + ("; store in PostgreSQL (pgserver)" if args.postgres else ""))
     docs = [Doc(t.id, t.content, t.workspace) for t in turns]
     bm25, dense = baselines(docs, wanted, notes, timings, say, part="store", items="turns")
     runs += baseline_runs(bm25, dense, wanted, lambda name, short, retrieve: run(name, short, retrieve, questions, thread_of))
@@ -350,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.json:
         out = {
             "benchmark": "convo", "data": str(args.data), "half": args.half, "no_thread": args.no_thread,
-            "recipes": recipes, "ks": list(KS),
+            "recipes": recipes, "ks": list(KS), "backend": "postgresql" if args.postgres else "sqlite",
             "machine": machine(load_before, load_after),
             "timings": timings, "notes": notes, "figures": figures,
             "questions": {r.name: {q.id: {"kind": q.kind, "hits": r.hits[q.id], "ranked": r.ranked[q.id],

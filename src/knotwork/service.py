@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the engines below load on first use (services/parts.py): `k
 
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
-    {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at"}
+    {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread"}
 )
 
 
@@ -125,6 +125,7 @@ class Knotwork(Parts):
         importance: float | None = None,
         metadata: Mapping[str, Any] | None = None,
         valid_at: str | datetime | None = None,
+        thread: str | None = None,
         entities: list[Mapping[str, Any]] | None = None,
         facts: list[Mapping[str, Any]] | None = None,
         expires_at: str | datetime | None = None,
@@ -151,6 +152,11 @@ class Knotwork(Parts):
         ``expires_at`` (or ``ttl``: seconds, or ``30m``, ``12h``, ``7d``)
         makes the memory leave every read once passed; ``prune`` purges it.
 
+        ``thread`` names the conversation, session or thread the memory belongs
+        to (a chat session id, a ticket, a pull request; kept as
+        ``metadata.thread``): search scores a thread's memories together, and
+        ``list``/``search`` take ``thread=`` to read one conversation.
+
         ``entities`` (``[{name, type?, summary?}]``) and ``facts``
         (``[{subject, predicate, object, valid_at?, invalid_at?}]``) go into
         the knowledge graph along with what the offline rules find in the
@@ -169,6 +175,7 @@ class Knotwork(Parts):
                 importance=importance,
                 metadata=metadata,
                 valid_at=valid_at,
+                thread=thread,
                 expires_at=expires_at,
                 ttl=ttl,
             )
@@ -241,8 +248,8 @@ class Knotwork(Parts):
         """Change fields of a memory; the earlier version is kept (see :meth:`history`).
 
         Fields: content, category, tags (replaced whole), artifacts, evidence,
-        importance, metadata, valid_at, invalid_at. A change that changes
-        nothing creates no version. ``invalid_at`` before ``valid_at`` is refused.
+        importance, metadata, valid_at, invalid_at, thread (kept as
+        ``metadata.thread``). A change that changes nothing creates no version. ``invalid_at`` before ``valid_at`` is refused.
         """
         return self._change(id, changes, ordered=True)
 
@@ -273,6 +280,13 @@ class Knotwork(Parts):
             values["importance"] = rules.importance(changes["importance"])
         if "metadata" in changes:
             values["metadata"] = rules.metadata(changes["metadata"])
+        if "thread" in changes:
+            given = values.get("metadata", old.metadata)
+            if changes["thread"] is None:  # update(thread=None): the memory leaves its thread
+                values["metadata"] = {k: v for k, v in given.items() if k != rules.THREAD_KEY}
+            else:
+                base = given if "metadata" in changes else {k: v for k, v in given.items() if k != rules.THREAD_KEY}
+                values["metadata"] = rules.with_thread(base, changes["thread"])
         if "valid_at" in changes:
             if changes["valid_at"] is None:
                 raise InvalidInput("valid_at", "cannot be cleared")
@@ -324,7 +338,10 @@ class Knotwork(Parts):
         memory = self.get(id)
         return [*self.store.memory_versions(memory.id), memory]
 
-    def _filter(self, workspace: Any, agent_id: Any, category: Any, tags: Any, since: Any, until: Any, include_invalid: bool) -> MemoryFilter:
+    def _filter(
+        self, workspace: Any, agent_id: Any, category: Any, tags: Any, since: Any, until: Any, include_invalid: bool,
+        thread: Any = None,
+    ) -> MemoryFilter:
         return MemoryFilter(
             workspace=rules.scope(workspace),
             agent_id=rules.partition(agent_id),
@@ -333,6 +350,7 @@ class Knotwork(Parts):
             since=_optional_time(since, "since"),
             until=_optional_time(until, "until"),
             include_invalid=bool(include_invalid),
+            thread=rules.thread(thread, "thread") if thread is not None else None,
         )
 
     def list(
@@ -347,16 +365,18 @@ class Knotwork(Parts):
         limit: int = 50,
         cursor: str | None = None,
         include_invalid: bool = True,
+        thread: str | None = None,
     ) -> Page:
         """Memories newest first. ``workspace`` W lists W and global; ``"*"`` lists all.
 
         ``agent_id`` None lists the shared partition only (memories without an
         agent_id); a name lists that partition; ``"*"`` every partition.
-        Snapshots are listed only with ``category="snapshot"``.
+        Snapshots are listed only with ``category="snapshot"``. ``thread``
+        lists one conversation (the memories added with that ``thread``).
 
         Pass the returned page's ``next_cursor`` as ``cursor`` for the next page.
         """
-        flt = self._filter(workspace, agent_id, category, tags, since, until, include_invalid)
+        flt = self._filter(workspace, agent_id, category, tags, since, until, include_invalid, thread)
         size = rules.limit(limit)
         before = ids.normalize_ref(cursor, "cursor") if cursor else None
         if before is not None and len(before) != ids.ID_LENGTH:
@@ -386,6 +406,7 @@ class Knotwork(Parts):
         center: str | None = None,
         explain: bool = False,
         now: str | datetime | None = None,
+        thread: str | None = None,
     ) -> list[Hit]:
         """Memories that answer ``query``, best first. ``workspace`` W searches W and global;
         ``agent_id`` as for :meth:`list` (None: the shared partition only; ``"*"``: every one).
@@ -400,12 +421,13 @@ class Knotwork(Parts):
         ``include_invalid``. ``now`` is when the question is asked (default:
         the current time): validity, freshness and times named in the query
         ("two weeks ago", "last Tuesday", "in March") count from it.
+        ``thread`` searches one conversation only.
         """
         text = rules.query(query)
         if tags_mode not in ("all", "any"):
             raise InvalidInput("tags_mode", f"must be 'all' or 'any', got {tags_mode!r}")
         flt = replace(
-            self._filter(workspace, agent_id, category, tags, created_after, created_before, include_invalid),
+            self._filter(workspace, agent_id, category, tags, created_after, created_before, include_invalid, thread),
             tags_mode=tags_mode,
             artifact=rules.str_list(artifact, "artifact")[0] if artifact else None,
             valid_since=_optional_time(valid_after, "valid_after"),

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from knotwork import Knotwork
-from knotwork.search.recipes import RECIPES
+from knotwork.search.recipes import RECIPES, THREAD_SCORE
 from knotwork.search.rerankers import Candidate, thread_neighbours, thread_score
 
 
@@ -109,7 +109,10 @@ def test_store_reads_threads_and_neighbours(mem: Knotwork) -> None:
 
 # -- end to end, on both backends ---------------------------------------------------------------------------------
 
-NO_THREAD_STEPS = replace(RECIPES["memory_hybrid"], rerankers=tuple(s for s in RECIPES["memory_hybrid"].rerankers if not s.name.startswith("thread_")))
+#: The default's sources and steps with ``thread_score`` for its first step (the default before ``neighbourhood_score``,
+#: which is ``thread_score`` where every memory names a thread), and without it.
+THREADS = replace(RECIPES["memory_hybrid"], name="threads", rerankers=(THREAD_SCORE, *RECIPES["memory_hybrid"].rerankers[2:]))
+NO_THREAD_STEPS = replace(THREADS, rerankers=THREADS.rerankers[1:])
 
 
 def _chat(mem: Knotwork, thread: bool) -> dict[str, str]:
@@ -136,26 +139,26 @@ def test_the_answer_of_the_fitting_thread_outranks_a_same_words_turn_of_another(
     ids = _chat(mem, thread=True)
     before = [h.memory.id for h in mem.search(QUESTION, workspace="w", recipe=NO_THREAD_STEPS)]
     assert before.index(ids["porto"]) < before.index(ids["answer"])  # the words alone put the other trip first
-    hits = mem.search(QUESTION, workspace="w", explain=True)  # the default scores threads
+    hits = mem.search(QUESTION, workspace="w", recipe=THREADS, explain=True)
     after = [h.memory.id for h in hits]
     assert after.index(ids["answer"]) < after.index(ids["porto"])
-    assert mem.last_trace is not None and mem.last_trace.names() == RECIPES["memory_hybrid"].stages()
+    assert mem.last_trace is not None and mem.last_trace.names() == THREADS.stages()
     assert "rerank:thread_score" in mem.last_trace.names()
     answer = hits[after.index(ids["answer"])].explain
     assert answer["thread_score"] > answer["fused"]
     assert hits[0].explain["thread_score"] == hits[0].explain["fused"]  # the best turn keeps its score
 
 
-def test_without_a_thread_key_the_default_leaves_the_order_and_neighbours_in_time_count_on_request(mem: Knotwork) -> None:
+def test_without_a_thread_key_thread_score_leaves_the_order_and_neighbours_in_time_count_on_request(mem: Knotwork) -> None:
     ids = _chat(mem, thread=False)
-    plain = mem.search(QUESTION, workspace="w", explain=True)
+    plain = mem.search(QUESTION, workspace="w", recipe=THREADS, explain=True)
     assert [h.memory.id for h in plain] == [h.memory.id for h in mem.search(QUESTION, workspace="w", recipe=NO_THREAD_STEPS)]
     assert all(h.explain["thread_score"] == h.explain["fused"] for h in plain)  # no thread: nothing to score it by
     hits = mem.search(QUESTION, workspace="w", recipe="memory_threads", explain=True)
     after = [h.memory.id for h in hits]
     assert mem.last_trace is not None and mem.last_trace.names() == RECIPES["memory_threads"].stages()
     answer = hits[after.index(ids["answer"])].explain
-    assert answer["thread_neighbours"] > answer["thread_score"]  # the turn before it, in time, matched
+    assert answer["thread_neighbours"] > answer["reply_lift"]  # the turn before it, in time, matched (the step before: reply_lift)
     assert after.index(ids["answer"]) < after.index(ids["porto"])
 
 
@@ -172,4 +175,4 @@ def test_neighbours_come_from_the_thread_not_from_the_turn_next_in_time(mem: Kno
     assert around == ("t1", [booked])
     hits = {h.memory.id: h.explain for h in mem.search(QUESTION, workspace="w", recipe="memory_threads", explain=True)}
     lifted = hits[answer]
-    assert lifted["thread_neighbours"] == pytest.approx(lifted["thread_score"] + 0.2 * hits[booked]["thread_score"])
+    assert lifted["thread_neighbours"] == pytest.approx(lifted["reply_lift"] + 0.2 * hits[booked]["reply_lift"])

@@ -115,6 +115,7 @@ filter_options = [
     click.option("--agent", "agent_id", help="Partition (default: the shared one; * for every one)."),
     click.option("-c", "--category", help="Only this category."),
     click.option("--tag", "tags", multiple=True, metavar="KEY[=VALUE]", help="Only memories with this tag (repeat)."),
+    click.option("--thread", help="Only the memories of this thread (conversation, session)."),
 ]
 
 
@@ -150,6 +151,7 @@ def cli() -> None:
 @click.option("--importance", type=float, help="0 to 1 (default 0.5).")
 @click.option("--metadata", help="JSON object.")
 @click.option("--valid-at", help="When it became true (ISO-8601).")
+@click.option("--thread", help="The conversation, session or thread it belongs to: search scores a thread's memories together.")
 @click.option("--entity", "entities", multiple=True, metavar="NAME[:TYPE]", help="An entity it is about (repeat).")
 @click.option("--fact", "facts", multiple=True, metavar="S|P|O[|VALID_AT[|CONFIDENCE]]", help="A fact it states (repeat).")
 @click.option("--expires-at", help="When it expires (ISO-8601): then it leaves every read.")
@@ -171,6 +173,7 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
         importance=opts["importance"],
         metadata=_json_option(opts["metadata"], "metadata"),
         valid_at=opts["valid_at"],
+        thread=opts["thread"],
         entities=[cli_knowledge.parse_entity(e) for e in opts["entities"]] or None,
         facts=[cli_knowledge.parse_fact(f) for f in opts["facts"]] or None,
         expires_at=opts["expires_at"],
@@ -202,6 +205,7 @@ def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("--metadata", help="Replace the metadata (JSON object).")
 @click.option("--valid-at", help="ISO-8601.")
 @click.option("--invalid-at", help="When it stopped being true (ISO-8601; '' clears it).")
+@click.option("--thread", help="Move it to this thread ('' takes it out of its thread).")
 @with_store
 @through_server
 def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) -> str:
@@ -226,6 +230,8 @@ def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) ->
         changes["valid_at"] = opts["valid_at"]
     if opts["invalid_at"] is not None:
         changes["invalid_at"] = opts["invalid_at"] or None
+    if opts["thread"] is not None:
+        changes["thread"] = opts["thread"] or None
     return _answer(mem, "update", mem.update(id, **changes), fmt)
 
 
@@ -259,6 +265,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
         until=opts["until"],
         limit=opts["limit"],
         cursor=opts["cursor"],
+        thread=opts["thread"],
     )
     return _answer(mem, "list", page, fmt)
 
@@ -290,6 +297,7 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
         recipe=opts["recipe"],
         center=opts["center"],
         explain=opts["explain"],
+        thread=opts["thread"],
     )
     return _answer(mem, "search", hits, fmt, relation_detail=opts["relation_detail"])
 

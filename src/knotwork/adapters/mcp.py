@@ -260,6 +260,7 @@ def build_server(
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,
         metadata: dict[str, Any] | None = None,
         valid_at: Annotated[str | None, Field(description="ISO-8601 time it became true")] = None,
+        thread: Annotated[str | None, Field(description="conversation/session id: its memories are searched together")] = None,
         expires_at: When = None,
         ttl: Annotated[str | None, Field(description="e.g. 3600, 12h, 7d")] = None,
         entities: Annotated[list[dict[str, Any]] | None, Field(description=mcp_knowledge.ENTITIES_DESCRIPTION)] = None,
@@ -281,6 +282,7 @@ def build_server(
             importance=importance,
             metadata=metadata,
             valid_at=valid_at,
+            thread=thread,
             entities=entities,
             facts=facts,
             expires_at=expires_at,
@@ -298,11 +300,14 @@ def build_server(
         agent_id: Partition = None,
         category: str | None = None,
         tags: Tags = None,
+        thread: Annotated[str | None, Field(description="only this conversation")] = None,
         relation_detail: RelationDetail = "standard",
         format: Format = "compact",
     ) -> str:
         """Find memories relevant to a query (this workspace and global)."""
-        hits = elsewhere.search(mem, query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags)
+        hits = elsewhere.search(
+            mem, query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags, thread=thread
+        )
         return respond("search", hits, format, relation_detail=relation_detail)
 
     @tool(READ)
@@ -322,6 +327,7 @@ def build_server(
         metadata: Annotated[dict[str, Any] | None, Field(description="replaces all")] = None,
         valid_at: When = None,
         invalid_at: Annotated[str | None, Field(description="ISO-8601; retires it")] = None,
+        thread: Annotated[str | None, Field(description="moves it to this conversation")] = None,
         format: Format = "compact",
     ) -> str:
         """Change the given fields of a memory; earlier versions are kept."""
@@ -335,6 +341,7 @@ def build_server(
             "metadata": metadata,
             "valid_at": valid_at,
             "invalid_at": invalid_at,
+            "thread": thread,
         }
         changes = {k: v for k, v in given.items() if v is not None}
         return respond("update", mem.update(id, **changes), format)
@@ -354,6 +361,7 @@ def build_server(
         until: Annotated[str | None, Field(description="created before")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 20,
         cursor: Annotated[str | None, Field(description="from the previous page")] = None,
+        thread: Annotated[str | None, Field(description="only this conversation")] = None,
         format: Format = "compact",
     ) -> str:
         """List memories, newest first."""
@@ -366,6 +374,7 @@ def build_server(
             until=until,
             limit=limit,
             cursor=cursor,
+            thread=thread,
         )
         return respond("list", page, format)
 

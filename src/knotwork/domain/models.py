@@ -66,7 +66,15 @@ class Memory:
                 continue
             value = getattr(self, f.name)
             out[f.name] = to_text(value) if isinstance(value, datetime) else value
+        out["thread"] = self.thread
         return out
+
+    @property
+    def thread(self) -> str | None:
+        """The conversation, session or thread this memory belongs to (``thread=`` on add, kept as
+        ``metadata.thread``), or None."""
+        value = self.metadata.get("thread")
+        return None if value is None else str(value)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Memory:
@@ -203,6 +211,7 @@ class MemoryFilter:
     reference this artifact. ``valid_since`` / ``valid_until`` bound ``valid_at``.
     ``since`` / ``until`` bound ``created_at`` (inclusive / exclusive).
     ``include_invalid``: also show memories whose ``invalid_at`` has passed.
+    ``thread``: only the memories of that thread (``metadata.thread``).
     """
 
     workspace: str | None = None
@@ -217,6 +226,7 @@ class MemoryFilter:
     valid_since: datetime | None = None
     valid_until: datetime | None = None
     include_snapshots: bool = False
+    thread: str | None = None
 
 
 LINK_TYPES = (

@@ -274,14 +274,25 @@ THREAD_KEY = "thread"
 THREAD_CHARS = 200
 
 
-def thread(value: Any) -> str:
-    """``metadata.thread``: one line of 1-200 characters, trimmed."""
+def thread(value: Any, field: str = "metadata.thread") -> str:
+    """A thread (``thread=``, ``metadata.thread``): one line of 1-200 characters, trimmed."""
     if not isinstance(value, str) or not value.strip() or len(value.strip()) > THREAD_CHARS or any(c in value for c in "\r\n"):
         raise InvalidInput(
-            "metadata.thread",
+            field,
             f"must name the conversation or session in one line of 1-{THREAD_CHARS} characters, got {quote(value)}",
         )
     return value.strip()
+
+
+def with_thread(metadata: dict[str, Any], value: Any) -> dict[str, Any]:
+    """``metadata`` (already checked) with the ``thread=`` of an add or update in it: ``thread`` is stored as
+    ``metadata.thread``; both given and different is refused rather than one silently winning."""
+    if value is None:
+        return metadata
+    name = thread(value, "thread")
+    if metadata.get(THREAD_KEY, name) != name:
+        raise InvalidInput("thread", f"{quote(name)} differs from metadata.thread {quote(metadata[THREAD_KEY])}; give one of them")
+    return {**metadata, THREAD_KEY: name}
 
 
 def limit(value: Any, maximum: int = 1000) -> int:

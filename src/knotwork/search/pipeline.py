@@ -23,6 +23,8 @@ from knotwork.search.feedback import QUERY_STAGES, expansion_terms
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
 from knotwork.search.lexical import analyze, analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
+from knotwork.search.neighbourhoods import neighbourhood_score
+from knotwork.search.replies import REPLY_DEPTH, asks, reply_lift
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
 from knotwork.search.speakers import SPEAKER_STAGES, names_in, speaker_of
@@ -40,7 +42,7 @@ def _words(text: str) -> str:
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
-STEPS = {**RERANKERS, **QUERY_STAGES, **SPEAKER_STAGES}
+STEPS = {**RERANKERS, **QUERY_STAGES, **SPEAKER_STAGES, "neighbourhood_score": neighbourhood_score, "reply_lift": reply_lift}  # every step a recipe may name
 
 
 @dataclass
@@ -162,6 +164,10 @@ class Pipeline:
                 "threads": self.store.memory_threads(ids[: max(step.kwargs().get("depth", 50), 2 * step.kwargs().get("k", 5))])
             },
             "speaker": lambda: self._speakers(q, ids[: step.kwargs().get("depth", 50)]),
+            "reply_lift": lambda: self._replies(q, ids[: step.kwargs().get("depth", REPLY_DEPTH)]),
+            "neighbourhood_score": lambda: {
+                "places": self.store.memory_places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates(),
+            },
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
                 "dates": dates(),
@@ -196,6 +202,14 @@ class Pipeline:
         around = self.store.thread_neighbours(ids)
         allowed = self.store.filter_memory_ids(list({n for _, near in around.values() for n in near}), q.flt, q.at)
         return {mid: (thread, [n for n in near if n in allowed]) for mid, (thread, near) in around.items()}
+
+    def _replies(self, q: Query, ids: list[str]) -> dict[str, Any]:
+        """Which of ``ids`` ask a question, and the memory just after each, those the query's filter lets through."""
+        after = self.store.memories_after(ids)
+        allowed = self.store.filter_memory_ids([n for _, n, _ in after.values()], q.flt, q.at)
+        questions = {m.id: asks(m.content) for m in self.store.get_memories(list(after)).values()}
+        lengths = {i: f.words for i, f in self.store.ranking_facts(list(allowed)).items()}
+        return {"questions": questions, "after": {i: a for i, a in after.items() if a[1] in allowed}, "lengths": lengths}
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""

@@ -81,6 +81,14 @@ CHAT_TURNS = (step("brevity", weight=0.3), step("time_window", boost=0.5), step(
 #: turn that says the question's words and misses the turn beside it that answers. A
 #: memory without a thread is left as it is.
 THREAD_SCORE = step("thread_score")
+#: The same for memories without a thread: those close to each other in time (the turns of
+#: one chat follow each other within minutes) scored together; with threads, ``thread_score``.
+NEIGHBOURHOOD_SCORE = step("neighbourhood_score", gap_minutes=30.0)
+#: The turn after a question that matched, when it is short: the question says the query's
+#: words, the reply ("In Seattle.") holds the answer and no word of it. A long reply says
+#: enough on its own (and lifting one moved other sessions out of LongMemEval's top 5);
+#: notes seldom end in a question mark. Either way they are left as they are.
+REPLY_LIFT = step("reply_lift", weight=0.5, max_words=40)
 #: Conversations without thread keys, or where the turn beside a match is the answer:
 #: each turn lifted by its neighbours' scores (in its thread, else in time). Not in the
 #: default: in a store of separate notes the memory written before another is not its
@@ -97,22 +105,29 @@ RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         # The default: lexical relevance and cosine, each on its own absolute scale,
-        # in a weighted mean; then each turn toward its thread's best, by the thread's
-        # share; then the time the query names, if it names one; then the memories the
-        # query names by an identifier, first. No stage that encodes one data set's answers.
-        Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, NAMED_FIRST)),
+        # in a weighted mean; then each turn toward the best of its thread (or, without
+        # one, of the memories close to it in time), by that group's share; then the turn
+        # after a question that matched; then the time the query names, if it names one;
+        # then the memories the query names by an identifier, first. No stage that
+        # encodes one data set's answers.
+        Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, NAMED_FIRST)),
         # For stores of conversations: the default, and each turn lifted by the turns around it.
-        Recipe("memory_threads", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, NEIGHBOURS, TIME_WINDOW, NAMED_FIRST)),
+        Recipe(
+            "memory_threads",
+            sources=NAMED,
+            weights=HYBRID_WEIGHTS,
+            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, NEIGHBOURS, TIME_WINDOW, NAMED_FIRST),
+        ),
         # For pools of many conversations, where a question's evidence sits in several: the default,
         # then at most one turn per conversation in the top five (a dominant conversation excepted).
-        Recipe("memory_sessions", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(THREAD_SCORE, TIME_WINDOW, SPREAD, NAMED_FIRST)),
+        Recipe("memory_sessions", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPREAD, NAMED_FIRST)),
         # For stores of chat turns written "Name: …": the default, and a question naming a person lifts the
         # turns that person said (not in the default: it costs a read of the first candidates' texts).
         Recipe(
             "memory_speakers",
             sources=NAMED,
             weights=HYBRID_WEIGHTS,
-            rerankers=(THREAD_SCORE, TIME_WINDOW, step("speaker", boost=0.2), NAMED_FIRST),
+            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, step("speaker", boost=0.2), NAMED_FIRST),
         ),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query

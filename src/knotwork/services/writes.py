@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 ADD_FIELDS = frozenset(
     {"content", "workspace", "agent_id", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at",
-     "expires_at", "ttl"}
+     "expires_at", "ttl", "thread"}
 )
 GRAPH_FIELDS = frozenset({"entities", "facts"})
 
@@ -83,7 +83,7 @@ class WritePath:
             artifacts=rules.str_list(fields.get("artifacts"), "artifacts"),
             evidence=rules.str_list(fields.get("evidence"), "evidence"),
             importance=rules.importance(fields.get("importance")),
-            metadata=rules.metadata(fields.get("metadata")),
+            metadata=rules.with_thread(rules.metadata(fields.get("metadata")), fields.get("thread")),
             created_at=stamp,
             updated_at=stamp,
             valid_at=valid,

@@ -78,6 +78,16 @@ class Store(Protocol):
         ``memory_ids`` that name one: a thread never spans workspaces or partitions."""
         ...
 
+    def memory_places(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """Where each memory that exists sits among others: (workspace, partition, ``metadata.thread`` or '')."""
+        ...
+
+    def memories_after(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, float]]:
+        """For each memory that has one: (its thread or ''; the id of the memory just after it by (valid_at, id) in
+        that thread, or, when it names none, among the memories of its workspace and partition that name none;
+        the seconds between their valid_at)."""
+        ...
+
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just before
         and just after it by (valid_at, id) in that thread, or, when it names none, among the memories of its

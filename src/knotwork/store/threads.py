@@ -14,28 +14,44 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from knotwork.domain.temporal import from_text
+
+
+def _moment(value: datetime | str) -> datetime:
+    """A valid_at as the engine returns it: a datetime (PostgreSQL) or its stored text (SQLite)."""
+    return value if isinstance(value, datetime) else from_text(value)
+
+
+def _same(own: str) -> str:
+    return f"n.workspace = m.workspace AND n.agent_id = m.agent_id AND {own.format(t='n')} = {own.format(t='m')}"
+
+
+def _after(own: str) -> str:
+    same = _same(own)
+    return (
+        f"coalesce((SELECT n.id FROM memories n WHERE {same} AND n.valid_at = m.valid_at AND n.id > m.id ORDER BY n.id LIMIT 1),"
+        f" (SELECT n.id FROM memories n WHERE {same} AND n.valid_at > m.valid_at ORDER BY n.valid_at, n.id LIMIT 1))"
+    )
 
 
 def _neighbours(thread: str, id_in: str) -> str:
     own = f"coalesce({thread}, '')"
-    same = f"n.workspace = m.workspace AND n.agent_id = m.agent_id AND {own.format(t='n')} = {own.format(t='m')}"
+    same = _same(own)
     # One index seek each way: the nearest with the same valid_at (turns of one session often share it), else
     # the nearest with an earlier (later) one. A row-value comparison would scan every row sharing the valid_at.
     before = (
         f"coalesce((SELECT n.id FROM memories n WHERE {same} AND n.valid_at = m.valid_at AND n.id < m.id ORDER BY n.id DESC LIMIT 1),"
         f" (SELECT n.id FROM memories n WHERE {same} AND n.valid_at < m.valid_at ORDER BY n.valid_at DESC, n.id DESC LIMIT 1))"
     )
-    after = (
-        f"coalesce((SELECT n.id FROM memories n WHERE {same} AND n.valid_at = m.valid_at AND n.id > m.id ORDER BY n.id LIMIT 1),"
-        f" (SELECT n.id FROM memories n WHERE {same} AND n.valid_at > m.valid_at ORDER BY n.valid_at, n.id LIMIT 1))"
-    )
-    return f"SELECT m.id, {own.format(t='m')}, {before}, {after} FROM memories m WHERE m.id {id_in}"
+    return f"SELECT m.id, {own.format(t='m')}, {before}, {_after(own)} FROM memories m WHERE m.id {id_in}"
 
 
 @dataclass(frozen=True, slots=True)
 class ThreadSQL:
-    """The two reads of :class:`ThreadStore` in one engine's SQL.
+    """The reads of :class:`ThreadStore` in one engine's SQL.
 
     ``thread``: a row's thread, ``{t}`` standing for the table's alias (NULL when it names none), e.g.
     ``json_extract({t}.metadata, '$.thread')``; ``id_in``: the test of ``m.id`` against the batch of ids,
@@ -49,6 +65,21 @@ class ThreadSQL:
     def threads(self) -> str:
         """id, workspace, agent_id and thread of each memory of the batch."""
         return f"SELECT m.id, m.workspace, m.agent_id, {self.thread.format(t='m')} FROM memories m WHERE m.id {self.id_in}"
+
+    @property
+    def places(self) -> str:
+        """id, workspace, agent_id and thread ('' for none) of each memory of the batch."""
+        own = f"coalesce({self.thread}, '')".format(t="m")
+        return f"SELECT m.id, m.workspace, m.agent_id, {own} FROM memories m WHERE m.id {self.id_in}"
+
+    @property
+    def after(self) -> str:
+        """id, thread ('' for none), the id just after, and both valid_at, of each memory of the batch that has one."""
+        own = f"coalesce({self.thread}, '')"
+        return (
+            f"SELECT m.id, {own.format(t='m')}, n.id, m.valid_at, n.valid_at FROM memories m"
+            f" JOIN memories n ON n.id = {_after(own)} WHERE m.id {self.id_in}"
+        )
 
     @property
     def neighbours(self) -> str:
@@ -67,6 +98,16 @@ class ThreadStore:
         name one: a thread never spans workspaces or partitions."""
         rows = self._rows_by_ids(self._thread_sql.threads, memory_ids)
         return {r[0]: (r[1], r[2], str(r[3])) for r in rows if r[3] is not None}
+
+    def memory_places(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """Each memory that exists as (workspace, partition, ``metadata.thread`` or '')."""
+        rows = self._rows_by_ids(self._thread_sql.places, memory_ids)
+        return {r[0]: (r[1], r[2], str(r[3])) for r in rows}
+
+    def memories_after(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, float]]:
+        """For each memory that has one: (its thread or ''; the memory just after it there; the seconds between)."""
+        rows = self._rows_by_ids(self._thread_sql.after, memory_ids)
+        return {r[0]: (r[1], r[2], (_moment(r[4]) - _moment(r[3])).total_seconds()) for r in rows}
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just

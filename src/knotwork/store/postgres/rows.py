@@ -127,6 +127,9 @@ def where_sql(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -
     if flt.artifact:
         clauses.append(f"{alias}.artifacts::jsonb ? %s")
         params.append(flt.artifact)
+    if flt.thread:  # the expression of the memories_thread index (migration 0015)
+        clauses.append(f"coalesce({alias}.metadata::jsonb ->> 'thread', '') = %s")
+        params.append(flt.thread)
     if flt.valid_since:
         clauses.append(f"{alias}.valid_at >= %s")
         params.append(flt.valid_since)

@@ -150,6 +150,9 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
     if flt.artifact:
         clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.artifacts) a WHERE a.value = ?)")
         params.append(flt.artifact)
+    if flt.thread:  # the expression of the memories_thread index (migration 0027)
+        clauses.append(f"coalesce(json_extract({alias}.metadata, '$.thread'), '') = ?")
+        params.append(flt.thread)
     if flt.valid_since:
         clauses.append(f"{alias}.valid_at >= ?")
         params.append(to_text(flt.valid_since))

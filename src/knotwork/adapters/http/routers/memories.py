@@ -29,6 +29,7 @@ class MemoryFields(Strict):
     importance: float | None = Field(None, **ranged(0, 1))
     metadata: dict[str, Any] | None = None
     valid_at: str | None = None
+    thread: str | None = Field(default=None, description="the conversation, session or thread it belongs to (kept as metadata.thread); search scores a thread's memories together")
 
 
 class NewMemory(MemoryFields):
@@ -78,6 +79,7 @@ class SearchRequest(Strict):
     center: str | None = None
     explain: bool = False
     now: str | None = Field(default=None, description="when the question is asked (ISO-8601); default the current time")
+    thread: str | None = Field(default=None, description="only the memories of this thread")
 
 
 @router.post(
@@ -114,6 +116,7 @@ def list_memories(
     limit: Annotated[int, Query(**ranged(1, 1000))] = 50,
     cursor: str | None = None,
     include_invalid: bool = True,
+    thread: Annotated[str | None, Query(description="only the memories of this thread")] = None,
     format: Format = "json",
 ) -> Response:
     page = mem.list(
@@ -126,6 +129,7 @@ def list_memories(
         limit=limit,
         cursor=cursor,
         include_invalid=include_invalid,
+        thread=thread,
     )
     return reply("list", page, format)
 
