@@ -1,7 +1,7 @@
 """Load: concurrent clients against a real ``knotwork serve`` on loopback, with and without a hostile one.
 
     .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--memories 5000] [--hostile] [--workers 1]
-        [--client lean|httpx] [--soak] [--constant-size] [--tracemalloc DIR] [--profile FILE]
+        [--client lean|httpx] [--soak] [--constant-size] [--keep-db FILE] [--tracemalloc DIR] [--profile FILE]
 
 Builds (once, cached as bench/.cache/load-<memories>.db) a store of generated memories (bench/ingest.py's
 generator) with the bundled embedder, copies it, starts ``knotwork serve`` on 127.0.0.1 over the copy,
@@ -18,7 +18,7 @@ The clients share the machine with the server, so their own CPU per request is r
 ``http.client`` connection per client; ``--client httpx`` sends the same requests (same paths, bodies and
 JSON encoding) through an ``httpx2.Client`` per client, which costs the load generator several times the CPU.
 ``--soak`` samples the server's RSS once a minute (``rss_curve``: minute, RSS and its anonymous part in MB,
-memories added and deleted so far) for a long run; ``rss_mb_per_1000_added`` is the growth from the first
+memories added and deleted so far, the database file and its WAL in MB) for a long run; ``rss_mb_per_1000_added`` is the growth from the first
 minute on (the warm-up) over the memories added meanwhile. The 30% adds grow the store, and RSS follows
 the in-memory indexes by right, so a growing soak cannot tell a leak from that growth.
 ``--constant-size`` keeps the store at ``--memories``: each add that lands is followed, by the same client,
@@ -276,15 +276,17 @@ def own_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def rss_point(pid: int, minute: float, tally: Tally) -> dict[str, float]:
+def rss_point(pid: int, minute: float, tally: Tally, db: Path) -> dict[str, float]:
     with tally.lock:
         added = tally.statuses.get("add", {}).get(201, 0)
         deleted = tally.statuses.get("delete", {}).get(200, 0)
+    files = [db, db.with_name(db.name + "-wal")]
     return {"minute": minute, "rss_mb": round(rss_kb_tree(pid) / 1024, 1),
-            "anon_mb": round(rss_kb_tree(pid, "RssAnon") / 1024, 1), "added": added, "deleted": deleted}
+            "anon_mb": round(rss_kb_tree(pid, "RssAnon") / 1024, 1), "added": added, "deleted": deleted,
+            "db_mb": round(sum(f.stat().st_size for f in files if f.exists()) / 2**20, 1)}
 
 
-def sample_rss(pid: int, tally: Tally, stop: float, curve: list[dict[str, float]], every: float = 60.0) -> None:
+def sample_rss(pid: int, tally: Tally, stop: float, curve: list[dict[str, float]], db: Path, every: float = 60.0) -> None:
     """Append the server's RSS (:func:`rss_point`) every ``every`` seconds until ``stop``."""
     started = time.monotonic()
     while True:
@@ -293,10 +295,10 @@ def sample_rss(pid: int, tally: Tally, stop: float, curve: list[dict[str, float]
             return
         time.sleep(min(every, left))
         if time.monotonic() < stop:
-            point = rss_point(pid, round((time.monotonic() - started) / 60, 1), tally)
+            point = rss_point(pid, round((time.monotonic() - started) / 60, 1), tally, db)
             curve.append(point)
             print(f"soak: {point['minute']} min, server RSS {point['rss_mb']} MB (anonymous {point['anon_mb']}),"
-                  f" {point['added']} memories added, {point['deleted']} deleted", file=sys.stderr, flush=True)
+                  f" {point['added']} memories added, {point['deleted']} deleted, database {point['db_mb']} MB", file=sys.stderr, flush=True)
 
 
 def per_thousand_added(curve: list[dict[str, float]]) -> float | None:
@@ -345,6 +347,7 @@ def main() -> None:
     parser.add_argument("--soak", action="store_true", help="sample the server's RSS once a minute")
     parser.add_argument("--constant-size", action="store_true",
                         help="each add is followed by the delete of the oldest memory: the store keeps its size")
+    parser.add_argument("--keep-db", type=Path, metavar="FILE", help="copy the store as the run left it to FILE")
     parser.add_argument("--tracemalloc", type=Path, metavar="DIR",
                         help="diagnostic: run the server under tracemalloc, a snapshot to DIR each minute")
     parser.add_argument("--profile", type=Path, help="record the server with py-spy to FILE (collapsed stacks)")
@@ -388,14 +391,14 @@ def main() -> None:
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
         rss_start, load_start, cpu_start = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
         tally = Tally()
-        curve: list[dict[str, float]] = [rss_point(server.pid, 0.0, tally)]
+        curve: list[dict[str, float]] = [rss_point(server.pid, 0.0, tally, db)]
         stop = time.monotonic() + args.seconds
         threads = [threading.Thread(target=client, args=(make, port, tally, stop, i, retention))
                    for i in range(args.clients)]
         if args.hostile:
             threads.append(threading.Thread(target=hostile, args=(make, port, tally, stop)))
         if args.soak:
-            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve)))
+            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve, db)))
         profiler = None
         if args.profile is not None:
             spy = [py_spy(), "record", "--pid", str(server.pid), "--duration", str(int(args.seconds)), "--rate", "200",
@@ -410,7 +413,7 @@ def main() -> None:
         elapsed = time.monotonic() - started
         client_cpu = own_cpu_s() - client_cpu_start
         rss_end, load_end, cpu_end = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
-        curve.append(rss_point(server.pid, round(elapsed / 60, 1), tally))
+        curve.append(rss_point(server.pid, round(elapsed / 60, 1), tally, db))
         if profiler is not None:
             profiler.wait(timeout=60)
     finally:
@@ -422,6 +425,8 @@ def main() -> None:
         log.close()
         # the server's own account of any 5xx answer (it logs the traceback) goes with the report
         log_tail = (work / "serve.log").read_text(errors="replace").splitlines()[-40:]
+        if args.keep_db is not None:  # the server is gone: its WAL was checkpointed into the file on close
+            shutil.copy(db, args.keep_db)
         shutil.rmtree(work, ignore_errors=True)
     normal = sum(len(v) for k, v in tally.times.items() if not k.startswith("hostile"))
     answered = max(1, sum(map(len, tally.times.values())))

@@ -7,15 +7,13 @@ A diagnostic, not a measurement: tracing every allocation slows the server sever
 ``tracemalloc`` on before anything is imported and writes ``DIR/<minute>.snap`` each minute. Run alone,
 this file compares the second snapshot (after the warm-up) with the last one and prints the places (file
 and line, or whole tracebacks with ``--frames``) whose live Python allocations grew the most, with the
-traced total of each snapshot, and SQLite's own heap each minute (``sqlite.txt``: minute, MB). Memory allocated outside Python's allocator (onnxruntime's arena, SQLite's
+traced total of each snapshot. Memory allocated outside Python's allocator (onnxruntime's arena, SQLite's
 page cache, glibc's free lists) is not traced: compare the traced total with the RSS ``bench/load.py`` reports.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
-import os
 import sys
 import threading
 import time
@@ -26,23 +24,10 @@ FRAMES = 12
 EVERY_S = 60.0
 
 
-def sqlite_library() -> ctypes.CDLL | None:
-    """The SQLite library Python's ``sqlite3`` uses, when it is a shared one (its heap can then be read)."""
-    import _sqlite3  # noqa: F401 -- loads the library, so that it shows in the process's maps
-
-    for line in Path(f"/proc/{os.getpid()}/maps").read_text().splitlines() if Path("/proc").exists() else []:
-        if "libsqlite3" in line:
-            lib = ctypes.CDLL(line.split()[-1])
-            lib.sqlite3_memory_used.restype = ctypes.c_int64
-            return lib
-    return None
-
-
 def record(folder: Path, argv: list[str]) -> None:
     """Run the ``knotwork`` command ``argv`` with a snapshot written to ``folder`` every minute."""
     tracemalloc.start(FRAMES)
     started = time.monotonic()
-    sqlite = sqlite_library()
 
     def dump() -> None:
         while True:
@@ -50,9 +35,6 @@ def record(folder: Path, argv: list[str]) -> None:
             minute = round((time.monotonic() - started) / 60)
             snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
             snapshot.dump(str(folder / f"{minute:04d}.snap"))
-            if sqlite is not None:  # SQLite's own heap (page caches above all), which tracemalloc does not see
-                with (folder / "sqlite.txt").open("a") as out:
-                    out.write(f"{minute} {sqlite.sqlite3_memory_used() / 2**20:.1f}\n")
 
     threading.Thread(target=dump, name="soak-trace", daemon=True).start()
     from knotwork.adapters.entry import main
