@@ -1,7 +1,7 @@
 """Load: concurrent clients against a real ``knotwork serve`` on loopback, with and without a hostile one.
 
     .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--memories 5000] [--hostile] [--workers 1]
-        [--client lean|httpx] [--soak] [--profile FILE]
+        [--client lean|httpx] [--soak] [--constant-size] [--keep-db FILE] [--tracemalloc DIR] [--profile FILE]
 
 Builds (once, cached as bench/.cache/load-<memories>.db) a store of generated memories (bench/ingest.py's
 generator) with the bundled embedder, copies it, starts ``knotwork serve`` on 127.0.0.1 over the copy,
@@ -17,8 +17,17 @@ The clients share the machine with the server, so their own CPU per request is r
 (``client_cpu_ms_per_request``). ``--client lean`` (the default) sends each request over one kept-alive
 ``http.client`` connection per client; ``--client httpx`` sends the same requests (same paths, bodies and
 JSON encoding) through an ``httpx2.Client`` per client, which costs the load generator several times the CPU.
-``--soak`` samples the server's RSS once a minute (``rss_curve_mb``: minute, MB, memories added so far) for
-a long run.
+``--soak`` samples the server's RSS once a minute (``rss_curve``: minute, RSS and its anonymous part in MB,
+memories added and deleted so far, the database file and its WAL in MB) for a long run; ``rss_mb_per_1000_added`` is the growth from the first
+minute on (the warm-up) over the memories added meanwhile. The 30% adds grow the store, and RSS follows
+the in-memory indexes by right, so a growing soak cannot tell a leak from that growth.
+``--constant-size`` keeps the store at ``--memories``: each add that lands is followed, by the same client,
+by ``DELETE /memories/{id}`` of the oldest memory left (the preloaded ones first, oldest first, then the
+run's own). That is a long-running server at its steady state: a store kept at a size by forgetting its
+oldest memories (retention) as new ones arrive, so every index sees as many removals as additions and
+must give their room back. RSS that still grows then is held by something that grows with time.
+``--tracemalloc DIR`` (diagnostic: it slows the server several times) runs the server under
+``tracemalloc`` and writes a snapshot to DIR each minute; ``bench/soak_trace.py DIR`` diffs them.
 ``--profile FILE`` records the server under the load with ``py-spy`` (not a project dependency: it must be
 on PATH or beside this Python), as collapsed stacks for ``bench/profile_stages.py``; ``--profile-gil`` keeps
 only the samples of threads that hold the GIL (where the Python part of a request waits on no other).
@@ -27,6 +36,7 @@ only the samples of threads that hold the GIL (where the Python part of a reques
 from __future__ import annotations
 
 import argparse
+import collections
 import http.client
 import json
 import os
@@ -73,18 +83,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def rss_kb(pid: int) -> int:
+def rss_kb(pid: int, field: str = "VmRSS") -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1])
     return 0
 
 
-def rss_kb_tree(pid: int) -> int:
-    """RSS of a process and its children (the worker processes of ``serve --workers``)."""
-    total = rss_kb(pid)
+def rss_kb_tree(pid: int, field: str = "VmRSS") -> int:
+    """RSS of a process and its children (the worker processes of ``serve --workers``); ``field`` RssAnon: the part
+    not backed by a file (the heap: what the process allocated, as against the model and libraries it maps)."""
+    total = rss_kb(pid, field)
     for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        total += rss_kb_tree(int(child))
+        total += rss_kb_tree(int(child), field)
     return total
 
 
@@ -132,11 +143,21 @@ class Lean:
         try:
             self.connection.request("POST", path, body=body, headers=headers)
             response = self.connection.getresponse()
-            response.read()
+            content = response.read()
         except (OSError, http.client.HTTPException) as exc:
             self.connection.close()  # the next request opens a new connection
             raise SendError(str(exc)) from exc
-        return Answer(response.status)
+        return Answer(response.status, content)
+
+    def delete(self, path: str) -> Answer:
+        try:
+            self.connection.request("DELETE", path, headers={"accept": "*/*"})
+            response = self.connection.getresponse()
+            content = response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            self.connection.close()
+            raise SendError(str(exc)) from exc
+        return Answer(response.status, content)
 
     def close(self) -> None:
         self.connection.close()
@@ -150,9 +171,17 @@ class Httpx:
 
     def post(self, path: str, json: Any) -> Answer:  # noqa: A002
         try:
-            return Answer(self.client.post(path, json=json).status_code)
+            response = self.client.post(path, json=json)
         except httpx2.HTTPError as exc:
             raise SendError(str(exc)) from exc
+        return Answer(response.status_code, response.content)
+
+    def delete(self, path: str) -> Answer:
+        try:
+            response = self.client.delete(path)
+        except httpx2.HTTPError as exc:
+            raise SendError(str(exc)) from exc
+        return Answer(response.status_code, response.content)
 
     def close(self) -> None:
         self.client.close()
@@ -163,24 +192,42 @@ class SendError(Exception):
 
 
 class Answer:
-    def __init__(self, status_code: int) -> None:
+    def __init__(self, status_code: int, content: bytes = b"") -> None:
         self.status_code = status_code
+        self.content = content
+
+
+class Retention:
+    """The memories of a store kept at a constant size, oldest first: each add pushes one, and its client then
+    deletes the oldest (``--constant-size``)."""
+
+    def __init__(self, oldest_first: list[str]) -> None:
+        self.lock = threading.Lock()
+        self.queue = collections.deque(oldest_first)
+
+    def replace(self, new_id: str) -> str | None:
+        """Record ``new_id``; returns the oldest memory, now to delete (None when the store holds only new ones)."""
+        with self.lock:
+            self.queue.append(new_id)
+            return self.queue.popleft() if len(self.queue) > 1 else None
 
 
 CLIENTS = {"lean": Lean, "httpx": Httpx}
 
 
-def timed(tally: Tally, op: str, send, ok) -> None:  # type: ignore[no-untyped-def]
+def timed(tally: Tally, op: str, send, ok) -> Answer | None:  # type: ignore[no-untyped-def]
     start = time.perf_counter()
+    response = None
     try:
         response = send()
         status, good = response.status_code, ok(response.status_code)
     except SendError:
         status, good = None, False
     tally.record(op, (time.perf_counter() - start) * 1000, status, good)
+    return response if good else None
 
 
-def client(make, port: int, tally: Tally, stop: float, seed: int) -> None:  # type: ignore[no-untyped-def]
+def client(make, port: int, tally: Tally, stop: float, seed: int, retention: Retention | None = None) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(seed)
     http = make(HOST, port)
     try:
@@ -194,7 +241,11 @@ def client(make, port: int, tally: Tally, stop: float, seed: int) -> None:  # ty
             else:
                 words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(12, 40)))
                 body = {"content": f"load {seed}-{n}: {words}.", "workspace": rng.choice(["api", "web"])}
-                timed(tally, "add", lambda: http.post("/memories", json=body), lambda s: s in (200, 201))
+                added = timed(tally, "add", lambda: http.post("/memories", json=body), lambda s: s in (200, 201))
+                if retention is not None and added is not None and added.status_code == 201:
+                    oldest = retention.replace(json.loads(added.content)["id"])
+                    if oldest is not None:
+                        timed(tally, "delete", lambda: http.delete(f"/memories/{oldest}"), lambda s: s == 200)
     finally:
         http.close()
 
@@ -226,9 +277,18 @@ def own_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def sample_rss(pid: int, tally: Tally, stop: float, curve: list[tuple[float, float, int]], every: float = 60.0) -> None:
-    """Append (minutes since start, server RSS MB, memories added so far) every ``every`` seconds until ``stop``:
-    the adds grow the store and its in-memory indexes, which RSS follows by right."""
+def rss_point(pid: int, minute: float, tally: Tally, db: Path) -> dict[str, float]:
+    with tally.lock:
+        added = tally.statuses.get("add", {}).get(201, 0)
+        deleted = tally.statuses.get("delete", {}).get(200, 0)
+    files = [db, db.with_name(db.name + "-wal")]
+    return {"minute": minute, "rss_mb": round(rss_kb_tree(pid) / 1024, 1),
+            "anon_mb": round(rss_kb_tree(pid, "RssAnon") / 1024, 1), "added": added, "deleted": deleted,
+            "db_mb": round(sum(f.stat().st_size for f in files if f.exists()) / 2**20, 1)}
+
+
+def sample_rss(pid: int, tally: Tally, stop: float, curve: list[dict[str, float]], db: Path, every: float = 60.0) -> None:
+    """Append the server's RSS (:func:`rss_point`) every ``every`` seconds until ``stop``."""
     started = time.monotonic()
     while True:
         left = stop - time.monotonic()
@@ -236,11 +296,32 @@ def sample_rss(pid: int, tally: Tally, stop: float, curve: list[tuple[float, flo
             return
         time.sleep(min(every, left))
         if time.monotonic() < stop:
-            minute = round((time.monotonic() - started) / 60, 1)
-            with tally.lock:
-                added = tally.statuses.get("add", {}).get(201, 0)
-            curve.append((minute, round(rss_kb_tree(pid) / 1024, 1), added))
-            print(f"soak: {minute} min, server RSS {curve[-1][1]} MB, {added} memories added", file=sys.stderr, flush=True)
+            point = rss_point(pid, round((time.monotonic() - started) / 60, 1), tally, db)
+            curve.append(point)
+            print(f"soak: {point['minute']} min, server RSS {point['rss_mb']} MB (anonymous {point['anon_mb']}),"
+                  f" {point['added']} memories added, {point['deleted']} deleted, database {point['db_mb']} MB", file=sys.stderr, flush=True)
+
+
+def per_thousand_added(curve: list[dict[str, float]]) -> float | None:
+    """RSS MB per 1,000 memories added, from the first minute (after the warm-up) to the end."""
+    if len(curve) < 3:
+        return None
+    first, last = curve[1], curve[-1]
+    added = (last["added"] - last["deleted"]) - (first["added"] - first["deleted"])
+    return round(1000 * (last["rss_mb"] - first["rss_mb"]) / added, 1) if added > 0 else None
+
+
+def oldest_first(db: Path) -> list[str]:
+    """The ids of the memories of the preloaded store, oldest first."""
+    with knotwork.open(db) as mem:
+        ids: list[str] = []
+        page = mem.list(workspace="*", agent_id="*", limit=1000)
+        while True:
+            ids += [m.id for m in page]
+            if not page.next_cursor:
+                break
+            page = mem.list(workspace="*", agent_id="*", limit=1000, cursor=page.next_cursor)
+    return ids[::-1]  # the list is newest first
 
 
 def py_spy() -> str:
@@ -265,6 +346,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="server processes (knotwork serve --workers)")
     parser.add_argument("--client", choices=sorted(CLIENTS), default="lean", help="how the clients send (see above)")
     parser.add_argument("--soak", action="store_true", help="sample the server's RSS once a minute")
+    parser.add_argument("--constant-size", action="store_true",
+                        help="each add is followed by the delete of the oldest memory: the store keeps its size")
+    parser.add_argument("--keep-db", type=Path, metavar="FILE", help="copy the store as the run left it to FILE")
+    parser.add_argument("--tracemalloc", type=Path, metavar="DIR",
+                        help="diagnostic: run the server under tracemalloc, a snapshot to DIR each minute")
     parser.add_argument("--profile", type=Path, help="record the server with py-spy to FILE (collapsed stacks)")
     parser.add_argument("--profile-gil", action="store_true", help="with --profile: only samples that hold the GIL")
     parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
@@ -283,11 +369,16 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")} | {"KNOTWORK_HOME": str(work)}
     env |= dict(item.split("=", 1) for item in args.server_env)
     log = (work / "serve.log").open("wb")
+    retention = Retention(oldest_first(db)) if args.constant_size else None
     command = [KNOTWORK, "serve", "--db", str(db), "--port", str(port), "--workers", str(args.workers)]
+    if args.tracemalloc is not None:
+        args.tracemalloc.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, str(Path(__file__).resolve().parent / "soak_trace.py"), "--record", str(args.tracemalloc),
+                   *command[1:]]
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://{HOST}:{port}"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + (120 if args.tracemalloc is None else 900)
         while True:
             try:
                 if httpx2.get(f"{base}/status", timeout=5).status_code == 200:
@@ -302,13 +393,14 @@ def main() -> None:
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
         rss_start, load_start, cpu_start = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
         tally = Tally()
-        curve: list[tuple[float, float, int]] = [(0.0, round(rss_start / 1024, 1), 0)]
+        curve: list[dict[str, float]] = [rss_point(server.pid, 0.0, tally, db)]
         stop = time.monotonic() + args.seconds
-        threads = [threading.Thread(target=client, args=(make, port, tally, stop, i)) for i in range(args.clients)]
+        threads = [threading.Thread(target=client, args=(make, port, tally, stop, i, retention))
+                   for i in range(args.clients)]
         if args.hostile:
             threads.append(threading.Thread(target=hostile, args=(make, port, tally, stop)))
         if args.soak:
-            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve)))
+            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve, db)))
         profiler = None
         if args.profile is not None:
             spy = [py_spy(), "record", "--pid", str(server.pid), "--duration", str(int(args.seconds)), "--rate", "200",
@@ -324,6 +416,7 @@ def main() -> None:
         elapsed = time.monotonic() - started
         client_cpu = own_cpu_s() - client_cpu_start
         rss_end, load_end, cpu_end = rss_kb_tree(server.pid), loadavg(), cpu_s_tree(server.pid)
+        curve.append(rss_point(server.pid, round(elapsed / 60, 1), tally, db))
         if profiler is not None:
             profiler.wait(timeout=60)
     finally:
@@ -333,6 +426,10 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+        # the server's own account of any 5xx answer (it logs the traceback) goes with the report
+        log_tail = (work / "serve.log").read_text(errors="replace").splitlines()[-40:]
+        if args.keep_db is not None:  # the server is gone: its WAL was checkpointed into the file on close
+            shutil.copy(db, args.keep_db)
         shutil.rmtree(work, ignore_errors=True)
     normal = sum(len(v) for k, v in tally.times.items() if not k.startswith("hostile"))
     answered = max(1, sum(map(len, tally.times.values())))
@@ -364,10 +461,12 @@ def main() -> None:
         },
         "rss_mb": [round(rss_start / 1024, 1), round(rss_end / 1024, 1)],
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1),
-        **({"rss_curve_mb": curve + [(round(elapsed / 60, 1), round(rss_end / 1024, 1), tally.statuses.get("add", {}).get(201, 0))]}
-           if args.soak else {}),
+        "constant_size": args.constant_size,
+        **({"rss_curve": curve, "rss_mb_per_1000_added": per_thousand_added(curve)} if args.soak else {}),
         "loadavg": [load_start, load_end],
     }
+    if any(status >= 500 for op in tally.statuses.values() for status in op):
+        report["server_log_tail"] = log_tail
     print(json.dumps(report, indent=2))
 
 

@@ -65,6 +65,14 @@ class Settings(BaseSettings):
         default=4, ge=1, le=1000, description="Requests one `knotwork serve` process works on at once (its thread "
         "pool); the others wait their turn in its event loop, costing no CPU.",
     )
+    serve_malloc_arenas: int = Field(
+        default=2, ge=0, le=1024, description="glibc malloc arenas one `knotwork serve` process may use (0: glibc's "
+        "default, eight per core); fewer arenas fragment less over a long run.",
+    )
+    serve_trim_interval: float = Field(
+        default=60.0, ge=0, description="Seconds between the times `knotwork serve` gives the free memory of its C "
+        "heap back to the OS (glibc malloc_trim); 0: never.",
+    )
     # -- knowledge graph --------------------------------------------------------
     kg_extract: str = Field(
         default="rules", description="Offline extraction of entities and facts on add: rules (deterministic) or none."

@@ -44,3 +44,36 @@ def test_names_are_embedded_once_and_only_when_spelling_cannot_resolve_them(mem:
         assert mem.entity("Maximillian Fischer", workspace="a").name == "Maximilian Fischer"
     finally:
         inner.embed = real
+
+
+def test_vectors_of_deleted_entities_leave_memory(mem: Knotwork, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A memory forgotten takes its orphaned entities with it, and the in-memory entity vectors follow once
+    the rows held have grown by a quarter: a process whose memories are replaced does not grow."""
+    from knotwork.services import knowledge
+
+    monkeypatch.setattr(knowledge, "PRUNE_FROM", 4)
+    vectors = mem.knowledge.vectors
+
+    def live() -> set[str]:
+        return {r[0] for r in mem.store._run(
+            "SELECT e.id FROM entities e JOIN entity_vectors v ON v.entity_id = e.id WHERE e.workspace = 'a'")}
+
+    def held() -> list[str]:
+        vectors.sync()
+        return vectors.parts["a"][0]
+
+    names = ["Anna Schmidt", "Boris Petrov", "Clara Jensen", "Dmitri Volkov", "Elena Rossi", "Farid Haddad"]
+    added = [mem.add(f"{n} joined.", entities=[{"name": n, "type": "person"}], workspace="a") for n in names]
+    before = live()
+    assert set(held()) == before and len(before) >= 6
+    for m in added[:5]:
+        mem.delete(m.id)
+    gone = before - live()
+    assert len(gone) >= 5  # the five people went with their memories
+    assert set(held()) == before  # nothing read so far tells the vectors
+    for n in ["Greta Lindqvist", "Hugo Moreau", "Ines Duarte", "Jonas Weber"]:  # rows held grow past 5/4
+        mem.add(f"{n} joined.", entities=[{"name": n, "type": "person"}], workspace="a")
+    ids, matrix = vectors.of("a", exact=True)
+    assert set(ids) == live() and not gone & set(ids)
+    assert len(matrix) == len(ids) == vectors._held
+    assert [h.entity.name for h in mem.search_nodes("Farid Haddad", workspace="a")][:1] == ["Farid Haddad"]

@@ -516,6 +516,10 @@ def serve(
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN "
                                    "or make a token with `knotwork token create` first")
     check_token(settings.api_token)  # before any worker process starts
+    from knotwork.adapters.http import heap
+
+    heap.limit_arenas(settings.serve_malloc_arenas)  # before the store, the model and the server start their threads
+    trimmer = heap.Trimmer(settings.serve_trim_interval).start()
     with open_store(db, settings=settings) as mem:
         # A full-text index out of step with the memories, or memories stored without vectors (by a process
         # without an embedder, or before a model change), would hide memories from search: mend them first.
@@ -548,6 +552,7 @@ def serve(
                 uvicorn.run(app, host=host, port=port, log_level="warning")
         finally:
             pruner.stop()
+            trimmer.stop()
             if worker is not None:
                 worker.stop()
 

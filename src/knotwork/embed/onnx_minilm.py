@@ -149,6 +149,10 @@ class MiniLMEmbedder(BaseEmbedder):
     #: benchmark can compare the alternatives.
     _graph_optimization = "ORT_ENABLE_BASIC"
     _allow_spinning = False
+    #: whether onnxruntime keeps the memory of its runs in its own arena, and plans it per input shape
+    #: (bench/embed_arena.py)
+    _memory_arena = True
+    _memory_pattern = True
 
     def __init__(
         self,
@@ -266,6 +270,8 @@ class MiniLMEmbedder(BaseEmbedder):
         # from other processes: with spinning on, throughput on a busy
         # 2-core machine halved (54 vs 119 short texts/s).
         options.add_session_config_entry("session.intra_op.allow_spinning", "1" if self._allow_spinning else "0")
+        options.enable_cpu_mem_arena = self._memory_arena
+        options.enable_mem_pattern = self._memory_pattern
         options.log_severity_level = 3
         try:
             session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])

@@ -31,11 +31,14 @@ def app() -> Any:
     from knotwork.config import Settings
 
     from knotwork.adapters.credentials import TokenBook
+    from knotwork.adapters.http import heap
     from knotwork.services.access import of_workspace
 
     given = json.loads(os.environ[ENV])
 
     settings = Settings()
+    heap.limit_arenas(settings.serve_malloc_arenas)
+    heap.Trimmer(settings.serve_trim_interval).start()  # a daemon thread, for the process's life
     mem = open_store(given["db"], settings=settings)  # held for the process's life; closed when it exits
     return create_app(
         mem,

@@ -28,7 +28,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import backup, migrate
-from knotwork.store.sqlite.connections import Readers, WriterLock
+from knotwork.store.sqlite.connections import MMAP_BYTES, Readers, WriterLock
 from knotwork.store.sqlite.enrich import EnrichStore
 from knotwork.store.sqlite.gate import WriteGate
 from knotwork.store.sqlite.hygiene import HygieneStore
@@ -215,6 +215,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
             # related(depth=3) on a 150 MB store fetched its memories ~40% faster with 64 MB.
             # Outcome: up to 64 MB per open store, used only as pages are read.
             self._conn.execute("PRAGMA cache_size = -65536")
+            self._conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # see connections.MMAP_BYTES
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._version = migrate.apply(self._conn)
         except sqlite3.DatabaseError as exc:
