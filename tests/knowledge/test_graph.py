@@ -325,6 +325,20 @@ def test_deleting_the_only_source_deletes_the_fact_and_restores_what_it_retired(
     assert kg.entity("Berlin").name == "Berlin"
 
 
+def test_deleting_a_memory_whose_facts_retired_each_other_restores_the_fact_before_them(kg: Knotwork) -> None:
+    # Lisbon is retired by Berlin, Berlin by Boston; Berlin and Boston rest on one memory. Deleting it drops
+    # Boston first, which makes Berlin current for a moment; Lisbon must not then point at the deleted Boston.
+    kg.add("Ana lives in Lisbon.", valid_at="2024-01-01", facts=[{"subject": "Ana", "predicate": "lives in", "object": "Lisbon"}])
+    moves = kg.add("Ana moved twice.", valid_at="2026-01-01", facts=[
+        {"subject": "Ana", "predicate": "lives in", "object": "Berlin", "valid_at": "2025-01-01"},
+        {"subject": "Ana", "predicate": "lives in", "object": "Boston", "valid_at": "2026-01-01"},
+    ])
+    assert [f.object for f in kg.entity_facts("Ana")] == ["Boston"]
+    kg.delete(moves.id)
+    (lisbon,) = kg.entity_facts("Ana", include_invalid=True)
+    assert (lisbon.object, lisbon.invalid_at, lisbon.superseded_by) == ("Lisbon", None, None)
+
+
 def test_a_fact_with_another_source_survives(kg: Knotwork) -> None:
     fact = [{"subject": "BillingService", "predicate": "uses", "object": "Stripe"}]
     first = kg.add("one", facts=fact)

@@ -738,7 +738,12 @@ class KnowledgeService:
         """Delete facts, bring back what each had retired, refresh summaries; returns the entities touched."""
         at = now()
         changed: set[str] = set()
-        for f in facts:
+        for stale in facts:
+            # read again: dropping an earlier fact of ``facts`` may have restored this one (its superseded_by is
+            # then what the dropped fact's was), and what it retired must not point at a fact deleted meanwhile
+            f = self.store.kg_get_facts([stale.id]).get(stale.id)
+            if f is None:
+                continue
             replaced = [g for g in self.store.kg_facts_of(f.subject_id, f.predicate) if g.superseded_by == f.id]
             self.store.kg_delete_fact(f.id)
             for g in replaced:
