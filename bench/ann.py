@@ -13,11 +13,19 @@ too) and its reload time from the file, and which of the two the default
 threshold (``Settings().vector_ann_min_rows``) picks for that scope.
 
     flock /tmp/knotwork-bench.lock .venv/bin/python bench/ann.py --sizes 10000 100000
+    nice -n 10 .venv/bin/python bench/ann.py --sizes 10000 100000 --lock   # the lock for the queries only
+
+``--lock`` fills the store and builds the graph without the shared
+benchmark lock (they take minutes on a busy machine and are not the
+figure) and takes it (``flock``) only around the timed queries: run it
+unwrapped, at a low priority. ``--keep DIR`` keeps each filled store (and
+its graph file) in DIR and reuses it on the next run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -28,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from backends import DIM, Vectors  # noqa: E402
+from scale import bench_lock  # noqa: E402
 
 from knotwork import ALL_WORKSPACES, Settings  # noqa: E402
 from knotwork.app import open_store  # noqa: E402
@@ -53,12 +62,14 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
 
-def run(size: int, queries: int, ks: list[int]) -> dict[str, object]:
+def run(size: int, queries: int, ks: list[int], lock: bool = False, keep: Path | None = None) -> dict[str, object]:
     vectors = Vectors()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "ann.db"
+        path = (keep or Path(tmp)) / f"ann-{size}.db"
         t = time.perf_counter()
-        fill(path, size, vectors)
+        reused = path.exists()  # a kept store: its graph file is read back, not built
+        if not reused:
+            fill(path, size, vectors)
         fill_s = time.perf_counter() - t
         store = open_store(str(path), Settings())
         index = VectorIndex(store, DIM, ann_path=store.ann_file(), ann_min_rows=1, model="bench")
@@ -72,28 +83,35 @@ def run(size: int, queries: int, ks: list[int]) -> dict[str, object]:
         assert AnnIndex(store.ann_file(), DIM, "bench").load(store.vector_marks()[0])  # the file is read back whole
         reload_s = time.perf_counter() - t
         qs = [vectors.query(f"query {i}") for i in range(queries)]
-        out: dict[str, object] = {"size": size, "fill_s": fill_s, "build_s": build_s, "reload_s": reload_s, "first_ms": first_ms}
+        out: dict[str, object] = {
+            "size": size, "fill_s": fill_s, "build_s": build_s, "reload_s": reload_s, "first_ms": first_ms, "reused": reused,
+        }
         default = Settings().vector_ann_min_rows
-        for k in ks:
-            for scope, ws in (("all", ALL_WORKSPACES), ("one workspace", "w3")):
-                times: dict[str, list[float]] = {"exact": [], "ann": []}
-                recalls = []
-                for q in qs:
-                    got = {}
-                    for name, min_rows in (("exact", 0), ("ann", 1)):
-                        index.ann_min_rows = min_rows
-                        t = time.perf_counter()
-                        got[name] = [h.memory_id for h in index.search(q, k, ws)]
-                        times[name].append((time.perf_counter() - t) * 1000)
-                    recalls.append(len(set(got["exact"]) & set(got["ann"])) / k)
-                scope_rows = size if ws == ALL_WORKSPACES else size // 10
-                out[(k, scope)] = {
-                    "recall": float(np.mean(recalls)),
-                    "default": "graph" if default and scope_rows >= default else "scan",
-                    **{f"{n}_p{p}": percentile(v, p) for n, v in times.items() for p in (50, 95)},
-                }
+        with bench_lock() if lock else contextlib.nullcontext():
+            measure(index, qs, ks, size, default, out)
         store.close()
     return out
+
+
+def measure(index: VectorIndex, qs: list[np.ndarray], ks: list[int], size: int, default: int, out: dict) -> None:
+    for k in ks:
+        for scope, ws in (("all", ALL_WORKSPACES), ("one workspace", "w3")):
+            times: dict[str, list[float]] = {"exact": [], "ann": []}
+            recalls = []
+            for q in qs:
+                got = {}
+                for name, min_rows in (("exact", 0), ("ann", 1)):
+                    index.ann_min_rows = min_rows
+                    t = time.perf_counter()
+                    got[name] = [h.memory_id for h in index.search(q, k, ws)]
+                    times[name].append((time.perf_counter() - t) * 1000)
+                recalls.append(len(set(got["exact"]) & set(got["ann"])) / k)
+            scope_rows = size if ws == ALL_WORKSPACES else size // 10
+            out[(k, scope)] = {
+                "recall": float(np.mean(recalls)),
+                "default": "graph" if default and scope_rows >= default else "scan",
+                **{f"{n}_p{p}": percentile(v, p) for n, v in times.items() for p in (50, 95)},
+            }
 
 
 def main() -> None:
@@ -101,6 +119,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--ks", default="10,200", help="k values, comma list (recall@k against the exact top k)")
+    parser.add_argument("--lock", action="store_true", help="take the shared benchmark lock around the timed queries only")
+    parser.add_argument("--keep", type=Path, help="keep each filled store (and its graph) in this folder, and reuse it")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     print(f"load before: {os.getloadavg()}; default threshold {Settings().vector_ann_min_rows:,} vectors", flush=True)
@@ -108,13 +128,13 @@ def main() -> None:
           " graph build s (first search ms) | reload s |")
     print("|---|---|---|---|---|---|---|---|---|")
     for size in args.sizes:
-        r = run(size, args.queries, ks)
+        r = run(size, args.queries, ks, args.lock, args.keep)
         for k in ks:
             for scope in ("all", "one workspace"):
                 s = r[(k, scope)]
                 print(
                     f"| {size:,} | {scope} | {k} | {s['recall']:.3f} | {s['exact_p50']:.2f} / {s['exact_p95']:.2f} |"
-                    f" {s['ann_p50']:.2f} / {s['ann_p95']:.2f} | {s['default']} | {r['build_s']:.1f} ({r['first_ms']:.0f}) |"
+                    f" {s['ann_p50']:.2f} / {s['ann_p95']:.2f} | {s['default']} | {'read: ' if r['reused'] else ''}{r['build_s']:.1f} ({r['first_ms']:.0f}) |"
                     f" {r['reload_s']:.1f} |",
                     flush=True,
                 )

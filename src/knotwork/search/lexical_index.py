@@ -45,6 +45,7 @@ from knotwork.search.lexical import analyze, name_key
 
 K1 = 1.2
 B = 0.75
+_KEEP_WEIGHTS = 4096  # postings at least this long keep their term weights between searches
 
 
 def IDF(n: int, df: int) -> float:  # noqa: N802
@@ -69,10 +70,14 @@ class LexicalHit:
 class _Scope:
     """The postings of one scope: per term, the slots of the documents it occurs in and how often."""
 
-    __slots__ = ("done", "pending", "lengths", "alive", "ids", "live", "total_length")
+    __slots__ = ("done", "pending", "lengths", "alive", "ids", "live", "total_length", "_norms", "_weights")
 
     def __init__(self) -> None:
         self.done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # Kept between searches while the store does not change: the length norms for one average length, and
+        # the long postings' term weights for those norms (see :meth:`weights`).
+        self._norms: tuple[float, np.ndarray, np.ndarray] | None = None
+        self._weights: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.pending: dict[int, tuple[list[int], list[int]]] = {}
         self.lengths = np.zeros(0, dtype=np.float32)
         self.alive = np.zeros(0, dtype=bool)
@@ -106,6 +111,30 @@ class _Scope:
             old = self.done.get(term)
             self.done[term] = new if old is None else (np.concatenate([old[0], new[0]]), np.concatenate([old[1], new[1]]))
         return self.done.get(term)
+
+    def norms(self, avgdl: float) -> np.ndarray:
+        """Each document's BM25 length norm, ``K1 * (1 - B + B * length / avgdl)``."""
+        cached = self._norms
+        if cached is None or cached[0] != avgdl or cached[1] is not self.lengths:
+            self._weights = {}
+            cached = self._norms = (avgdl, self.lengths, K1 * (1 - B + B * self.lengths / avgdl))
+        return cached[2]
+
+    def weights(self, postings: tuple[np.ndarray, np.ndarray], term: int, norm: np.ndarray) -> np.ndarray:
+        """A term's BM25 weight in each document it occurs in, before its idf: ``tf * (K1 + 1) / (tf + norm)``.
+
+        Trigger: a term in many documents (the commonest words of a large store: at a million memories, one
+        in half of them). Why: computing its weights took most of a search's BM25 stage. Outcome: they are
+        kept until the norms or the term's postings change (any write changes the average length, so a
+        search after a write computes them again); short postings are computed each time.
+        """
+        slots, tf = postings
+        if len(slots) < _KEEP_WEIGHTS:
+            return tf * (K1 + 1) / (tf + norm[slots])
+        cached = self._weights.get(term)
+        if cached is None or cached[0] is not slots:
+            cached = self._weights[term] = (slots, tf * (K1 + 1) / (tf + norm[slots]))
+        return cached[1]
 
     def build(self, docs: Sequence[tuple[str, Counter[int], int]]) -> list[int]:
         """Add many documents at once (a full load): postings built with one sort instead of per-term appends."""
@@ -316,25 +345,25 @@ class LexicalIndex:
             ids = [self._vocab.get(t) for t in dict.fromkeys(terms)]
             found = [[s.postings(t) if t is not None else None for s in scopes] for t in ids]
             scores = [np.zeros(len(s.ids), dtype=np.float32) for s in scopes]
-            norms = [K1 * (1 - B + B * s.lengths / avgdl) for s in scopes]
+            norms = [s.norms(avgdl) for s in scopes]
             best = 0.0
-            for per_scope in found:
-                df = sum(int(s.alive[p[0]].sum()) for s, p in zip(scopes, per_scope) if p is not None)
+            for term, per_scope in zip(ids, found):
+                # a scope without dead documents: every posting counts
+                df = sum(len(p[0]) if s.live == len(s.alive) else int(s.alive[p[0]].sum()) for s, p in zip(scopes, per_scope) if p is not None)
                 idf = IDF(live, df)
                 # A term no memory holds still counts in the most a document could score: a
                 # question about something never stored should not read as a full match of
                 # its remaining function words.
                 best += idf * (K1 + 1)
-                for score, norm, p in zip(scores, norms, per_scope):
+                for s, score, norm, p in zip(scopes, scores, norms, per_scope):
                     if p is not None:
-                        slots, tf = p
-                        score[slots] += idf * tf * (K1 + 1) / (tf + norm[slots])
+                        score[p[0]] += idf * s.weights(p, term, norm)
             return self._top(scopes, scores, norms, k, best)
 
     @staticmethod
     def _top(scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
         """The ``k`` best scores of the visible scopes as hits; ``best`` is the most any document could score."""
-        flat = np.concatenate([np.where(s.alive, sc, 0) for s, sc in zip(scopes, scores)])
+        flat = np.concatenate([sc if s.live == len(s.alive) else np.where(s.alive, sc, 0) for s, sc in zip(scopes, scores)])
         take = min(k, int(np.count_nonzero(flat)))
         if not take or best <= 0:
             return []
