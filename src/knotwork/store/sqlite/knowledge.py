@@ -16,7 +16,7 @@ from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
 from knotwork.knowledge.resolve import grams, search_terms
-from knotwork.store.sqlite import halves
+from knotwork.store.sqlite import scaled
 
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
@@ -209,12 +209,12 @@ class KnowledgeStore:
 
     def kg_put_entity_vector(self, entity_id: str, blob: bytes) -> None:
         with self.transaction():
-            self._run("INSERT OR REPLACE INTO entity_vectors (entity_id, vector) VALUES (?, ?)", (entity_id, halves.pack(blob)))
+            self._run("INSERT OR REPLACE INTO entity_vectors (entity_id, vector) VALUES (?, ?)", (entity_id, scaled.pack(blob)))
 
     def kg_vectors_of(self, entity_ids: Sequence[str]) -> dict[str, bytes]:
         """The name vector of each of these entities that has one."""
         rows = self._rows_by_ids("SELECT entity_id, vector FROM entity_vectors WHERE entity_id IN ({ids})", entity_ids)
-        return {r[0]: halves.unpack(r[1]) for r in rows}
+        return {r[0]: scaled.unpack(r[1]) for r in rows}
 
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
         """(rowid, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
@@ -224,7 +224,7 @@ class KnowledgeStore:
                 " JOIN entities e ON e.id = v.entity_id WHERE v.rowid > ? ORDER BY v.rowid",
                 (after_rowid,),
             ).fetchall()
-        return halves.unpack_rows(rows, 3)
+        return scaled.unpack_rows(rows, 3)
 
     def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str, index: bool = True) -> None:
         """A new alias; ``index``: its words join the entity's terms (False: the terms are already complete)."""
