@@ -308,6 +308,26 @@ def test_under_a_steady_stream_the_backlog_stays_bounded(tmp_path: Path) -> None
         assert 5 <= most_behind < 40, "the backlog was not held near its bound while the adds streamed"
 
 
+def test_an_add_slower_than_the_quiet_time_still_keeps_the_worker_aside(tmp_path: Path) -> None:
+    """On a busy machine one add may take longer than ``enrich_quiet``: the worker defers to an add in flight,
+    not only to the time since the last one ended, so it does not slip in between two slow adds."""
+    from knotwork.app import open_store
+    from knotwork.service import Knotwork
+    from tests.test_similar import RandomEmbedder
+
+    class SlowEmbedder(RandomEmbedder):
+        def embed(self, texts: list[str]):  # noqa: ANN201
+            time.sleep(0.6)  # each add's model run: twice the quiet time
+            return super().embed(texts)
+
+    s = settings(tmp_path, enrich_interval=0.05, enrich_quiet=0.3, enrich_gather=0)
+    with Knotwork(open_store(str(tmp_path / "slow.db"), s), settings=s, embedder=SlowEmbedder()) as mem:
+        for i in range(6):
+            mem.add(line(i), workspace="w")
+            assert mem.enrichment.memories == 0, f"the worker read memories in between slow adds (after add {i})"
+        assert mem.wait_for_extraction(60) and mem.enrichment.memories == 6
+
+
 def test_enrich_quiet_zero_reads_in_between_adds(tmp_path: Path) -> None:
     db = str(tmp_path / "eager.db")
     with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=0)) as mem:

@@ -36,7 +36,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -126,7 +127,8 @@ class Enrichment:
         self._paused = False
         self._queued = False  # this object queued work (close waits for it)
         self._reclaimed_at = 0.0
-        self._last_add = 0.0  # time.monotonic() of this object's newest notify (an add that queued work)
+        self._last_add = 0.0  # time.monotonic() of this object's newest notify, or of an add's start or end
+        self._writing = 0  # adds of this object in flight
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
         self.batches = 0  # claims this object read in (a batch tried again item by item counts once)
@@ -153,6 +155,18 @@ class Enrichment:
         if rows:
             self.store.enrich_enqueue(rows, now())
             self._queued = True
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around an add: while one is in flight, the worker defers as it does between streaming adds."""
+        with self._start_lock:
+            self._writing += 1
+        try:
+            yield
+        finally:
+            with self._start_lock:
+                self._writing -= 1
+            self._last_add = time.monotonic()
 
     def notify(self) -> None:
         """Work was queued: wake the worker (started on first use unless paused)."""
@@ -221,7 +235,8 @@ class Enrichment:
     def deferral(self) -> float:
         """Seconds the worker should still wait before its next batch (0: go now).
 
-        Trigger: an add of this process came less than ``enrich_quiet`` seconds ago. Why: a parse and the
+        Trigger: an add of this process is in flight, or ended less than ``enrich_quiet`` seconds ago (an add
+        slower than that, on a busy machine, must not let the worker in between it and the next). Why: a parse and the
         entity vectors of a batch take the cores (and the embedder) an add streaming in next needs, so each
         add waits for them. Outcome: the worker waits until the adds pause, then drains; but once more than
         ``enrich_max_backlog`` memories are queued it reads a batch in between the adds, so under a steady
@@ -231,7 +246,7 @@ class Enrichment:
         quiet = self.settings.enrich_quiet
         if quiet <= 0:
             return 0.0
-        left = self._last_add + quiet - time.monotonic()
+        left = quiet if self._writing else self._last_add + quiet - time.monotonic()
         if left <= 0 or self.counts()["pending"] >= self.settings.enrich_max_backlog:
             return 0.0
         return left
