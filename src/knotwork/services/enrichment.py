@@ -345,7 +345,8 @@ class EnrichmentWorker:
         # Outcome: on Linux (where a thread is a task of its own) the worker runs at a lower priority.
         if sys.platform == "linux":
             try:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+                me = threading.get_native_id()  # relative to the process's own: a process started niced stays so
+                os.setpriority(os.PRIO_PROCESS, me, min(os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE, 19))
             except OSError:
                 pass
         failures = 0
