@@ -41,6 +41,15 @@ def test_knotwork_over_mcp_maps_hits_back_to_keys(tmp_path: Path) -> None:
     assert set(out.latency_ms) == {"q1", "q2"} and all(ms > 0 for ms in out.latency_ms.values())
     assert "search_memory" in out.tools_list and out.store_bytes > 0
     assert "PostgreSQL" in out.answers["q1"]
+    # the store is measured with its graph drained: nothing is left queued, and the size as left is kept beside
+    import sqlite3
+
+    assert out.graph["memories"] == 3 and 0 <= out.graph["queued_at_close"] <= 3
+    for db in (tmp_path / "kw").rglob("knotwork.db"):
+        conn = sqlite3.connect(db)
+        assert conn.execute("SELECT count(*) FROM enrich_queue").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM entity_mentions").fetchone()[0] > 0
+        conn.close()
 
 
 def test_a_peer_that_is_not_installed_gets_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

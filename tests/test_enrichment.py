@@ -278,7 +278,7 @@ def test_a_graph_answer_says_when_memories_are_not_read_in_yet(tmp_path: Path) -
 
 def test_the_worker_steps_aside_while_adds_stream_and_drains_once_they_pause(tmp_path: Path) -> None:
     db = str(tmp_path / "quiet.db")
-    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=1.0, enrich_max_lag=60)) as mem:
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=1.0)) as mem:
         for i in range(12):  # an add every 0.1 s: never a second without one
             mem.add(line(i), workspace="w")
             assert mem.enrichment.memories == 0, f"the worker read memories in between adds (after add {i})"
@@ -292,15 +292,40 @@ def test_the_worker_steps_aside_while_adds_stream_and_drains_once_they_pause(tmp
         assert mem.search_facts("Alice Moreau", workspace="w")
 
 
-def test_under_a_steady_stream_the_worker_catches_up_after_the_max_lag(tmp_path: Path) -> None:
+def test_under_a_steady_stream_the_backlog_stays_bounded(tmp_path: Path) -> None:
     db = str(tmp_path / "lag.db")
-    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=30, enrich_max_lag=0.5)) as mem:
-        read_in_while_streaming = 0
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=30, enrich_max_backlog=5)) as mem:
+        read_in_while_streaming = most_behind = 0
         for i in range(40):  # 4 s of adds, each within the 30 s quiet time of the one before
             mem.add(f"{line(i % len(NAMES))} Note {i}.", workspace="w")
+            most_behind = max(most_behind, mem.enrichment_backlog()["pending"])
+            if i < 3:  # under the bound: the worker steps aside
+                time.sleep(0.2)
+                assert mem.enrichment.memories == 0, f"the worker read memories in below the backlog bound (add {i})"
             read_in_while_streaming = mem.enrichment.memories
             time.sleep(0.1)
-        assert read_in_while_streaming > 0, "the worker waited for the adds to pause past its max lag"
+        assert read_in_while_streaming > 0, "the worker waited for the adds to pause past its backlog bound"
+        assert 5 <= most_behind < 40, "the backlog was not held near its bound while the adds streamed"
+
+
+def test_an_add_slower_than_the_quiet_time_still_keeps_the_worker_aside(tmp_path: Path) -> None:
+    """On a busy machine one add may take longer than ``enrich_quiet``: the worker defers to an add in flight,
+    not only to the time since the last one ended, so it does not slip in between two slow adds."""
+    from knotwork.app import open_store
+    from knotwork.service import Knotwork
+    from tests.test_similar import RandomEmbedder
+
+    class SlowEmbedder(RandomEmbedder):
+        def embed(self, texts: list[str]):  # noqa: ANN201
+            time.sleep(0.6)  # each add's model run: twice the quiet time
+            return super().embed(texts)
+
+    s = settings(tmp_path, enrich_interval=0.05, enrich_quiet=0.3, enrich_gather=0)
+    with Knotwork(open_store(str(tmp_path / "slow.db"), s), settings=s, embedder=SlowEmbedder()) as mem:
+        for i in range(6):
+            mem.add(line(i), workspace="w")
+            assert mem.enrichment.memories == 0, f"the worker read memories in between slow adds (after add {i})"
+        assert mem.wait_for_extraction(60) and mem.enrichment.memories == 6
 
 
 def test_enrich_quiet_zero_reads_in_between_adds(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 import knotwork
 from knotwork import InvalidInput, Settings
+from knotwork.store.sqlite import scaled
 
 NO_MODEL = Settings(embedder="none")
 
@@ -160,8 +161,8 @@ def test_entities_exported_without_vectors_get_them_from_the_importing_stores_mo
         jeff = mem.entity("Jeff Brown", workspace="lab").id
         vectors = mem.store.kg_vectors_of([jeff])
         made = mem.knowledge.embed_names([("Jeff Brown", "person", "runs the lab")])[0]
-        # name and note, as ingest embeds a new entity; SQLite keeps it as float16 (store/sqlite/halves.py)
-        assert vectors[jeff] == made.astype("<f2").astype("<f4").tobytes()
+        # name and note, as ingest embeds a new entity; SQLite keeps it as int8 with a scale (store/sqlite/scaled.py)
+        assert vectors[jeff] == scaled.unpack(scaled.pack(made.astype("<f4").tobytes()))
         again = [r for r in mem.export() if r.get("record") == "entity" and r["id"] == jeff][0]
         assert again["vector"]["model"] == mem.embedder.model_id
 

@@ -30,6 +30,7 @@ import pytest
 import knotwork
 from knotwork import Settings
 from knotwork.adapters.cli import main
+from knotwork.store.sqlite import scaled
 from tests._postgres import Database
 
 # An LLM endpoint nothing listens on: memories are queued for it and never drained.
@@ -48,11 +49,14 @@ NOT_MOVED = {
 }
 # Columns numbered by arrival in one store (the order of writes, not what was written) or generated from
 # compared columns.
-ARRIVAL_COLUMNS = {"seq", "rowno", "tsv"}
+# SQLite's entity_grams.entity is the entity's rowid in its store (migration 0028): its trigrams are compared by
+# (workspace, gram), and the entities themselves by id.
+ARRIVAL_COLUMNS = {"seq", "rowno", "tsv", "entity"}
 # Recomputed on import by the same model: equal within float error.
 APPROXIMATE = {("memory_vectors", "vector"), ("memory_similar", "score")}
-# Vectors, compared as floats: SQLite keeps them as float16, so one that passed through SQLite (an entity's,
-# which moves as float32 and is not recomputed) comes back rounded to float16 (within 1e-3 of the original).
+# Vectors, compared as floats: SQLite keeps them as float16 (entity vectors as int8 with a scale), so one that
+# passed through SQLite (an entity's, which moves as float32 and is not recomputed) comes back rounded (within
+# 1e-3 of the original).
 VECTORS = {("memory_vectors", "vector"), ("entity_vectors", "vector")}
 APPROXIMATE |= VECTORS
 MUST_HOLD_ROWS = {
@@ -132,10 +136,12 @@ def _value(v: Any) -> Any:
     return v
 
 
-def _vector(value: Any, postgres: bool) -> Any:
-    """A stored vector as a tuple of floats: SQLite keeps float16 bytes (store/sqlite/halves.py), PostgreSQL
-    float32 bytes (entity vectors) or a pgvector."""
+def _vector(value: Any, postgres: bool, table: str = "memory_vectors") -> Any:
+    """A stored vector as a tuple of floats: SQLite keeps float16 bytes (store/sqlite/halves.py) and, for entity
+    vectors, int8 with a scale (store/sqlite/scaled.py); PostgreSQL float32 bytes (entity vectors) or a pgvector."""
     if isinstance(value, bytes):
+        if not postgres and table == "entity_vectors":
+            return tuple(float(x) for x in np.frombuffer(scaled.unpack(value), "<f4"))
         return tuple(float(x) for x in np.frombuffer(value, "<f4" if postgres else "<f2"))
     return value
 
@@ -155,7 +161,7 @@ def dump(location: str) -> dict[str, list[dict[str, Any]]]:
                 continue
             kept = [c for c in columns if c not in ARRIVAL_COLUMNS]
             rows = conn.execute(f"SELECT {', '.join(kept)} FROM {table}").fetchall()
-            dicts = [{c: _vector(_value(v), postgres) if (table, c) in VECTORS else _value(v) for c, v in zip(kept, row)}
+            dicts = [{c: _vector(_value(v), postgres, table) if (table, c) in VECTORS else _value(v) for c, v in zip(kept, row)}
                      for row in rows]
             out[table] = sorted(dicts, key=lambda d: repr([d[c] for c in kept if (table, c) not in APPROXIMATE]))
     finally:
@@ -174,8 +180,11 @@ def assert_same(want: dict[str, list[dict[str, Any]]], got: dict[str, list[dict[
                     # SQLite keeps vectors as float16 (store/sqlite/halves.py): a component rounds to the nearest
                     # float16 (2.4e-4 apart near 0.3), and a similar score computed against float16 neighbours moves
                     # by about as much.
+                    # Entity vectors are int8 with a scale there (store/sqlite/scaled.py): a component moves by
+                    # half a step, the largest component / 254 (under 2.5e-3 for a unit vector's, which stay < 0.6).
                     left, right = np.asarray(value, dtype=float), np.asarray(b[column], dtype=float)
-                    assert np.allclose(left, right, atol=1e-3), f"{how}: {table}.{column} differs in {a}"
+                    atol = 2.5e-3 if table == "entity_vectors" else 1e-3
+                    assert np.allclose(left, right, atol=atol), f"{how}: {table}.{column} differs in {a}"
                 else:
                     assert b[column] == value, f"{how}: {table}.{column} differs: {value!r} became {b[column]!r} in {a}"
 

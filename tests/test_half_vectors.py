@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from knotwork.domain import rules
-from knotwork.store.sqlite import halves, migrate
+from knotwork.store.sqlite import halves, migrate, scaled
 from tests.test_similar import DIM, RandomEmbedder, open_fake
 
 HALF = 24  # the migration that converts the vectors
@@ -93,14 +93,13 @@ def test_an_old_store_is_converted_on_open_and_searches_as_before(db_path: Path)
         for mid, want in originals.items():
             got = np.frombuffer(stored[mid][1][0], "<f4")
             assert np.array_equal(got, want[0].astype(np.float16).astype(np.float32)), mid
-        assert np.array_equal(
-            np.frombuffer(mem.store.kg_vectors_of(["01K0000000000000000000E001"])["01K0000000000000000000E001"], "<f4"),
-            entity.astype(np.float16).astype(np.float32),
-        )
+        # entity vectors went on to int8 with a scale (migration 0029, store/sqlite/scaled.py)
+        got = np.frombuffer(mem.store.kg_vectors_of(["01K0000000000000000000E001"])["01K0000000000000000000E001"], "<f4")
+        assert np.array_equal(got, np.frombuffer(scaled.unpack(scaled.pack(entity.astype(np.float16).astype(np.float32).tobytes())), "<f4"))
         for mid, text in list(texts.items())[:5]:
             hits = mem.search(text, workspace="w", limit=3)
             assert hits[0].memory.id == mid  # its own vector (and its words) put it first
     conn = sqlite3.connect(db_path)
     assert {r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors")} == {DIM * 2}
-    assert conn.execute("SELECT length(vector) FROM entity_vectors").fetchone()[0] == DIM * 2
+    assert conn.execute("SELECT length(vector) FROM entity_vectors").fetchone()[0] == DIM + scaled.HEAD
     conn.close()

@@ -110,6 +110,8 @@ def score(name: str, out: systems.Outcome, gold: list[Any]) -> dict[str, Any]:
     fig["tools_list_tokens"] = tokens(out.tools_list) if out.tools_list else None
     fig["tools"] = len(json.loads(out.tools_list)) if out.tools_list else None
     fig["store_bytes"] = out.store_bytes
+    if out.graph:
+        fig["graph"] = out.graph
     return fig
 
 
@@ -180,6 +182,12 @@ def main() -> None:
                 print(f"{name}: {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f}"
                       + (f", {out.error}" if out.error else ""), file=sys.stderr, flush=True)
             print(table(corpus.name, figures))
+            for name, f in figures.items():
+                if f.get("graph"):
+                    g = f["graph"]
+                    print(f"\n{name}: store MB = with the graph drained; as its server left it "
+                          f"{g['store_bytes_at_close'] / 1e6:.1f} MB with {g['queued_at_close']} of {g['memories']} "
+                          f"memories still queued for the graph (read in afterwards in {g['drain_s']:.0f} s)", flush=True)
             print(f"\nload average (1 min) {load_start[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} cpus.", flush=True)
             report = {
                 "data": corpus.note, "started": started, "docs": len(corpus.docs), "questions": len(corpus.questions),

@@ -49,6 +49,7 @@ class Outcome:
     latency_ms: dict[str, float] = field(default_factory=dict)
     tools_list: str | None = None  # the tools/list result as JSON, for MCP systems
     store_bytes: int = 0
+    graph: dict[str, Any] = field(default_factory=dict)  # knotwork: its store as the server left it, and drained
     notes: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -425,8 +426,48 @@ def drive(
         if log.exists():
             tail = [ln for ln in log.read_text(errors="replace").splitlines() if "Error" in ln or "error" in ln][-2:]
             out.notes.extend(t[:300] for t in tail)
+    if name == "knotwork" and not out.error:
+        try:
+            out.graph = drain_knotwork(root)
+        except Exception as exc:  # noqa: BLE001 - the figures measured so far still stand
+            out.notes.append(f"the graph was not drained: {str(exc)[:300]}")
     out.store_bytes = folder_bytes(root)
     return out
+
+
+# Reads the graph in the way any later process holding the store would: ``wait_for_extraction`` through the
+# library, then closes (which merges the write-ahead log). Prints queued-at-close, memories and seconds as JSON.
+_DRAIN = """
+import json, sqlite3, sys, time
+import knotwork
+path = sys.argv[1]
+con = sqlite3.connect(path)
+queued = con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0]
+memories = con.execute("SELECT count(*) FROM memories").fetchone()[0]
+con.close()
+start = time.perf_counter()
+with knotwork.open(path) as mem:
+    done = mem.wait_for_extraction(None)
+print(json.dumps({"queued": queued, "memories": memories, "drain_s": time.perf_counter() - start, "drained": done}))
+"""
+
+
+def drain_knotwork(root: Path) -> dict[str, Any]:
+    """knotwork's store as its server left it (bytes, memories still queued for the graph), then with the graph
+    drained: the figure comparable with the peers', whose stores hold everything once their add answers."""
+    left = folder_bytes(root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+    queued = memories = 0
+    drain_s = 0.0
+    for db in sorted(root.rglob("knotwork.db")):
+        proc = subprocess.run([sys.executable, "-c", _DRAIN, str(db)], env=env, capture_output=True, text=True, timeout=3600)
+        if proc.returncode:
+            raise RuntimeError(f"draining {db} failed: {proc.stderr.strip()[-400:]}")
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        queued += got["queued"]
+        memories += got["memories"]
+        drain_s += got["drain_s"]
+    return {"store_bytes_at_close": left, "queued_at_close": queued, "memories": memories, "drain_s": drain_s}
 
 
 def _drive_mem0(corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float) -> Outcome:

@@ -108,9 +108,10 @@ class Settings(BaseSettings):
         default=0.5, ge=0, description="Seconds without an add of this process the enrichment worker waits for "
         "before it reads a batch in, so that adds streaming in have the cores to themselves; 0: at once.",
     )
-    enrich_max_lag: float = Field(
-        default=30.0, gt=0, description="Seconds the enrichment worker defers to streaming adds at most: past it, "
-        "it reads a batch in between them, so the graph is never further behind than this while adds go on.",
+    enrich_max_backlog: int = Field(
+        default=1000, ge=0, description="Memories queued for the graph at most while the enrichment worker defers "
+        "to streaming adds: past it, it reads a batch in between them, so the graph is never further behind than "
+        "this while adds go on (0: never defer).",
     )
     enrich_claim_timeout: float = Field(
         default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "

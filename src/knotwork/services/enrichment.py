@@ -36,7 +36,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -127,7 +128,8 @@ class Enrichment:
         self._paused = False
         self._queued = False  # this object queued work (close waits for it)
         self._reclaimed_at = 0.0
-        self._last_add = 0.0  # time.monotonic() of this object's newest notify (an add that queued work)
+        self._last_add = 0.0  # time.monotonic() of this object's newest notify, or of an add's start or end
+        self._writing = 0  # adds of this object in flight
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
         self.batches = 0  # claims this object read in (a batch tried again item by item counts once)
@@ -154,6 +156,18 @@ class Enrichment:
         if rows:
             self.store.enrich_enqueue(rows, now())
             self._queued = True
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around an add: while one is in flight, the worker defers as it does between streaming adds."""
+        with self._start_lock:
+            self._writing += 1
+        try:
+            yield
+        finally:
+            with self._start_lock:
+                self._writing -= 1
+            self._last_add = time.monotonic()
 
     def notify(self) -> None:
         """Work was queued: wake the worker (started on first use unless paused)."""
@@ -219,23 +233,24 @@ class Enrichment:
             if host == self._host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
                 self.store.enrich_release_owner(owner)
 
-    def deferral(self, since: float | None) -> float:
-        """Seconds the worker should still wait before its next batch (0: go now), given when it began to
-        defer (``since``, time.monotonic(); None: it has not).
+    def deferral(self) -> float:
+        """Seconds the worker should still wait before its next batch (0: go now).
 
-        Trigger: an add of this process came less than ``enrich_quiet`` seconds ago. Why: a parse and the
+        Trigger: an add of this process is in flight, or ended less than ``enrich_quiet`` seconds ago (an add
+        slower than that, on a busy machine, must not let the worker in between it and the next). Why: a parse and the
         entity vectors of a batch take the cores (and the embedder) an add streaming in next needs, so each
-        add waits for them. Outcome: the worker waits until the adds pause, then drains; but never longer
-        than ``enrich_max_lag`` seconds in a row: past it, it drains until the queue is empty, so under a
-        steady stream of adds the graph still follows.
+        add waits for them. Outcome: the worker waits until the adds pause, then drains; but once more than
+        ``enrich_max_backlog`` memories are queued it reads a batch in between the adds, so under a steady
+        stream the graph stays at most that far behind (a bound in memories, not in time: a stream of any
+        length keeps its adds fast until then, and the catch-up after it is bounded too).
         """
         quiet = self.settings.enrich_quiet
         if quiet <= 0:
             return 0.0
-        at = time.monotonic()
-        left = self._last_add + quiet - at
-        lag = self.settings.enrich_max_lag - (0.0 if since is None else at - since)
-        return max(0.0, min(left, lag))
+        left = quiet if self._writing else self._last_add + quiet - time.monotonic()
+        if left <= 0 or self.counts()["pending"] >= self.settings.enrich_max_backlog:
+            return 0.0
+        return left
 
     def drain(self, limit: int | None = None) -> int:
         """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""
@@ -306,14 +321,14 @@ class Enrichment:
 class EnrichmentWorker:
     """Drains the queue on a daemon thread: ``gather`` seconds after it is woken, else every ``interval`` seconds;
     a full batch (``batch`` memories) is followed by the next at once, a partial one after ``gather`` seconds; while
-    adds of its process stream in, it waits as long as ``deferral(since)`` says (``Enrichment.deferral``)."""
+    adds of its process stream in, it waits as long as ``deferral()`` says (``Enrichment.deferral``)."""
 
     def __init__(self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None) -> None:
         self.drain_once = drain_once
         self.interval = interval
         self.batch = batch
         self.gather = gather
-        self.deferral = deferral or (lambda since: 0.0)
+        self.deferral = deferral or (lambda: 0.0)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
@@ -331,26 +346,24 @@ class EnrichmentWorker:
         # Outcome: on Linux (where a thread is a task of its own) the worker runs at a lower priority.
         if sys.platform == "linux":
             try:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
+                me = threading.get_native_id()  # relative to the process's own: a process started niced stays so
+                os.setpriority(os.PRIO_PROCESS, me, min(os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE, 19))
             except OSError:
                 pass
         failures = 0
-        since: float | None = None  # when the worker began to defer to streaming adds
         while not self._stop.is_set():
-            wait = self.deferral(since)
-            if wait > 0:
-                since = time.monotonic() if since is None else since
-                self._stop.wait(wait)
-                continue
             try:
+                self._wake.clear()  # an add from here on wakes the wait below: the backlog is looked at again
+                wait = self.deferral()
+                if wait > 0:
+                    self._wake.wait(wait)
+                    continue
                 done = self.drain_once()
                 if done:
                     failures = 0
-                    if done < self.batch:  # the queue is read in: the next stream of adds is deferred to again
-                        since = None
+                    if done < self.batch:
                         self._gather()
-                    continue  # past the lag (``since`` kept), batches follow each other until the queue is empty
-                since = None
+                    continue  # a full batch: the next follows (after the adds, if they stream in meanwhile)
             except Exception:  # noqa: BLE001 - a busy or closed database now is no reason to stop for good
                 failures += 1
                 log.warning("the enrichment worker could not read the queue; trying again", exc_info=True)

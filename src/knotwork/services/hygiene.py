@@ -138,6 +138,10 @@ class Hygiene:
         lock is taken (they read the vector index, which an open transaction must not sync); the writes
         follow in one transaction: all land or none.
         """
+        with self.writes.enrichment.writing():  # the enrichment worker defers to an add in flight
+            return self._add_many(drafts, graphs, consolidate=consolidate, force=force)
+
+    def _add_many(self, drafts: list[Memory], graphs: list[GraphInput], *, consolidate: bool, force: bool) -> list[Memory]:
         for name, flag in (("consolidate", consolidate), ("force", force)):
             if not isinstance(flag, bool):
                 raise InvalidInput(name, f"must be true or false, got {quote(flag)}")

@@ -15,8 +15,8 @@ from typing import Any
 from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
-from knotwork.knowledge.resolve import search_terms
-from knotwork.store.sqlite import halves
+from knotwork.knowledge.resolve import grams, search_terms
+from knotwork.store.sqlite import scaled
 
 _ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
 _FACT = (
@@ -84,6 +84,7 @@ class KnowledgeStore:
     _lock: Any
     _reads: Any
     _rows_by_ids: Any
+    _run_many: Any
     transaction: Any
 
     # -- entities -------------------------------------------------------------
@@ -107,11 +108,11 @@ class KnowledgeStore:
                     to_text(e.created_at), to_text(e.updated_at),
                 ),
             )
-            for g in grams:
-                self._run(
-                    "INSERT OR IGNORE INTO entity_grams (workspace, gram, entity_id) VALUES (?, ?, ?)",
-                    (e.workspace or "", g, e.id),
-                )
+            rowid = self._run("SELECT rowid FROM entities WHERE id = ?", (e.id,)).fetchone()[0]
+            self._run_many(
+                "INSERT OR IGNORE INTO entity_grams (workspace, gram, entity) VALUES (?, ?, ?)",
+                [(e.workspace or "", g, rowid) for g in grams],
+            )
 
     def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
         """Set ``type``, ``summary`` or ``note`` of an entity."""
@@ -192,28 +193,33 @@ class KnowledgeStore:
         if not grams:
             return []
         marks = ", ".join("?" * len(grams))
-        since, extra = ("AND entity_id > ?", [after]) if after else ("", [])
+        since, extra = ("WHERE e.id > ?", [after]) if after else ("", [])
         with self._reads:
             return self._run(
-                f"SELECT entity_id, count(*) AS n FROM entity_grams WHERE workspace = ? AND gram IN ({marks}) {since}"
-                " GROUP BY entity_id ORDER BY n DESC, entity_id LIMIT ?",
+                "SELECT e.id, g.n FROM (SELECT entity, count(*) AS n FROM entity_grams"
+                f" WHERE workspace = ? AND gram IN ({marks}) GROUP BY entity) g JOIN entities e ON e.rowid = g.entity"
+                f" {since} ORDER BY g.n DESC, e.id LIMIT ?",
                 (workspace or "", *grams, *extra, limit),
             ).fetchall()
 
     def kg_gram_counts(self, entity_ids: Sequence[str]) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for eid, gram in self._rows_by_ids("SELECT entity_id, gram FROM entity_grams WHERE entity_id IN ({ids})", entity_ids):
-            out.setdefault(eid, set()).add(gram)
-        return out
+        # An entity's trigrams are those of its normalised name (what kg_insert_entity is given): read from
+        # the name, as entity_grams has no index by entity (migration 0028).
+        return {eid: grams(norm) for eid, norm in self._rows_by_ids("SELECT id, norm FROM entities WHERE id IN ({ids})", entity_ids)}
+
+    def _drop_grams(self, workspace: str, norm: str, rowid: int) -> None:
+        """Delete the trigrams of the entity of this rowid (call in the transaction that deletes the entity)."""
+        self._run_many("DELETE FROM entity_grams WHERE workspace = ? AND gram = ? AND entity = ?",
+                       [(workspace, g, rowid) for g in grams(norm)])
 
     def kg_put_entity_vector(self, entity_id: str, blob: bytes) -> None:
         with self.transaction():
-            self._run("INSERT OR REPLACE INTO entity_vectors (entity_id, vector) VALUES (?, ?)", (entity_id, halves.pack(blob)))
+            self._run("INSERT OR REPLACE INTO entity_vectors (entity_id, vector) VALUES (?, ?)", (entity_id, scaled.pack(blob)))
 
     def kg_vectors_of(self, entity_ids: Sequence[str]) -> dict[str, bytes]:
         """The name vector of each of these entities that has one."""
         rows = self._rows_by_ids("SELECT entity_id, vector FROM entity_vectors WHERE entity_id IN ({ids})", entity_ids)
-        return {r[0]: halves.unpack(r[1]) for r in rows}
+        return {r[0]: scaled.unpack(r[1]) for r in rows}
 
     def kg_entity_vectors(self, after_rowid: int = 0) -> list[tuple[int, str, str, bytes]]:
         """(rowid, entity id, workspace, vector) of entity vectors written after ``after_rowid``."""
@@ -223,7 +229,7 @@ class KnowledgeStore:
                 " JOIN entities e ON e.id = v.entity_id WHERE v.rowid > ? ORDER BY v.rowid",
                 (after_rowid,),
             ).fetchall()
-        return halves.unpack_rows(rows, 3)
+        return scaled.unpack_rows(rows, 3)
 
     def kg_add_alias(self, workspace: str | None, norm: str, alias: str, entity_id: str, index: bool = True) -> None:
         """A new alias; ``index``: its words join the entity's terms (False: the terms are already complete)."""
@@ -255,7 +261,7 @@ class KnowledgeStore:
     def kg_merge_entities(self, keep: str, drop: str) -> None:
         """Move everything of ``drop`` onto ``keep`` and delete ``drop`` (its own name becomes an alias)."""
         with self.transaction():
-            row = self._run("SELECT workspace, norm, name, terms FROM entities WHERE id = ?", (drop,)).fetchone()
+            row = self._run("SELECT workspace, norm, name, terms, rowid FROM entities WHERE id = ?", (drop,)).fetchone()
             self._run("UPDATE facts SET subject_id = ? WHERE subject_id = ?", (keep, drop))
             self._run("UPDATE facts SET object_id = ? WHERE object_id = ?", (keep, drop))
             self._run("DELETE FROM facts WHERE subject_id = object_id AND subject_id = ?", (keep,))
@@ -266,6 +272,7 @@ class KnowledgeStore:
             self._run("UPDATE OR IGNORE entity_aliases SET entity_id = ? WHERE entity_id = ?", (keep, drop))
             self._run("DELETE FROM entities WHERE id = ?", (drop,))
             if row:
+                self._drop_grams(row[0], row[1], row[4])
                 self._run(
                     "INSERT OR REPLACE INTO entity_aliases (workspace, norm, alias, entity_id) VALUES (?, ?, ?, ?)",
                     (row[0], row[1], row[2], keep),
@@ -397,12 +404,15 @@ class KnowledgeStore:
         gone = 0
         with self.transaction():
             for eid in dict.fromkeys(entity_ids):
-                gone += self._run(
+                row = self._run(
                     "DELETE FROM entities WHERE id = ?1"
                     " AND NOT EXISTS (SELECT 1 FROM entity_mentions WHERE entity_id = ?1)"
-                    " AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = ?1 OR object_id = ?1)",
+                    " AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = ?1 OR object_id = ?1) RETURNING workspace, norm, rowid",
                     (eid,),
-                ).rowcount
+                ).fetchall()
+                if row:
+                    self._drop_grams(*row[0])
+                    gone += 1
         return gone
 
     def kg_delete_fact(self, fact_id: str) -> bool:
@@ -425,6 +435,7 @@ class KnowledgeStore:
             self._run(f"DELETE FROM communities WHERE {where}", params)
             self._run(f"DELETE FROM community_dirty WHERE {where}", params)
             entities = self._run(f"DELETE FROM entities WHERE {where}", params).rowcount
+            self._run(f"DELETE FROM entity_grams WHERE {where}", params)
         return entities, facts
 
     # -- episodes -------------------------------------------------------------

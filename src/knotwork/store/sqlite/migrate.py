@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from importlib import resources
 
-from knotwork.store.sqlite import halves
+from knotwork.store.sqlite import halves, scaled
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,9 @@ def apply(conn: sqlite3.Connection) -> int:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    # Migrations may call these (0024 converts the stored vectors to float16).
+    # Migrations may call these (0024 converts the stored vectors to float16, 0029 the entity vectors to int8).
     conn.create_function("knotwork_half", 1, halves.migrate_function, deterministic=True)
+    conn.create_function("knotwork_scaled", 1, scaled.migrate_function, deterministic=True)
     current = 0
     for migration in available():
         conn.execute("BEGIN IMMEDIATE")
