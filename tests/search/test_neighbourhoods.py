@@ -65,6 +65,27 @@ def test_neighbourhood_score_lifts_a_turn_of_the_conversation_that_holds_the_mat
     assert [c.score for c in neighbourhood_score(before, places, far, gap_minutes=30)] == [0.9, 0.5, 0.45, 0.4]
 
 
+def test_a_neighbourhood_that_holds_every_match_keeps_its_order() -> None:
+    # Thirty notes written in one sitting, all matching: the share is 1 and every note rises to the best score.
+    # They must tie exactly and keep the order the search gave them, not be reordered by rounding.
+    scores = [0.36363637445798275] + [0.007645442680818432 - 1e-6 * i for i in range(29)]  # one note says "0"
+    before = cands(*[(f"n{i}", s) for i, s in enumerate(scores)])
+    places = {c.id: ("w", "", "") for c in before}
+    dates = {c.id: at(i / 10) for i, c in enumerate(before)}
+    out = neighbourhood_score(before, places, dates, gap_minutes=30)
+    assert [c.id for c in out] == [c.id for c in before]
+    assert {c.score for c in out} == {max(scores)} and out[0].id == "n0"
+    # A share below 1 moves every note toward the best and still keeps their order.
+    partly = neighbourhood_score(before, places, dates, gap_minutes=30, weight=0.5)
+    assert [c.id for c in partly] == [c.id for c in before]
+
+
+def test_a_search_over_notes_written_in_one_sitting_finds_each_by_its_own_words(mem: Knotwork) -> None:
+    ids = [mem.add(f"worker note {i} on the payment retries").id for i in range(30)]
+    for i, mid in enumerate(ids):
+        assert mid in [h.memory.id for h in mem.search(f"worker note {i} payment retries", limit=3)]
+
+
 def test_store_reads_each_memorys_place(mem: Knotwork) -> None:
     a = mem.add("a turn of a chat", workspace="w", thread="chat", force=True).id
     b = mem.add("a loose note", workspace="w", agent_id="bot", force=True).id

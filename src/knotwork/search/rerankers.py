@@ -273,7 +273,10 @@ def thread_score(
         key = threads.get(c.id)
         if key is None or total <= 0:
             return c.score
-        return c.score + weight * mass[key] / total * (best[key] - c.score)
+        # best − (1 − w·share)·(best − score), which is score + w·share·(best − score) written so that it stays
+        # monotone in the score: when one thread holds every match (share 1) its turns tie at its best, exactly,
+        # and keep their order (the sort is stable) instead of being reordered by rounding
+        return best[key] - (1.0 - weight * mass[key] / total) * (best[key] - c.score)
 
     return _sorted([c.rescored("thread_score", lifted(c)) for c in top] + [c.rescored("thread_score", c.score) for c in cands[depth:]])
 
