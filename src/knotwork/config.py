@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Literal
 
@@ -62,8 +64,11 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Address `knotwork serve` binds to.")
     port: int = Field(default=8765, ge=1, le=65535, description="Port `knotwork serve` listens on.")
     serve_threads: int = Field(
-        default=4, ge=1, le=1000, description="Requests one `knotwork serve` process works on at once (its thread "
-        "pool); the others wait their turn in its event loop, costing no CPU.",
+        # bench/RESULTS.md, "Serve threads": on 2 cores, 2 threads served the most requests (99-106/s against 90-93
+        # with 4, 80 with 8, 87 with 1); the Python part of a request holds the GIL, so threads past the cores contend
+        default_factory=lambda: min(4, os.cpu_count() or 1), ge=1, le=1000,
+        description="Requests one `knotwork serve` process works on at once (its thread pool; default: the "
+        "machine's cores, at most 4); the others wait their turn in its event loop, costing no CPU.",
     )
     serve_malloc_arenas: int = Field(
         default=2, ge=0, le=1024, description="glibc malloc arenas one `knotwork serve` process may use (0: glibc's "
