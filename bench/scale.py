@@ -254,8 +254,6 @@ def search(path: Path, n: int, workspace: str, recall_only: bool = False) -> Non
         else:
             with bench_lock():
                 timed_searches(mem, asked, workspace, threshold, runs, tops)
-
-            index.ann_min_rows = min_rows
         recall: dict[int, list[float]] = {10: [], 200: []}
         for q in asked:
             v = vectors.query(q)
