@@ -612,8 +612,13 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
         return dict(rows.fetchall())
 
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
+        rows = self._filtered_rows_by_ids(lambda where: f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, flt, at)
+        return {r[0] for r in rows}
+
+    def _filtered_rows_by_ids(self, sql: Callable[[str], str], memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> list[Any]:
+        """Every row of ``sql(where)``, ``where`` being ``flt``'s conditions on ``m`` (bound after the ids)."""
         where, params = where_sql(flt, at)
-        return {r[0] for r in self._rows_by_ids(f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, *params)}
+        return self._rows_by_ids(sql(where), memory_ids, *params)
 
     # -- signals for rerankers ------------------------------------------------
     def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:

@@ -588,11 +588,13 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
 
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
         """The subset of ``memory_ids`` that ``flt`` lets through."""
-        where, params = _where(flt, at, BY_ID)
-        rows = self._rows_by_ids(
-            f"SELECT m.id FROM memories m WHERE m.id IN ({{ids}}) AND {where}", memory_ids, lambda batch: [*batch, *params]
-        )
+        rows = self._filtered_rows_by_ids(lambda where: f"SELECT m.id FROM memories m WHERE m.id IN ({{ids}}) AND {where}", memory_ids, flt, at)
         return {r[0] for r in rows}
+
+    def _filtered_rows_by_ids(self, sql: Callable[[str], str], memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> list[Any]:
+        """Every row of ``sql(where)`` per batch of ids, ``where`` being ``flt``'s conditions on ``m`` (bound after the ids)."""
+        where, params = _where(flt, at, BY_ID)
+        return self._rows_by_ids(sql(where), memory_ids, lambda batch: [*batch, *params])
 
     # -- signals for rerankers ------------------------------------------------
     def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
