@@ -83,6 +83,11 @@ class Store(Protocol):
         """Where each memory that exists sits among others: (workspace, partition, ``metadata.thread`` or '')."""
         ...
 
+    def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
+        """The ids of the memories ``flt`` lets through at ``at``, or None when there are more than ``most``
+        (store/filtered.py: what the vector source scores one by one under a thread or tag filter)."""
+        ...
+
     def memory_replies(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> dict[str, Reply]:
         """For each memory whose next one ``flt`` lets through at ``at``: (its thread or ''; the id of the memory
         just after it by (valid_at, id) in that thread, or, when it names none, among the memories of its

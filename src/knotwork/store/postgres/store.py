@@ -29,6 +29,7 @@ from psycopg_pool import ConnectionPool
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.store import filtered
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.enrich import EnrichStore
 from knotwork.store.postgres.hygiene import HygieneStore
@@ -614,6 +615,13 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
         rows = self._filtered_rows_by_ids(lambda where: f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, flt, at)
         return {r[0] for r in rows}
+
+    def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
+        """The ids of the memories ``flt`` lets through at ``at`` (store/filtered.py), or None when more than ``most``."""
+        where, params = where_sql(flt, at)
+        sql, drive = filtered.listing(flt, where, "%s")
+        rows = self._run(sql, (*params, *drive, most + 1)).fetchall()
+        return None if len(rows) > most else [r[0] for r in rows]
 
     def _filtered_rows_by_ids(self, sql: Callable[[str], str], memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> list[Any]:
         """Every row of ``sql(where)``, ``where`` being ``flt``'s conditions on ``m`` (bound after the ids)."""

@@ -26,6 +26,7 @@ from typing import Any
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.store import filtered
 from knotwork.store.protocol import Tracer
 from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.connections import MMAP_BYTES, Readers, WriterLock
@@ -590,6 +591,14 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
         """The subset of ``memory_ids`` that ``flt`` lets through."""
         rows = self._filtered_rows_by_ids(lambda where: f"SELECT m.id FROM memories m WHERE m.id IN ({{ids}}) AND {where}", memory_ids, flt, at)
         return {r[0] for r in rows}
+
+    def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
+        """The ids of the memories ``flt`` lets through at ``at`` (store/filtered.py), or None when more than ``most``."""
+        where, params = _where(flt, at)
+        sql, drive = filtered.listing(flt, where, "?")
+        with self._reads:
+            rows = self._run(sql, (*params, *drive, most + 1)).fetchall()
+        return None if len(rows) > most else [r[0] for r in rows]
 
     def _filtered_rows_by_ids(self, sql: Callable[[str], str], memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> list[Any]:
         """Every row of ``sql(where)`` per batch of ids, ``where`` being ``flt``'s conditions on ``m`` (bound after the ids)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.models import MemoryFilter
+from knotwork.store import filtered
 from knotwork.store.sqlite import halves
 
 
@@ -27,6 +28,7 @@ class VectorStore:
     transaction: Any
     location: str
     filter_memory_ids: Any
+    filtered_ids: Any
 
     def vector_candidates(
         self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
@@ -34,8 +36,12 @@ class VectorStore:
         """The ``k`` memories nearest ``query`` that ``flt`` lets through, from the process's in-memory ``index``.
 
         SQLite has no k-NN of its own: the index scans its workspace's
-        partitions for twice ``k``, and the filter keeps what it lets through.
+        partitions for twice ``k``, and the filter keeps what it lets through. A filter that names a thread or
+        tags and lets few memories through (store/filtered.py) has each of them scored instead.
         """
+        if filtered.selective(flt) and (few := self.filtered_ids(flt, at, filtered.FILTERED_EXACT_MAX)) is not None:
+            scored = index.similarities(few, query)
+            return sorted(((mid, s) for mid, s in scored.items() if s >= min_similarity), key=lambda p: (-p[1], p[0]))[:k]
         hits = [h for h in index.search(query, k * 2, flt.workspace) if h.similarity >= min_similarity]
         allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
         return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:k]
