@@ -201,11 +201,6 @@ class VectorStore:
         )
         return [memory_row(r) for r in rows]
 
-    def clear_vectors(self) -> None:
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors")
-            self._run("DELETE FROM memory_similar")
-
     def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
         rows = self._rows_by_ids(
             "SELECT v.memory_id, v.workspace, v.vector FROM memory_vectors v WHERE v.memory_id = ANY(%s) ORDER BY v.memory_id, v.chunk",

@@ -28,6 +28,7 @@ from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.protocol import Tracer
+from knotwork.store.shared import SharedStore
 from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.connections import MMAP_BYTES, Readers, WriterLock
 from knotwork.store.sqlite.enrich import EnrichStore
@@ -183,10 +184,12 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
 BY_ID = "+m"
 
 
-class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
+class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore, SharedStore):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
-    ``HygieneStore``)."""
+    ``HygieneStore``, those both engines share from ``SharedStore``)."""
+
+    _ids_in = "IN ({ids})"  # SharedStore: one batch of ``_rows_by_ids``'s placeholders
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"

@@ -83,12 +83,6 @@ class VectorStore:
                 "SELECT seq, vector_seq FROM vector_tombstones WHERE seq > ? ORDER BY seq", (seq,)
             ).fetchall()
 
-    def clear_vectors(self) -> None:
-        """Remove every vector, and the similar lists made from them."""
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors")
-            self._run("DELETE FROM memory_similar")
-
     def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
         """Each memory's workspace and chunk vectors (in chunk order), for memories that have vectors."""
         rows = self._rows_by_ids(
@@ -100,23 +94,6 @@ class VectorStore:
         for mid, workspace, blob in halves.unpack_rows(rows, 2):
             out.setdefault(mid, (workspace or None, []))[1].append(blob)
         return out
-
-    def similar_lists(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        """Each memory's stored neighbours (id, score), nearest first; empty slots left out."""
-        rows = self._rows_by_ids(
-            "SELECT memory_id, neighbour_id, score FROM memory_similar"
-            " WHERE memory_id IN ({ids}) AND neighbour_id IS NOT NULL ORDER BY memory_id, rank",
-            memory_ids,
-        )
-        out: dict[str, list[tuple[str, float]]] = {}
-        for mid, neighbour, score in rows:
-            out.setdefault(mid, []).append((neighbour, score))
-        return out
-
-    def similar_referrers(self, neighbour_ids: Sequence[str]) -> set[str]:
-        """Memories whose similar list names any of ``neighbour_ids``."""
-        rows = self._rows_by_ids("SELECT memory_id FROM memory_similar WHERE neighbour_id IN ({ids})", neighbour_ids)
-        return {r[0] for r in rows}
 
     def similar_floors(self, slots: int) -> dict[str, float]:
         """Memory id -> the score of its list's last slot (``slots``): what a newcomer must beat to enter."""
