@@ -597,7 +597,9 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
 
     def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
         """The ids of the memories ``flt`` lets through at ``at`` (store/filtered.py), or None when more than ``most``."""
-        where, params = _where(flt, at)
+        # Tags without a thread: the tag's memories drive the read (BY_ID keeps the planner off the workspace's
+        # index entries, which it would scan whole for a tag few of them hold); a thread has its index.
+        where, params = _where(flt, at, BY_ID if flt.tags and not flt.thread else "m")
         sql, drive = filtered.listing(flt, where, "?")
         with self._reads:
             rows = self._run(sql, (*params, *drive, most + 1)).fetchall()
