@@ -4,6 +4,7 @@
                           --variant 'name=Recipe("x", weights=(("bm25", 0.6), ("vector", 0.4)))' ...
     python bench/sweep.py --codemem dev --store bench/.cache/codemem/store.db --variant ...
     python bench/sweep.py --convo dev --store bench/.cache/convo-dev.db [--no-thread] --variant ...
+    ... [--ranked ranks.json]    # also write every question's ranked list, by variant (to compare two trees)
 
 A variant is a Python expression over ``Recipe``, ``step``, ``RECIPES`` and
 ``replace`` (dataclasses.replace), or the name of a registered recipe. The
@@ -15,11 +16,13 @@ re-ingesting when many variants are compared.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -37,6 +40,20 @@ def variant(text: str) -> tuple[str, Recipe]:
     return name, eval(expr, {"Recipe": Recipe, "step": step, "RECIPES": RECIPES, "replace": replace})  # noqa: S307
 
 
+RANKED: dict[str, dict[str, list[str]]] = {}  # variant -> question id -> its ranked list (--ranked)
+
+
+def recorded(name: str, retrieve: Any) -> Any:
+    """``retrieve`` that also keeps each question's ranked list in ``RANKED[name]``."""
+
+    def run(q: Any) -> list[str]:
+        ranked = retrieve(q)
+        RANKED.setdefault(name, {})[q.id] = list(ranked)
+        return ranked
+
+    return run
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=lme.DEFAULT_DATA)
@@ -50,11 +67,20 @@ def main() -> None:
     p.add_argument("--convo", choices=("dev", "test"), default=None,
                    help="ask this half of bench/data/convo instead (the store is built at --store when it does not exist)")
     p.add_argument("--no-thread", action="store_true", help="--convo: build the store without metadata.thread")
+    p.add_argument("--ranked", type=Path, default=None, help="write every question's ranked list, by variant, as JSON here")
     args = p.parse_args()
-    if args.convo:
-        return convo_sweep(args)
-    if args.codemem:
-        return codemem(args)
+    try:
+        if args.convo:
+            return convo_sweep(args)
+        if args.codemem:
+            return codemem(args)
+        return longmemeval(args)
+    finally:
+        if args.ranked:
+            args.ranked.write_text(json.dumps(RANKED, sort_keys=True))
+
+
+def longmemeval(args: argparse.Namespace) -> None:
     if not args.store.exists():
         raise SystemExit(f"--store {args.store}: build it first with bench/longmemeval.py --store")
     data = lme.load(args.data)
@@ -72,7 +98,7 @@ def main() -> None:
     print(header)
     for text in args.variant:
         name, recipe = variant(text)
-        r = lme.run(name, name, kw.retriever(depth=10, recipe=recipe), questions, ks)
+        r = lme.run(name, name, recorded(name, kw.retriever(depth=10, recipe=recipe)), questions, ks)
         s = lme.summary(r, questions, ks)
         by_type = " ".join(
             f"{lme.fmt(lme.rate(r.hits[q.id]['session@5'] for q in qs)[0], 2):>5}/{lme.fmt(lme.rate(r.hits[q.id]['turn@10'] for q in qs)[0], 2):<4}"
@@ -97,7 +123,7 @@ def codemem(args: argparse.Namespace) -> None:
     print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'p50':>6} {'p95':>6}  " + " ".join(f"{t[:9]:>9}" for t in cm.TYPES))
     for text in args.variant:
         name, recipe = variant(text)
-        r = cm.run(name, name, kw.retriever(depth=10, recipe=recipe), questions, ks)
+        r = cm.run(name, name, recorded(name, kw.retriever(depth=10, recipe=recipe)), questions, ks)
         s = cm.summary(r, questions, ks)
         by_type = " ".join(
             f"{lme.fmt(lme.rate(r.hits[q.id]['hit@5'] for q in questions if q.type == t)[0], 2):>9}" for t in cm.TYPES
@@ -135,7 +161,7 @@ def convo_sweep(args: argparse.Namespace) -> None:
           + " ".join(f"{k[:9]:>9}" for k in kinds))
     for text in args.variant:
         name, recipe = variant(text)
-        r = convo.run(name, name, kw.retriever(depth=10, recipe=recipe), data.questions, thread_of)
+        r = convo.run(name, name, recorded(name, kw.retriever(depth=10, recipe=recipe)), data.questions, thread_of)
         s = convo.summary(r, data.questions)
         by_kind = " ".join(f"{lme.fmt(convo.mean([r.hits[q.id]['turn@5'] for q in answerable if q.kind == k]), 2):>9}" for k in kinds)
         print(f"{name:<28} {s['turn@1']:6.3f} {s['turn@5']:6.3f} {s['turn@10']:6.3f} {s['thread@5']:6.3f} {s['mrr']:6.3f}"

@@ -308,6 +308,52 @@ def test_under_a_steady_stream_the_backlog_stays_bounded(tmp_path: Path) -> None
         assert 5 <= most_behind < 40, "the backlog was not held near its bound while the adds streamed"
 
 
+COUNT_QUEUE = "coalesce(sum(claimed_by IS NULL AND attempts < ?), 0)"  # the store's count of the queue (enrich_counts)
+
+
+def test_the_deferral_counts_the_queue_itself_and_reads_the_store_at_the_bound(tmp_path: Path) -> None:
+    """The worker's deferral keeps its own count of the pending memories (enqueues less claims): it reads the
+    store once at first, then only when that count reaches ``enrich_max_backlog``, where another process may
+    have drained the queue (or queued more) meanwhile."""
+    db = str(tmp_path / "count.db")
+    s = settings(tmp_path, enrich_quiet=30, enrich_max_backlog=5, enrich_close_wait=0)
+    with knotwork.open(db, settings=s) as mem, knotwork.open(db, settings=s) as other:
+        mem.enrichment.stop()  # the deferral is asked by hand here; no worker claims anything
+        other.enrichment.stop()
+        reads: list[str] = []
+        mem.store.tracer = lambda sql, params: reads.append(sql) if COUNT_QUEUE in sql else None
+        for i in range(6):
+            mem.add(line(i), workspace="w", force=True)
+        assert mem.enrichment.deferral() == 0.0 and len(reads) == 1  # the first look reads the store: 6 pending
+        assert mem.enrichment.deferral() == 0.0 and len(reads) == 2  # at the bound: the store says still 6
+        assert other.enrichment.drain() == 6  # another process reads them all in
+        assert mem.enrichment.deferral() > 0 and len(reads) == 3  # the store says 0: the adds have the cores again
+        for i in range(4):
+            mem.add(line(10 + i), workspace="w", force=True)
+            assert mem.enrichment.deferral() > 0
+        assert len(reads) == 3  # below the bound, four adds and four looks: no read of the queue
+        mem.add(line(14), workspace="w", force=True)
+        assert mem.enrichment.deferral() == 0.0 and len(reads) == 4  # five counted: the store confirms the bound
+        assert mem.enrichment_backlog()["pending"] == 5
+
+
+def test_a_backlog_left_by_another_process_is_read_in_between_streaming_adds(tmp_path: Path) -> None:
+    """The count starts from the store: a backlog past the bound that an earlier process left makes the worker
+    read batches in while this process's adds stream, as its own adds past the bound would."""
+    db = str(tmp_path / "left.db")
+    with knotwork.open(db, settings=settings(tmp_path, enrich_close_wait=0)) as earlier:
+        earlier.enrichment.stop()
+        for i in range(8):
+            earlier.add(f"{line(i)} Earlier {i}.", workspace="w")
+    with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=30, enrich_max_backlog=5)) as mem:
+        for i in range(600):  # adds go on, each within the quiet time of the one before, until the worker reads in
+            mem.add(f"{line(i % len(NAMES))} Note {i}.", workspace="w")
+            if mem.enrichment.memories:
+                break
+            time.sleep(0.1)
+        assert mem.enrichment.memories > 0, "the worker deferred to the adds with a backlog past its bound"
+
+
 def test_an_add_slower_than_the_quiet_time_still_keeps_the_worker_aside(tmp_path: Path) -> None:
     """On a busy machine one add may take longer than ``enrich_quiet``: the worker defers to an add in flight,
     not only to the time since the last one ended, so it does not slip in between two slow adds."""
@@ -331,8 +377,12 @@ def test_an_add_slower_than_the_quiet_time_still_keeps_the_worker_aside(tmp_path
 def test_enrich_quiet_zero_reads_in_between_adds(tmp_path: Path) -> None:
     db = str(tmp_path / "eager.db")
     with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=0)) as mem:
-        for i in range(10):
-            mem.add(line(i), workspace="w")
+        # Adds go on (one every 0.1 s) until the worker has read some in, for as long as a loaded machine takes
+        # to let it run: it must do so while they stream, not only once they stop.
+        for i in range(600):
+            mem.add(f"{line(i % len(NAMES))} Note {i}.", workspace="w")
+            if mem.enrichment.memories:
+                break
             time.sleep(0.1)
         assert mem.enrichment.memories > 0
 
@@ -344,8 +394,10 @@ def test_the_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
         deadline = time.monotonic() + 10
         while worker._thread.native_id is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        time.sleep(0.1)
-        assert os.getpriority(os.PRIO_PROCESS, worker._thread.native_id) == min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
+        lower = min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
+        while os.getpriority(os.PRIO_PROCESS, worker._thread.native_id) != lower and time.monotonic() < deadline:
+            time.sleep(0.01)  # the thread lowers its own priority once it runs
+        assert os.getpriority(os.PRIO_PROCESS, worker._thread.native_id) == lower
         assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
 
 

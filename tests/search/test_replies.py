@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
 from knotwork import Knotwork
+from knotwork.domain.models import MemoryFilter
 from knotwork.search.recipes import RECIPES, step
 from knotwork.search.replies import asks, reply_lift
 from knotwork.search.rerankers import Candidate
@@ -47,18 +49,47 @@ def test_asks() -> None:
 
 
 def test_store_reads_the_memory_after_each(mem: Knotwork) -> None:
-    def add(text: str, at: str, thread: str | None = None, agent: str | None = None) -> str:
-        return mem.add(text, workspace="w", thread=thread, agent_id=agent, valid_at=at, force=True).id
+    def add(text: str, at: str, thread: str | None = None, agent: str | None = None, tags: dict | None = None) -> str:
+        return mem.add(text, workspace="w", thread=thread, agent_id=agent, valid_at=at, tags=tags, force=True).id
 
     q = add("Where did you serve?", "2024-05-01T10:00:00Z")
     other = add("a turn of a chat", "2024-05-01T10:00:30Z", thread="chat")  # in a thread: not next in time
     bot = add("a bot's note", "2024-05-01T10:00:40Z", agent="bot")  # another partition
-    r = add("Sao Paulo, in Brazil", "2024-05-01T10:01:00Z")
+    r = add("Sao Paulo,\nin Brazil", "2024-05-01T10:01:00Z", tags={"kind": "answer"})
     t2 = add("the chat goes on", "2024-05-02T10:00:30Z", thread="chat")
-    after = mem.store.memories_after([q, other, r, bot, "missing"])
-    assert after[q] == ("", r, 60.0)
-    assert after[other] == ("chat", t2, 86400.0)
-    assert r not in after and bot not in after  # nothing after them
+    now = datetime(2024, 6, 1, tzinfo=UTC)
+    replies = mem.store.memory_replies([q, other, r, bot, "missing"], MemoryFilter(workspace="w"), now)
+    assert replies[q] == ("", r, 60.0, True, 4)  # words as ranking_facts counts them (a line break splits too)
+    assert replies[q].words == mem.store.ranking_facts([r])[r].words
+    assert replies[other] == ("chat", t2, 86400.0, False, 4)
+    assert r not in replies and bot not in replies  # nothing after them
+    # The reply must pass the search's filter: a tag only the answer has keeps the question's row, not the chat's.
+    tagged = mem.store.memory_replies([q, other], MemoryFilter(workspace="w", tags={"kind": "answer"}), now)
+    assert set(tagged) == {q} and tagged[q].reply == r
+    assert mem.store.memory_replies([q, other], MemoryFilter(workspace="elsewhere"), now) == {}
+    mem.update(r, invalid_at="2024-05-20T00:00:00Z")  # retired before the search's moment: no longer a reply
+    assert q not in mem.store.memory_replies([q], MemoryFilter(workspace="w"), now)
+    assert q in mem.store.memory_replies([q], MemoryFilter(workspace="w", include_invalid=True), now)
+
+
+ENDINGS = [
+    "Where did you serve?", "really?)  ", '"Why not?"', "Is it 'fine?'\n", "Is it？", "¿Qué?\u3000", "Why?\u2029",
+    "Why?\x1c", "What? No, we ship on Thursdays.", "Done.", "a ?\" ", "a? \"", "", "   ", "?", "»?»", "x?\t)",
+]
+
+
+def test_the_store_reads_a_question_as_asks_does(mem: Knotwork) -> None:
+    """Each memory's 'asks' as the store reads it in SQL is what search/replies.py ``asks`` says of its text."""
+    ids = []
+    for n, text in enumerate(ENDINGS):
+        ids.append(mem.add(f"turn {n}: {text}", workspace="w", thread="t", valid_at=f"2024-05-01T10:{n:02d}:00Z", force=True).id)
+    ids.append(mem.add("the last turn", workspace="w", thread="t", valid_at="2024-05-01T11:00:00Z", force=True).id)
+    stored = {i: m.content for i, m in mem.store.get_memories(ids).items()}
+    replies = mem.store.memory_replies(ids, MemoryFilter(workspace="w"), datetime(2024, 6, 1, tzinfo=UTC))
+    assert set(replies) == set(ids[:-1])
+    read = {i: replies[i].asks for i in ids[:-1]}
+    assert read == {i: asks(stored[i]) for i in ids[:-1]}
+    assert sum(read.values()) >= 8 and not all(read.values())  # both kinds are in the set
 
 
 QUESTION = "Where did Eli serve his mission?"

@@ -24,7 +24,7 @@ from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
 from knotwork.search.lexical import analyze, analyze_query, identifiers
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.neighbourhoods import neighbourhood_score
-from knotwork.search.replies import REPLY_DEPTH, asks, reply_lift
+from knotwork.search.replies import REPLY_DEPTH, reply_lift
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
 from knotwork.search.speakers import SPEAKER_STAGES, names_in, speaker_of
@@ -205,11 +205,12 @@ class Pipeline:
 
     def _replies(self, q: Query, ids: list[str]) -> dict[str, Any]:
         """Which of ``ids`` ask a question, and the memory just after each, those the query's filter lets through."""
-        after = self.store.memories_after(ids)
-        allowed = self.store.filter_memory_ids([n for _, n, _ in after.values()], q.flt, q.at)
-        questions = {m.id: asks(m.content) for m in self.store.get_memories(list(after)).values()}
-        lengths = {i: f.words for i, f in self.store.ranking_facts(list(allowed)).items()}
-        return {"questions": questions, "after": {i: a for i, a in after.items() if a[1] in allowed}, "lengths": lengths}
+        replies = self.store.memory_replies(ids, q.flt, q.at)  # one read: the reply, whether each asks, the words
+        return {
+            "questions": {i: r.asks for i, r in replies.items()},
+            "after": {i: (r.thread, r.reply, r.seconds) for i, r in replies.items()},
+            "lengths": {r.reply: r.words for r in replies.values()},
+        }
 
     def _closest_passages(self, q: Query, ids: list[str]) -> dict[str, np.ndarray]:
         """Each memory's passage closest to the query (the one its vector score came from)."""

@@ -443,6 +443,23 @@ class VectorIndex:
                         best[mid] = (score, vector)
         return {mid: vector for mid, (_, vector) in best.items()}
 
+    def similarities(self, memory_ids: Collection[str], query: np.ndarray) -> dict[str, float]:
+        """Each memory's best similarity to ``query`` over its live chunks (as :meth:`search` scores it), for
+        those of ``memory_ids`` that have vectors: a search within a few known memories, without a scan or a walk."""
+        self.sync()
+        with self._lock:
+            pairs = [(mid, row) for mid, row in self.rows_of(memory_ids) if self._alive[row]]
+            if not pairs:
+                return {}
+            rows = np.fromiter((row for _, row in pairs), dtype=np.int64, count=len(pairs))
+            with _BLAS.limit(limits=1, user_api="blas"):
+                sims = self._vectors_at(rows) @ query.astype(np.float32, copy=False)
+        best: dict[str, float] = {}
+        for (mid, _), sim in zip(pairs, sims.tolist()):
+            if sim > best.get(mid, -np.inf):
+                best[mid] = sim
+        return best
+
     def row_memory_ids(self, start: int = 0) -> list[str]:
         """The memory of each row from ``start`` on (rows stay put until :attr:`generation` changes)."""
         with self._lock:

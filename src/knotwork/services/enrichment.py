@@ -130,6 +130,10 @@ class Enrichment:
         self._reclaimed_at = 0.0
         self._last_add = 0.0  # time.monotonic() of this object's newest notify, or of an add's start or end
         self._writing = 0  # adds of this object in flight
+        # Memories pending in the queue as this object counts them (its enqueues less its claims); None until the
+        # store's count is read (the worker's first deferral). See ``deferral``.
+        self._pending: int | None = None
+        self._count_lock = threading.Lock()
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
         self.batches = 0  # claims this object read in (a batch tried again item by item counts once)
@@ -156,6 +160,7 @@ class Enrichment:
         if rows:
             self.store.enrich_enqueue(rows, now())
             self._queued = True
+            self._counted(len(rows))
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -189,6 +194,7 @@ class Enrichment:
             if not items:
                 self._reclaim()
                 return 0
+            self._counted(-len(items))
             started = time.perf_counter()
             try:
                 self._read_in(items)
@@ -221,6 +227,7 @@ class Enrichment:
     def _failed(self, items: Sequence[EnrichItem], exc: Exception) -> None:
         log.warning("reading %d memories into the graph failed; they stay queued", len(items), exc_info=exc)
         self.store.enrich_release([i.seq for i in items], f"{type(exc).__name__}: {exc}"[:ERROR_CHARS])
+        self._counted(len(items))  # pending again, unless tried too often: a count too high only reads the store
 
     def _reclaim(self) -> None:
         """Free the claims of workers of this host whose process is gone (at most every few seconds)."""
@@ -248,9 +255,32 @@ class Enrichment:
         if quiet <= 0:
             return 0.0
         left = quiet if self._writing else self._last_add + quiet - time.monotonic()
-        if left <= 0 or self.counts()["pending"] >= self.settings.enrich_max_backlog:
+        if left <= 0 or self._backlog_reached():
             return 0.0
         return left
+
+    def _counted(self, change: int) -> None:
+        """This object queued (``change`` > 0) or claimed memories: its count of the pending ones follows."""
+        with self._count_lock:
+            if self._pending is not None:
+                self._pending = max(0, self._pending + change)
+
+    def _backlog_reached(self) -> bool:
+        """Whether ``enrich_max_backlog`` memories are pending.
+
+        Trigger: the worker asks each time an add wakes it while adds stream. Why: counting the queue in SQL
+        each time costs a read per add. Outcome: this object's own count (its enqueues less its claims) answers;
+        the store is read at the first call and whenever that count reaches the bound (other processes on the
+        same file may have drained the queue meanwhile, or queued more), and its figure replaces the count.
+        """
+        with self._count_lock:
+            known = self._pending
+        if known is not None and known < self.settings.enrich_max_backlog:
+            return False
+        pending = self.counts()["pending"]
+        with self._count_lock:
+            self._pending = pending
+        return pending >= self.settings.enrich_max_backlog
 
     def drain(self, limit: int | None = None) -> int:
         """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""

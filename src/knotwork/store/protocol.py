@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, RankingFacts
+from knotwork.store.threads import Reply
 
 Tracer = Callable[[str, Sequence[Any]], None]
 
@@ -82,10 +83,17 @@ class Store(Protocol):
         """Where each memory that exists sits among others: (workspace, partition, ``metadata.thread`` or '')."""
         ...
 
-    def memories_after(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, float]]:
-        """For each memory that has one: (its thread or ''; the id of the memory just after it by (valid_at, id) in
-        that thread, or, when it names none, among the memories of its workspace and partition that name none;
-        the seconds between their valid_at)."""
+    def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
+        """The ids of the memories ``flt`` lets through at ``at``, or None when there are more than ``most``
+        (store/filtered.py: what the vector source scores one by one under a thread or tag filter)."""
+        ...
+
+    def memory_replies(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> dict[str, Reply]:
+        """For each memory whose next one ``flt`` lets through at ``at``: (its thread or ''; the id of the memory
+        just after it by (valid_at, id) in that thread, or, when it names none, among the memories of its
+        workspace and partition that name none; the seconds between their valid_at; whether the memory's text
+        ends in a question, as search/replies.py ``asks`` reads it; the next memory's words, as
+        ``RankingFacts.words``). One read."""
         ...
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:

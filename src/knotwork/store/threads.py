@@ -15,9 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
+from knotwork.domain.models import MemoryFilter
 from knotwork.domain.temporal import from_text
+
+#: What ``str.rstrip()`` strips (every character Python counts as white space) and the closing marks a question
+#: may end in, as SQL literals: ``rtrim`` with them reads :func:`knotwork.search.replies.asks` in SQL.
+_SPACES = "'" + "".join(c for c in map(chr, range(0x110000)) if c.isspace()) + "'"
+_CLOSING = "'" + "\"')]»”’".replace("'", "''") + "'"
 
 
 def _moment(value: datetime | str) -> datetime:
@@ -49,6 +55,16 @@ def _neighbours(thread: str, id_in: str) -> str:
     return f"SELECT m.id, {own.format(t='m')}, {before}, {_after(own)} FROM memories m WHERE m.id {id_in}"
 
 
+class Reply(NamedTuple):
+    """The memory just after one in its thread (or, when it names none, in its workspace and partition)."""
+
+    thread: str  # the first memory's thread, '' for none
+    reply: str  # the id of the memory after it
+    seconds: float  # between their valid_at
+    asks: bool  # whether the first memory's text ends in a question (search/replies.py asks)
+    words: int  # the reply's words, as RankingFacts.words counts them
+
+
 @dataclass(frozen=True, slots=True)
 class ThreadSQL:
     """The reads of :class:`ThreadStore` in one engine's SQL.
@@ -72,13 +88,18 @@ class ThreadSQL:
         own = f"coalesce({self.thread}, '')".format(t="m")
         return f"SELECT m.id, m.workspace, m.agent_id, {own} FROM memories m WHERE m.id {self.id_in}"
 
-    @property
-    def after(self) -> str:
-        """id, thread ('' for none), the id just after, and both valid_at, of each memory of the batch that has one."""
+    def replies(self, where: str) -> str:
+        """id, thread ('' for none), the id just after, both valid_at, whether the memory's text ends in a question
+        and the words of the one after, of each memory of the batch whose next memory ``where`` (conditions on
+        ``m``, the next memory) lets through. The words are counted as the stores' ``ranking_facts`` count them."""
         own = f"coalesce({self.thread}, '')"
+        ends = f"rtrim(rtrim(m.content, {_SPACES}), {_CLOSING})"
+        words = "length(m.content) - length(replace(replace(m.content, ' ', ''), '\n', '')) + 1"
         return (
-            f"SELECT m.id, {own.format(t='m')}, n.id, m.valid_at, n.valid_at FROM memories m"
-            f" JOIN memories n ON n.id = {_after(own)} WHERE m.id {self.id_in}"
+            f"SELECT a.id, a.thread, m.id, a.valid_at, m.valid_at, a.asks, {words} FROM"
+            f" (SELECT m.id, {own.format(t='m')} AS thread, {_after(own)} AS next, m.valid_at,"
+            f" rtrim({ends}, '?？') != {ends} AS asks FROM memories m WHERE m.id {self.id_in}) a"
+            f" JOIN memories m ON m.id = a.next WHERE {where}"
         )
 
     @property
@@ -91,6 +112,7 @@ class ThreadStore:
     """A mixin of a store: it runs its ``_thread_sql`` through the store's ``_rows_by_ids``."""
 
     _rows_by_ids: Any
+    _filtered_rows_by_ids: Any
     _thread_sql: ThreadSQL
 
     def memory_threads(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
@@ -104,10 +126,13 @@ class ThreadStore:
         rows = self._rows_by_ids(self._thread_sql.places, memory_ids)
         return {r[0]: (r[1], r[2], str(r[3])) for r in rows}
 
-    def memories_after(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str, float]]:
-        """For each memory that has one: (its thread or ''; the memory just after it there; the seconds between)."""
-        rows = self._rows_by_ids(self._thread_sql.after, memory_ids)
-        return {r[0]: (r[1], r[2], (_moment(r[4]) - _moment(r[3])).total_seconds()) for r in rows}
+    def memory_replies(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> dict[str, Reply]:
+        """For each memory whose next one in its thread (in its workspace and partition when it names none)
+        ``flt`` lets through at ``at``: that reply, whether the memory asks and the reply's words. One read."""
+        rows = self._filtered_rows_by_ids(self._thread_sql.replies, memory_ids, flt, at)
+        return {
+            r[0]: Reply(r[1], r[2], (_moment(r[4]) - _moment(r[3])).total_seconds(), bool(r[5]), r[6]) for r in rows
+        }
 
     def thread_neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
         """For each memory that exists: (its thread, '' when it names none; the ids of the memories just

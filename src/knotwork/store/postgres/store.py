@@ -29,6 +29,7 @@ from psycopg_pool import ConnectionPool
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.store import filtered
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.enrich import EnrichStore
 from knotwork.store.postgres.hygiene import HygieneStore
@@ -51,6 +52,7 @@ from knotwork.store.postgres.termstats import TermStats
 from knotwork.store.postgres.threads import ThreadStore
 from knotwork.store.postgres.vectors import VectorStore
 from knotwork.store.protocol import Tracer
+from knotwork.store.shared import SharedStore
 
 FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candidates)
 WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
@@ -100,9 +102,12 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
+class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore, SharedStore):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
-    ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``)."""
+    ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``, those both engines share from
+    ``SharedStore``)."""
+
+    _ids_in = "= ANY(%s)"  # SharedStore: the list of ids ``_rows_by_ids`` binds
 
     def __init__(
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
@@ -529,11 +534,6 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
         with self.transaction():
             return self._run("DELETE FROM links WHERE id = %s", (link_id,)).rowcount > 0
 
-    def links_touching(
-        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
-    ) -> list[Relationship]:
-        return [link.relationship() for link in self.stored_links_touching(memory_ids, direction, types)]
-
     def stored_links_touching(
         self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
     ) -> list[StoredLink]:
@@ -572,20 +572,6 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
             )
 
     # -- similar lists --------------------------------------------------------
-    def similar_lists(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        rows = self._rows_by_ids(
-            "SELECT memory_id, neighbour_id, score FROM memory_similar"
-            " WHERE memory_id = ANY(%s) AND neighbour_id IS NOT NULL ORDER BY memory_id, rank",
-            memory_ids,
-        )
-        out: dict[str, list[tuple[str, float]]] = {}
-        for mid, neighbour, score in rows:
-            out.setdefault(mid, []).append((neighbour, score))
-        return out
-
-    def similar_referrers(self, neighbour_ids: Sequence[str]) -> set[str]:
-        return {r[0] for r in self._rows_by_ids("SELECT memory_id FROM memory_similar WHERE neighbour_id = ANY(%s)", neighbour_ids)}
-
     def similar_floors(self, slots: int) -> dict[str, float]:
         return dict(self._run("SELECT memory_id, score FROM memory_similar WHERE rank = %s", (slots,)).fetchall())
 
@@ -612,8 +598,20 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
         return dict(rows.fetchall())
 
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
+        rows = self._filtered_rows_by_ids(lambda where: f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, flt, at)
+        return {r[0] for r in rows}
+
+    def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
+        """The ids of the memories ``flt`` lets through at ``at`` (store/filtered.py), or None when more than ``most``."""
         where, params = where_sql(flt, at)
-        return {r[0] for r in self._rows_by_ids(f"SELECT m.id FROM memories m WHERE m.id = ANY(%s) AND {where}", memory_ids, *params)}
+        sql, drive = filtered.listing(flt, where, "%s")
+        rows = self._run(sql, (*params, *drive, most + 1)).fetchall()
+        return None if len(rows) > most else [r[0] for r in rows]
+
+    def _filtered_rows_by_ids(self, sql: Callable[[str], str], memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> list[Any]:
+        """Every row of ``sql(where)``, ``where`` being ``flt``'s conditions on ``m`` (bound after the ids)."""
+        where, params = where_sql(flt, at)
+        return self._rows_by_ids(sql(where), memory_ids, *params)
 
     # -- signals for rerankers ------------------------------------------------
     def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:

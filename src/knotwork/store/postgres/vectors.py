@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
+from knotwork.store import filtered
 from knotwork.store.postgres.rows import COLUMNS, WORKSPACE_OF_MEMORY, memory_row, where_sql
 
 VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
@@ -49,6 +50,7 @@ class VectorStore:
     _run: Any
     _connection: Any
     _rows_by_ids: Any
+    filtered_ids: Any
     _dims: set[int]
     tracer: Any
     transaction: Any
@@ -71,8 +73,16 @@ class VectorStore:
         """
         dim = len(query)
         vec = f"v.vector::vector({dim})"
-        where, params = where_sql(flt, at)
         q = np.asarray(query, dtype=np.float32)
+        if filtered.selective(flt) and (few := self.filtered_ids(flt, at, filtered.FILTERED_EXACT_MAX)) is not None:
+            # A thread or tags that let few memories through: their chunks are scored one by one (store/filtered.py).
+            rows = self._run(
+                f"SELECT v.memory_id, max(1 - ({vec} <=> %s)) AS s FROM memory_vectors v WHERE v.memory_id = ANY(%s)"
+                f" AND vector_dims(v.vector) = {dim} GROUP BY v.memory_id ORDER BY s DESC, v.memory_id LIMIT %s",
+                (q, few, k),
+            ).fetchall()
+            return list(self._best(rows, k, min_similarity)[0].items())
+        where, params = where_sql(flt, at)
         if flt.workspace != ALL_WORKSPACES:
             scopes = sorted({"", flt.workspace or ""})
             held = self._run(
@@ -190,11 +200,6 @@ class VectorStore:
             (limit,),
         )
         return [memory_row(r) for r in rows]
-
-    def clear_vectors(self) -> None:
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors")
-            self._run("DELETE FROM memory_similar")
 
     def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
         rows = self._rows_by_ids(

@@ -99,12 +99,6 @@ class LinkStore:
         with self.transaction():
             return self._run("DELETE FROM links WHERE id = ?", (link_id,)).rowcount > 0
 
-    def links_touching(
-        self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
-    ) -> list[Relationship]:
-        """Links leaving (outgoing), entering (incoming) or touching (both) any of ``memory_ids``."""
-        return [link.relationship() for link in self.stored_links_touching(memory_ids, direction, types)]
-
     def stored_links_touching(
         self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
     ) -> list[StoredLink]:

@@ -26,7 +26,9 @@ from typing import Any
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.store import filtered
 from knotwork.store.protocol import Tracer
+from knotwork.store.shared import SharedStore
 from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.connections import MMAP_BYTES, Readers, WriterLock
 from knotwork.store.sqlite.enrich import EnrichStore
@@ -182,10 +184,12 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
 BY_ID = "+m"
 
 
-class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore):
+class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore, SharedStore):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
-    ``HygieneStore``)."""
+    ``HygieneStore``, those both engines share from ``SharedStore``)."""
+
+    _ids_in = "IN ({ids})"  # SharedStore: one batch of ``_rows_by_ids``'s placeholders
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -588,11 +592,23 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
 
     def filter_memory_ids(self, memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> set[str]:
         """The subset of ``memory_ids`` that ``flt`` lets through."""
-        where, params = _where(flt, at, BY_ID)
-        rows = self._rows_by_ids(
-            f"SELECT m.id FROM memories m WHERE m.id IN ({{ids}}) AND {where}", memory_ids, lambda batch: [*batch, *params]
-        )
+        rows = self._filtered_rows_by_ids(lambda where: f"SELECT m.id FROM memories m WHERE m.id IN ({{ids}}) AND {where}", memory_ids, flt, at)
         return {r[0] for r in rows}
+
+    def filtered_ids(self, flt: MemoryFilter, at: datetime, most: int) -> list[str] | None:
+        """The ids of the memories ``flt`` lets through at ``at`` (store/filtered.py), or None when more than ``most``."""
+        # Tags without a thread: the tag's memories drive the read (BY_ID keeps the planner off the workspace's
+        # index entries, which it would scan whole for a tag few of them hold); a thread has its index.
+        where, params = _where(flt, at, BY_ID if flt.tags and not flt.thread else "m")
+        sql, drive = filtered.listing(flt, where, "?")
+        with self._reads:
+            rows = self._run(sql, (*params, *drive, most + 1)).fetchall()
+        return None if len(rows) > most else [r[0] for r in rows]
+
+    def _filtered_rows_by_ids(self, sql: Callable[[str], str], memory_ids: Sequence[str], flt: MemoryFilter, at: datetime) -> list[Any]:
+        """Every row of ``sql(where)`` per batch of ids, ``where`` being ``flt``'s conditions on ``m`` (bound after the ids)."""
+        where, params = _where(flt, at, BY_ID)
+        return self._rows_by_ids(sql(where), memory_ids, lambda batch: [*batch, *params])
 
     # -- signals for rerankers ------------------------------------------------
     def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.models import MemoryFilter
+from knotwork.store import filtered
 from knotwork.store.sqlite import halves
 
 
@@ -27,6 +28,7 @@ class VectorStore:
     transaction: Any
     location: str
     filter_memory_ids: Any
+    filtered_ids: Any
 
     def vector_candidates(
         self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
@@ -34,8 +36,12 @@ class VectorStore:
         """The ``k`` memories nearest ``query`` that ``flt`` lets through, from the process's in-memory ``index``.
 
         SQLite has no k-NN of its own: the index scans its workspace's
-        partitions for twice ``k``, and the filter keeps what it lets through.
+        partitions for twice ``k``, and the filter keeps what it lets through. A filter that names a thread or
+        tags and lets few memories through (store/filtered.py) has each of them scored instead.
         """
+        if filtered.selective(flt) and (few := self.filtered_ids(flt, at, filtered.FILTERED_EXACT_MAX)) is not None:
+            scored = index.similarities(few, query)
+            return sorted(((mid, s) for mid, s in scored.items() if s >= min_similarity), key=lambda p: (-p[1], p[0]))[:k]
         hits = [h for h in index.search(query, k * 2, flt.workspace) if h.similarity >= min_similarity]
         allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
         return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:k]
@@ -77,12 +83,6 @@ class VectorStore:
                 "SELECT seq, vector_seq FROM vector_tombstones WHERE seq > ? ORDER BY seq", (seq,)
             ).fetchall()
 
-    def clear_vectors(self) -> None:
-        """Remove every vector, and the similar lists made from them."""
-        with self.transaction():
-            self._run("DELETE FROM memory_vectors")
-            self._run("DELETE FROM memory_similar")
-
     def vectors_by_memory(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, list[bytes]]]:
         """Each memory's workspace and chunk vectors (in chunk order), for memories that have vectors."""
         rows = self._rows_by_ids(
@@ -94,23 +94,6 @@ class VectorStore:
         for mid, workspace, blob in halves.unpack_rows(rows, 2):
             out.setdefault(mid, (workspace or None, []))[1].append(blob)
         return out
-
-    def similar_lists(self, memory_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        """Each memory's stored neighbours (id, score), nearest first; empty slots left out."""
-        rows = self._rows_by_ids(
-            "SELECT memory_id, neighbour_id, score FROM memory_similar"
-            " WHERE memory_id IN ({ids}) AND neighbour_id IS NOT NULL ORDER BY memory_id, rank",
-            memory_ids,
-        )
-        out: dict[str, list[tuple[str, float]]] = {}
-        for mid, neighbour, score in rows:
-            out.setdefault(mid, []).append((neighbour, score))
-        return out
-
-    def similar_referrers(self, neighbour_ids: Sequence[str]) -> set[str]:
-        """Memories whose similar list names any of ``neighbour_ids``."""
-        rows = self._rows_by_ids("SELECT memory_id FROM memory_similar WHERE neighbour_id IN ({ids})", neighbour_ids)
-        return {r[0] for r in rows}
 
     def similar_floors(self, slots: int) -> dict[str, float]:
         """Memory id -> the score of its list's last slot (``slots``): what a newcomer must beat to enter."""
