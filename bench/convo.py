@@ -35,7 +35,7 @@ from longmemeval import baseline_runs, check_recipes, closing, fmt, machine, per
 
 DATA = Path(__file__).resolve().parent / "data" / "convo"
 KS = (1, 5, 10)
-KINDS = ("fact", "speaker", "paraphrase", "time", "thread", "update", "none")
+KINDS = ("fact", "speaker", "paraphrase", "time", "thread", "update", "decision", "reply", "none")
 
 
 # -- data -----------------------------------------------------------------
