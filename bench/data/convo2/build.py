@@ -1,7 +1,10 @@
 """Rebuild turns.jsonl from the QMSum repository's meeting transcripts (see README.md); questions.jsonl is hand-written.
 
+    python bench/data/convo2/build.py > bench/data/convo2/turns.jsonl            # from source.tar.xz, committed here
     git clone https://github.com/Yale-LILY/QMSum /tmp/qmsum && git -C /tmp/qmsum checkout 83d7768c1f2b4dfeb091385d3dc7e239b8e5bb7e
-    python bench/data/convo2/build.py /tmp/qmsum > bench/data/convo2/turns.jsonl
+    python bench/data/convo2/build.py /tmp/qmsum > bench/data/convo2/turns.jsonl  # from the repository itself
+
+Either way every source file is checked against ``sources.sha256`` first.
 
 Selection, all deterministic: six stores, each the meetings of one recurring
 group (two ICSI research groups, four AMI design teams) as one member of it
@@ -24,6 +27,7 @@ import hashlib
 import json
 import re
 import sys
+import tarfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -56,18 +60,29 @@ def clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-SHA256 = {line.split()[1]: line.split()[0] for line in (Path(__file__).parent / "sources.sha256").read_text().splitlines()}
+HERE = Path(__file__).resolve().parent
+ARCHIVE = HERE / "source.tar.xz"
+SHA256 = {line.split()[1]: line.split()[0] for line in (HERE / "sources.sha256").read_text().splitlines()}
 
 
-def meeting(root: Path, name: str) -> dict:
-    """One source file, checked against sources.sha256 (the files of QMSum commit 83d7768 this set was built from)."""
-    path = next((p for p in SHA256 if p.endswith(f"/{name}.json")), None)
-    if path is None or not (root / path).is_file():
-        raise SystemExit(f"{root}: no {path or name} (is this a QMSum checkout?)")
-    raw = (root / path).read_bytes()
-    if hashlib.sha256(raw).hexdigest() != SHA256[path]:
-        raise SystemExit(f"{root / path}: sha256 differs from sources.sha256")
-    return json.loads(raw)
+def read_sources(root: Path, sha256: dict[str, str] = SHA256) -> dict[str, bytes]:
+    """Every source file by its path, from a QMSum checkout or a tar archive of those paths, each checked
+    against ``sha256`` (the files of QMSum commit 83d7768 this set was built from)."""
+    if root.is_file():
+        with tarfile.open(root) as tar:
+            found = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.name in sha256 and m.isfile()}
+    else:
+        found = {p: (root / p).read_bytes() for p in sha256 if (root / p).is_file()}
+    for path, digest in sha256.items():
+        if path not in found:
+            raise SystemExit(f"{root}: no {path} (is this a QMSum checkout?)")
+        if hashlib.sha256(found[path]).hexdigest() != digest:
+            raise SystemExit(f"{root}: {path}: sha256 differs from sources.sha256")
+    return found
+
+
+def meeting(sources: dict[str, bytes], name: str) -> dict:
+    return json.loads(next(raw for path, raw in sources.items() if path.endswith(f"/{name}.json")))
 
 
 def windows(data: dict) -> tuple[int, list[tuple[int, str, str, float]]]:
@@ -94,13 +109,13 @@ def windows(data: dict) -> tuple[int, list[tuple[int, str, str, float]]]:
     return start, turns
 
 
-def build(root: Path) -> list[dict]:
+def build(sources: dict[str, bytes], stores: dict[str, tuple[str, list[tuple[str, str]]]] = STORES) -> list[dict]:
     rows = []
-    for store, (half, meetings) in STORES.items():
+    for store, (half, meetings) in stores.items():
         name_of: dict[str, str] = {}
         for name, start in meetings:
             began = datetime.strptime(start, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
-            _, turns = windows(meeting(root, name))
+            _, turns = windows(meeting(sources, name))
             thread = name.lower()
             for index, (source, label, text, seconds) in enumerate(turns):
                 speaker = name_of.setdefault(label, NAMES[len(name_of)])
@@ -110,9 +125,12 @@ def build(root: Path) -> list[dict]:
     return rows
 
 
+def render(rows: list[dict]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
 def main() -> None:
-    for row in build(Path(sys.argv[1])):
-        print(json.dumps(row, ensure_ascii=False))
+    sys.stdout.write(render(build(read_sources(Path(sys.argv[1]) if len(sys.argv) > 1 else ARCHIVE))))
 
 
 if __name__ == "__main__":
