@@ -140,6 +140,26 @@ def evaluate(ranked: Sequence[str], gold: Sequence[str], gold_threads: Sequence[
     return out
 
 
+def thread_hits(ranked: Sequence[str], gold: Sequence[str], gold_threads: Sequence[str],
+                thread_of: dict[str, str]) -> dict[str, bool]:
+    """The right conversation, found or not: threads ranked by their best turn in ``ranked``.
+
+    ``thread#1``: the first thread is a gold one. ``thread_only``: it is, and
+    no gold turn is in the top 5 (the right session but not the turn).
+
+    >>> t = {"a#0": "a", "a#1": "a", "b#0": "b"}
+    >>> thread_hits(["a#0", "b#0", "a#1"], ["a#1"], ["a"], t)
+    {'thread#1': True, 'thread_only': False}
+    >>> thread_hits(["b#0", "a#0"], ["a#1"], ["a"], t)
+    {'thread#1': False, 'thread_only': False}
+    >>> thread_hits(["a#0", "b#0"], ["a#1"], ["a"], t)
+    {'thread#1': True, 'thread_only': True}
+    """
+    threads = list(dict.fromkeys(thread_of[t] for t in ranked if t in thread_of))
+    first = bool(threads) and threads[0] in set(gold_threads)
+    return {"thread#1": first, "thread_only": first and not any(t in set(gold) for t in ranked[:5])}
+
+
 # -- retrievers -----------------------------------------------------------
 
 Retriever = Callable[[Question], list[str]]
