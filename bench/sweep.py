@@ -133,8 +133,9 @@ def convo_sweep(args: argparse.Namespace) -> None:
     kinds = [k for k in convo.KINDS if k != "none" and any(q.kind == k for q in answerable)]
     print(f"load {os.getloadavg()[0]:.1f}; {args.convo_data.name} {args.convo}: {len(answerable)} answerable questions"
           + (" (store without metadata.thread)" if args.no_thread else ""))
-    print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'thr@5':>6} {'thr#1':>6} {'t-only':>6} {'MRR':>6} {'p50':>6} {'p95':>6}  "
-          + " ".join(f"{k[:9]:>9}" for k in kinds))
+    print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'thr@5':>6} {'thr#1':>6} {'t-only':>6} {'MRR':>6} {'+/-@5':>7}"
+          f" {'p50':>6} {'p95':>6}  " + " ".join(f"{k[:9]:>9}" for k in kinds))
+    first_hits: dict[str, bool] | None = None
     for text in args.variant:
         name, recipe = variant(text)
         r = convo.run(name, name, kw.retriever(depth=10, recipe=recipe), data.questions, thread_of)
@@ -142,10 +143,14 @@ def convo_sweep(args: argparse.Namespace) -> None:
         by_kind = " ".join(f"{lme.fmt(convo.mean([r.hits[q.id]['turn@5'] for q in answerable if q.kind == k]), 2):>9}" for k in kinds)
         threads = [convo.thread_hits(r.ranked[q.id], q.gold, q.gold_threads, thread_of) for q in answerable]
         first, only = (convo.mean([t[m] for t in threads]) or 0.0 for m in ("thread#1", "thread_only"))
+        hits = {q.id: bool(r.hits[q.id]["turn@5"]) for q in answerable}
+        first_hits = first_hits or hits
+        gained, lost = (sum(hits[i] and not first_hits[i] for i in hits), sum(first_hits[i] and not hits[i] for i in hits))
         print(f"{name:<28} {s['turn@1']:6.3f} {s['turn@5']:6.3f} {s['turn@10']:6.3f} {s['thread@5']:6.3f} {first:6.3f} {only:6.3f}"
-              f" {s['mrr']:6.3f} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_kind}", flush=True)
+              f" {s['mrr']:6.3f} {f'+{gained}/-{lost}':>7} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_kind}", flush=True)
     print(f"load {os.getloadavg()[0]:.1f}; thr#1: the best-ranked thread (threads ranked by their best turn) is a gold one;"
-          " t-only: it is, and no gold turn is in the top 5; by kind: turn recall@5")
+          " t-only: it is, and no gold turn is in the top 5; +/-@5: questions this variant finds in its top 5 and the first"
+          " does not / the first finds and this does not; by kind: turn recall@5")
     kw.close()
 
 

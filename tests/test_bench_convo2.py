@@ -141,5 +141,9 @@ def test_sweep_reads_the_set_named_by_convo_data(convo, tmp_path, monkeypatch, c
     for cells in rows.values():
         r1, r5, r10, thr5, thr1, only = (float(c) for c in cells[1:7])
         assert 0 <= r1 <= r5 <= r10 <= 1 and 0 <= only <= thr1 <= 1 and thr5 >= r5
+    assert rows["default"][8] == "+0/-0"  # the first variant against itself
+    gained, lost = (int(n) for n in rows["bm25"][8].lstrip("+").split("/-"))
+    r5_default, r5_bm25 = float(rows["default"][2]), float(rows["bm25"][2])
+    assert (gained - lost) == round((r5_bm25 - r5_default) * len(questions))  # the paired counts add up to the R@5 change
     assert float(rows["default"][3]) >= 0.5  # two meetings: a search that works finds most answers in its top 10
     assert (tmp_path / "s.db").exists()
