@@ -384,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     load_after = os.getloadavg()
 
     n_none = sum(1 for q in questions if not q.gold)
-    title = (f"convo, {args.half} half: {len(questions) - n_none} answerable questions (+{n_none} without evidence) "
+    title = (f"{args.data.name}, {args.half} half: {len(questions) - n_none} answerable questions (+{n_none} without evidence) "
              f"over {len(turns)} turns in {len(stores)} stores")
     print(f"\n{'## ' if md else ''}{title}\n")
     figures = report(runs, questions, md)
