@@ -35,7 +35,7 @@ from longmemeval import baseline_runs, check_recipes, closing, fmt, machine, per
 
 DATA = Path(__file__).resolve().parent / "data" / "convo"
 KS = (1, 5, 10)
-KINDS = ("fact", "speaker", "paraphrase", "time", "thread", "update", "none")
+KINDS = ("fact", "speaker", "paraphrase", "time", "thread", "update", "decision", "reply", "none")
 
 
 # -- data -----------------------------------------------------------------
@@ -138,6 +138,26 @@ def evaluate(ranked: Sequence[str], gold: Sequence[str], gold_threads: Sequence[
         out["rr"] = 1.0 / first if first else 0.0
     out["empty"] = not ranked
     return out
+
+
+def thread_hits(ranked: Sequence[str], gold: Sequence[str], gold_threads: Sequence[str],
+                thread_of: dict[str, str]) -> dict[str, bool]:
+    """The right conversation, found or not: threads ranked by their best turn in ``ranked``.
+
+    ``thread#1``: the first thread is a gold one. ``thread_only``: it is, and
+    no gold turn is in the top 5 (the right session but not the turn).
+
+    >>> t = {"a#0": "a", "a#1": "a", "b#0": "b"}
+    >>> thread_hits(["a#0", "b#0", "a#1"], ["a#1"], ["a"], t)
+    {'thread#1': True, 'thread_only': False}
+    >>> thread_hits(["b#0", "a#0"], ["a#1"], ["a"], t)
+    {'thread#1': False, 'thread_only': False}
+    >>> thread_hits(["a#0", "b#0"], ["a#1"], ["a"], t)
+    {'thread#1': True, 'thread_only': True}
+    """
+    threads = list(dict.fromkeys(thread_of[t] for t in ranked if t in thread_of))
+    first = bool(threads) and threads[0] in set(gold_threads)
+    return {"thread#1": first, "thread_only": first and not any(t in set(gold) for t in ranked[:5])}
 
 
 # -- retrievers -----------------------------------------------------------
@@ -364,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     load_after = os.getloadavg()
 
     n_none = sum(1 for q in questions if not q.gold)
-    title = (f"convo, {args.half} half: {len(questions) - n_none} answerable questions (+{n_none} without evidence) "
+    title = (f"{args.data.name}, {args.half} half: {len(questions) - n_none} answerable questions (+{n_none} without evidence) "
              f"over {len(turns)} turns in {len(stores)} stores")
     print(f"\n{'## ' if md else ''}{title}\n")
     figures = report(runs, questions, md)

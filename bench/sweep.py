@@ -3,7 +3,7 @@
     python bench/sweep.py --store bench/.cache/lme.db [--asked-at] [--limit-questions N]
                           --variant 'name=Recipe("x", weights=(("bm25", 0.6), ("vector", 0.4)))' ...
     python bench/sweep.py --codemem dev --store bench/.cache/codemem/store.db --variant ...
-    python bench/sweep.py --convo dev --store bench/.cache/convo-dev.db [--no-thread] --variant ...
+    python bench/sweep.py --convo dev --store bench/.cache/convo-dev.db [--no-thread] [--convo-data DIR] --variant ...
     ... [--ranked ranks.json]    # also write every question's ranked list, by variant (to compare two trees)
 
 A variant is a Python expression over ``Recipe``, ``step``, ``RECIPES`` and
@@ -68,6 +68,8 @@ def main() -> None:
                    help="ask this half of bench/data/convo instead (the store is built at --store when it does not exist)")
     p.add_argument("--no-thread", action="store_true", help="--convo: build the store without metadata.thread")
     p.add_argument("--ranked", type=Path, default=None, help="write every question's ranked list, by variant, as JSON here")
+    p.add_argument("--convo-data", type=Path, default=convo.DATA,
+                   help="--convo: the data folder (turns.jsonl, questions.jsonl), e.g. bench/data/convo2")
     args = p.parse_args()
     try:
         if args.convo:
@@ -150,23 +152,31 @@ class ConvoStore(convo.KnotworkStore):
 
 
 def convo_sweep(args: argparse.Namespace) -> None:
-    data = convo.load().half(args.convo)
+    data = convo.load(args.convo_data).half(args.convo)
     thread_of = {t.id: t.thread for t in data.turns}
     kw = ConvoStore(data.turns, args.store, thread=not args.no_thread)
     answerable = [q for q in data.questions if q.gold]
     kinds = [k for k in convo.KINDS if k != "none" and any(q.kind == k for q in answerable)]
-    print(f"load {os.getloadavg()[0]:.1f}; convo {args.convo}: {len(answerable)} answerable questions"
+    print(f"load {os.getloadavg()[0]:.1f}; {args.convo_data.name} {args.convo}: {len(answerable)} answerable questions"
           + (" (store without metadata.thread)" if args.no_thread else ""))
-    print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'thr@5':>6} {'MRR':>6} {'p50':>6} {'p95':>6}  "
-          + " ".join(f"{k[:9]:>9}" for k in kinds))
+    print(f"{'variant':<28} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'thr@5':>6} {'thr#1':>6} {'t-only':>6} {'MRR':>6} {'+/-@5':>7}"
+          f" {'p50':>6} {'p95':>6}  " + " ".join(f"{k[:9]:>9}" for k in kinds))
+    first_hits: dict[str, bool] | None = None
     for text in args.variant:
         name, recipe = variant(text)
         r = convo.run(name, name, recorded(name, kw.retriever(depth=10, recipe=recipe)), data.questions, thread_of)
         s = convo.summary(r, data.questions)
         by_kind = " ".join(f"{lme.fmt(convo.mean([r.hits[q.id]['turn@5'] for q in answerable if q.kind == k]), 2):>9}" for k in kinds)
-        print(f"{name:<28} {s['turn@1']:6.3f} {s['turn@5']:6.3f} {s['turn@10']:6.3f} {s['thread@5']:6.3f} {s['mrr']:6.3f}"
-              f" {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_kind}", flush=True)
-    print(f"load {os.getloadavg()[0]:.1f}; by kind: turn recall@5")
+        threads = [convo.thread_hits(r.ranked[q.id], q.gold, q.gold_threads, thread_of) for q in answerable]
+        first, only = (convo.mean([t[m] for t in threads]) or 0.0 for m in ("thread#1", "thread_only"))
+        hits = {q.id: bool(r.hits[q.id]["turn@5"]) for q in answerable}
+        first_hits = first_hits or hits
+        gained, lost = (sum(hits[i] and not first_hits[i] for i in hits), sum(first_hits[i] and not hits[i] for i in hits))
+        print(f"{name:<28} {s['turn@1']:6.3f} {s['turn@5']:6.3f} {s['turn@10']:6.3f} {s['thread@5']:6.3f} {first:6.3f} {only:6.3f}"
+              f" {s['mrr']:6.3f} {f'+{gained}/-{lost}':>7} {s['p50_ms']:6.1f} {s['p95_ms']:6.1f}  {by_kind}", flush=True)
+    print(f"load {os.getloadavg()[0]:.1f}; thr#1: the best-ranked thread (threads ranked by their best turn) is a gold one;"
+          " t-only: it is, and no gold turn is in the top 5; +/-@5: questions this variant finds in its top 5 and the first"
+          " does not / the first finds and this does not; by kind: turn recall@5")
     kw.close()
 
 

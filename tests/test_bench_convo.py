@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from tests._bench import BENCH, bench_module
+from tests._bench import BENCH, bench_module, check_conversation_set, stamp
 
 DATA = BENCH / "data" / "convo"
 
@@ -19,31 +17,8 @@ def convo():
     return bench_module("convo.py", "convo_runner")
 
 
-def stamp(text: str) -> datetime:
-    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    assert when.tzinfo is not None, f"{text}: no time zone"
-    return when
-
-
 def test_the_committed_set_holds_together(convo):
-    data = convo.load(DATA)  # raises on a gold turn outside its question's store or half
-    halves_of_thread: dict[str, set[str]] = defaultdict(set)
-    times: dict[str, list[datetime]] = defaultdict(list)
-    for t in data.turns:
-        halves_of_thread[t.thread].add(t.half)
-        times[t.thread].append(stamp(t.at))
-        assert t.text.strip() and t.speaker
-    assert len({t.id for t in data.turns}) == len(data.turns), "turn ids are not unique"
-    assert all(len(h) == 1 for h in halves_of_thread.values()), "a thread is in both halves"
-    assert all(ts == sorted(ts) for ts in times.values()), "time goes backwards inside a thread"
-    thread_of = {t.id: t.thread for t in data.turns}
-    for q in data.questions:
-        assert (q.kind == "none") == (not q.gold), q.id
-        assert set(q.gold_threads) == {thread_of[g] for g in q.gold}, q.id
-        assert stamp(q.asked_at) >= max(stamp(t.at) for t in data.turns if t.store == q.store), q.id
-    for half in ("dev", "test"):
-        kinds = {q.kind for q in data.half(half).questions}
-        assert {"fact", "speaker", "paraphrase", "time", "thread", "update", "none"} <= kinds, half
+    check_conversation_set(convo, DATA, {"fact", "speaker", "paraphrase", "time", "thread", "update", "none"})
 
 
 def test_evaluate_turn_thread_and_reciprocal_rank(convo):
