@@ -150,3 +150,19 @@ def test_kept_term_weights_stay_exact_through_writes_and_deletes(target: str, mo
             writer.delete(m.id)
         assert_exact(reader.lexical, target, rng)
         assert len(reader.lexical) == 200 + 7 - 39
+
+
+def test_ties_at_the_cut_do_not_depend_on_the_order_the_store_reads_rows_in(target: str) -> None:
+    # twelve memories of equal score for "alpha"; updating the first moves its row to the end of a PostgreSQL
+    # table, and a fresh index must still keep the same three at the cut
+    with open_fake(target) as mem:
+        others = "bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split()
+        stored = mem.add_many([{"content": f"alpha {word}"} for word in others])
+        before = [h.memory_id for h in LexicalIndex(mem.store).search(["alpha"], 3)]
+        assert len({h.bm25 for h in LexicalIndex(mem.store).search(["alpha"], 12)}) == 1  # all tied
+        mem.update(stored[0].id, importance=0.9)
+        mem.update(stored[1].id, tags={"k": "v"})
+        index = LexicalIndex(mem.store)
+        assert [h.memory_id for h in index.search(["alpha"], 3)] == before
+        rowids = [rowid for rowid, (_, _) in sorted(index._where.items(), key=lambda kv: kv[1][1])]
+        assert rowids == sorted(rowids)  # slots in row-number order

@@ -272,8 +272,14 @@ class LexicalIndex:
                 self._named.setdefault(key, set()).add(rowid)
 
     def _load(self, rows: Iterable[tuple[int, str, str, str, Sequence[str]]]) -> None:
-        """Index memories: a few one by one, many in one sorted build per scope."""
-        rows = list(rows)
+        """Index memories: a few one by one, many in one sorted build per scope.
+
+        In row-number order, whatever order the store read them in: slots follow it, and which of several
+        documents of equal score a search keeps at its ``k`` cut depends on their slots, so two backends holding
+        the same memories keep the same ones (PostgreSQL's table order moves with every update; SQLite's is the
+        row number's).
+        """
+        rows = sorted(rows, key=lambda r: r[0])
         if len(rows) <= 8:
             for row in rows:
                 self._add(*row)
