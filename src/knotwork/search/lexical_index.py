@@ -373,7 +373,10 @@ class LexicalIndex:
             avgdl = max(sum(s.total_length for s in scopes) / live, 1e-9)
             ids = [self._vocab.get(t) for t in dict.fromkeys(terms)]
             found = [[s.postings(t) if t is not None else None for s in scopes] for t in ids]
-            scores = [np.zeros(len(s.ids), dtype=np.float32) for s in scopes]
+            # one array for every visible document, each scope's scores a view of it: no copy to rank them
+            flat = np.zeros(sum(len(s.ids) for s in scopes), dtype=np.float32)
+            bounds = np.cumsum([0] + [len(s.ids) for s in scopes]).tolist()
+            scores = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
             norms = [s.norms(avgdl) for s in scopes]
             best = 0.0
             for term, per_scope in zip(ids, found):
@@ -387,12 +390,15 @@ class LexicalIndex:
                 for s, score, norm, p in zip(scopes, scores, norms, per_scope):
                     if p is not None:
                         s.accumulate(score, p, term, norm, idf)
-            return self._top(scopes, scores, norms, k, best)
+            for s, score in zip(scopes, scores):
+                if s.live != len(s.alive):  # dead documents score nothing
+                    score[~s.alive] = 0
+            return self._top(scopes, flat, norms, k, best)
 
     @staticmethod
-    def _top(scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
-        """The ``k`` best scores of the visible scopes as hits; ``best`` is the most any document could score."""
-        flat = np.concatenate([sc if s.live == len(s.alive) else np.where(s.alive, sc, 0) for s, sc in zip(scopes, scores)])
+    def _top(scopes: list[_Scope], flat: np.ndarray, norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
+        """The ``k`` best of ``flat`` (every visible document's score, scope after scope) as hits; ``best`` is the
+        most any document could score."""
         take = min(k, int(np.count_nonzero(flat)))
         if not take or best <= 0:
             return []
@@ -403,7 +409,10 @@ class LexicalIndex:
         ends = np.cumsum([len(s.ids) for s in scopes])
         scope_of = np.searchsorted(ends, top, side="right")
         slots = top - np.concatenate(([0], ends))[scope_of]
-        norm = np.concatenate(norms)[top]
+        norm = np.empty(len(top), dtype=np.float32)
+        for i, scope_norms in enumerate(norms):  # not the norms of every document, to read a few of them
+            mine = scope_of == i
+            norm[mine] = scope_norms[slots[mine]]
         out: list[LexicalHit] = []
         for i, slot, value, n in zip(scope_of.tolist(), slots.tolist(), flat[top].tolist(), norm.tolist()):
             # what this document would score holding every query term once, at its own length
