@@ -122,7 +122,9 @@ class _Scope:
             cached = self._norms = (avgdl, self.lengths, K1 * (1 - B + B * self.lengths / avgdl))
         return cached[2]
 
-    def accumulate(self, score: np.ndarray, postings: tuple[np.ndarray, np.ndarray], term: int, norm: np.ndarray, idf: float) -> None:
+    def accumulate(
+        self, score: np.ndarray, postings: tuple[np.ndarray, np.ndarray], term: int, norm: np.ndarray, idf: float
+    ) -> None:
         """Add a term's BM25 score, ``idf`` times its weight, to ``score`` (one per document of the scope).
 
         Trigger: a term in a quarter or more of a large scope's documents (at a million memories of a small
