@@ -7,13 +7,14 @@ import random
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
-from tests.search.test_vector_partitions import SPACES, assert_exact
-from tests.test_similar import RandomEmbedder, chunky
+from tests.search.test_vector_partitions import SPACES, assert_exact, full_scan
+from tests.test_similar import DIM, RandomEmbedder, chunky
 
 
 def open_ann(path: Path, min_rows: int = 1, embedder: RandomEmbedder | None = None) -> Knotwork:
@@ -243,3 +244,26 @@ def test_a_graph_far_behind_is_caught_up_in_the_background(db_path: Path, monkey
         assert mem.index.wait_for_ann(60)
         assert mem.index._ann is ann and len(ann) == len(mem.index)  # the same graph, caught up
         assert_exact(mem.index, db_path, rng)
+
+
+def test_a_workspaces_walk_follows_its_share_of_the_rows_unrounded(db_path: Path) -> None:
+    # workspace "a" and the global scope hold 2/3 of the rows: a search of "a" walks k x 8 x 1.5 entries, not x 2
+    with open_ann(db_path) as mem:
+        mem.add_many([{"content": f"note {i}", "workspace": ("a", None, "b")[i % 3]} for i in range(300)])  # a chunk each
+        ready(mem)
+        ann = mem.index._ann
+        asked: list[int] = []
+        search = ann.search
+
+        def counted(query, take):
+            asked.append(take)
+            return search(query, take)
+
+        ann.search = counted
+        rng = random.Random(4)
+        for _ in range(5):
+            query = np.array([rng.gauss(0, 1) for _ in range(DIM)], dtype=np.float32)
+            query /= np.linalg.norm(query)
+            got = [h.memory_id for h in mem.index.search(query, 10, "a")]
+            assert got == [m for m, _ in full_scan(db_path, query, 10, "a")]
+        assert asked == [120] * 5  # ceil(10 x 8 x 300 / 200); the graph answered each

@@ -88,8 +88,10 @@ def test_a_reader_that_fell_behind_the_kept_changes_loads_everything_again(targe
         assert len(reader.lexical) == 25
 
 
-def test_compaction_keeps_searches_exact(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("dense_from", [2.0, 0.0], ids=["postings", "dense"])
+def test_compaction_keeps_searches_exact(target: str, monkeypatch: pytest.MonkeyPatch, dense_from: float) -> None:
     monkeypatch.setattr(lexical_index, "_KEEP_WEIGHTS", 1)  # kept term weights too must follow the renumbering
+    monkeypatch.setattr(lexical_index, "_DENSE_FROM", dense_from)
     rng = random.Random(9)
     with open_fake(target) as mem, open_fake(target) as other:
         stored = mem.add_many([{"content": f"{text(rng)} n{i}", "workspace": rng.choice(SPACES)} for i in range(1500)])
@@ -123,17 +125,24 @@ def test_a_rare_exact_token_ranks_its_memory_first_with_the_default_recipe(mem) 
 
 
 
-def test_kept_term_weights_stay_exact_through_writes_and_deletes(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # every posting list keeps its weights between searches here (in a store this small none would)
+@pytest.mark.parametrize("dense", [False, True], ids=["postings", "dense"])
+def test_kept_term_weights_stay_exact_through_writes_and_deletes(target: str, monkeypatch: pytest.MonkeyPatch, dense: bool) -> None:
+    # every posting list keeps its weights between searches here (in a store this small none would), as
+    # weights per posting or as one dense array per term (what the commonest terms of a large store do)
     monkeypatch.setattr(lexical_index, "_KEEP_WEIGHTS", 1)
+    monkeypatch.setattr(lexical_index, "_DENSE_FROM", 0.0 if dense else 2.0)
     rng = random.Random(21)
+
+    def kept() -> set[int]:
+        return {id(w) for scope in reader.lexical._scopes.values() for _, w in (scope._dense if dense else scope._weights).values()}
+
     with open_fake(target) as reader, open_fake(target) as writer:
         stored = writer.add_many([{"content": f"{text(rng)} n{i}", "workspace": rng.choice(SPACES)} for i in range(200)])
         assert_exact(reader.lexical, target, rng)
-        kept = {id(w) for scope in reader.lexical._scopes.values() for _, w in scope._weights.values()}
-        assert kept  # the weights were kept...
+        first = kept()
+        assert first  # the weights were kept...
         assert_exact(reader.lexical, target, rng)
-        assert kept & {id(w) for scope in reader.lexical._scopes.values() for _, w in scope._weights.values()}  # ...and used again
+        assert first & kept()  # ...and used again
         writer.add_many([{"content": text(rng), "workspace": rng.choice(SPACES)} for _ in range(7)])
         writer.update(stored[0].id, content=text(rng))
         assert_exact(reader.lexical, target, rng)
@@ -141,3 +150,19 @@ def test_kept_term_weights_stay_exact_through_writes_and_deletes(target: str, mo
             writer.delete(m.id)
         assert_exact(reader.lexical, target, rng)
         assert len(reader.lexical) == 200 + 7 - 39
+
+
+def test_ties_at_the_cut_do_not_depend_on_the_order_the_store_reads_rows_in(target: str) -> None:
+    # twelve memories of equal score for "alpha"; updating the first moves its row to the end of a PostgreSQL
+    # table, and a fresh index must still keep the same three at the cut
+    with open_fake(target) as mem:
+        others = "bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split()
+        stored = mem.add_many([{"content": f"alpha {word}"} for word in others])
+        before = [h.memory_id for h in LexicalIndex(mem.store).search(["alpha"], 3)]
+        assert len({h.bm25 for h in LexicalIndex(mem.store).search(["alpha"], 12)}) == 1  # all tied
+        mem.update(stored[0].id, importance=0.9)
+        mem.update(stored[1].id, tags={"k": "v"})
+        index = LexicalIndex(mem.store)
+        assert [h.memory_id for h in index.search(["alpha"], 3)] == before
+        rowids = [rowid for rowid, (_, _) in sorted(index._where.items(), key=lambda kv: kv[1][1])]
+        assert rowids == sorted(rowids)  # slots in row-number order

@@ -46,6 +46,7 @@ from knotwork.search.lexical import analyze, name_key
 K1 = 1.2
 B = 0.75
 _KEEP_WEIGHTS = 4096  # postings at least this long keep their term weights between searches
+_DENSE_FROM = 0.25  # a kept term in at least this share of a scope's documents keeps its weights as one dense array
 
 
 def IDF(n: int, df: int) -> float:  # noqa: N802
@@ -70,7 +71,7 @@ class LexicalHit:
 class _Scope:
     """The postings of one scope: per term, the slots of the documents it occurs in and how often."""
 
-    __slots__ = ("done", "pending", "lengths", "alive", "ids", "live", "total_length", "_norms", "_weights")
+    __slots__ = ("done", "pending", "lengths", "alive", "ids", "live", "total_length", "_norms", "_weights", "_dense")
 
     def __init__(self) -> None:
         self.done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -78,6 +79,7 @@ class _Scope:
         # the long postings' term weights for those norms (see :meth:`weights`).
         self._norms: tuple[float, np.ndarray, np.ndarray] | None = None
         self._weights: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._dense: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the commonest terms' weights, one per document
         self.pending: dict[int, tuple[list[int], list[int]]] = {}
         self.lengths = np.zeros(0, dtype=np.float32)
         self.alive = np.zeros(0, dtype=bool)
@@ -116,9 +118,32 @@ class _Scope:
         """Each document's BM25 length norm, ``K1 * (1 - B + B * length / avgdl)``."""
         cached = self._norms
         if cached is None or cached[0] != avgdl or cached[1] is not self.lengths:
-            self._weights = {}
+            self._weights, self._dense = {}, {}
             cached = self._norms = (avgdl, self.lengths, K1 * (1 - B + B * self.lengths / avgdl))
         return cached[2]
+
+    def accumulate(
+        self, score: np.ndarray, postings: tuple[np.ndarray, np.ndarray], term: int, norm: np.ndarray, idf: float
+    ) -> None:
+        """Add a term's BM25 score, ``idf`` times its weight, to ``score`` (one per document of the scope).
+
+        Trigger: a term in a quarter or more of a large scope's documents (at a million memories of a small
+        vocabulary, every query term is in about half of them). Why: adding through its postings gathers and
+        scatters one entry per document it occurs in, several times the cost of adding one dense array over the
+        whole scope (bench/RESULTS.md, "Scale, round 3"). Outcome: its weights are kept as a dense array, zero where it
+        does not occur, dropped with the other kept weights; the sums are the same float32 sums.
+        """
+        slots = postings[0]
+        if len(slots) < _KEEP_WEIGHTS or len(slots) < _DENSE_FROM * len(self.ids):
+            score[slots] += idf * self.weights(postings, term, norm)
+            return
+        cached = self._dense.get(term)
+        if cached is None or cached[0] is not slots or len(cached[1]) != len(score):
+            tf = postings[1]
+            dense = np.zeros(len(self.ids), dtype=np.float32)
+            dense[slots] = tf * (K1 + 1) / (tf + norm[slots])
+            cached = self._dense[term] = (slots, dense)
+        score += idf * cached[1]
 
     def weights(self, postings: tuple[np.ndarray, np.ndarray], term: int, norm: np.ndarray) -> np.ndarray:
         """A term's BM25 weight in each document it occurs in, before its idf: ``tf * (K1 + 1) / (tf + norm)``.
@@ -249,8 +274,14 @@ class LexicalIndex:
                 self._named.setdefault(key, set()).add(rowid)
 
     def _load(self, rows: Iterable[tuple[int, str, str, str, Sequence[str]]]) -> None:
-        """Index memories: a few one by one, many in one sorted build per scope."""
-        rows = list(rows)
+        """Index memories: a few one by one, many in one sorted build per scope.
+
+        In row-number order, whatever order the store read them in: slots follow it, and which of several
+        documents of equal score a search keeps at its ``k`` cut depends on their slots, so two backends holding
+        the same memories keep the same ones (PostgreSQL's table order moves with every update; SQLite's is the
+        row number's).
+        """
+        rows = sorted(rows, key=lambda r: r[0])
         if len(rows) <= 8:
             for row in rows:
                 self._add(*row)
@@ -344,7 +375,10 @@ class LexicalIndex:
             avgdl = max(sum(s.total_length for s in scopes) / live, 1e-9)
             ids = [self._vocab.get(t) for t in dict.fromkeys(terms)]
             found = [[s.postings(t) if t is not None else None for s in scopes] for t in ids]
-            scores = [np.zeros(len(s.ids), dtype=np.float32) for s in scopes]
+            # one array for every visible document, each scope's scores a view of it: no copy to rank them
+            flat = np.zeros(sum(len(s.ids) for s in scopes), dtype=np.float32)
+            bounds = np.cumsum([0] + [len(s.ids) for s in scopes]).tolist()
+            scores = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
             norms = [s.norms(avgdl) for s in scopes]
             best = 0.0
             for term, per_scope in zip(ids, found):
@@ -357,13 +391,16 @@ class LexicalIndex:
                 best += idf * (K1 + 1)
                 for s, score, norm, p in zip(scopes, scores, norms, per_scope):
                     if p is not None:
-                        score[p[0]] += idf * s.weights(p, term, norm)
-            return self._top(scopes, scores, norms, k, best)
+                        s.accumulate(score, p, term, norm, idf)
+            for s, score in zip(scopes, scores):
+                if s.live != len(s.alive):  # dead documents score nothing
+                    score[~s.alive] = 0
+            return self._top(scopes, flat, norms, k, best)
 
     @staticmethod
-    def _top(scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
-        """The ``k`` best scores of the visible scopes as hits; ``best`` is the most any document could score."""
-        flat = np.concatenate([sc if s.live == len(s.alive) else np.where(s.alive, sc, 0) for s, sc in zip(scopes, scores)])
+    def _top(scopes: list[_Scope], flat: np.ndarray, norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:
+        """The ``k`` best of ``flat`` (every visible document's score, scope after scope) as hits; ``best`` is the
+        most any document could score."""
         take = min(k, int(np.count_nonzero(flat)))
         if not take or best <= 0:
             return []
@@ -374,7 +411,10 @@ class LexicalIndex:
         ends = np.cumsum([len(s.ids) for s in scopes])
         scope_of = np.searchsorted(ends, top, side="right")
         slots = top - np.concatenate(([0], ends))[scope_of]
-        norm = np.concatenate(norms)[top]
+        norm = np.empty(len(top), dtype=np.float32)
+        for i, scope_norms in enumerate(norms):  # not the norms of every document, to read a few of them
+            mine = scope_of == i
+            norm[mine] = scope_norms[slots[mine]]
         out: list[LexicalHit] = []
         for i, slot, value, n in zip(scope_of.tolist(), slots.tolist(), flat[top].tolist(), norm.tolist()):
             # what this document would score holding every query term once, at its own length

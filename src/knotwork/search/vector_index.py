@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -359,11 +360,13 @@ class VectorIndex:
         allowed = np.zeros(len(self._parts), dtype=bool)
         allowed[list(codes)] = True
         scope_rows = sum(len(self._parts[c].rows) for c in codes)
-        share = -(-len(self._seqs) // max(scope_rows, 1))  # a scope holding a tenth of the rows: 10
+        share = len(self._seqs) / max(scope_rows, 1)  # a scope holding a tenth of the rows: 10
         # Chunks asked for per memory wanted: 4 covers memories of several chunks (bench/RESULTS.md, "Search
         # speed, round 2": on the LongMemEval pool 8 cost twice the walk for no change in the answers). Within
-        # a scope, twice that, times the share: the walk crosses other scopes' rows on the way.
-        take = k * (4 if share == 1 else 8 * share)
+        # a scope, twice that, times the share: the walk crosses other scopes' rows on the way. The share as it
+        # is, not rounded up: the walk's length is most of a graph search's time, and a scope of two thirds of
+        # the rows walked 2x instead of 1.5x for a recall@200 higher by 0.0002 (bench/RESULTS.md, "Scale, round 3").
+        take = k * 4 if share <= 1 else math.ceil(k * 8 * share)
         if take > ANN_MOST:  # a walk that long costs more than scanning the scope (many asked, or a small share)
             return None
         while True:
