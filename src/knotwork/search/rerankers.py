@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -147,15 +147,19 @@ def time_window(
     dates: Mapping[str, datetime | None],
     window: tuple[datetime, datetime] | None,
     boost: float = 0.5,
+    late_days: float = 0.0,
 ) -> list[Candidate]:
     """Favour what was valid when the query says: ``score·(1 + boost)`` inside ``window``.
 
     ``window`` comes from the query's own words ("two weeks ago", "in March";
-    see ``search.when``); with none, nothing changes.
+    see ``search.when``); with none, nothing changes. ``late_days`` stretches
+    its end: what happened in the window is often told a day or two after it
+    ("I tried a mezcal sour last weekend", said on the Wednesday).
     """
     if window is None:
         return [c.rescored("time_window", c.score) for c in cands]
     start, end = window
+    end += timedelta(days=late_days)
     return _sorted([
         c.rescored("time_window", c.score * (1 + boost) if (d := dates.get(c.id)) and start <= d <= end else c.score)
         for c in cands
