@@ -243,7 +243,13 @@ def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candi
     return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
 
 
-def source_leaders(cands: Sequence[Candidate], sources: Sequence[str] = ("bm25", "vector"), place: int = 3) -> list[Candidate]:
+def source_leaders(
+    cands: Sequence[Candidate],
+    sources: Sequence[str] = ("bm25", "vector"),
+    place: int = 3,
+    tallies_only: bool = False,
+    tally: bool = True,
+) -> list[Candidate]:
     """The best candidate of each of ``sources`` on its own moves up to ``place`` (1-based) when it sits lower.
 
     A source's best is the candidate with the highest raw score under that
@@ -253,13 +259,17 @@ def source_leaders(cands: Sequence[Candidate], sources: Sequence[str] = ("bm25",
     query's words. Sources are taken in order, each leader put at
     ``place``, so a later source's leader lands above an earlier one's. A
     moved candidate takes the score of the one it displaces, so scores still
-    fall down the list; nothing else changes.
+    fall down the list; nothing else changes. With ``tallies_only``, only a
+    question that asks for a count, a total or an order (``tally``, from
+    ``search.shapes.tallies``) moves anything.
 
     >>> cands = [Candidate("a", 0.9, {"bm25": 0.5}), Candidate("b", 0.8, {"bm25": 0.4}), Candidate("c", 0.3, {"vector": 0.7})]
     >>> [(c.id, c.score) for c in source_leaders(cands, place=2)]
     [('a', 0.9), ('c', 0.8), ('b', 0.8)]
     """
     out = [c.rescored("source_leaders", c.score) for c in cands]
+    if tallies_only and not tally:
+        return out
     at = max(place, 1) - 1
     for source in sources:
         best = max(range(len(out)), key=lambda i: (out[i].scores.get(source, 0.0), -i), default=None)
