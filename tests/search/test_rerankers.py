@@ -165,3 +165,23 @@ def test_restated_needs_less_similarity_between_memories_about_a_thing_the_query
     assert ids(rerankers.restated(pair, vectors, dates, topics=shared)) == ["old", "new"]  # no allowance by default
     apart = {"old": {"instagram"}, "new": {"tiktok"}}
     assert ids(rerankers.restated(pair, vectors, dates, topics=apart, topic_threshold=0.4)) == ["old", "new"]
+
+
+def test_source_leaders_moves_each_sources_best_up_to_the_place() -> None:
+    incoming = [
+        Candidate("both", 0.9, {"bm25": 0.5, "vector": 0.3}),
+        Candidate("mid", 0.8, {"bm25": 0.4, "vector": 0.4}),
+        Candidate("third", 0.7, {"bm25": 0.3}),
+        Candidate("words", 0.5, {"bm25": 0.9}),  # BM25's best, buried by a weak vector match
+        Candidate("meaning", 0.2, {"vector": 0.8}),  # the vectors' best, with none of the query's words
+    ]
+    out = rerankers.source_leaders(incoming, sources=("bm25", "vector"), place=2)
+    # BM25's leader goes to the 2nd place, then the vectors' leader above it.
+    assert ids(out) == ["both", "meaning", "words", "mid", "third"]
+    assert [c.score for c in out] == sorted((c.score for c in out), reverse=True)
+    assert out[1].score == pytest.approx(0.8) and out[1].scores["source_leaders"] == pytest.approx(0.8)
+    assert out[3].score == pytest.approx(0.8) and out[4].score == pytest.approx(0.7)  # the rest keep their scores
+    # A leader already at the place or higher stays; a source nobody scored above 0 moves nothing.
+    assert ids(rerankers.source_leaders(incoming, sources=("bm25",), place=4)) == ["both", "mid", "third", "words", "meaning"]
+    assert ids(rerankers.source_leaders(incoming, sources=("graph",), place=1)) == ids(incoming)
+    assert rerankers.source_leaders([], place=3) == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import doctest
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -71,6 +71,22 @@ def test_reranker_boosts_only_what_is_inside_the_window() -> None:
     assert out[0].score == pytest.approx(1.2) and out[0].scores["time_window"] == pytest.approx(1.2)
     unchanged = rerankers.time_window(cands, dates, None)
     assert [(c.id, c.score) for c in unchanged] == [("old", 1.0), ("inside", 0.8), ("undated", 0.9)]
+
+
+def test_reranker_late_days_stretch_only_the_end_of_the_window() -> None:
+    window = time_window("two weeks ago", NOW)
+    assert window is not None
+    start, end = window
+    told_after = end + timedelta(days=1)  # told the day after the window
+    too_late = end + timedelta(days=3)
+    before = start - timedelta(days=1)
+    cands = [Candidate("first", 1.0), Candidate("after", 0.8), Candidate("late", 0.8), Candidate("before", 0.8)]
+    dates = {"first": datetime(2023, 1, 1, tzinfo=UTC), "after": told_after, "late": too_late, "before": before}
+    plain = rerankers.time_window(cands, dates, window, boost=0.5)
+    assert [c.id for c in plain][0] == "first"  # nothing inside the window itself
+    out = rerankers.time_window(cands, dates, window, boost=0.5, late_days=2.0)
+    assert [c.id for c in out] == ["after", "first", "late", "before"]
+    assert out[0].scores["time_window"] == pytest.approx(1.2)
 
 
 def test_search_counts_named_times_from_now(mem: Knotwork) -> None:

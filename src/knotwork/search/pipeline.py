@@ -27,6 +27,7 @@ from knotwork.search.neighbourhoods import neighbourhood_score
 from knotwork.search.replies import REPLY_DEPTH, reply_lift
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
+from knotwork.search.shapes import tallies
 from knotwork.search.speakers import SPEAKER_STAGES, names_in, speaker_of
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
@@ -153,6 +154,7 @@ class Pipeline:
             "importance": lambda: {"values": {i: f.importance for i, f in facts.items()}},
             "brevity": lambda: {"lengths": {i: f.words for i, f in facts.items()}},
             "time_window": lambda: {"dates": dates(), "window": time_window(q.text, q.at)},
+            "source_leaders": lambda: {"tally": tallies(q.text)},
             "thread_score": lambda: {"threads": self.store.memory_threads(ids[: step.kwargs().get("depth", THREAD_DEPTH)])},
             "thread_neighbours": lambda: {"neighbours": self._neighbours(q, ids[:NEIGHBOUR_DEPTH])},
             "feedback": lambda: {

@@ -94,7 +94,16 @@ REPLY_LIFT = step("reply_lift", weight=0.5, max_words=40)
 #: default: in a store of separate notes the memory written before another is not its
 #: context, and on LongMemEval it costs session recall (bench/RESULTS.md, "Threads in search").
 NEIGHBOURS = step("thread_neighbours", weight=0.2, in_time=True)
+#: The time the query names. Not stretched past its end (``late_days``): what happened then is often told a
+#: day or two later, but a month's window stretched into the next month lifts that month's turns too
+#: (bench/RESULTS.md, "Search round 4: dates, several events, source leaders").
 TIME_WINDOW = step("time_window", boost=0.5)
+#: Questions that ask for a count, a total or an order of events ("how many plants did I buy?", "which did I do
+#: first, X or Y?"; ``search.shapes.tallies``): BM25's best and the vectors' best, each on its own, moved up to
+#: the third place when the fused score put them lower. The answer is in several memories, and the one that
+#: matches most of the question's words is often not one of them. Only for those questions: for every
+#: question, it costs conversational sets and codemem recall (bench/RESULTS.md, "Search round 4").
+SOURCE_LEADERS = step("source_leaders", place=3, tallies_only=True)
 #: Questions whose answer is spread over several conversations: at most one turn of a thread
 #: in the first five, unless that thread holds 30% or more of what matched. Not in the default:
 #: where one conversation holds the answer in several turns (two-person chats) it pushes
@@ -108,9 +117,15 @@ RECIPES: dict[str, Recipe] = {
         # in a weighted mean; then each turn toward the best of its thread (or, without
         # one, of the memories close to it in time), by that group's share; then the turn
         # after a question that matched; then the time the query names, if it names one;
-        # then the memories the query names by an identifier, first. No stage that
-        # encodes one data set's answers.
-        Recipe("memory_hybrid", sources=NAMED, weights=HYBRID_WEIGHTS, rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, NAMED_FIRST)),
+        # then, for a question asking for a count, a total or an order, each source's own
+        # best up to the third place; then the memories the query names by an identifier,
+        # first. No stage that encodes one data set's answers.
+        Recipe(
+            "memory_hybrid",
+            sources=NAMED,
+            weights=HYBRID_WEIGHTS,
+            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SOURCE_LEADERS, NAMED_FIRST),
+        ),
         # For stores of conversations: the default, and each turn lifted by the turns around it.
         Recipe(
             "memory_threads",

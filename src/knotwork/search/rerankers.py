@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -147,15 +147,19 @@ def time_window(
     dates: Mapping[str, datetime | None],
     window: tuple[datetime, datetime] | None,
     boost: float = 0.5,
+    late_days: float = 0.0,
 ) -> list[Candidate]:
     """Favour what was valid when the query says: ``score·(1 + boost)`` inside ``window``.
 
     ``window`` comes from the query's own words ("two weeks ago", "in March";
-    see ``search.when``); with none, nothing changes.
+    see ``search.when``); with none, nothing changes. ``late_days`` stretches
+    its end: what happened in the window is often told a day or two after it
+    ("I tried a mezcal sour last weekend", said on the Wednesday).
     """
     if window is None:
         return [c.rescored("time_window", c.score) for c in cands]
     start, end = window
+    end += timedelta(days=late_days)
     return _sorted([
         c.rescored("time_window", c.score * (1 + boost) if (d := dates.get(c.id)) and start <= d <= end else c.score)
         for c in cands
@@ -237,6 +241,43 @@ def named_first(cands: Sequence[Candidate], source: str = "names") -> list[Candi
         floor = max(floor, c.score)
         lifted.append(c.rescored("named_first", floor))
     return lifted[::-1] + [c.rescored("named_first", c.score) for c in rest]
+
+
+def source_leaders(
+    cands: Sequence[Candidate],
+    sources: Sequence[str] = ("bm25", "vector"),
+    place: int = 3,
+    tallies_only: bool = False,
+    tally: bool = True,
+) -> list[Candidate]:
+    """The best candidate of each of ``sources`` on its own moves up to ``place`` (1-based) when it sits lower.
+
+    A source's best is the candidate with the highest raw score under that
+    source's name in ``scores`` (above 0; the first such in the incoming
+    order on a tie). The fused score can bury it: a turn that is BM25's
+    first but a weak vector match, or the vectors' first with none of the
+    query's words. Sources are taken in order, each leader put at
+    ``place``, so a later source's leader lands above an earlier one's. A
+    moved candidate takes the score of the one it displaces, so scores still
+    fall down the list; nothing else changes. With ``tallies_only``, only a
+    question that asks for a count, a total or an order (``tally``, from
+    ``search.shapes.tallies``) moves anything.
+
+    >>> cands = [Candidate("a", 0.9, {"bm25": 0.5}), Candidate("b", 0.8, {"bm25": 0.4}), Candidate("c", 0.3, {"vector": 0.7})]
+    >>> [(c.id, c.score) for c in source_leaders(cands, place=2)]
+    [('a', 0.9), ('c', 0.8), ('b', 0.8)]
+    """
+    out = [c.rescored("source_leaders", c.score) for c in cands]
+    if tallies_only and not tally:
+        return out
+    at = max(place, 1) - 1
+    for source in sources:
+        best = max(range(len(out)), key=lambda i: (out[i].scores.get(source, 0.0), -i), default=None)
+        if best is None or out[best].scores.get(source, 0.0) <= 0 or best <= at:
+            continue
+        leader = out.pop(best)
+        out.insert(at, leader.rescored("source_leaders", out[at].score))
+    return out
 
 
 THREAD_DEPTH = 50  # the candidates thread_score weighs and moves (the pipeline reads the threads of these only)
@@ -327,4 +368,5 @@ RERANKERS: dict[str, Callable[..., list[Candidate]]] = {
     "named_first": named_first,
     "thread_score": thread_score,
     "thread_neighbours": thread_neighbours,
+    "source_leaders": source_leaders,
 }
