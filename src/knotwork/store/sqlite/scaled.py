@@ -3,7 +3,7 @@
 The SQLite store takes and gives float32 little-endian bytes (the protocol's form). A vector is
 kept as a float32 scale (little-endian) followed by one int8 per component, the component divided
 by the scale and rounded, with the scale = the largest absolute component / 127. Read back, the
-vector is scaled and made unit length again (they are stored L2-normalised).
+components are made unit length again (vectors are stored L2-normalised, so the scale cancels out).
 
 Entity-name vectors are kept this way since migration 0029: they decide entity resolution by a
 cosine bar (knowledge/resolve.py), which they move by less than 0.004 (bench/entity_vectors.py
@@ -43,8 +43,10 @@ def _decode(blobs: Sequence[bytes]) -> list[bytes]:
     if any(len(b) != width for b in blobs):
         return [row for blob in blobs for row in _decode([blob])]
     raw = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), width)
-    scales = raw[:, :HEAD].copy().view("<f4")
-    v = raw[:, HEAD:].view(np.int8).astype("<f4") * scales
+    # The scale cancels out once the vector is made unit length, so it is not applied: the floats read back
+    # then depend on the int8 components alone, and a vector that goes out (export, migrate) and comes back
+    # packs to the same components and reads back bit for bit the same.
+    v = raw[:, HEAD:].view(np.int8).astype("<f4")
     norms = np.linalg.norm(v, axis=1, keepdims=True)
     v /= np.where(norms > 0, norms, 1.0)
     data = v.astype("<f4", copy=False).tobytes()
