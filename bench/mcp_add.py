@@ -10,6 +10,9 @@ the graph was read in by then shows in the store's ``enrich_queue``).
     .venv/bin/python bench/mcp_add.py --turns 300 --wrap "py-spy record -o /tmp/add.svg --"
 
 ``--wrap`` puts a command (a profiler) in front of the server's; its start-up is not timed.
+``--in-process`` makes the same adds through the library in this process instead (no MCP, no JSON-RPC, no
+answer rendering) and prints this process's CPU per add and each write stage's share
+(``Knotwork.write_stats``): beside an MCP run, what the server spends outside the library.
 
 It also prints the server process's CPU time (user + system, /proc) spent during the adds, per add: a
 figure that moves much less with the machine's load than the add rate. ``--drain`` then keeps the server
@@ -114,6 +117,23 @@ async def run(texts: list[str], folder: Path, wrap: list[str], env: dict[str, st
     return took
 
 
+def in_process(texts: list[str], folder: Path) -> tuple[list[float], dict[str, float], dict]:
+    """The same adds through the library: wall seconds per add, this process's CPU, the write stages."""
+    import knotwork
+
+    with knotwork.open(folder / "knotwork.db") as mem:
+        mem.embedder.embed(["the model is loaded before anything is timed"])
+        took: list[float] = []
+        start = time.process_time()
+        for text in texts:
+            t = time.perf_counter()
+            mem.add(text, workspace="bench", force=True, consolidate=False)
+            took.append(time.perf_counter() - t)
+        cpu = {"adds": time.process_time() - start, "queued": float(queued(folder / "knotwork.db"))}
+        stats = mem.write_stats()
+    return took, cpu, stats
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=300, help="distinct LongMemEval turns, in data set order")
@@ -121,6 +141,7 @@ def main() -> None:
     parser.add_argument("--wrap", default="", help="a command put in front of the server's (e.g. a profiler)")
     parser.add_argument("--keep", type=Path, help="keep the store in this folder (created) instead of a temporary one")
     parser.add_argument("--drain", action="store_true", help="keep the server open until its graph is read in")
+    parser.add_argument("--in-process", action="store_true", help="add through the library in this process, no MCP")
     args = parser.parse_args()
     texts = turns(args.data, args.turns)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
@@ -128,16 +149,25 @@ def main() -> None:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         cpu: dict[str, float] = {}
-        took = asyncio.run(run(texts, folder, shlex.split(args.wrap), env, args.drain, cpu))
+        stats: dict = {}
+        if args.in_process:
+            took, cpu, stats = in_process(texts, folder)
+        else:
+            took = asyncio.run(run(texts, folder, shlex.split(args.wrap), env, args.drain, cpu))
         sizes = folder_bytes(folder)
     chars = statistics.mean(len(t) for t in texts)
     ordered = sorted(took)
     p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
-    print(f"{len(texts)} adds of LongMemEval turns (mean {chars:.0f} chars) over stdio MCP")
+    how = "through the library, in process" if args.in_process else "over stdio MCP"
+    print(f"{len(texts)} adds of LongMemEval turns (mean {chars:.0f} chars) {how}")
     print(f"  {len(texts) / sum(took):.1f} memories/s; per add p50 {statistics.median(took) * 1000:.1f} ms, "
           f"p95 {p95 * 1000:.1f} ms; first {took[0] * 1000:.0f} ms")
-    print(f"  server CPU during the adds {cpu['adds']:.1f} s = {cpu['adds'] / len(texts) * 1000:.1f} ms per add; "
+    who = "process" if args.in_process else "server"
+    print(f"  {who} CPU during the adds {cpu['adds']:.1f} s = {cpu['adds'] / len(texts) * 1000:.1f} ms per add; "
           f"{cpu['queued']:.0f} of {len(texts)} still queued for the graph when the last add answered")
+    if stats:
+        own = {k: v["seconds"] for k, v in stats.items() if k != "enrich"}
+        print("  write stages (wall): " + ", ".join(f"{k} {v / len(texts) * 1000:.1f} ms" for k, v in own.items()))
     if "total" in cpu:
         print(f"  with the graph read in ({cpu['drain_s']:.1f} s after the last add): server CPU {cpu['total']:.1f} s = "
               f"{cpu['total'] / len(texts) * 1000:.1f} ms per memory")

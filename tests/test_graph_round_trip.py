@@ -54,7 +54,7 @@ NOT_MOVED = {
 ARRIVAL_COLUMNS = {"seq", "rowno", "tsv", "entity"}
 # Recomputed on import by the same model: equal within float error.
 APPROXIMATE = {("memory_vectors", "vector"), ("memory_similar", "score")}
-# Vectors, compared as floats: SQLite keeps them as float16 (entity vectors as int8 with a scale), so one that
+# Vectors, compared as floats: SQLite keeps them as int8 with a scale (store/sqlite/scaled.py), so one that
 # passed through SQLite (an entity's, which moves as float32 and is not recomputed) comes back rounded (within
 # 1e-3 of the original).
 VECTORS = {("memory_vectors", "vector"), ("entity_vectors", "vector")}
@@ -137,12 +137,10 @@ def _value(v: Any) -> Any:
 
 
 def _vector(value: Any, postgres: bool, table: str = "memory_vectors") -> Any:
-    """A stored vector as a tuple of floats: SQLite keeps float16 bytes (store/sqlite/halves.py) and, for entity
-    vectors, int8 with a scale (store/sqlite/scaled.py); PostgreSQL float32 bytes (entity vectors) or a pgvector."""
+    """A stored vector as a tuple of floats: SQLite keeps int8 with a scale (store/sqlite/scaled.py; memory vectors
+    since migration 0030); PostgreSQL float32 bytes (entity vectors) or a pgvector."""
     if isinstance(value, bytes):
-        if not postgres and table == "entity_vectors":
-            return tuple(float(x) for x in np.frombuffer(scaled.unpack(value), "<f4"))
-        return tuple(float(x) for x in np.frombuffer(value, "<f4" if postgres else "<f2"))
+        return tuple(float(x) for x in np.frombuffer(value if postgres else scaled.unpack(value), "<f4"))
     return value
 
 
@@ -177,13 +175,12 @@ def assert_same(want: dict[str, list[dict[str, Any]]], got: dict[str, list[dict[
         for a, b in zip(rows, other):
             for column, value in a.items():
                 if (table, column) in APPROXIMATE:
-                    # SQLite keeps vectors as float16 (store/sqlite/halves.py): a component rounds to the nearest
-                    # float16 (2.4e-4 apart near 0.3), and a similar score computed against float16 neighbours moves
-                    # by about as much.
-                    # Entity vectors are int8 with a scale there (store/sqlite/scaled.py): a component moves by
-                    # half a step, the largest component / 254 (under 2.5e-3 for a unit vector's, which stay < 0.6).
+                    # SQLite keeps memory and entity vectors as int8 with a scale (store/sqlite/scaled.py): a
+                    # component moves by half a step, the largest component / 254 (under 2.5e-3 for a unit
+                    # vector's, which stay < 0.6), and a similar score computed against such neighbours by about
+                    # as much.
                     left, right = np.asarray(value, dtype=float), np.asarray(b[column], dtype=float)
-                    atol = 2.5e-3 if table == "entity_vectors" else 1e-3
+                    atol = 2.5e-3
                     assert np.allclose(left, right, atol=atol), f"{how}: {table}.{column} differs in {a}"
                 else:
                     assert b[column] == value, f"{how}: {table}.{column} differs: {value!r} became {b[column]!r} in {a}"

@@ -1,5 +1,6 @@
-"""SQLite keeps vectors as float16 (store/sqlite/halves.py) and still takes and gives float32; migration 0024
-converts the float32 vectors of a store made before it, which then searches as it did."""
+"""Migration 0024 converted the float32 vectors of a store made before it to float16 (store/sqlite/halves.py);
+0029 and 0030 then take entity and memory vectors on to int8 with a scale (store/sqlite/scaled.py), and the
+store still takes and gives float32 and searches as it did."""
 
 from __future__ import annotations
 
@@ -57,20 +58,6 @@ def test_pack_and_unpack_round_to_float16_and_refuse_a_torn_vector() -> None:
         halves.pack(b"\x00" * 6)
 
 
-def test_new_vectors_are_kept_as_float16_and_read_back_as_float32(db_path: Path) -> None:
-    with open_fake(db_path) as mem:
-        m = mem.add("alpha|beta", workspace="w")
-        chunks = mem.store.vectors_by_memory([m.id])[m.id][1]
-    embedder = RandomEmbedder()
-    for chunk, text in zip(chunks, ["alpha", "beta"]):
-        want = np.asarray(embedder.embed_query(text), dtype=np.float16).astype(np.float32)
-        assert np.array_equal(np.frombuffer(chunk, "<f4"), want)
-    conn = sqlite3.connect(db_path)
-    sizes = [r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors WHERE memory_id = ?", (m.id,))]
-    conn.close()
-    assert sizes == [DIM * 2, DIM * 2]
-
-
 def test_an_old_store_is_converted_on_open_and_searches_as_before(db_path: Path) -> None:
     old_store(db_path)
     embedder = RandomEmbedder()
@@ -92,7 +79,8 @@ def test_an_old_store_is_converted_on_open_and_searches_as_before(db_path: Path)
         stored = mem.store.vectors_by_memory(list(texts))
         for mid, want in originals.items():
             got = np.frombuffer(stored[mid][1][0], "<f4")
-            assert np.array_equal(got, want[0].astype(np.float16).astype(np.float32)), mid
+            half = want[0].astype(np.float16).astype(np.float32)  # 0024, then 0030 to int8
+            assert np.array_equal(got, np.frombuffer(scaled.unpack(scaled.pack(half.tobytes())), "<f4")), mid
         # entity vectors went on to int8 with a scale (migration 0029, store/sqlite/scaled.py)
         got = np.frombuffer(mem.store.kg_vectors_of(["01K0000000000000000000E001"])["01K0000000000000000000E001"], "<f4")
         assert np.array_equal(got, np.frombuffer(scaled.unpack(scaled.pack(entity.astype(np.float16).astype(np.float32).tobytes())), "<f4"))
@@ -100,6 +88,6 @@ def test_an_old_store_is_converted_on_open_and_searches_as_before(db_path: Path)
             hits = mem.search(text, workspace="w", limit=3)
             assert hits[0].memory.id == mid  # its own vector (and its words) put it first
     conn = sqlite3.connect(db_path)
-    assert {r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors")} == {DIM * 2}
+    assert {r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors")} == {DIM + scaled.HEAD}
     assert conn.execute("SELECT length(vector) FROM entity_vectors").fetchone()[0] == DIM + scaled.HEAD
     conn.close()

@@ -44,9 +44,13 @@ def test_round_trip_is_lossless(capsys, tmp_path: Path, target: str) -> None:
 
     with knotwork.open(src) as a, knotwork.open(dst) as b:
         assert a.history(ids[0]) == b.history(ids[0])
-        assert [h.memory.id for h in b.search("bulk", workspace="w2", limit=50)] == [
-            h.memory.id for h in a.search("bulk", workspace="w2", limit=50)
-        ]
+        got = [h.memory.id for h in b.search("bulk", workspace="w2", limit=50)]
+        want = [h.memory.id for h in a.search("bulk", workspace="w2", limit=50)]
+        assert sorted(got) == sorted(want) and len(got) == 30
+        # SQLite keeps vectors as int8 with a scale (store/sqlite/scaled.py), PostgreSQL as float32: "bulk 5" and
+        # "bulk 7" score within int8's rounding (about 1e-3) of each other, so across the two their order may differ.
+        if not dst.startswith("postgresql"):
+            assert got == want
 
     # importing again adds nothing
     code, out, _ = run(capsys, "import", str(export_file), "--db", str(dst))

@@ -1,5 +1,6 @@
-"""SQLite keeps entity-name vectors as int8 with a scale (store/sqlite/scaled.py), takes and gives float32 of
-unit length, and migration 0029 converts the float16 entity vectors of a store made before it."""
+"""SQLite keeps entity-name and memory vectors as int8 with a scale (store/sqlite/scaled.py), takes and gives
+float32 of unit length; migration 0029 converts the float16 entity vectors of a store made before it, 0030 its
+float16 memory vectors."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import numpy as np
 import pytest
 
 from knotwork.store.sqlite import halves, migrate, scaled
-from tests.test_similar import open_fake
+from knotwork.domain import rules
+from tests.test_similar import DIM, RandomEmbedder, open_fake
 
 SCALED = 29  # the migration that converts the entity vectors
+SCALED_MEMORIES = 30  # the one that converts the memory vectors
 
 
 def unit(seed: int, dim: int = 384) -> np.ndarray:
@@ -66,3 +69,77 @@ def test_an_old_store_has_its_entity_vectors_converted_on_open(db_path: Path) ->
     conn = sqlite3.connect(db_path)
     assert {r[0] for r in conn.execute("SELECT length(vector) FROM entity_vectors")} == {16 + scaled.HEAD}
     conn.close()
+
+
+def test_vectors_of_several_widths_decode_each_as_its_own() -> None:
+    wide, narrow = unit(1), unit(2, 16)
+    rows = scaled.unpack_rows([("a", scaled.pack(wide.tobytes())), ("b", scaled.pack(narrow.tobytes()))], 1)
+    assert [len(r[1]) for r in rows] == [384 * 4, 16 * 4]
+    assert float(np.frombuffer(rows[0][1], "<f4") @ wide) > 0.999
+    assert float(np.frombuffer(rows[1][1], "<f4") @ narrow) > 0.999
+    assert scaled.unpack_rows([], 1) == []
+
+
+def test_new_memory_vectors_are_kept_as_int8_and_read_back_as_unit_float32(db_path: Path) -> None:
+    with open_fake(db_path) as mem:
+        m = mem.add("alpha|beta", workspace="w")
+        chunks = mem.store.vectors_by_memory([m.id])[m.id][1]
+    embedder = RandomEmbedder()
+    for chunk, text in zip(chunks, ["alpha", "beta"]):
+        exact = np.asarray(embedder.embed_query(text), dtype=np.float32)
+        want = np.frombuffer(scaled.unpack(scaled.pack(exact.tobytes())), "<f4")
+        got = np.frombuffer(chunk, "<f4")
+        assert np.array_equal(got, want)
+        assert abs(float(np.linalg.norm(got)) - 1.0) < 1e-5
+    conn = sqlite3.connect(db_path)
+    sizes = [r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors WHERE memory_id = ?", (m.id,))]
+    conn.close()
+    assert sizes == [DIM + scaled.HEAD, DIM + scaled.HEAD]
+
+
+def test_an_old_store_has_its_memory_vectors_converted_on_open_and_searches_as_before(db_path: Path) -> None:
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    conn.create_function("knotwork_half", 1, halves.migrate_function)
+    conn.create_function("knotwork_scaled", 1, scaled.migrate_function)
+    for m in migrate.available():
+        if m.version >= SCALED_MEMORIES:
+            continue
+        for statement in migrate.statements(m.sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00Z')", (m.version, m.name))
+    embedder = RandomEmbedder()
+    texts = {f"01K00000000000000000000{i:03d}": f"old memory {i}" for i in range(30)}
+    stamp = "2026-01-01T00:00:00.000000Z"
+    halfs = {}
+    for mid, text in texts.items():
+        conn.execute(
+            "INSERT INTO memories (id, rid, content, workspace, agent_id, created_at, updated_at, valid_at, content_hash)"
+            " VALUES (?, ?, ?, 'w', '', ?, ?, ?, ?)",
+            (mid, mid[::-1], text, stamp, stamp, stamp, rules.content_hash(text)),
+        )
+        halfs[mid] = halves.pack(np.asarray(embedder.embed_query(text), dtype=np.float32).tobytes())
+        conn.execute("INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, 0, ?)", (mid, halfs[mid]))
+    assert {r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors")} == {DIM * 2}
+    conn.close()
+
+    with open_fake(db_path) as mem:
+        assert mem.store.schema_version() >= SCALED_MEMORIES
+        stored = mem.store.vectors_by_memory(list(texts))
+        for mid, half in halfs.items():
+            assert stored[mid][1][0] == scaled.unpack(scaled.pack(halves.unpack(half))), mid
+        for mid, text in list(texts.items())[:5]:
+            hits = mem.search(text, workspace="w", limit=3)
+            assert hits[0].memory.id == mid  # its own vector (and its words) put it first
+    conn = sqlite3.connect(db_path)
+    assert {r[0] for r in conn.execute("SELECT length(vector) FROM memory_vectors")} == {DIM + scaled.HEAD}
+    conn.close()
+
+
+def test_a_vector_read_back_and_packed_again_reads_back_the_same_bits() -> None:
+    """Export, ``migrate`` and import hand on the float32 read back; packing it again must not drift."""
+    for seed in range(20):
+        once = scaled.unpack(scaled.pack(unit(seed).tobytes()))
+        twice = scaled.pack(once)
+        assert twice[scaled.HEAD :] == scaled.pack(unit(seed).tobytes())[scaled.HEAD :]
+        assert scaled.unpack(twice) == once

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from knotwork.embed._chunking import Span, estimated_spans, passages
@@ -110,3 +111,30 @@ def test_passages_make_progress_on_oversized_spans() -> None:
     text = "aaaa bbbb cccc"
     spans = [Span(0, 4, 10, True), Span(5, 9, 10, True), Span(10, 14, 10, True)]
     assert passages(text, spans, max_tokens=5, max_words=40) == ["aaaa", "bbbb", "cccc"]
+
+
+TRICKY = [
+    "Don't split \"quoted\" words — or état, naïve, CAFÉ.\tTabs\u00a0and\u200bzero-width; emoji 🎉🎉 here. " * 6,
+    "日本語の文章です。句読点で区切ります！次の文。" * 20,
+    "See https://example.com/a/very/long/path?with=query&and=more#fragment and C:\\Users\\x\\file.py. " * 8,
+    "x" * 300 + " then words after a very long run of one character. " * 5,
+    "Line one\nLine two\r\nLine three\u2028and a control \x07 char. " * 10,
+    "short text",
+    "   ",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_passages_carry_the_token_ids_their_own_tokenizer_run_gives(minilm: MiniLMEmbedder, text: str) -> None:
+    """chunks() keeps each passage's slice of the text's token ids for the embed() that follows; they must be the
+    ids a tokenizer run over the passage alone gives, so that the vectors do not depend on which path made them."""
+    tokenizer = minilm._tokenizer_ready()
+    passages = minilm.chunks(text)
+    kept = {p: minilm._known.get(p) for p in passages}
+    for passage in passages:
+        if kept[passage] is not None:  # a text of no words is tokenized when embedded
+            assert kept[passage] == tokenizer.encode(passage).ids, passage[:60]
+    via_chunks = minilm.embed(passages)
+    assert not any(p in minilm._known for p in passages)  # taken by the embed
+    again = minilm.embed(passages)  # tokenized afresh
+    np.testing.assert_array_equal(via_chunks, again)

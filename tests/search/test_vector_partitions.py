@@ -12,6 +12,7 @@ import pytest
 
 from knotwork import ALL_WORKSPACES
 from knotwork.search.vector_index import VectorIndex
+from knotwork.store.sqlite import scaled
 from tests.test_similar import DIM, RandomEmbedder, check, chunky, open_fake
 
 SPACES = [None, None, "a", "b", "c"]
@@ -28,7 +29,7 @@ def full_scan(path: Path, query: np.ndarray, k: int, workspace: str | None) -> l
     for mid, ws, blob in rows:
         if workspace != ALL_WORKSPACES and ws not in ("", workspace or ""):
             continue
-        score = float(np.frombuffer(blob, dtype="<f2").astype(np.float32) @ query)  # kept as float16
+        score = float(np.frombuffer(scaled.unpack(blob), dtype="<f4") @ query)  # kept as int8 with a scale
         best[mid] = max(best.get(mid, -np.inf), score)
     return sorted(best.items(), key=lambda p: -p[1])[:k]
 
@@ -79,8 +80,9 @@ def test_compaction_keeps_searches_and_vectors_exact(db_path: Path) -> None:
         kept = [m.id for m in stored[1300:]]
         vectors = mem.index.vectors_of(kept)
         for m in stored[1300:1320]:
-            stored_as = np.asarray(RandomEmbedder().embed_query(m.content), dtype=np.float16)  # the store keeps float16
-            assert vectors[m.id] == pytest.approx(stored_as.astype(np.float32), abs=1e-6)
+            fresh = np.asarray(RandomEmbedder().embed_query(m.content), dtype=np.float32)
+            stored_as = np.frombuffer(scaled.unpack(scaled.pack(fresh.tobytes())), "<f4")  # the store keeps int8
+            assert vectors[m.id] == pytest.approx(stored_as, abs=1e-6)
         assert [mid for mid, _ in mem.index.rows_of(kept)] == kept
         mem.add_many([{"content": f"later {i}", "workspace": rng.choice(SPACES)} for i in range(40)])
         assert_exact(mem.index, db_path, rng)

@@ -19,12 +19,13 @@ import importlib.util
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knotwork.embed._base import DEFAULT_QUERY_CACHE_SIZE, BaseEmbedder
-from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage
+from knotwork.embed._chunking import DEFAULT_PASSAGE_WORDS, Span, check_passage, windows
 from knotwork.embed.protocol import EmbeddingError
 
 if TYPE_CHECKING:  # NumPy loads with the first vector: opening a store to read it needs none
@@ -59,6 +60,10 @@ DEFAULT_MAX_BATCH_TOKENS = 256
 MAX_DEFAULT_THREADS = 8
 
 _TOKENIZER_DIR = "all-MiniLM-L6-v2-onnx-int8"
+
+#: Passages whose token ids :meth:`MiniLMEmbedder.chunks` keeps for the embedding that follows it; an add
+#: embeds its passages right after cutting them, so a few batches' worth is plenty.
+KNOWN_PASSAGES = 1024
 
 
 def packaged_model_path() -> Path:
@@ -189,6 +194,10 @@ class MiniLMEmbedder(BaseEmbedder):
         self._tokenizer: Any = None
         self._session: Any = None
         self._lock = threading.Lock()
+        #: Token ids of the passages :meth:`chunks` made lately, taken by the :meth:`embed` that follows.
+        self._known: OrderedDict[str, list[int]] = OrderedDict()
+        self._known_lock = threading.Lock()
+        self._special_ids: tuple[int, int] | None = None
         #: Seconds the last :meth:`load` took (None until loaded).
         self.load_seconds: float | None = None
 
@@ -301,10 +310,13 @@ class MiniLMEmbedder(BaseEmbedder):
     def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text, cut to the window with [SEP] kept last."""
         limit = self._max_tokens
-        encodings = self._tokenizer_ready().encode_batch(list(texts))
+        with self._known_lock:
+            known = [self._known.pop(t, None) for t in texts]
+        unknown = [t for t, ids in zip(texts, known) if ids is None]
+        encoded = iter(self._tokenizer_ready().encode_batch(unknown) if unknown else ())
         result = []
-        for encoding in encodings:
-            ids = encoding.ids
+        for ids in known:
+            ids = ids if ids is not None else next(encoded).ids
             if len(ids) > limit:
                 ids = ids[: limit - 1] + ids[-1:]
             result.append(ids)
@@ -353,25 +365,65 @@ class MiniLMEmbedder(BaseEmbedder):
     # -- chunking ------------------------------------------------------------------
 
     def _spans(self, text: str) -> list[Span]:
-        """The tokenizer's words with their exact WordPiece counts.
+        """The tokenizer's words with their exact WordPiece counts (see :meth:`_words`)."""
+        return self._words(self._tokenizer_ready().encode(text, add_special_tokens=False))[0]
+
+    @staticmethod
+    def _words(encoding: Any) -> tuple[list[Span], list[int]]:
+        """The words of an encoding as spans, and the index of each one's first token (one more at the end).
 
         BERT's pre-tokenizer makes every punctuation mark a word of its own;
         ``gap_before`` marks the words that whitespace precedes, so chunks
         prefer to start and end there and ``don't`` is not cut after ``don``.
         """
-        encoding = self._tokenizer_ready().encode(text, add_special_tokens=False)
         spans: list[Span] = []
+        firsts: list[int] = []
         current: int | None = None
         start = end = count = 0
-        for word, (a, b) in zip(encoding.word_ids, encoding.offsets):
+        for at, (word, (a, b)) in enumerate(zip(encoding.word_ids, encoding.offsets)):
             if word is None:
                 continue
             if word != current:
                 if current is not None:
                     spans.append(Span(start, end, count, gap_before=not spans or start > spans[-1].end))
                 current, start, end, count = word, a, b, 0
+                firsts.append(at)
             end = max(end, b)
             count += 1
         if current is not None:
             spans.append(Span(start, end, count, gap_before=not spans or start > spans[-1].end))
-        return spans
+        firsts.append(len(encoding.ids))
+        return spans, firsts
+
+    def chunks(self, text: str) -> list[str]:
+        """As :meth:`BaseEmbedder.chunks`, from one tokenizer run over the text, whose token ids are kept for
+        :meth:`embed` of the passages (a passage's tokens are its slice of the text's: BERT's normaliser,
+        pre-tokenizer and WordPiece look at one word at a time), so that a memory is not tokenized twice."""
+        if not isinstance(text, str):
+            raise TypeError(f"chunks() takes a str, got {type(text).__name__}")
+        budget = self.chunk_tokens - SPECIAL_TOKENS
+        check_passage(budget, self.passage_words)
+        encoding = self._tokenizer_ready().encode(text, add_special_tokens=False)
+        spans, firsts = self._words(encoding)
+        if not spans:
+            return [text]
+        ids = encoding.ids
+        found = [(text, ids[firsts[0] : firsts[-1]])]
+        if sum(s.gap_before for s in spans) > self.passage_words or sum(s.tokens for s in spans) > budget:
+            found = [(text[spans[i].start : spans[j - 1].end], ids[firsts[i] : firsts[j]])
+                     for i, j in windows(text, spans, budget, self.passage_words)]
+        cls, sep = self._specials()
+        with self._known_lock:
+            for passage, tokens in found:
+                self._known[passage] = [cls, *tokens, sep]
+                self._known.move_to_end(passage)
+            while len(self._known) > KNOWN_PASSAGES:
+                self._known.popitem(last=False)
+        return [passage for passage, _ in found]
+
+    def _specials(self) -> tuple[int, int]:
+        """The ids of [CLS] and [SEP]."""
+        if self._special_ids is None:
+            ids = self._tokenizer_ready().encode("").ids
+            self._special_ids = (ids[0], ids[-1])
+        return self._special_ids

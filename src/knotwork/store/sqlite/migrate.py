@@ -62,7 +62,7 @@ def apply(conn: sqlite3.Connection) -> int:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    # Migrations may call these (0024 converts the stored vectors to float16, 0029 the entity vectors to int8).
+    # Migrations may call these (0024 converts the stored vectors to float16, 0029 the entity vectors to int8, 0030 the memory vectors).
     conn.create_function("knotwork_half", 1, halves.migrate_function, deterministic=True)
     conn.create_function("knotwork_scaled", 1, scaled.migrate_function, deterministic=True)
     current = 0

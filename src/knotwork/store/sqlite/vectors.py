@@ -1,6 +1,6 @@
 """The SQLite store's vectors and the similar lists made from them (a mixin of ``SQLiteStore``).
 
-Vectors live in ``memory_vectors`` as float16 (``halves.py``), one row per chunk, with a change
+Vectors live in ``memory_vectors`` as int8 with a scale (``scaled.py``), one row per chunk, with a change
 log (``seq``, ``vector_tombstones``) that lets each process's in-memory index catch up. SQLite has
 no k-NN of its own: :meth:`VectorStore.vector_candidates` asks that index. Each memory's similar
 list (``memory_similar``: its nearest neighbours, a slot per rank) is kept beside its vectors.
@@ -17,7 +17,7 @@ from typing import Any
 
 from knotwork.domain.models import MemoryFilter
 from knotwork.store import filtered
-from knotwork.store.sqlite import halves
+from knotwork.store.sqlite import scaled
 
 
 class VectorStore:
@@ -52,7 +52,7 @@ class VectorStore:
             self._run("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
             for chunk, blob in enumerate(vectors):
                 self._run(
-                    "INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, halves.pack(blob))
+                    "INSERT INTO memory_vectors (memory_id, chunk, vector) VALUES (?, ?, ?)", (memory_id, chunk, scaled.pack(blob))
                 )
 
     def ann_file(self) -> str | None:
@@ -74,7 +74,7 @@ class VectorStore:
                 " JOIN memories m ON m.id = v.memory_id WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
                 (seq, limit),
             ).fetchall()
-        return halves.unpack_rows(rows, 3)
+        return scaled.unpack_rows(rows, 3)
 
     def tombstones_after(self, seq: int) -> list[tuple[int, int]]:
         """(tombstone seq, deleted vector seq) newer than ``seq``."""
@@ -91,7 +91,7 @@ class VectorStore:
             memory_ids,
         )
         out: dict[str, tuple[str | None, list[bytes]]] = {}
-        for mid, workspace, blob in halves.unpack_rows(rows, 2):
+        for mid, workspace, blob in scaled.unpack_rows(rows, 2):
             out.setdefault(mid, (workspace or None, []))[1].append(blob)
         return out
 
