@@ -97,3 +97,23 @@ def test_speaker_favours_what_the_named_person_said_over_what_mentions_them() ->
     for text in ("what is he majoring in?", "what did the user say?"):
         assert [(c.id, c.score) for c in speaker(before, {**speakers, "role": "user"}, names_in(text))] == [
             (c.id, c.score) for c in before]
+
+
+def test_the_default_lifts_what_the_named_person_said_over_a_closer_mention(mem) -> None:
+    from dataclasses import replace
+
+    from knotwork.search.recipes import RECIPES
+
+    mem.add("Ava: Gus says the marine biology course he signed up for starts soon", thread="a")
+    mem.add("Gus: the marine biology course starts in May, I signed up last week", thread="b")
+    mem.add("Ava: my sister works at the aquarium downtown", thread="c")
+    question = "When does the marine biology course Gus signed up for start?"
+    without = replace(
+        RECIPES["memory_hybrid"], rerankers=tuple(s for s in RECIPES["memory_hybrid"].rerankers if s.name != "speaker")
+    )
+    # The scenario: without the step, Ava's mention of Gus outranks what Gus said.
+    assert mem.search(question, recipe=without, limit=1)[0].memory.content.startswith("Ava: Gus says")
+    assert mem.search(question, limit=1)[0].memory.content.startswith("Gus: the marine biology course")
+    # A question that names nobody ranks as without the step.
+    plain = "When does the marine biology course start?"
+    assert [h.memory.id for h in mem.search(plain, limit=3)] == [h.memory.id for h in mem.search(plain, recipe=without, limit=3)]
