@@ -41,16 +41,23 @@ def test_pack_keeps_a_quarter_of_the_bytes_and_cosines_within_0_004() -> None:
         scaled.pack(b"\x00" * 6)
 
 
-def test_an_old_store_has_its_entity_vectors_converted_on_open(db_path: Path) -> None:
+def store_before(db_path: Path, version: int) -> sqlite3.Connection:
+    """A store file with every migration before ``version`` applied, as an older knotwork left it."""
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
     conn.create_function("knotwork_half", 1, halves.migrate_function)
+    conn.create_function("knotwork_scaled", 1, scaled.migrate_function)
     for m in migrate.available():
-        if m.version >= SCALED:
+        if m.version >= version:
             continue
         for statement in migrate.statements(m.sql):
             conn.execute(statement)
         conn.execute("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00Z')", (m.version, m.name))
+    return conn
+
+
+def test_an_old_store_has_its_entity_vectors_converted_on_open(db_path: Path) -> None:
+    conn = store_before(db_path, SCALED)
     vectors = {f"01K0000000000000000000E{i:03d}": unit(100 + i, 16) for i in range(3)}
     for eid, v in vectors.items():
         conn.execute("INSERT INTO entities (id, workspace, name, norm, created_at, updated_at)"
@@ -98,16 +105,7 @@ def test_new_memory_vectors_are_kept_as_int8_and_read_back_as_unit_float32(db_pa
 
 
 def test_an_old_store_has_its_memory_vectors_converted_on_open_and_searches_as_before(db_path: Path) -> None:
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
-    conn.create_function("knotwork_half", 1, halves.migrate_function)
-    conn.create_function("knotwork_scaled", 1, scaled.migrate_function)
-    for m in migrate.available():
-        if m.version >= SCALED_MEMORIES:
-            continue
-        for statement in migrate.statements(m.sql):
-            conn.execute(statement)
-        conn.execute("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00Z')", (m.version, m.name))
+    conn = store_before(db_path, SCALED_MEMORIES)
     embedder = RandomEmbedder()
     texts = {f"01K00000000000000000000{i:03d}": f"old memory {i}" for i in range(30)}
     stamp = "2026-01-01T00:00:00.000000Z"
