@@ -28,7 +28,7 @@ from knotwork.search.replies import REPLY_DEPTH, reply_lift
 from knotwork.search.recipes import Recipe, Step
 from knotwork.search.rerankers import RERANKERS, THREAD_DEPTH, Candidate
 from knotwork.search.shapes import tallies
-from knotwork.search.speakers import SPEAKER_STAGES, names_in, speaker_of
+from knotwork.search.speakers import OPENING, SPEAKER_STAGES, names_in, speaker_of
 from knotwork.search.vector_index import VectorIndex
 from knotwork.search.when import looks_back, time_window
 
@@ -196,8 +196,8 @@ class Pipeline:
         named = names_in(q.text)
         if not named:
             return {"speakers": {}, "named": named}
-        memories = self.store.get_memories(ids)
-        return {"speakers": {mid: speaker_of(m.content) for mid, m in memories.items()}, "named": named}
+        starts = self.store.content_starts(ids, OPENING)  # the start of each text, not whole memories
+        return {"speakers": {mid: speaker_of(text) for mid, text in starts.items()}, "named": named}
 
     def _neighbours(self, q: Query, ids: list[str]) -> dict[str, tuple[str, list[str]]]:
         """Each of ``ids``' thread and the memories just before and after it there, those the query's filter lets through."""

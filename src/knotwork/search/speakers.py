@@ -17,8 +17,13 @@ from collections.abc import Collection, Mapping, Sequence
 
 from knotwork.search.rerankers import Candidate, _sorted
 
+_WORD = 31  # the most characters of one word of a speaker's name
 # "Ava: …", "Dr. Lee: …", "Mary Ann: …" at the very start of a memory.
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?):\s")
+_SPEAKER = re.compile(rf"^\s*([A-Z][\w'.-]{{0,{_WORD - 1}}}(?: [A-Z][\w'.-]{{0,{_WORD - 1}}})?):\s")
+#: The characters of a memory's start that decide its speaker: two words, the space between, the colon and one
+#: white space. Contents are stored trimmed (domain/rules.py), so no white space comes before the name, and the
+#: pipeline reads only this much of each candidate (``Store.content_starts``).
+OPENING = 2 * _WORD + 3
 _NAME = re.compile(r"\b[A-Z][\w'-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)\W*$")  # searched in the text before a word: nothing, or an end of sentence
 
