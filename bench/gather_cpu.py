@@ -1,10 +1,13 @@
-"""CPU of two small steps, measured alone: the reply lift's store read and the enrichment worker's deferral.
+"""CPU of small steps, measured alone: the reply lift's and the speaker step's store reads, the enrichment deferral.
 
     .venv/bin/python bench/gather_cpu.py replies --store <a convo store, e.g. built by bench/sweep.py --convo dev>
+    .venv/bin/python bench/gather_cpu.py speakers --store <the same>
     .venv/bin/python bench/gather_cpu.py deferral
 
 ``replies``: ``Pipeline._replies`` (what the ``reply_lift`` step reads) over 10 random memories of one
-workspace, 500 calls a round, 3 rounds, on a copy of the store. ``deferral``: ``Enrichment.deferral()`` 20,000
+workspace, 500 calls a round, 3 rounds, on a copy of the store. ``speakers``: ``Pipeline._speakers`` (what the
+``speaker`` step reads: the speaker of the first 50 candidates) over 50 random memories of one workspace, for a
+question naming one of that workspace's speakers, the same calls and rounds. ``deferral``: ``Enrichment.deferral()`` 20,000
 times with 300 memories queued, the worker paused and an add just made (so the deferral goes on to its backlog
 test). Both print the calling thread's CPU per call: run them with ``PYTHONPATH=<another tree>/src`` to compare
 two trees on a shared machine.
@@ -26,9 +29,10 @@ import knotwork
 from knotwork import Settings
 from knotwork.domain.models import MemoryFilter
 from knotwork.search.pipeline import Query
+from knotwork.search.speakers import speaker_of
 
 
-def replies(store: Path) -> dict:
+def replies(store: Path, step: str = "replies") -> dict:
     work = Path(tempfile.mkdtemp(prefix="knotwork-gather-"))
     try:
         shutil.copy(store, work / "s.db")
@@ -38,17 +42,22 @@ def replies(store: Path) -> dict:
             by_ws.setdefault(m.workspace or "", []).append(m.id)
         rng = random.Random(1)
         cases = []
+        many = 10 if step == "replies" else 50
+        names = {ws: sorted({s.title() for m in mem.store.get_memories(ids).values() if (s := speaker_of(m.content))})
+                 for ws, ids in by_ws.items()}
         for _ in range(500):
             ws = rng.choice(sorted(by_ws))
-            cases.append((Query("q", MemoryFilter(workspace=ws), 10, datetime.now(UTC)), rng.sample(by_ws[ws], min(10, len(by_ws[ws])))))
+            text = f"What did {rng.choice(names[ws])} say about it?" if step == "speakers" and names[ws] else "q"
+            cases.append((Query(text, MemoryFilter(workspace=ws), 10, datetime.now(UTC)), rng.sample(by_ws[ws], min(many, len(by_ws[ws])))))
         pipeline = mem._pipeline
+        call = pipeline._replies if step == "replies" else pipeline._speakers
         for q, ids in cases[:50]:  # warm-up: the readers
-            pipeline._replies(q, ids)
+            call(q, ids)
         rounds = []
         for _ in range(3):
             started = time.thread_time()
             for q, ids in cases:
-                pipeline._replies(q, ids)
+                call(q, ids)
             rounds.append(round((time.thread_time() - started) / len(cases) * 1000, 3))
         mem.close()
     finally:
@@ -79,12 +88,12 @@ def deferral() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("replies", "deferral"))
-    parser.add_argument("--store", type=Path, help="replies: the store to copy")
+    parser.add_argument("step", choices=("replies", "speakers", "deferral"))
+    parser.add_argument("--store", type=Path, help="replies, speakers: the store to copy")
     args = parser.parse_args()
-    if args.step == "replies" and not args.store:
-        parser.error("replies needs --store")
-    out = replies(args.store) if args.step == "replies" else deferral()
+    if args.step != "deferral" and not args.store:
+        parser.error(f"{args.step} needs --store")
+    out = replies(args.store, args.step) if args.step != "deferral" else deferral()
     print(json.dumps({**out, "loadavg": os.getloadavg()[0], "knotwork": str(Path(knotwork.__file__).parent)}))
 
 
