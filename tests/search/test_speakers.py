@@ -55,3 +55,35 @@ def test_a_search_that_names_someone_reads_whole_memories_only_for_what_it_retur
     assert all(h.explain["speaker"] > h.explain["fused"] for h in hits)  # the step ran on what it read
     whole = [s for s in seen if s.startswith("SELECT id, content, workspace, agent_id") and "content_hash, version" in s]
     assert len(whole) == 1, whole
+
+
+NAMES = ["Élodie", "Łukasz", "Dr. Lee", "J. Smith", "Ørjan Åberg"]
+
+
+def test_a_name_with_a_capital_beyond_ascii_or_after_a_title_is_one_the_question_says() -> None:
+    for name in NAMES:
+        said = speaker_of(f"{name}: the course starts in May")
+        assert said == name.casefold()
+        assert said in names_in(f"When did {name} say the course starts?"), name
+        assert said not in names_in(f"when did {name.lower()} say the course starts?")  # no capital, no name
+    # A period after a longer word still ends a sentence: its next word is capitalised anyway, not a name.
+    assert names_in("I met Gustav. Where did he go?") == {"gustav"}
+    assert names_in("I met Gus. Where did Ava go?") >= {"gus", "ava"}
+
+
+def test_the_default_lifts_what_a_person_with_such_a_name_said(mem: knotwork.Knotwork) -> None:
+    from dataclasses import replace
+
+    from knotwork.search.recipes import RECIPES
+
+    without = replace(
+        RECIPES["memory_hybrid"], rerankers=tuple(s for s in RECIPES["memory_hybrid"].rerankers if s.name != "speaker")
+    )
+    for n, name in enumerate(("Élodie", "Dr. Lee")):
+        ws = f"w{n}"
+        mem.add(f"Ava: {name} says the marine biology course they signed up for starts soon", workspace=ws, thread="a")
+        mem.add(f"{name}: the marine biology course starts in May, I signed up last week", workspace=ws, thread="b")
+        mem.add("Ava: my sister works at the aquarium downtown", workspace=ws, thread="c")
+        question = f"When does the marine biology course {name} signed up for start?"
+        assert mem.search(question, workspace=ws, recipe=without, limit=1)[0].memory.content.startswith("Ava:")
+        assert mem.search(question, workspace=ws, limit=1)[0].memory.content.startswith(f"{name}:"), name

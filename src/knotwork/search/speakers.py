@@ -18,14 +18,33 @@ from collections.abc import Collection, Mapping, Sequence
 from knotwork.search.rerankers import Candidate, _sorted
 
 _WORD = 31  # the most characters of one word of a speaker's name
-# "Ava: …", "Dr. Lee: …", "Mary Ann: …" at the very start of a memory.
-_SPEAKER = re.compile(rf"^\s*([A-Z][\w'.-]{{0,{_WORD - 1}}}(?: [A-Z][\w'.-]{{0,{_WORD - 1}}})?):\s")
+# "Ava: …", "Dr. Lee: …", "Mary Ann: …", "Élodie: …" at the very start of a memory (each word's capital is checked
+# after the match: Python's re has no class for upper-case letters beyond ASCII).
+_SPEAKER = re.compile(rf"^\s*([^\W\d_][\w'.-]{{0,{_WORD - 1}}}(?: [^\W\d_][\w'.-]{{0,{_WORD - 1}}})?):\s")
 #: The characters of a memory's start that decide its speaker: two words, the space between, the colon and one
 #: white space. Contents are stored trimmed (domain/rules.py), so no white space comes before the name, and the
 #: pipeline reads only this much of each candidate (``Store.content_starts``).
 OPENING = 2 * _WORD + 3
-_NAME = re.compile(r"\b[A-Z][\w'-]*")
+_WORD_START = re.compile(r"\b[^\W\d_]")  # a letter after a mark, a space or nothing: where a name may start
+_NAME_REST = re.compile(r"[\w'-]*")  # the rest of a name ("Jean-Luc", "O'Neil")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)\W*$")  # searched in the text before a word: nothing, or an end of sentence
+_SHORT = re.compile(r"(?:^|\W)([^\W\d_]{1,3})$")  # searched in the text before a period: a word of at most 3 letters
+
+
+def _capital(word: str) -> bool:
+    """Whether ``word`` starts with a capital letter, in any script that has them ("Gus", "Élodie", "Łukasz")."""
+    return word[:1].isupper() or word[:1].istitle()
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` starts a sentence: nothing but marks before it, or the end of a sentence. The
+    period of a title or an initial ("Dr. Lee", "J. Smith": after a capitalised word of at most three letters)
+    ends none."""
+    end = _SENTENCE_START.search(text, 0, at)
+    if end is None:
+        return False
+    short = _SHORT.search(text, 0, end.start()) if text.startswith(".", end.start()) else None
+    return short is None or not _capital(short.group(1))
 
 
 def speaker_of(content: str) -> str | None:
@@ -33,9 +52,11 @@ def speaker_of(content: str) -> str | None:
 
     >>> speaker_of("Gus: I'm majoring in marine biology"), speaker_of("user: hi"), speaker_of("No colon here")
     ('gus', None, None)
+    >>> speaker_of("Élodie: bonjour"), speaker_of("Dr. Lee: two a day"), speaker_of("Gus and: no")
+    ('élodie', 'dr. lee', None)
     """
     m = _SPEAKER.match(content)
-    return m.group(1).casefold() if m else None
+    return m.group(1).casefold() if m and all(_capital(w) for w in m.group(1).split(" ")) else None
 
 
 def names_in(text: str) -> set[str]:
@@ -44,10 +65,19 @@ def names_in(text: str) -> set[str]:
 
     >>> sorted(names_in("What did Mary Ann tell Gus? Gus forgot."))
     ['ann', 'gus', 'mary', 'mary ann']
+    >>> sorted(names_in("What did Dr. Lee tell Élodie about the x-Ray of Jean-Luc?"))
+    ['dr', 'dr. lee', 'jean-luc', 'lee', 'ray', 'élodie']
     """
-    words = [m.group() for m in _NAME.finditer(text) if not _SENTENCE_START.search(text, 0, m.start())]
+    words, end = [], 0
+    for start in _WORD_START.finditer(text):
+        at = start.start()
+        if at < end or not _capital(text[at]):  # inside the name before, or a lower-case word ("x-Ray" names "Ray")
+            continue
+        end = _NAME_REST.match(text, at + 1).end()
+        if not _starts_sentence(text, at):
+            words.append(text[at:end])
     out = {w.casefold() for w in words}
-    out |= {f"{a} {b}".casefold() for a, b in zip(words, words[1:], strict=False) if f"{a} {b}" in text}
+    out |= {f"{a}{gap}{b}".casefold() for a, b in zip(words, words[1:], strict=False) for gap in (" ", ". ") if f"{a}{gap}{b}" in text}
     return out
 
 
