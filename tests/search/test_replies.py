@@ -78,6 +78,12 @@ ENDINGS = [
 ]
 
 
+def test_the_white_space_the_store_trims_is_what_python_strips() -> None:
+    from knotwork.store.threads import WHITE_SPACE
+
+    assert WHITE_SPACE == "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
 def test_the_store_reads_a_question_as_asks_does(mem: Knotwork) -> None:
     """Each memory's 'asks' as the store reads it in SQL is what search/replies.py ``asks`` says of its text."""
     ids = []

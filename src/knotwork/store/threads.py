@@ -20,9 +20,16 @@ from typing import Any, NamedTuple
 from knotwork.domain.models import MemoryFilter
 from knotwork.domain.temporal import from_text
 
-#: What ``str.rstrip()`` strips (every character Python counts as white space) and the closing marks a question
-#: may end in, as SQL literals: ``rtrim`` with them reads :func:`knotwork.search.replies.asks` in SQL.
-_SPACES = "'" + "".join(c for c in map(chr, range(0x110000)) if c.isspace()) + "'"
+#: Every character Python counts as white space (``str.isspace``), written out: finding them among all code points
+#: cost about 45 ms of CPU at each import of this module, so in every process that opens a store (tests/search/test_replies.py
+#: checks the list against ``str.isspace``).
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+#: What ``str.rstrip()`` strips and the closing marks a question may end in, as SQL literals: ``rtrim`` with them
+#: reads :func:`knotwork.search.replies.asks` in SQL.
+_SPACES = "'" + WHITE_SPACE + "'"
 _CLOSING = "'" + "\"')]»”’".replace("'", "''") + "'"
 
 
