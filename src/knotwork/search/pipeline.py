@@ -229,9 +229,9 @@ class Pipeline:
         """
         mentions = {mid: set(es) for mid, es in self.store.kg_mentions(ids).items()}
         counts = Counter(e for es in mentions.values() for e in es)
-        entities = self.store.kg_get_entities([e for e, n in counts.items() if n <= max(2, len(ids) // 2)])
+        names = self.store.kg_entity_aliases([e for e, n in counts.items() if n <= max(2, len(ids) // 2)])
         text = f" {_words(q.text)} "
-        named = {e.id for e in entities.values() if any(f" {_words(n)} " in text for n in (e.name, *e.aliases) if _words(n))}
+        named = {e for e, (name, aliases) in names.items() if any(f" {_words(n)} " in text for n in (name, *aliases) if _words(n))}
         return {mid: es & named for mid, es in mentions.items() if es & named}
 
     # -- run ------------------------------------------------------------------

@@ -161,6 +161,16 @@ class KnowledgeStore:
         mention counts of :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
         return {r[0]: (r[1], r[2]) for r in self._rows_by_ids("SELECT id, name, summary FROM entities WHERE id = ANY(%s)", entity_ids)}
 
+    def kg_entity_aliases(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """(name, aliases) by entity id: the names a text may call each entity by, without the mention counts of
+        :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
+        rows = self._rows_by_ids(
+            "SELECT e.id, e.name, (SELECT array_agg(alias ORDER BY alias) FROM entity_aliases a WHERE a.entity_id = e.id)"
+            " FROM entities e WHERE e.id = ANY(%s)",
+            entity_ids,
+        )
+        return {r[0]: (r[1], tuple(sorted(r[2])) if r[2] else ()) for r in rows}
+
     def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
         """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
         rows = self._rows_by_ids("SELECT id, type, note, summary FROM entities WHERE id = ANY(%s)", entity_ids)
