@@ -87,3 +87,11 @@ def test_the_default_lifts_what_a_person_with_such_a_name_said(mem: knotwork.Kno
         question = f"When does the marine biology course {name} signed up for start?"
         assert mem.search(question, workspace=ws, recipe=without, limit=1)[0].memory.content.startswith("Ava:")
         assert mem.search(question, workspace=ws, limit=1)[0].memory.content.startswith(f"{name}:"), name
+
+
+def test_two_names_make_a_run_only_where_they_stand_side_by_side() -> None:
+    assert names_in("Did Mary Ann call Gus?") == {"mary", "ann", "mary ann", "gus"}
+    # "Ann" and "Gus" are consecutive names of the question but not side by side: no run, wherever else "Ann Gus" is.
+    assert "ann gus" not in names_in("Did Ann call\nGus, or did McAnn Gus?")
+    long = "Did " + " ".join(f"Ab{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for i in range(600)) + "?"
+    assert len(names_in(long)) == 600 + 599  # every name and every run of two, in a question of 3,000 characters

@@ -36,14 +36,15 @@ def _capital(word: str) -> bool:
     return word[:1].isupper() or word[:1].istitle()
 
 
-def _starts_sentence(text: str, at: int) -> bool:
+def _starts_sentence(text: str, at: int, after: int) -> bool:
     """Whether the word at ``at`` starts a sentence: nothing but marks before it, or the end of a sentence. The
     period of a title or an initial ("Dr. Lee", "J. Smith": after a capitalised word of at most three letters)
-    ends none."""
-    end = _SENTENCE_START.search(text, 0, at)
+    ends none. ``after``: where the word before it starts (0 for the first), so that each search reads the text
+    between two words only, not all of it before the word (a long question read in linear time)."""
+    end = _SENTENCE_START.search(text, after, at)
     if end is None:
         return False
-    short = _SHORT.search(text, 0, end.start()) if text.startswith(".", end.start()) else None
+    short = _SHORT.search(text, max(0, end.start() - 4), end.start()) if text.startswith(".", end.start()) else None
     return short is None or not _capital(short.group(1))
 
 
@@ -68,16 +69,18 @@ def names_in(text: str) -> set[str]:
     >>> sorted(names_in("What did Dr. Lee tell Élodie about the x-Ray of Jean-Luc?"))
     ['dr', 'dr. lee', 'jean-luc', 'lee', 'ray', 'élodie']
     """
-    words, end = [], 0
+    words: list[tuple[int, int]] = []  # where each name starts and ends
+    end = before = 0
     for start in _WORD_START.finditer(text):
-        at = start.start()
+        at, after, before = start.start(), before, start.start()
         if at < end or not _capital(text[at]):  # inside the name before, or a lower-case word ("x-Ray" names "Ray")
             continue
         end = _NAME_REST.match(text, at + 1).end()
-        if not _starts_sentence(text, at):
-            words.append(text[at:end])
-    out = {w.casefold() for w in words}
-    out |= {f"{a}{gap}{b}".casefold() for a, b in zip(words, words[1:], strict=False) for gap in (" ", ". ") if f"{a}{gap}{b}" in text}
+        if not _starts_sentence(text, at, after):
+            words.append((at, end))
+    out = {text[a:b].casefold() for a, b in words}
+    # Two names one after the other, with a space between ("Mary Ann") or a period and a space ("Dr. Lee").
+    out |= {text[a:d].casefold() for (a, b), (c, d) in zip(words, words[1:], strict=False) if text[b:c] in (" ", ". ")}
     return out
 
 
