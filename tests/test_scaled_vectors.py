@@ -141,3 +141,25 @@ def test_a_vector_read_back_and_packed_again_reads_back_the_same_bits() -> None:
         twice = scaled.pack(once)
         assert twice[scaled.HEAD :] == scaled.pack(unit(seed).tobytes())[scaled.HEAD :]
         assert scaled.unpack(twice) == once
+
+
+def test_a_vector_of_another_width_is_left_out_of_search_not_fatal_on_either_backend(target: str) -> None:
+    """A process of a version that kept float16 (before SQLite migration 0030), open on the file while a newer one
+    converted it, writes a vector of another width: searches go on, without that memory's vector, as PostgreSQL's
+    k-NN (which reads only rows of the query's width) always did."""
+    import knotwork
+    from tests import _sql
+
+    with knotwork.open(target) as mem:
+        kept = mem.add("the deploy runs on fridays after the release review", force=True)
+        mem.add("redis holds the web sessions for a day", force=True)
+        odd = mem.add("the postgres schema migration notes for the deploy", force=True)
+    v = np.ones(384, dtype="<f4") / np.sqrt(384)
+    if "://" in target:
+        _sql.execute(target, "UPDATE memory_vectors SET vector = ? WHERE memory_id = ?", (str(v[:100].tolist()), odd.id))
+    else:
+        _sql.execute(target, "UPDATE memory_vectors SET vector = ? WHERE memory_id = ?", (halves.pack(v.tobytes()), odd.id))
+    with knotwork.open(target) as mem:
+        vector_only = mem.search("weekly shipping day", recipe="memory_vector")
+        assert kept.id in [h.memory.id for h in vector_only] and odd.id not in [h.memory.id for h in vector_only]
+        assert odd.id in [h.memory.id for h in mem.search("postgres schema migration")]  # BM25 still finds it

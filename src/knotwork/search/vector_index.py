@@ -181,6 +181,22 @@ class VectorIndex:
         return code
 
     def _append(self, rows: list[tuple[int, str, str, bytes]]) -> None:
+        mark = rows[-1][0]
+        # Trigger: a vector of another width than the index's (written by a process of a version that stored
+        # another format, e.g. float16 before SQLite migration 0030, or by another model). Why: one such row made
+        # every search of the process fail (a reshape error); PostgreSQL's k-NN reads only rows of the query's
+        # width. Outcome: it is left out, as there, and named in the log; ``knotwork reembed`` writes it again.
+        fitting = [r for r in rows if len(r[3]) == 4 * self.dim]
+        if len(fitting) < len(rows):
+            odd = [r[1] for r in rows if len(r[3]) != 4 * self.dim]
+            logging.getLogger("knotwork.search").warning(
+                "%d vectors are not %d-wide and are left out of vector search (memories %s); knotwork reembed writes"
+                " them again", len(odd), self.dim, ", ".join(odd[:5]))
+        if fitting:
+            self._take(fitting)
+        self._vector_mark = mark
+
+    def _take(self, rows: list[tuple[int, str, str, bytes]]) -> None:
         block = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
         start = len(self._memory_ids)
         numbers = np.arange(start, start + len(rows))
@@ -197,7 +213,6 @@ class VectorIndex:
             self._memory_ids.append(memory_id)
             self._row_of_seq[seq] = start + offset
             self._first_row.setdefault(memory_id, start + offset)
-        self._vector_mark = rows[-1][0]
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive)
