@@ -1,13 +1,16 @@
-"""CPU of small steps, measured alone: the reply lift's and the speaker step's store reads, the enrichment deferral.
+"""CPU of small steps, measured alone: the reply lift's, speaker's and topic test's store reads, the enrichment deferral.
 
     .venv/bin/python bench/gather_cpu.py replies --store <a convo store, e.g. built by bench/sweep.py --convo dev>
     .venv/bin/python bench/gather_cpu.py speakers --store <the same>
+    .venv/bin/python bench/gather_cpu.py topics --store <a store with its graph read in, e.g. bench/sweep.py --codemem's>
     .venv/bin/python bench/gather_cpu.py deferral
 
 ``replies``: ``Pipeline._replies`` (what the ``reply_lift`` step reads) over 10 random memories of one
 workspace, 500 calls a round, 3 rounds, on a copy of the store. ``speakers``: ``Pipeline._speakers`` (what the
 ``speaker`` step reads: the speaker of the first 50 candidates) over 50 random memories of one workspace, for a
-question naming one of that workspace's speakers, the same calls and rounds. ``deferral``: ``Enrichment.deferral()`` 20,000
+question naming one of that workspace's speakers, the same calls and rounds. ``topics``: ``Pipeline._named_topics``
+(what ``restated`` with ``topic_threshold`` reads, recipe memory_current) over 50 random memories, for a question
+naming an entity one of them mentions, the same calls and rounds. ``deferral``: ``Enrichment.deferral()`` 20,000
 times with 300 memories queued, the worker paused and an add just made (so the deferral goes on to its backlog
 test). Both print the calling thread's CPU per call: run them with ``PYTHONPATH=<another tree>/src`` to compare
 two trees on a shared machine.
@@ -47,10 +50,13 @@ def replies(store: Path, step: str = "replies") -> dict:
                  for ws, ids in by_ws.items()}
         for _ in range(500):
             ws = rng.choice(sorted(by_ws))
+            ids = rng.sample(by_ws[ws], min(many, len(by_ws[ws])))
             text = f"What did {rng.choice(names[ws])} say about it?" if step == "speakers" and names[ws] else "q"
-            cases.append((Query(text, MemoryFilter(workspace=ws), 10, datetime.now(UTC)), rng.sample(by_ws[ws], min(many, len(by_ws[ws])))))
+            if step == "topics" and (mentioned := sorted({e for es in mem.store.kg_mentions(ids).values() for e in es})):
+                text = f"What about {mem.store.kg_get_entities([rng.choice(mentioned)]).popitem()[1].name}?"
+            cases.append((Query(text, MemoryFilter(workspace=ws), 10, datetime.now(UTC)), ids))
         pipeline = mem._pipeline
-        call = pipeline._replies if step == "replies" else pipeline._speakers
+        call = {"replies": pipeline._replies, "speakers": pipeline._speakers, "topics": pipeline._named_topics}[step]
         for q, ids in cases[:50]:  # warm-up: the readers
             call(q, ids)
         rounds = []
@@ -88,8 +94,8 @@ def deferral() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("replies", "speakers", "deferral"))
-    parser.add_argument("--store", type=Path, help="replies, speakers: the store to copy")
+    parser.add_argument("step", choices=("replies", "speakers", "topics", "deferral"))
+    parser.add_argument("--store", type=Path, help="replies, speakers, topics: the store to copy")
     args = parser.parse_args()
     if args.step != "deferral" and not args.store:
         parser.error(f"{args.step} needs --store")
