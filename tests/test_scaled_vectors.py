@@ -154,7 +154,7 @@ def test_a_vector_of_another_width_is_left_out_of_search_not_fatal_on_either_bac
         kept = mem.add("the deploy runs on fridays after the release review", force=True)
         mem.add("redis holds the web sessions for a day", force=True)
         odd = mem.add("the postgres schema migration notes for the deploy", force=True)
-    v = np.ones(384, dtype="<f4") / np.sqrt(384)
+    v = (np.ones(384) / np.sqrt(384)).astype("<f4")
     if "://" in target:
         _sql.execute(target, "UPDATE memory_vectors SET vector = ? WHERE memory_id = ?", (str(v[:100].tolist()), odd.id))
     else:
