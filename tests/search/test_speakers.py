@@ -95,3 +95,8 @@ def test_two_names_make_a_run_only_where_they_stand_side_by_side() -> None:
     assert "ann gus" not in names_in("Did Ann call\nGus, or did McAnn Gus?")
     long = "Did " + " ".join(f"Ab{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for i in range(600)) + "?"
     assert len(names_in(long)) == 600 + 599  # every name and every run of two, in a question of 3,000 characters
+
+
+def test_a_question_naming_someone_over_no_candidates_answers_nothing(mem: knotwork.Knotwork) -> None:
+    assert mem.search("What did Gus say?", workspace="empty") == []
+    assert mem.store.content_starts([], OPENING) == {}
