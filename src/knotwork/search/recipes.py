@@ -108,7 +108,7 @@ SOURCE_LEADERS = step("source_leaders", place=3, tallies_only=True)
 #: memories that person said ("Name: …" at the start of the content; lower-case roles are never named).
 #: Measured on both conversational sets, both halves, with and without threads: R@5 up in five runs of six
 #: and level in the sixth, R@1 up in all six; LongMemEval and codemem identical (bench/RESULTS.md, "After the
-#: merge of round 5"). It reads the first 50 candidates' texts only when the question names someone.
+#: merge of round 5"). It reads the start of the first 50 candidates' texts only when the question names someone.
 SPEAKER = step("speaker", boost=0.2)
 #: Questions whose answer is spread over several conversations: at most one turn of a thread
 #: in the first five, unless that thread holds 30% or more of what matched. Not in the default:
