@@ -267,3 +267,42 @@ def test_a_workspaces_walk_follows_its_share_of_the_rows_unrounded(db_path: Path
             got = [h.memory_id for h in mem.index.search(query, 10, "a")]
             assert got == [m for m, _ in full_scan(db_path, query, 10, "a")]
         assert asked == [120] * 5  # ceil(10 x 8 x 300 / 200); the graph answered each
+
+
+CLOSER = """
+import sys, time
+import numpy as np
+from knotwork import Settings
+from knotwork.app import open_store
+from knotwork.service import Knotwork
+from tests.test_similar import RandomEmbedder
+settings = Settings(vector_ann_min_rows=1)
+mem = Knotwork(open_store(sys.argv[1], settings), settings, embedder=RandomEmbedder())
+mem.index.search(RandomEmbedder().embed_query("start the graph"), 5, None)  # starts the graph's build
+time.sleep(0.2)
+print("building:", mem.index._builder is not None and mem.index._builder.is_alive(), flush=True)
+mem.close()
+print("closed:", mem.index._builder is None or not mem.index._builder.is_alive(), flush=True)
+"""
+
+
+def test_a_process_that_closes_while_the_graph_is_built_exits_cleanly(db_path: Path) -> None:
+    """Closing while the graph's build is inside hnswlib waits for its step: a thread still in hnswlib when the
+    interpreter exits aborted the process (exit 134, "terminate called without an active exception"), after
+    a CLI call had printed its answer."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(5)
+    with open_ann(db_path, min_rows=10**9) as mem:  # filled without a graph: the child starts the build
+        with mem.store.transaction():
+            stored = mem.store.insert_memories([mem._draft(f"memory {i}") for i in range(60_000)])
+            vectors = rng.standard_normal((len(stored), DIM)).astype("<f4")
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            for m, v in zip(stored, vectors):
+                mem.store.put_vectors(m.id, [v.tobytes()])
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", CLOSER, str(db_path)], cwd=root, capture_output=True, text=True, timeout=300)
+    assert "building: True" in done.stdout, done.stdout + done.stderr  # the close came while the build ran
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "closed: True" in done.stdout

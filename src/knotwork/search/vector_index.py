@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 _BLAS = ThreadpoolController()
 
 ANN_STEP = 2000  # rows a graph build adds between two looks at the lock (~1 s on one core)
+ANN_CLOSE_WAIT = 30.0  # seconds closing waits for a graph build's step under way (see VectorIndex.close)
 ANN_INLINE = 2000  # new rows a search adds to a ready graph itself; more are added by a build thread
 ANN_MOST = 4096  # the longest list a graph search asks for (its walk grows with it); longer: the exact scan
 ANN_SAVE_EVERY = 5000  # rows a ready graph holds beyond its file before a build thread saves it (and 1/10 more)
@@ -409,8 +410,17 @@ class VectorIndex:
 
     def close(self) -> None:
         """Save the graph searches use, if its file lacks rows; a build under way stops after its current step
-        without saving (closing does not wait for it)."""
+        without saving.
+
+        Trigger: a build under way when the process closes the store (a CLI call on a large store without its
+        graph file). Why: a thread still inside hnswlib when the interpreter exits aborts the whole process
+        (exit 134, "terminate called without an active exception"), after the call had answered. Outcome: closing
+        waits for the step under way (``ANN_STEP`` rows, about a second on one core), at most ``ANN_CLOSE_WAIT``.
+        """
         self._closing.set()
+        builder = self._builder
+        if builder is not None and builder is not threading.current_thread():
+            builder.join(ANN_CLOSE_WAIT)
         self.save_ann()
 
     def _best_memories(self, rows: np.ndarray, sims: np.ndarray, take: int, k: int) -> tuple[dict[str, float], bool]:
