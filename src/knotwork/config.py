@@ -40,6 +40,14 @@ class Settings(BaseSettings):
         default="minilm",
         description="Embedding model: minilm (bundled, offline), openai:<model>@<base_url>, fastembed:<name>, or none.",
     )
+    embed_threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="onnxruntime threads per run of a local embedding model (minilm, fastembed). Unset: one per "
+        "core, so that one caller's embedding finishes soonest; in `knotwork serve`, 1, because its request threads "
+        "already run the model side by side and a second thread per run costs CPU (10-20% per text) for no gain.",
+    )
     blas_threads: int = Field(
         default=1,
         ge=0,
@@ -186,3 +194,8 @@ class Settings(BaseSettings):
         if self.db:
             return self.db
         return str(self.home.expanduser() / "knotwork.db")
+
+    def serving(self) -> Settings:
+        """These settings as ``knotwork serve`` runs with them: one onnxruntime thread per run of the model unless
+        ``embed_threads`` is set (bench/RESULTS.md, "Serve, round 5: CPU per request")."""
+        return self if self.embed_threads is not None else self.model_copy(update={"embed_threads": 1})
