@@ -45,8 +45,8 @@ class Settings(BaseSettings):
         ge=1,
         le=64,
         description="onnxruntime threads per run of a local embedding model (minilm, fastembed). Unset: one per "
-        "core, so that one caller's embedding finishes soonest; in `knotwork serve`, 1, because its request threads "
-        "already run the model side by side and a second thread per run costs CPU (10-20% per text) for no gain.",
+        "core, so that one caller's embedding finishes soonest; in `knotwork serve`, 1: its request threads already "
+        "run the model side by side, and a second thread per run cost 10-20% more CPU per text (same vectors).",
     )
     blas_threads: int = Field(
         default=1,
