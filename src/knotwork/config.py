@@ -44,9 +44,9 @@ class Settings(BaseSettings):
         default=None,
         ge=1,
         le=64,
-        description="onnxruntime threads per run of a local embedding model (minilm, fastembed). Unset: one per "
-        "core, so that one caller's embedding finishes soonest; in `knotwork serve`, 1: its request threads already "
-        "run the model side by side, and a second thread per run cost 10-20% more CPU per text (same vectors).",
+        description="onnxruntime threads per run of a local embedding model (minilm, fastembed); unset: one per core. "
+        "1 spends 10-20% less CPU per text (same vectors to the last bit) but a run no longer spreads over two cores: "
+        "worth trying for `knotwork serve` on a machine of its own (bench/RESULTS.md, \"Serve, round 5\").",
     )
     blas_threads: int = Field(
         default=1,
@@ -194,8 +194,3 @@ class Settings(BaseSettings):
         if self.db:
             return self.db
         return str(self.home.expanduser() / "knotwork.db")
-
-    def serving(self) -> Settings:
-        """These settings as ``knotwork serve`` runs with them: one onnxruntime thread per run of the model unless
-        ``embed_threads`` is set (bench/RESULTS.md, "Serve, round 5: CPU per request")."""
-        return self if self.embed_threads is not None else self.model_copy(update={"embed_threads": 1})

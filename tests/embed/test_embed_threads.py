@@ -1,4 +1,4 @@
-"""``KNOTWORK_EMBED_THREADS``: onnxruntime threads per run of the bundled model, and ``knotwork serve``'s one."""
+"""``KNOTWORK_EMBED_THREADS``: onnxruntime threads per run of the bundled model."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ TEXTS = [
 ]
 
 
-def test_the_setting_reaches_the_session(tmp_path: Path) -> None:
-    with knotwork.open(tmp_path / "one.db", settings=Settings(embed_threads=1)) as mem:
+def test_the_setting_reaches_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KNOTWORK_EMBED_THREADS", "1")  # as `knotwork serve` and its worker processes read it
+    with knotwork.open(tmp_path / "one.db", settings=Settings()) as mem:
         assert isinstance(mem.embedder, MiniLMEmbedder)
         mem.embedder.embed(["load the session"])
         assert mem.embedder.threads == 1
@@ -35,7 +36,7 @@ def test_unset_means_one_per_core(tmp_path: Path) -> None:
 
 
 def test_one_thread_computes_the_same_vectors_as_two() -> None:
-    """What lets ``serve`` run the model on one thread without changing a single answer: the vectors are
+    """What lets a server run the model on one thread without changing a single answer: the vectors are
     equal to the last bit, for queries and for memories, one at a time and in a batch."""
     one, two = make_embedder("minilm", threads=1), make_embedder("minilm", threads=2)
     for text in TEXTS:
@@ -43,13 +44,6 @@ def test_one_thread_computes_the_same_vectors_as_two() -> None:
     assert np.array_equal(one._embed_raw(TEXTS), two._embed_raw(TEXTS))
     assert one._session.get_session_options().intra_op_num_threads == 1
     assert two._session.get_session_options().intra_op_num_threads == 2
-
-
-def test_serve_runs_the_model_on_one_thread_unless_told_otherwise() -> None:
-    assert Settings().embed_threads is None
-    assert Settings().serving().embed_threads == 1
-    assert Settings(embed_threads=2).serving().embed_threads == 2
-    assert Settings(serve_threads=3).serving().serve_threads == 3  # the rest is kept
 
 
 def test_a_remote_embedder_takes_no_threads() -> None:

@@ -508,7 +508,7 @@ def serve(
     from knotwork.adapters.mcp import build_server
     from knotwork.services.access import of_workspace
 
-    settings = _settings(ctx).serving()
+    settings = _settings(ctx)
     host = host or settings.host
     port = port or settings.port
     tokens = TokenBook(settings.tokens_path())

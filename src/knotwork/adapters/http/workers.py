@@ -36,7 +36,7 @@ def app() -> Any:
 
     given = json.loads(os.environ[ENV])
 
-    settings = Settings().serving()
+    settings = Settings()
     heap.limit_arenas(settings.serve_malloc_arenas)
     heap.Trimmer(settings.serve_trim_interval).start()  # a daemon thread, for the process's life
     mem = open_store(given["db"], settings=settings)  # held for the process's life; closed when it exits
