@@ -20,14 +20,14 @@ MODEL_KEY = "embedding_model"
 
 
 @functools.lru_cache(maxsize=4)
-def embedder_for(spec: str) -> Embedder | None:
-    """One embedder per spec per process: many stores (and tests) share the loaded model."""
+def embedder_for(spec: str, threads: int | None = None) -> Embedder | None:
+    """One embedder per spec (and thread count) per process: many stores (and tests) share the loaded model."""
     if spec == "none":
         return None
     from knotwork.embed import make_embedder
 
     try:
-        return make_embedder(spec)
+        return make_embedder(spec, threads=threads)
     except ValueError as exc:
         raise InvalidInput("embedder", str(exc)) from None
 
@@ -92,7 +92,7 @@ def open(
     target = str(path_or_url) if path_or_url is not None else settings.database()
     store = open_store(target, settings, tracer)
     try:
-        embedder = embedder_for(settings.embedder)
+        embedder = embedder_for(settings.embedder, settings.embed_threads)
         if not reembed:
             check_model(store, embedder)
     except BaseException:

@@ -40,6 +40,14 @@ class Settings(BaseSettings):
         default="minilm",
         description="Embedding model: minilm (bundled, offline), openai:<model>@<base_url>, fastembed:<name>, or none.",
     )
+    embed_threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="onnxruntime threads per run of a local embedding model (minilm, fastembed); unset: one per core. "
+        "1 spends 10-20% less CPU per text (same vectors to the last bit) but a run no longer spreads over two cores: "
+        "worth trying for `knotwork serve` on a machine of its own (bench/RESULTS.md, \"Serve, round 5\").",
+    )
     blas_threads: int = Field(
         default=1,
         ge=0,

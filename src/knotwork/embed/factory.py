@@ -35,11 +35,12 @@ SPEC_HELP = (
 _OPENAI = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$", re.IGNORECASE)
 
 
-def make_embedder(spec: str | None = None, *, api_key: str | None = None, **options: Any) -> Embedder:
+def make_embedder(spec: str | None = None, *, api_key: str | None = None, threads: int | None = None, **options: Any) -> Embedder:
     """The embedder a spec names (see the module docstring for the syntax).
 
     ``options`` go to the embedder's constructor (``batch_size``,
-    ``query_cache_size``, ``max_tokens``, ...). Nothing is loaded or
+    ``query_cache_size``, ``max_tokens``, ...). ``threads``: onnxruntime threads per run of a model this
+    process runs (minilm, fastembed; default one per core); a remote embedder has none. Nothing is loaded or
     contacted here: models load and servers are asked on first use.
 
     Raises:
@@ -51,13 +52,13 @@ def make_embedder(spec: str | None = None, *, api_key: str | None = None, **opti
     if kind in ("", "minilm", "default") and not rest:
         from knotwork.embed.onnx_minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder(**options)
+        return MiniLMEmbedder(threads=threads, **options)
     if kind == "openai":
         return _openai(text, rest.strip(), api_key, options)
     if kind == "fastembed":
         from knotwork.embed.fastembed_provider import DEFAULT_MODEL, FastEmbedEmbedder
 
-        return FastEmbedEmbedder(rest.strip() or DEFAULT_MODEL, **options)
+        return FastEmbedEmbedder(rest.strip() or DEFAULT_MODEL, threads=threads, **options)
     raise ValueError(f"unknown embedder spec {spec!r}: {SPEC_HELP}")
 
 
