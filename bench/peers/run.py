@@ -195,7 +195,13 @@ def main() -> None:
                    help="keep the figures of systems not run now from results/<data set>.json (same data only)")
     p.add_argument("--knotwork-consolidate", choices=("off", "on"), default="on" if systems.CONSOLIDATE else "off",
                    help="knotwork's consolidation on every add; off (default) stores every turn, as the peers are driven to")
+    p.add_argument("--knotwork-env", action="append", default=[], metavar="KNOTWORK_X=VALUE",
+                   help="a setting for knotwork's server (repeatable), e.g. KNOTWORK_ENRICH_MAX_BACKLOG=1000000 to keep "
+                        "its graph out of the stream; its row is then a variant, not knotwork as shipped")
     args = p.parse_args()
+    if any("=" not in kv or not kv.startswith("KNOTWORK_") for kv in args.knotwork_env):
+        p.error("--knotwork-env takes KNOTWORK_<SETTING>=<value>")
+    knotwork_env = dict(kv.split("=", 1) for kv in args.knotwork_env)
     consolidate = args.knotwork_consolidate == "on"
     setting = {"consolidate": consolidate, "force": True,
                "why": systems.CONSOLIDATE_WHY if consolidate == systems.CONSOLIDATE else "on: knotwork as it ships (asked for)"}
@@ -213,6 +219,8 @@ def main() -> None:
         for corpus, gold in sets:
             print(f"\n## {corpus.note}\n", flush=True)
             print(f"knotwork consolidation {setting['why']}\n", flush=True)
+            if knotwork_env:
+                print(f"knotwork's server runs with {knotwork_env} (a variant)\n", flush=True)
             load_start = os.getloadavg()
             figures: dict[str, dict[str, Any]] = {}
             started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -220,7 +228,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 print(f"{name}: running ...", file=sys.stderr, flush=True)
                 out = systems.drive(name, corpus.to_json(), args.work / corpus.name / name, embed_url=embed_url, budget_s=args.budget,
-                                   knotwork_consolidate=consolidate)
+                                   knotwork_consolidate=consolidate, knotwork_env=knotwork_env)
                 figures[name] = score(corpus.name, out, gold)
                 figures[name]["wall_s"] = time.perf_counter() - t0
                 figures[name]["loadavg_after"] = os.getloadavg()
@@ -242,7 +250,7 @@ def main() -> None:
             print(f"\nload average (1 min) {load_start[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} cpus.", flush=True)
             report = {
                 "data": corpus.note, "started": started, "docs": len(corpus.docs), "questions": len(corpus.questions),
-                "ks": KS, "limit": systems.LIMIT, "knotwork_settings": setting,
+                "ks": KS, "limit": systems.LIMIT, "knotwork_settings": setting | {"env": knotwork_env},
                 "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                             "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
                 "systems": figures,

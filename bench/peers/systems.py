@@ -198,9 +198,10 @@ class KnotworkMcp(McpSystem):
     # the new memory (ADD, SUPERSEDE), the one that took the text (UPDATE) or the one already holding it (NOOP).
     ID = re.compile(r"\(id ([0-9A-Z]{26})\)")
 
-    def __init__(self, embed_url: str, consolidate: bool = CONSOLIDATE) -> None:
+    def __init__(self, embed_url: str, consolidate: bool = CONSOLIDATE, env: dict[str, str] | None = None) -> None:
         super().__init__(embed_url)
         self.consolidate = consolidate
+        self.env = env or {}  # KNOTWORK_* settings for the server (a measurement's variant); none by default
         self.keys_of_id: dict[str, list[str]] = defaultdict(list)
 
     def version(self) -> str:
@@ -209,7 +210,7 @@ class KnotworkMcp(McpSystem):
         return version("knotwork")
 
     def server(self, store: Path) -> StdioServerParameters:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")} | self.env
         return StdioServerParameters(command=str(Path(sys.executable).parent / "knotwork"),
                                      args=["mcp", "--db", str(store / "knotwork.db")], env=env)
 
@@ -453,17 +454,19 @@ async def _drive_mcp(system: McpSystem, corpus: dict[str, Any], root: Path, budg
 
 
 def drive(
-    name: str, corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float, knotwork_consolidate: bool = CONSOLIDATE
+    name: str, corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float, knotwork_consolidate: bool = CONSOLIDATE,
+    knotwork_env: dict[str, str] | None = None,
 ) -> Outcome:
     """Run one system on one corpus in ``root`` (emptied first); never raises, the Outcome says what failed.
-    ``knotwork_consolidate``: knotwork's ``consolidate`` on every add (see CONSOLIDATE)."""
+    ``knotwork_consolidate``: knotwork's ``consolidate`` on every add (see CONSOLIDATE); ``knotwork_env``: KNOTWORK_*
+    settings for its server (none by default: it runs as shipped)."""
     import shutil
 
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     if name == "mem0":
         return _drive_mem0(corpus, root, embed_url=embed_url, budget_s=budget_s)
-    system = KnotworkMcp(embed_url, knotwork_consolidate) if name == "knotwork" else MCP_SYSTEMS[name](embed_url)
+    system = KnotworkMcp(embed_url, knotwork_consolidate, knotwork_env) if name == "knotwork" else MCP_SYSTEMS[name](embed_url)
     out = Outcome(name, system.version())
     why = system.installed()
     if why:
