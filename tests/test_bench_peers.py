@@ -79,3 +79,33 @@ def test_knotwork_with_consolidation_maps_an_updated_turn_to_the_memory_that_too
     plain = systems.drive("knotwork", corpus, tmp_path / "kw-off", embed_url="", budget_s=120)
     assert plain.error is None and plain.ingested == 3
     assert set(plain.ranked["q1"][:2]) == {"t#0", "t#1"}  # without consolidation each turn is its own memory
+
+
+def test_the_embedding_server_counts_the_tokens_it_was_given_and_the_ones_the_model_ran() -> None:
+    """A text longer than the model's window is cut to 256 tokens by ``embed()``: /stats tells the tokens given
+    from the tokens run, which is how bench/peers shows what each peer's adds really put through the model."""
+    import httpx
+    import run
+
+    long_text = " ".join(f"word{i}" for i in range(200))  # well over 256 WordPiece tokens
+    with run.EmbedServer() as url:
+        before = systems.embed_stats(url)
+        got = httpx.post(url, json={"input": [long_text, "a short one"]}, timeout=60).json()
+        after = systems.embed_stats(url)
+    assert len(got["data"]) == 2
+    spent = {k: after[k] - before.get(k, 0) for k in after}
+    assert spent["requests"] == 1 and spent["texts"] == 2 and spent["truncated"] == 1
+    from knotwork.embed.onnx_minilm import MiniLMEmbedder
+
+    tok = MiniLMEmbedder()._tokenizer_ready()
+    long_n, short_n = len(tok.encode(long_text).ids), len(tok.encode("a short one").ids)
+    assert long_n > 256
+    assert spent["tokens"] == long_n + short_n
+    assert spent["tokens_run"] == 256 + short_n
+    assert spent["model_cpu_s"] > 0
+
+
+def test_knotwork_ingest_counts_its_own_cpu(tmp_path: Path) -> None:
+    out = systems.drive("knotwork", CORPUS, tmp_path / "kw", embed_url="", budget_s=120)
+    assert out.error is None, out.error
+    assert out.ingest_cpu["system_cpu_s"] > 0  # the server processes' CPU during the adds (model runs included)

@@ -308,6 +308,42 @@ def test_under_a_steady_stream_the_backlog_stays_bounded(tmp_path: Path) -> None
         assert 5 <= most_behind < 40, "the backlog was not held near its bound while the adds streamed"
 
 
+def test_past_the_bound_the_worker_takes_a_share_of_the_time_that_grows_with_the_backlog(tmp_path: Path) -> None:
+    """While adds stream past ``enrich_max_backlog``, a batch is followed by a rest that leaves the adds most of
+    the time near the bound, and none at twice the bound, where the worker reads in as fast as it can."""
+    from knotwork.app import open_store
+    from knotwork.service import Knotwork
+    from knotwork.services.enrichment import HARD_BACKLOG
+    from tests.test_similar import RandomEmbedder
+
+    class SlowEmbedder(RandomEmbedder):
+        def embed(self, texts: list[str]):  # noqa: ANN201
+            time.sleep(0.2)  # every model run, the batch's entity names too: a read-in takes at least this long
+            return super().embed(texts)
+
+    bound = 10
+    s = settings(tmp_path, enrich_quiet=30, enrich_max_backlog=bound, enrich_batch=1, enrich_close_wait=0)
+    with Knotwork(open_store(str(tmp_path / "share.db"), s), settings=s, embedder=SlowEmbedder()) as mem:
+        mem.enrichment.stop()  # the deferral is asked by hand, as the worker asks it between two batches
+        for i in range(bound + 4):
+            mem.add(f"{NAMES[i]} met {NAMES[(i + 7) % len(NAMES)]} in {CITIES[i % 5]}.", workspace="w", force=True)
+        assert mem.enrichment.share() == pytest.approx(5 / 11)  # 14 pending: past the bound by 4 of 10
+        assert mem.enrichment.deferral() == 0.0  # no batch yet to rest after: one goes at once
+        assert mem.enrichment.drain_once() == 1
+        took = mem.enrichment.seconds
+        assert took >= 0.2, "the batch embedded no entity name: the rest below would be too short to see"
+        share = mem.enrichment.share()
+        assert share == pytest.approx(4 / 11)  # 13 pending
+        wait = mem.enrichment.deferral()
+        assert 0.5 * took * (1 - share) / share < wait <= took * (1 - share) / share, "no rest after a batch past the bound"
+        for i in range(bound * HARD_BACKLOG - 12):  # the stream goes on: twice the bound pending after the next batch
+            mem.add(f"{line(i)} Later {i}.", workspace="w", force=True)
+        assert mem.enrichment.drain_once() == 1
+        assert mem.enrichment_backlog()["pending"] == bound * HARD_BACKLOG
+        assert mem.enrichment.share() == 1.0
+        assert mem.enrichment.deferral() == 0.0  # at twice the bound, batch after batch: the graph falls no further behind
+
+
 COUNT_QUEUE = "coalesce(sum(claimed_by IS NULL AND attempts < ?), 0)"  # the store's count of the queue (enrich_counts)
 
 

@@ -21,6 +21,17 @@ from pathlib import Path
 LIMIT = 10
 
 
+def embed_stats(embed_url: str) -> dict:
+    """bench/peers/embed_server.py's counters so far ({} if it has none)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(embed_url.rsplit("/v1/", 1)[0] + "/stats", timeout=10) as fh:
+            return json.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--corpus", type=Path, required=True)
@@ -44,6 +55,7 @@ def main() -> None:
             "llm": {"provider": "openai", "config": {"model": "none", "api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"}},
             "history_db_path": str(args.store / "history.db"),
         })
+        embed_before, cpu_before = embed_stats(args.embed_url), time.process_time()
         start = time.perf_counter()
         for d in corpus["docs"]:
             role = "assistant" if d["text"].startswith("assistant:") else "user"
@@ -52,6 +64,10 @@ def main() -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"ingest passed the {args.budget:.0f} s budget after {out['ingested']} memories")
         out["ingest_s"] = time.perf_counter() - start
+        # Mem0 runs in this process: its CPU during the adds, and what the embedding server did for them.
+        after = embed_stats(args.embed_url)
+        out["ingest_cpu"] = {"system_cpu_s": time.process_time() - cpu_before,
+                             "embed": {k: v - embed_before.get(k, 0) for k, v in after.items()}}
         asks = corpus["questions"]
         memory.search(asks[0]["text"], top_k=LIMIT, filters={"user_id": asks[0]["part"]})  # warm-up, untimed
         for q in asks:

@@ -112,7 +112,52 @@ def score(name: str, out: systems.Outcome, gold: list[Any]) -> dict[str, Any]:
     fig["store_bytes"] = out.store_bytes
     if out.graph:
         fig["graph"] = out.graph
+    if out.ingest_cpu and out.ingested:
+        fig["ingest_cpu"] = per_add(out.ingest_cpu, out.ingested)
     return fig
+
+
+def per_add(usage: dict[str, Any], n: int) -> dict[str, Any]:
+    """The adds' CPU and the tokens embedded for them, per memory (``usage``: Outcome.ingest_cpu)."""
+    embed = usage.get("embed") or {}
+    got: dict[str, Any] = {"raw": usage, "system_cpu_ms": usage.get("system_cpu_s", 0.0) / n * 1000}
+    if embed.get("texts"):
+        got.update(texts=embed["texts"] / n, tokens=embed["tokens"] / n, tokens_run=embed["tokens_run"] / n,
+                   truncated=embed["truncated"] / n, model_cpu_ms=embed["model_cpu_s"] / n * 1000)
+    return got
+
+
+def knotwork_tokens(texts: list[str]) -> dict[str, float]:
+    """What knotwork's add embeds per memory: its passages (``MiniLMEmbedder.chunks``) and their tokens, [CLS] and
+    [SEP] included, against the tokens of each text as one (uncut) sequence. Tokenizer only, no model run."""
+    from knotwork.embed.onnx_minilm import MiniLMEmbedder
+
+    emb = MiniLMEmbedder()
+    tok = emb._tokenizer_ready()
+    passages = whole = run = 0
+    for text in texts:
+        parts = emb.chunks(text)
+        passages += len(parts)
+        run += sum(len(e.ids) for e in tok.encode_batch(parts))
+        whole += len(tok.encode(text).ids)
+    n = max(1, len(texts))
+    return {"texts": passages / n, "tokens": whole / n, "tokens_run": run / n}
+
+
+def cost_table(figures: dict[str, dict[str, Any]]) -> str:
+    """Per add, during the stream: the system's own CPU, and what the shared embedding server did for it."""
+    head = ["system", "ingest mem/s", "own CPU ms/add", "texts embedded/add", "tokens/add (as given)",
+            "tokens run/add", "cut at 256 tokens", "embed-server model CPU ms/add", "CPU ms/add, both"]
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for system, f in figures.items():
+        c = f.get("ingest_cpu")
+        if not c:
+            continue
+        both = c["system_cpu_ms"] + c.get("model_cpu_ms", 0.0)
+        lines.append("| " + " | ".join([
+            system, fmt(f.get("ingest_per_s"), 1), fmt(c["system_cpu_ms"], 1), fmt(c.get("texts"), 2), fmt(c.get("tokens"), 0),
+            fmt(c.get("tokens_run"), 0), fmt(c.get("truncated"), 3), fmt(c.get("model_cpu_ms"), 1), fmt(both, 1)]) + " |")
+    return "\n".join(lines)
 
 
 def fmt(v: Any, digits: int = 3) -> str:
@@ -150,7 +195,13 @@ def main() -> None:
                    help="keep the figures of systems not run now from results/<data set>.json (same data only)")
     p.add_argument("--knotwork-consolidate", choices=("off", "on"), default="on" if systems.CONSOLIDATE else "off",
                    help="knotwork's consolidation on every add; off (default) stores every turn, as the peers are driven to")
+    p.add_argument("--knotwork-env", action="append", default=[], metavar="KNOTWORK_X=VALUE",
+                   help="a setting for knotwork's server (repeatable), e.g. KNOTWORK_ENRICH_MAX_BACKLOG=1000000 to keep "
+                        "its graph out of the stream; its row is then a variant, not knotwork as shipped")
     args = p.parse_args()
+    if any("=" not in kv or not kv.startswith("KNOTWORK_") for kv in args.knotwork_env):
+        p.error("--knotwork-env takes KNOTWORK_<SETTING>=<value>")
+    knotwork_env = dict(kv.split("=", 1) for kv in args.knotwork_env)
     consolidate = args.knotwork_consolidate == "on"
     setting = {"consolidate": consolidate, "force": True,
                "why": systems.CONSOLIDATE_WHY if consolidate == systems.CONSOLIDATE else "on: knotwork as it ships (asked for)"}
@@ -168,6 +219,8 @@ def main() -> None:
         for corpus, gold in sets:
             print(f"\n## {corpus.note}\n", flush=True)
             print(f"knotwork consolidation {setting['why']}\n", flush=True)
+            if knotwork_env:
+                print(f"knotwork's server runs with {knotwork_env} (a variant)\n", flush=True)
             load_start = os.getloadavg()
             figures: dict[str, dict[str, Any]] = {}
             started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -175,13 +228,19 @@ def main() -> None:
                 t0 = time.perf_counter()
                 print(f"{name}: running ...", file=sys.stderr, flush=True)
                 out = systems.drive(name, corpus.to_json(), args.work / corpus.name / name, embed_url=embed_url, budget_s=args.budget,
-                                   knotwork_consolidate=consolidate)
+                                   knotwork_consolidate=consolidate, knotwork_env=knotwork_env)
                 figures[name] = score(corpus.name, out, gold)
                 figures[name]["wall_s"] = time.perf_counter() - t0
                 figures[name]["loadavg_after"] = os.getloadavg()
                 print(f"{name}: {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f}"
                       + (f", {out.error}" if out.error else ""), file=sys.stderr, flush=True)
             print(table(corpus.name, figures))
+            if "knotwork" in figures and figures["knotwork"].get("ingest_cpu"):
+                # knotwork embeds in its own process (its own CPU above holds its model runs); what it embeds:
+                figures["knotwork"]["ingest_cpu"].update(knotwork_tokens([d.text for d in corpus.docs]))
+            print("\nwhat one add costs during the stream (CPU: the system's own processes; the embedding server's model "
+                  "calls for it; knotwork's own CPU holds its model runs and, past its backlog bound, its graph's):\n")
+            print(cost_table(figures))
             for name, f in figures.items():
                 if f.get("graph"):
                     g = f["graph"]
@@ -191,7 +250,7 @@ def main() -> None:
             print(f"\nload average (1 min) {load_start[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} cpus.", flush=True)
             report = {
                 "data": corpus.note, "started": started, "docs": len(corpus.docs), "questions": len(corpus.questions),
-                "ks": KS, "limit": systems.LIMIT, "knotwork_settings": setting,
+                "ks": KS, "limit": systems.LIMIT, "knotwork_settings": setting | {"env": knotwork_env},
                 "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                             "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
                 "systems": figures,

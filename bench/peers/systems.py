@@ -50,12 +50,63 @@ class Outcome:
     tools_list: str | None = None  # the tools/list result as JSON, for MCP systems
     store_bytes: int = 0
     graph: dict[str, Any] = field(default_factory=dict)  # knotwork: its store as the server left it, and drained
+    # During the adds only: CPU seconds of the system's own processes (``system_cpu_s``) and what the shared
+    # embedding server did for it (``embed``: texts, tokens, tokens_run, model_cpu_s ..., see embed_server.py)
+    ingest_cpu: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
 
 
 def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def _cpu_of_descendants() -> float:
+    """User + system CPU seconds so far of every live process below this one, the embedding server's left out
+    (its work is counted by the server itself, per system: ``embed_stats``). 0.0 where /proc is missing."""
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    skip: set[int] = set()
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            if b"embed_server.py" in (entry / "cmdline").read_bytes():
+                skip.add(int(entry.name))
+        except OSError:
+            continue
+        parent[int(entry.name)] = int(fields[1])
+        cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    me = os.getpid()
+    total = 0.0
+    for pid, seconds in cpu.items():
+        up = pid
+        while up in parent and up != me and up not in skip:
+            up = parent[up]
+        if up == me and pid != me:
+            total += seconds
+    return total
+
+
+def embed_stats(embed_url: str) -> dict[str, Any]:
+    """The embedding server's counters so far (bench/peers/embed_server.py ``/stats``); {} if it has none."""
+    import httpx
+
+    try:
+        return httpx.get(embed_url.rsplit("/v1/", 1)[0] + "/stats", timeout=10).json()
+    except (httpx.HTTPError, ValueError):
+        return {}
+
+
+def add_usage(into: dict[str, Any], cpu_before: float, embed_before: dict[str, Any], embed_url: str) -> None:
+    """Add what the system's processes and the embedding server spent since ``cpu_before``/``embed_before``."""
+    into["system_cpu_s"] = into.get("system_cpu_s", 0.0) + _cpu_of_descendants() - cpu_before
+    after = embed_stats(embed_url)
+    spent = into.setdefault("embed", {})
+    for k, v in after.items():
+        spent[k] = spent.get(k, 0) + v - embed_before.get(k, 0)
 
 
 def text_of(result: Any) -> str:
@@ -106,6 +157,8 @@ class McpSystem:
         return text
 
 
+# A peer's console script is started by its virtualenv's Python, not through its ``#!`` line: that line names the
+# folder the virtualenv was created in, and a copied or linked cache (another checkout's) would point elsewhere.
 def _venv_installed(name: str) -> str | None:
     folder = CACHE / name
     if (folder / ".installed").exists():
@@ -145,9 +198,10 @@ class KnotworkMcp(McpSystem):
     # the new memory (ADD, SUPERSEDE), the one that took the text (UPDATE) or the one already holding it (NOOP).
     ID = re.compile(r"\(id ([0-9A-Z]{26})\)")
 
-    def __init__(self, embed_url: str, consolidate: bool = CONSOLIDATE) -> None:
+    def __init__(self, embed_url: str, consolidate: bool = CONSOLIDATE, env: dict[str, str] | None = None) -> None:
         super().__init__(embed_url)
         self.consolidate = consolidate
+        self.env = env or {}  # KNOTWORK_* settings for the server (a measurement's variant); none by default
         self.keys_of_id: dict[str, list[str]] = defaultdict(list)
 
     def version(self) -> str:
@@ -156,7 +210,7 @@ class KnotworkMcp(McpSystem):
         return version("knotwork")
 
     def server(self, store: Path) -> StdioServerParameters:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")} | self.env
         return StdioServerParameters(command=str(Path(sys.executable).parent / "knotwork"),
                                      args=["mcp", "--db", str(store / "knotwork.db")], env=env)
 
@@ -259,7 +313,7 @@ class McpMemoryService(McpSystem):
             MCP_CONSOLIDATION_ENABLED="false",
             MCP_MEMORY_ENABLE_DISCOVERY="false",
         )
-        return StdioServerParameters(command=str(venv / "memory"), args=["server"], env=env)
+        return StdioServerParameters(command=str(venv / "python"), args=[str(venv / "memory"), "server"], env=env)
 
     async def add(self, session: ClientSession, key: str, text: str, part: str) -> None:
         # conversation_id: its documented switch for storing conversation turns; it skips the semantic
@@ -326,7 +380,7 @@ class BasicMemory(McpSystem):
             BASIC_MEMORY_CLOUD_MODE="false",
             HF_HUB_OFFLINE="1",
         )
-        return StdioServerParameters(command=str(venv / "basic-memory"), args=["mcp"], env=env)
+        return StdioServerParameters(command=str(venv / "python"), args=[str(venv / "basic-memory"), "mcp"], env=env)
 
     async def add(self, session: ClientSession, key: str, text: str, part: str) -> None:
         title = f"m{len(self.key_of_title):06d}"
@@ -374,6 +428,7 @@ async def _drive_mcp(system: McpSystem, corpus: dict[str, Any], root: Path, budg
                         out.tools_list = json.dumps(
                             [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools.tools], separators=(",", ":")
                         )
+                    cpu_before, embed_before = _cpu_of_descendants(), embed_stats(system.embed_url)
                     start = time.perf_counter()
                     for d in docs:
                         await system.add(session, d["key"], d["text"], part)
@@ -381,6 +436,7 @@ async def _drive_mcp(system: McpSystem, corpus: dict[str, Any], root: Path, budg
                         if time.monotonic() > deadline:
                             raise TimeoutError(f"ingest passed the {budget_s:.0f} s budget after {out.ingested} of {len(corpus['docs'])} memories")
                     out.ingest_s += time.perf_counter() - start
+                    add_usage(out.ingest_cpu, cpu_before, embed_before, system.embed_url)
                     if asks[part]:  # one untimed warm-up search per server: a first search may build caches
                         await session.call_tool(system.search_tool, system.search_args(asks[part][0]["text"], part))
                     first = False
@@ -398,17 +454,19 @@ async def _drive_mcp(system: McpSystem, corpus: dict[str, Any], root: Path, budg
 
 
 def drive(
-    name: str, corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float, knotwork_consolidate: bool = CONSOLIDATE
+    name: str, corpus: dict[str, Any], root: Path, *, embed_url: str, budget_s: float, knotwork_consolidate: bool = CONSOLIDATE,
+    knotwork_env: dict[str, str] | None = None,
 ) -> Outcome:
     """Run one system on one corpus in ``root`` (emptied first); never raises, the Outcome says what failed.
-    ``knotwork_consolidate``: knotwork's ``consolidate`` on every add (see CONSOLIDATE)."""
+    ``knotwork_consolidate``: knotwork's ``consolidate`` on every add (see CONSOLIDATE); ``knotwork_env``: KNOTWORK_*
+    settings for its server (none by default: it runs as shipped)."""
     import shutil
 
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     if name == "mem0":
         return _drive_mem0(corpus, root, embed_url=embed_url, budget_s=budget_s)
-    system = KnotworkMcp(embed_url, knotwork_consolidate) if name == "knotwork" else MCP_SYSTEMS[name](embed_url)
+    system = KnotworkMcp(embed_url, knotwork_consolidate, knotwork_env) if name == "knotwork" else MCP_SYSTEMS[name](embed_url)
     out = Outcome(name, system.version())
     why = system.installed()
     if why:

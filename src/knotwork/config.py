@@ -122,9 +122,9 @@ class Settings(BaseSettings):
         "before it reads a batch in, so that adds streaming in have the cores to themselves; 0: at once.",
     )
     enrich_max_backlog: int = Field(
-        default=1000, ge=0, description="Memories queued for the graph at most while the enrichment worker defers "
-        "to streaming adds: past it, it reads a batch in between them, so the graph is never further behind than "
-        "this while adds go on (0: never defer).",
+        default=1000, ge=0, description="Memories queued for the graph before the enrichment worker reads batches "
+        "in between streaming adds: past it, it takes a share of the time that grows with the backlog, all of it at "
+        "twice this, so the graph is never further behind than twice this while adds go on (0: never defer).",
     )
     enrich_claim_timeout: float = Field(
         default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "

@@ -57,6 +57,9 @@ if TYPE_CHECKING:
 ERROR_CHARS = 500
 RECLAIM_EVERY = 5.0  # seconds between looks for the claims of dead workers
 WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
+# While adds stream, the backlog at which the worker reads in as fast as it can, as a multiple of enrich_max_backlog
+# (between the bound and this, it takes a share of the time that grows with the backlog: Enrichment.deferral)
+HARD_BACKLOG = 2
 log = logging.getLogger("knotwork.enrichment")
 
 
@@ -137,6 +140,8 @@ class Enrichment:
         self.seconds = 0.0  # time this object spent reading memories into the graph
         self.memories = 0
         self.batches = 0  # claims this object read in (a batch tried again item by item counts once)
+        self._batch_took = 0.0  # wall seconds of this object's last read-in, and time.monotonic() at its end
+        self._batch_ended = 0.0
 
     @property
     def background(self) -> bool:
@@ -207,7 +212,9 @@ class Enrichment:
                             self._read_in([item])
                         except Exception as one:  # noqa: BLE001 - recorded on the item, tried again later
                             self._failed([item], one)
-            self.seconds += time.perf_counter() - started
+            self._batch_took = time.perf_counter() - started
+            self._batch_ended = time.monotonic()
+            self.seconds += self._batch_took
             self.memories += len(items)
             self.batches += 1
             return len(items)
@@ -246,18 +253,40 @@ class Enrichment:
         Trigger: an add of this process is in flight, or ended less than ``enrich_quiet`` seconds ago (an add
         slower than that, on a busy machine, must not let the worker in between it and the next). Why: a parse and the
         entity vectors of a batch take the cores (and the embedder) an add streaming in next needs, so each
-        add waits for them. Outcome: the worker waits until the adds pause, then drains; but once more than
-        ``enrich_max_backlog`` memories are queued it reads a batch in between the adds, so under a steady
-        stream the graph stays at most that far behind (a bound in memories, not in time: a stream of any
-        length keeps its adds fast until then, and the catch-up after it is bounded too).
+        add waits for them. Outcome: the worker waits until the adds pause, then drains at full speed. Under a
+        stream that does not pause, once ``enrich_max_backlog`` memories are queued the worker takes a share of
+        the time that grows with the backlog (:meth:`share`): after each batch it rests so that its batches fill
+        that share, from almost none at the bound to all of it at ``HARD_BACKLOG`` times the bound, where it reads
+        batches in between the adds as fast as it can. So the adds keep most of the cores for as long as the
+        backlog allows, and the graph is never more than ``HARD_BACKLOG`` times the bound behind (a bound in
+        memories, not in time: a stream of any length keeps its adds fast until then, and the catch-up after it
+        is bounded too).
         """
         quiet = self.settings.enrich_quiet
         if quiet <= 0:
             return 0.0
         left = quiet if self._writing else self._last_add + quiet - time.monotonic()
-        if left <= 0 or self._backlog_reached():
+        if left <= 0:
             return 0.0
-        return left
+        share = self.share()
+        if share <= 0.0:
+            return left
+        if share >= 1.0:
+            return 0.0
+        # A batch that took b seconds is followed by b * (1 - share) / share seconds of rest: batches fill ``share``.
+        rest = self._batch_took * (1.0 - share) / share - (time.monotonic() - self._batch_ended)
+        return min(left, rest) if rest > 0 else 0.0
+
+    def share(self) -> float:
+        """The worker's share of the time while adds stream: 0 under ``enrich_max_backlog`` pending memories, then
+        rising with the backlog, linearly, from almost none at the bound to 1 at ``HARD_BACKLOG`` times it."""
+        if not self._backlog_reached():
+            return 0.0
+        bound = self.settings.enrich_max_backlog
+        with self._count_lock:
+            pending = self._pending or 0
+        span = bound * (HARD_BACKLOG - 1)
+        return 1.0 if span <= 0 else min(1.0, (pending - bound + 1) / (span + 1))
 
     def _counted(self, change: int) -> None:
         """This object queued (``change`` > 0) or claimed memories: its count of the pending ones follows."""
