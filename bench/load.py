@@ -77,6 +77,20 @@ def build(path: Path, size: int, batch: int = 1000) -> None:
     os.replace(tmp, path)
 
 
+
+def wait_for_server(base: str, server: subprocess.Popen, log: Path, seconds: float) -> None:
+    """Until ``base``'s /status answers 200; exit with the server's log if it dies or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx2.get(f"{base}/status", timeout=5).status_code == 200:
+                return
+        except httpx2.HTTPError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            raise SystemExit(f"server did not start: {log.read_text()}")
+        time.sleep(0.2)
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -378,16 +392,7 @@ def main() -> None:
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://{HOST}:{port}"
     try:
-        deadline = time.monotonic() + (120 if args.tracemalloc is None else 900)
-        while True:
-            try:
-                if httpx2.get(f"{base}/status", timeout=5).status_code == 200:
-                    break
-            except httpx2.HTTPError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise SystemExit(f"server did not start: {(work / 'serve.log').read_text()}")
-            time.sleep(0.2)
+        wait_for_server(base, server, work / "serve.log", 120 if args.tracemalloc is None else 900)
         with httpx2.Client(base_url=base, timeout=TIMEOUT_S) as http:  # warm-up: the first search loads the indexes
             for i in range(20):
                 http.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})

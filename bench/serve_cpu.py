@@ -42,7 +42,7 @@ import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ingest import WORDS  # noqa: E402
-from load import CACHE, HOST, KNOTWORK, Lean, build, cpu_s_tree, free_port, loadavg, py_spy  # noqa: E402
+from load import CACHE, HOST, KNOTWORK, Lean, build, cpu_s_tree, free_port, loadavg, py_spy, wait_for_server  # noqa: E402
 
 
 def searches(n: int, seed: int = 1) -> list[dict[str, object]]:
@@ -90,16 +90,7 @@ def one_round(cached: Path, n: int, profile: Path | None, label: str, server_env
     base = f"http://{HOST}:{port}"
     out: dict[str, dict[str, float]] = {}
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx2.get(f"{base}/status", timeout=5).status_code == 200:
-                    break
-            except httpx2.HTTPError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise SystemExit(f"server did not start: {(work / 'serve.log').read_text()}")
-            time.sleep(0.2)
+        wait_for_server(base, server, work / "serve.log", 120)
         client = Lean(HOST, port)
         for i in range(20):  # warm-up: the readers, the indexes (texts the measured requests never send)
             client.post("/search", json={"query": f"deploy cache {i}", "workspace": "api"})
