@@ -175,6 +175,11 @@ class Settings(BaseSettings):
         default=None,
         description="Bearer token the REST API and /mcp require; needed to bind anywhere but a loopback address.",
     )
+    allowed_hosts: str = Field(
+        default="",
+        description="Host names (comma-separated) a loopback server without a token answers besides loopback"
+        " addresses and localhost, such as a name of /etc/hosts pointing at 127.0.0.1.",
+    )
     tokens_file: str | None = Field(
         default=None,
         description="API tokens bound to workspaces (`knotwork token create`); default home/tokens.json.",

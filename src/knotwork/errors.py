@@ -48,6 +48,11 @@ class InvalidInput(KnotworkError, ValueError):
         super().__init__(f"{self.field}: {self.problem}")
 
 
+class Forbidden(InvalidInput):
+    """An operation the caller's scope does not allow: a write with a read-only token, a workspace outside
+    its token, an operation of the owner's. HTTP answers 403; the CLI and MCP treat it as any refusal."""
+
+
 #: How each surface says "ask that workspace": the CLI's option, the argument of an MCP tool or a REST call.
 WORKSPACE_ARG = 'workspace="{}"'
 CLI_WORKSPACE_ARG = "-w {}"

@@ -2,7 +2,7 @@
 
 One server, an owner's token (``KNOTWORK_API_TOKEN``) and tokens bound to workspaces (``knotwork token
 create``): a caller limited to lab tries every read and write of the API on shop's memories, links, entities
-and facts, by full and short id, and must get 404 or a refusal (400), never one of shop's ids or words;
+and facts, by full and short id, and must get 404 or a refusal (403), never one of shop's ids or words;
 its own workspace and the global scope still work. The web UI's data and the hooks have their own file
 (``test_access_ui_hooks.py``), MCP too (``test_access_mcp.py``).
 """
@@ -94,7 +94,7 @@ def not_found(s: Store) -> list[Call]:
 
 
 def refused(s: Store) -> list[Call]:
-    """Workspaces outside lab's scope, '*', the global scope to write, the owner's operations: each 400."""
+    """Workspaces outside lab's scope, '*', the global scope to write, the owner's operations: each 403."""
     out: list[Call] = []
     for ws in ("shop", "*"):
         out += [
@@ -142,7 +142,9 @@ def test_a_caller_limited_to_lab_finds_nothing_of_shop_and_changes_nothing(serve
             answers.append((call, got.text))
         for call in refused(s):
             got = send(lab, call)
-            assert got.status_code == 400, (call, got.status_code, got.text)
+            # a scope refusal is 403; '*' where the operation takes no '*' at all is invalid input (400)
+            invalid_star = got.status_code == 400 and "'*' is not a valid name" in got.json()["error"]["message"]
+            assert got.status_code == 403 or invalid_star, (call, got.status_code, got.text)
             assert got.json()["error"]["field"], call  # the refusal names what it is about
             answers.append((call, got.text))
     assert s.leaked(answers) == []
@@ -248,7 +250,7 @@ def test_a_read_only_token_reads_its_workspace_and_writes_nothing(served: tuple[
             ("POST", "/import", ndjson(lab_record("01JQ5ZZZZZC00000000000000T", workspace="shop"))),
         ]:
             got = reader.request(method, path, **kwargs)
-            assert got.status_code == 400 and "read only" in got.json()["error"]["message"], (path, got.text)
+            assert got.status_code == 403 and "read only" in got.json()["error"]["message"], (path, got.text)
     with client(url, OWNER) as owner:
         assert owner.get(f"/memories/{s.shop}").json()["content"].startswith(SHOP_TEXT)
         assert owner.get(f"/facts/{s.shop_fact}").status_code == 200
@@ -260,8 +262,8 @@ def test_a_read_only_token_of_every_workspace_reads_them_all(served: tuple[str, 
         listed = {m["id"] for m in reader.get("/memories", params={"workspace": "*", "limit": 100}).json()["memories"]}
         assert {s.shop, s.lab, s.glob} <= listed
         assert reader.get("/stats").status_code == 200
-        assert reader.post("/memories", json={"content": "x", "workspace": "lab"}).status_code == 400
-        assert reader.post("/prune").status_code == 400
+        assert reader.post("/memories", json={"content": "x", "workspace": "lab"}).status_code == 403
+        assert reader.post("/prune").status_code == 403
 
 
 def test_writing_the_global_scope_takes_naming_it(served: tuple[str, Store]) -> None:
@@ -273,7 +275,7 @@ def test_writing_the_global_scope_takes_naming_it(served: tuple[str, Store]) -> 
         assert shop.get(f"/memories/{s.lab}").status_code == 404
     with client(url, s.tokens["lab"]) as lab:  # lab-bot reads what shop-bot wrote there, and may not change it
         assert lab.get(f"/memories/{made.json()['id']}").status_code == 200
-        assert lab.delete(f"/memories/{made.json()['id']}").status_code == 400
+        assert lab.delete(f"/memories/{made.json()['id']}").status_code == 403
 
 
 def test_a_revoked_or_unknown_token_is_refused(served: tuple[str, Store], run_cli) -> None:
@@ -301,10 +303,10 @@ def test_serve_with_a_workspace_limits_every_caller_to_it(start_http: Callable[.
         assert http.get(f"/memories/{lab}").status_code == 404
         assert http.get(f"/memories/{glob}").status_code == 200
         assert http.post("/memories", json={"content": "A shop note"}).json()["workspace"] == "shop"
-        assert http.post("/search", json={"query": "deploys", "workspace": "*"}).status_code == 400
-        assert http.post("/search", json={"query": "deploys", "workspace": "lab"}).status_code == 400
-        assert http.patch(f"/memories/{glob}", json={"content": "changed"}).status_code == 400
-        assert http.get("/stats").status_code == 400
+        assert http.post("/search", json={"query": "deploys", "workspace": "*"}).status_code == 403
+        assert http.post("/search", json={"query": "deploys", "workspace": "lab"}).status_code == 403
+        assert http.patch(f"/memories/{glob}", json={"content": "changed"}).status_code == 403
+        assert http.get("/stats").status_code == 403
 
 
 def test_the_openapi_spec_documents_401_and_404() -> None:
@@ -313,7 +315,7 @@ def test_the_openapi_spec_documents_401_and_404() -> None:
     with knotwork.open(":memory:", settings=Settings(embedder="none")) as mem:
         spec = create_app(mem, api_token="t").openapi()
     get_memory = spec["paths"]["/memories/{id}"]["get"]["responses"]
-    assert {"401", "404", "400"} <= set(get_memory)
+    assert {"401", "404", "400", "403"} <= set(get_memory)
     assert "scope" in get_memory["404"]["description"] and "token" in get_memory["401"]["description"]
 
 

@@ -58,7 +58,7 @@ def test_the_web_uis_data_stays_in_the_callers_scope(served: tuple[str, Store]) 
             assert lab.get(f"/ui/api/memories/{ref}/knowledge").status_code == 404
         for ws in ("shop", "*"):
             refused = lab.get("/ui/api/knowledge", params={"workspace": ws})
-            assert refused.status_code == 400 and refused.json()["error"]["field"] == "workspace"
+            assert refused.status_code == 403 and refused.json()["error"]["field"] == "workspace"
     with client(url, OWNER) as owner:  # the owner's pickers offer every workspace's
         choices = owner.get("/ui/api/choices").json()
         assert {"lab", "shop"} <= set(choices["workspaces"]) and "shopcategory" in choices["categories"]

@@ -9,7 +9,8 @@ from collections import Counter
 
 import pytest
 
-from knotwork import ALL_WORKSPACES
+import knotwork
+from knotwork import ALL_WORKSPACES, Settings
 from knotwork.search.lexical import analyze, analyze_query
 from knotwork.search import lexical_index
 from knotwork.search.lexical_index import B, K1, LexicalIndex
@@ -109,6 +110,27 @@ def test_the_analyzer_keeps_identifiers_whole_and_in_parts() -> None:
     for term in ["parse_config", "pars", "config", "reportsmodul", "report", "modul", "mk17", "adr", "0012", "zurich"]:
         assert term in terms
     assert analyze("decisions running") == analyze("decision run")  # stems
+
+
+def test_bm25_answers_only_memories_that_hold_a_word_of_the_query(target: str) -> None:
+    """Thousands of memories of random tokens (letters and digits, as ids and hashes are), random queries,
+    some held by a memory and some by none: every row the lexical source returns holds the query's token (a
+    query word's finest parts, such as ``ct`` of ``ct2m7``, must not match ``ct9q1``)."""
+    rng = random.Random(34)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    token = lambda: "".join(rng.choice(alphabet) for _ in range(5))  # noqa: E731
+    texts = [" ".join(token() for _ in range(6)) for _ in range(3000)]
+    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as m:
+        m.add_many([{"content": t} for t in texts])
+        held = found = 0
+        for i in range(200):
+            query = rng.choice(texts).split()[rng.randrange(6)] if i % 2 else token()
+            hits = m.search(query, recipe="memory_bm25", limit=10)
+            assert all(query in h.memory.content.split() for h in hits), (query, [h.memory.content for h in hits])
+            held += i % 2
+            found += bool(hits) and i % 2
+        assert found == held  # every token some memory holds is found: the test is not passing by finding nothing
+    assert analyze_query("parse_config ReportsModule") == ["parse_config", "pars", "config", "reportsmodul", "report", "modul"]
 
 
 def test_a_rare_exact_token_ranks_its_memory_first_with_the_default_recipe(mem) -> None:

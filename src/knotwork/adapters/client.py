@@ -31,7 +31,7 @@ from knotwork.domain.temporal import from_text
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, Found, NodeHit, QueueItem,
 )
-from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound
+from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, Forbidden, InvalidInput, KnotworkError, NotFound
 from knotwork.services.links import MetaRelation
 from knotwork.services.records import ImportReport
 
@@ -57,6 +57,10 @@ def error_from(status: int, body: Any, base: str) -> KnotworkError:
         field = str(error.get("field") or "request")
         problem = message[len(field) + 2:] if message.startswith(f"{field}: ") else message
         return InvalidInput(field, problem)
+    if kind == "forbidden" and status == 403:
+        field = str(error.get("field") or "request")
+        problem = message[len(field) + 2:] if message.startswith(f"{field}: ") else message
+        return Forbidden(field, problem)
     if kind == "ambiguous_id":
         candidates = list(error.get("candidates") or [])
         return _instance(AmbiguousId, message, candidates=candidates, total=len(candidates))

@@ -49,16 +49,46 @@ def _fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+# Segments of an identifier as a person writes its words: snake_case and camelCase / PascalCase pieces,
+# digits kept with the letters they follow or precede (``parse_config2`` -> parse, config2; ``HTTP2Server`` ->
+# HTTP2, Server; ``ct2m7`` stays whole).
+_CASE_BUMP = re.compile(r"(?<=[^\W_A-Z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _segments(word: str) -> list[str]:
+    return [seg for piece in word.split("_") if piece for seg in _CASE_BUMP.split(piece) if seg]
+
+
 @lru_cache(maxsize=200_000)
 def _terms_of_word(word: str) -> tuple[str, ...]:
-    """The index terms of one ``\\w+`` run: its stem, plus its parts' stems when it is a compound identifier."""
+    """The index terms of one ``\\w+`` run: its stem, plus, when it is a compound identifier, the stems of its
+    segments and of its finest parts (letters and digits apart: ``mk17`` -> mk, 17)."""
     whole = word.strip("_").lower()
     if not whole:
         return ()
     terms = [_STEMMER.stemWord(whole)]
+    segments = _segments(word)
+    if len(segments) > 1:
+        terms += [_STEMMER.stemWord(s.lower()) for s in segments if len(s) > 1]
     parts = _PARTS.findall(word)
     if len(parts) > 1:
         terms += [_STEMMER.stemWord(p.lower()) for p in parts if len(p) > 1]
+    return tuple(dict.fromkeys(terms))
+
+
+@lru_cache(maxsize=50_000)
+def _query_terms_of_word(word: str) -> tuple[str, ...]:
+    """A query word's terms: its stem and its segments' (``parse_config`` -> parse_config, pars, config), never
+    the finest parts. A document is found only for a word the asker wrote: ``ct2m7`` must not bring up every
+    memory holding ``ct`` (a part of ``ct9q1``), while ``config`` still finds ``parse_config`` through the
+    document's parts."""
+    whole = word.strip("_").lower()
+    if not whole:
+        return ()
+    terms = [_STEMMER.stemWord(whole)]
+    segments = _segments(word)
+    if len(segments) > 1:
+        terms += [_STEMMER.stemWord(s.lower()) for s in segments if len(s) > 1]
     return tuple(dict.fromkeys(terms))
 
 
@@ -71,8 +101,14 @@ def analyze(text: str) -> list[str]:
 
 
 def analyze_query(text: str, max_terms: int = 64) -> list[str]:
-    """Distinct index terms of a query, in order of first appearance (at most ``max_terms``)."""
-    return list(dict.fromkeys(analyze(text)))[:max_terms]
+    """Distinct terms of a query, in order of first appearance (at most ``max_terms``): each a term of the
+    index (:func:`analyze`), so that every document BM25 returns holds at least one word of the query, or a
+    segment of one of its compound identifiers."""
+    out: dict[str, None] = {}
+    for word in _WORD.findall(_fold(text)):
+        for term in _query_terms_of_word(word):
+            out.setdefault(term, None)
+    return list(out)[:max_terms]
 
 
 # -- names ----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import ids, rules
 from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, Related, Relationship
-from knotwork.errors import AmbiguousId, InvalidInput, NotFound
+from knotwork.errors import AmbiguousId, Forbidden, InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 GLOBAL = "@global"
 
 
-class Refused(InvalidInput):
-    """An operation this caller's scope does not allow (a 4xx naming what is missing, never a 5xx)."""
+class Refused(Forbidden):
+    """An operation this caller's scope does not allow (a 403 naming what is missing, never a 5xx)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +233,7 @@ class ScopedKnotwork:
         return self._mem.add(content, workspace=self._write_ws(workspace), **fields)
 
     def add_many(self, items: Iterable[Mapping[str, Any]], **options: Any) -> list[Memory]:
+        self._writer()  # an empty batch of a read-only caller is refused too, not answered as stored
         checked = []
         for index, item in enumerate(items):
             if isinstance(item, Mapping):

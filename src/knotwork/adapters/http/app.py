@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from knotwork.adapters.credentials import TokenBook
 from knotwork.adapters.http import docs as api_docs
 from knotwork.adapters.http import errors
-from knotwork.adapters.http.guard import BodyLimit, BrowserGuard
+from knotwork.adapters.http.guard import WRITES, BodyLimit, BrowserGuard
 from knotwork.adapters.http.routers import data, hygiene, knowledge, links, memories, tools, ui
 from knotwork.adapters.http.timing import SearchTimer
 from knotwork.errors import InvalidInput
@@ -170,8 +170,15 @@ def create_app(
         # Stateless: every message stands alone, so whichever process of `serve --workers N` (or whichever
         # server behind a load balancer) takes a request can answer it; a session held in one process's memory
         # would be unknown to the others.
+        # The SDK's own Host check (on for three loopback spellings only) is off: BrowserGuard applies one rule,
+        # the same on /mcp as on every other route (KNOTWORK_ALLOWED_HOSTS included).
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         mcp_routes = list(
-            mcp_server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, stateless_http=True).routes
+            mcp_server.streamable_http_app(
+                streamable_http_path=MCP_PATH, host=host, stateless_http=True, transport_security=unchecked
+            ).routes
         )
         from knotwork.adapters.mcp import KnotworkServer
 
@@ -219,7 +226,7 @@ def create_app(
     app.add_middleware(SearchTimer, latencies=app.state.search_latencies)
     app.add_middleware(BodyLimit, limit=REQUEST_BYTES)
     secured = bool(api_token or tokens)
-    app.add_middleware(BrowserGuard, loopback_only=not secured and is_loopback(host))
+    app.add_middleware(BrowserGuard, loopback_only=not secured and is_loopback(host), allowed_hosts=mem.settings.allowed_hosts)
     server = of_workspace(default_workspace) if limit_to_default else None
     app.add_middleware(Access, token=api_token, book=tokens, server=server)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -238,9 +245,11 @@ ERROR_SCHEMA: dict[str, Any] = {
     },
 }
 ERROR_ANSWERS = {
-    "400": "invalid input, an ambiguous short id, or what the caller's scope does not allow: a workspace outside"
-           " it, '*', a write with a read-only token, an operation of the owner's",
+    "400": "invalid input, an ambiguous short id, or a request without a Host header",
     "401": "a missing or wrong bearer token (when the server has KNOTWORK_API_TOKEN or tokens)",
+    "403": "what the caller may not do: a workspace outside its scope, '*', a write with a read-only token, an"
+           " operation of the owner's; a request to a loopback server by a name that is not its own (Host), or"
+           " a write from another site's page (Origin)",
     "404": "no such memory, relationship, entity or fact (in the path, or named in the request), or one outside"
            " the caller's scope",
     "413": "the request body is over the limit",
@@ -260,13 +269,16 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(title=app.title, version=app.version, summary=app.summary, description=app.description, routes=app.routes)
     spec.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     for path, operations in spec.get("paths", {}).items():
-        for operation in operations.values():
+        for method, operation in operations.items():
             answers = operation.setdefault("responses", {})
             compact = any(p.get("name") == "format" for p in operation.get("parameters", []))
             for status, answer in answers.items():
                 if compact and status.startswith("2"):
                     answer.setdefault("content", {})["text/plain"] = {"schema": {"type": "string"}}
-            for status, description in ERROR_ANSWERS.items():
+            errors_here = dict(ERROR_ANSWERS)
+            if method.upper() in WRITES:
+                errors_here["415"] = "a write whose body is a form's (form-urlencoded, multipart, text/plain), not JSON"
+            for status, description in errors_here.items():
                 answers[status] = {
                     "description": description,
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},

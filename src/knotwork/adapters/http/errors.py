@@ -14,11 +14,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, InvalidInput, KnotworkError, NotFound, quote
+from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, Forbidden, InvalidInput, KnotworkError, NotFound, quote
 from knotwork.limits import ERRORS_SHOWN, QUOTE_CHARS
 
 # Most specific first: AmbiguousId and NotFound are both LookupErrors, InvalidInput a ValueError.
 STATUS: tuple[tuple[type[KnotworkError], int, str], ...] = (
+    (Forbidden, 403, "forbidden"),
     (InvalidInput, 400, "invalid_input"),
     (AmbiguousId, 400, "ambiguous_id"),
     (NotFound, 404, "not_found"),
@@ -99,7 +100,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     problem = body_problem(exc.__cause__)  # FastAPI's "There was an error parsing the body"
     if exc.status_code == 400 and problem is not None:
         return JSONResponse(error_body("invalid_request", problem, field="body"), status_code=400)
-    kinds = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
+    kinds = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
     return JSONResponse(
         error_body(kinds.get(exc.status_code, "http_error"), str(exc.detail)), status_code=exc.status_code, headers=exc.headers
     )
