@@ -61,15 +61,12 @@ def _segments(word: str) -> list[str]:
 
 @lru_cache(maxsize=200_000)
 def _terms_of_word(word: str) -> tuple[str, ...]:
-    """The index terms of one ``\\w+`` run: its stem, plus, when it is a compound identifier, the stems of its
-    segments and of its finest parts (letters and digits apart: ``mk17`` -> mk, 17)."""
+    """The index terms of one ``\\w+`` run: its stem, plus its parts' stems when it is a compound identifier
+    (letters and digits apart too: ``mk17`` -> mk17, mk, 17)."""
     whole = word.strip("_").lower()
     if not whole:
         return ()
     terms = [_STEMMER.stemWord(whole)]
-    segments = _segments(word)
-    if len(segments) > 1:
-        terms += [_STEMMER.stemWord(s.lower()) for s in segments if len(s) > 1]
     parts = _PARTS.findall(word)
     if len(parts) > 1:
         terms += [_STEMMER.stemWord(p.lower()) for p in parts if len(p) > 1]
@@ -108,6 +105,19 @@ def analyze_query(text: str, max_terms: int = 64) -> list[str]:
     for word in _WORD.findall(_fold(text)):
         for term in _query_terms_of_word(word):
             out.setdefault(term, None)
+    return list(out)[:max_terms]
+
+
+def query_parts(text: str, max_terms: int = 64) -> list[str]:
+    """The finest parts of a query's compound words (``urllib3`` -> urllib, ``mk17`` -> mk, 17) that are not
+    terms of it already: they weigh in a document that holds a word of the query (as they did when every
+    term could match), and match no document by themselves."""
+    asked = set(analyze_query(text, max_terms))
+    out: dict[str, None] = {}
+    for word in _WORD.findall(_fold(text)):
+        for term in _terms_of_word(word):
+            if term not in asked:
+                out.setdefault(term, None)
     return list(out)[:max_terms]
 
 

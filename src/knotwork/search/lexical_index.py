@@ -361,10 +361,13 @@ class LexicalIndex:
                 out[t] = IDF(live, df) if df else 0.0
             return out
 
-    def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES) -> list[LexicalHit]:
+    def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES,
+               parts: Sequence[str] = ()) -> list[LexicalHit]:
         """The ``k`` best BM25 matches for the (analyzed, distinct) query ``terms``, best first.
 
         ``workspace`` W sees W and the global scope; None the global scope only; ``*`` everything.
+        ``parts`` (:func:`~knotwork.search.lexical.query_parts`) score like terms, but only in a document that
+        holds one of ``terms``: they rank the memories that hold the asked words, never bring up another.
         """
         self.sync()
         with self._lock:
@@ -373,29 +376,40 @@ class LexicalIndex:
             if not live or not terms:
                 return []
             avgdl = max(sum(s.total_length for s in scopes) / live, 1e-9)
-            ids = [self._vocab.get(t) for t in dict.fromkeys(terms)]
-            found = [[s.postings(t) if t is not None else None for s in scopes] for t in ids]
+            asked = list(dict.fromkeys(terms))
+            extra = [t for t in dict.fromkeys(parts) if t not in set(asked)]
             # one array for every visible document, each scope's scores a view of it: no copy to rank them
             flat = np.zeros(sum(len(s.ids) for s in scopes), dtype=np.float32)
             bounds = np.cumsum([0] + [len(s.ids) for s in scopes]).tolist()
             scores = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
             norms = [s.norms(avgdl) for s in scopes]
-            best = 0.0
-            for term, per_scope in zip(ids, found):
-                # a scope without dead documents: every posting counts
-                df = sum(len(p[0]) if s.live == len(s.alive) else int(s.alive[p[0]].sum()) for s, p in zip(scopes, per_scope) if p is not None)
-                idf = IDF(live, df)
-                # A term no memory holds still counts in the most a document could score: a
-                # question about something never stored should not read as a full match of
-                # its remaining function words.
-                best += idf * (K1 + 1)
-                for s, score, norm, p in zip(scopes, scores, norms, per_scope):
-                    if p is not None:
-                        s.accumulate(score, p, term, norm, idf)
+            best = self._accumulate(scopes, scores, norms, asked, live)
+            if extra:
+                more = np.zeros_like(flat)
+                best += self._accumulate(scopes, [more[a:b] for a, b in zip(bounds, bounds[1:])], norms, extra, live)
+                flat += np.where(flat > 0, more, 0)
             for s, score in zip(scopes, scores):
                 if s.live != len(s.alive):  # dead documents score nothing
                     score[~s.alive] = 0
             return self._top(scopes, flat, norms, k, best)
+
+    def _accumulate(self, scopes: list[_Scope], scores: list[np.ndarray], norms: list[np.ndarray], terms: list[str],
+                    live: int) -> float:
+        """Add each term's BM25 weight to ``scores`` (one array per scope); returns the most the terms could score."""
+        ids = [self._vocab.get(t) for t in terms]
+        best = 0.0
+        for term, per_scope in zip(ids, [[s.postings(t) if t is not None else None for s in scopes] for t in ids]):
+            # a scope without dead documents: every posting counts
+            df = sum(len(p[0]) if s.live == len(s.alive) else int(s.alive[p[0]].sum()) for s, p in zip(scopes, per_scope) if p is not None)
+            idf = IDF(live, df)
+            # A term no memory holds still counts in the most a document could score: a
+            # question about something never stored should not read as a full match of
+            # its remaining function words.
+            best += idf * (K1 + 1)
+            for s, score, norm, p in zip(scopes, scores, norms, per_scope):
+                if p is not None:
+                    s.accumulate(score, p, term, norm, idf)
+        return best
 
     @staticmethod
     def _top(scopes: list[_Scope], flat: np.ndarray, norms: list[np.ndarray], k: int, best: float) -> list[LexicalHit]:

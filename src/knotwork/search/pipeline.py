@@ -21,7 +21,7 @@ from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter, Ranking
 from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.feedback import QUERY_STAGES, expansion_terms
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
-from knotwork.search.lexical import analyze, analyze_query, identifiers
+from knotwork.search.lexical import analyze, analyze_query, identifiers, query_parts
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.neighbourhoods import neighbourhood_score
 from knotwork.search.replies import REPLY_DEPTH, reply_lift
@@ -90,10 +90,10 @@ class Pipeline:
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         """(memory id, lexical relevance in [0, 1]) of the best BM25 matches the filter lets through."""
-        terms = analyze_query(q.text)
+        terms, parts = analyze_query(q.text), query_parts(q.text)
         take = 2 * n
         while True:
-            hits = self.lexical.search(terms, take, q.flt.workspace)
+            hits = self.lexical.search(terms, take, q.flt.workspace, parts)
             allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
             scale = state["recipe"].lexical_scale
             kept = [(h.memory_id, h.coverage if scale == "coverage" else h.relevance) for h in hits if h.memory_id in allowed]
