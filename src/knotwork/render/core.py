@@ -26,13 +26,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.temporal import now as utc_now
-from knotwork.errors import WORKSPACE_ARG
-from knotwork.render.relations import DEFAULT_DETAIL, check_detail
+from knotwork.render.jsonform import to_jsonable
+from knotwork.render.relations import check_detail
+from knotwork.render.view import View
 
 log = logging.getLogger("knotwork.render")
 
@@ -43,25 +43,6 @@ BUDGET_MS = 100.0  # a text renderer using more CPU than this is abandoned for t
 WARN_MS = 50.0  # more than this is logged as a warning
 WALL_CAP_MS = 1000.0
 _SLICE_S = 0.005
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """What a renderer needs besides the result.
-
-    ``short``: full id -> shown id; ``relations``: memory id -> meta-relations
-    (search only); ``detail``: the ``relation_detail`` asked for; ``now``: the
-    time relative times count from; ``workspace_arg``: how this surface passes a workspace (a miss names it).
-    """
-
-    short: Mapping[str, str] = field(default_factory=dict)
-    relations: Mapping[str, list] = field(default_factory=dict)
-    detail: str = DEFAULT_DETAIL
-    now: datetime = field(default_factory=utc_now)
-    workspace_arg: str = WORKSPACE_ARG
-
-    def sid(self, memory_id: str) -> str:
-        return self.short.get(memory_id, memory_id)
 
 
 TextRenderer = Callable[[Any, View], str]
@@ -109,8 +90,6 @@ def _with_view(fn: Callable[..., Any]) -> Callable[[Any, View], Any]:
 
 def to_json(operation: str, result: Any, view: View | None = None) -> str:
     """The JSON form of ``result``: one line, UTF-8 kept, keys as documented in docs/formats.md."""
-    from knotwork.render.jsonform import to_jsonable
-
     view = view or View()
     entry = RENDERERS.get(operation)
     value = entry.json(result, view) if entry and entry.json else to_jsonable(operation, result, view)

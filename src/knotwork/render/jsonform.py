@@ -7,7 +7,7 @@ from typing import Any
 from knotwork.domain import versions
 from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.render import relations as rel
-from knotwork.render.core import View
+from knotwork.render.view import View
 from knotwork.services.records import ImportReport
 
 
