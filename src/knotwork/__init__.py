@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # not typing's: importing typing would cost every hook pr
 if TYPE_CHECKING:
     from typing import Any
 
-__version__ = "0.1.0"
+from knotwork.version import __version__
 
 _EXPORTS = {
     "ALL_WORKSPACES": "knotwork.domain.models",

@@ -495,6 +495,6 @@ def _resource(read: Callable[[], str]) -> str:
 
 
 def _version() -> str:
-    from knotwork import __version__
+    from knotwork.version import __version__
 
     return __version__

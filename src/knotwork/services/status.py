@@ -74,7 +74,7 @@ class Stats:
 def status(mem: Observed, within: Collection[str] | None = None) -> Status:
     """``within``: count only the memories of those workspaces ('' for the global scope), the links between
     two of them and their vectors (what a caller limited to them may know)."""
-    from knotwork import __version__
+    from knotwork.version import __version__
 
     store = mem.store
     if within is None:

@@ -158,7 +158,7 @@ def create_app(
     """
     from fastapi.staticfiles import StaticFiles
 
-    from knotwork import __version__
+    from knotwork.version import __version__
 
     check_token(api_token)
 

@@ -1,0 +1,3 @@
+"""knotwork's version, in a module of its own: any layer may read it without importing the package root."""
+
+__version__ = "0.1.0"
