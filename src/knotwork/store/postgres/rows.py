@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
+from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
+from knotwork.store.where import POSTGRES, conditions
 
 COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
@@ -93,62 +94,8 @@ def link_row(row: Sequence[Any]) -> Relationship:
 
 
 def where_sql(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> tuple[str, list[Any]]:
-    """SQL conditions (joined with AND) and their parameters for a filter."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if flt.workspace != ALL_WORKSPACES:
-        if flt.workspace:
-            clauses.append(f"{alias}.workspace IN ('', %s)")
-            params.append(flt.workspace)
-        else:
-            clauses.append(f"{alias}.workspace = ''")
-    # A read without agent_id sees the shared partition only; a name sees that one; "*" sees them all
-    # (as store/sqlite/store.py's _where).
-    if flt.agent_id != ALL_PARTITIONS:
-        clauses.append(f"{alias}.agent_id = %s")
-        params.append(flt.agent_id or "")
-    if flt.category:
-        clauses.append(f"{alias}.category = %s")
-        params.append(flt.category)
-    elif not flt.include_snapshots:  # snapshots are regenerated state: seen only when asked for
-        clauses.append(f"coalesce({alias}.category, '') != '{SNAPSHOT}'")
-    tag_clauses: list[str] = []
-    for key, value in flt.tags.items():
-        if value is None:
-            tag_clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = %s)")
-            params.append(key)
-        else:
-            tag_clauses.append(
-                f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = %s AND t.value = %s)"
-            )
-            params.extend((key, value))
-    if tag_clauses:
-        clauses.append("(" + (" OR " if flt.tags_mode == "any" else " AND ").join(tag_clauses) + ")")
-    if flt.artifact:
-        clauses.append(f"{alias}.artifacts::jsonb ? %s")
-        params.append(flt.artifact)
-    if flt.thread:  # the expression of the memories_thread index (migration 0015)
-        clauses.append(f"coalesce({alias}.metadata::jsonb ->> 'thread', '') = %s")
-        params.append(flt.thread)
-    if flt.valid_since:
-        clauses.append(f"{alias}.valid_at >= %s")
-        params.append(flt.valid_since)
-    if flt.valid_until:
-        clauses.append(f"{alias}.valid_at < %s")
-        params.append(flt.valid_until)
-    if flt.since:
-        clauses.append(f"{alias}.created_at >= %s")
-        params.append(flt.since)
-    if flt.until:
-        clauses.append(f"{alias}.created_at < %s")
-        params.append(flt.until)
-    if not flt.include_invalid and at is not None:
-        clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > %s)")
-        params.append(at)
-    if at is not None:  # expired memories leave every read, include_invalid or not
-        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > %s)")
-        params.append(at)
-    return (" AND ".join(clauses) or "TRUE"), params
+    """SQL conditions (joined with AND) and their parameters for a filter (store/where.py, PostgreSQL's dialect)."""
+    return conditions(flt, at, alias, POSTGRES)
 
 
 # Each lexeme of a row's tsvector with its term frequency (positions held) and the row's length in words.

@@ -39,6 +39,7 @@ from knotwork.store.sqlite.links import LinkStore
 from knotwork.store.sqlite.termstats import TermStats
 from knotwork.store.sqlite.threads import ThreadStore
 from knotwork.store.sqlite.vectors import VectorStore
+from knotwork.store.where import SQLITE, conditions
 
 _COLUMNS = (
     "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
@@ -117,63 +118,8 @@ def _params(m: Memory) -> tuple[Any, ...]:
 
 
 def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> tuple[str, list[Any]]:
-    """SQL conditions (joined with AND) and their parameters for a filter."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if flt.workspace != ALL_WORKSPACES:
-        if flt.workspace:
-            clauses.append(f"{alias}.workspace IN ('', ?)")
-            params.append(flt.workspace)
-        else:
-            clauses.append(f"{alias}.workspace = ''")
-    # Trigger: a read without agent_id. Why: partitions hold operational data (a profile
-    # manager's snapshots, a bot's scratch) that would crowd the shared pool. Outcome: None
-    # sees the shared partition only; a name sees that one; "*" sees them all.
-    if flt.agent_id != ALL_PARTITIONS:
-        clauses.append(f"{alias}.agent_id = ?")
-        params.append(flt.agent_id or "")
-    if flt.category:
-        clauses.append(f"{alias}.category = ?")
-        params.append(flt.category)
-    elif not flt.include_snapshots:  # snapshots are regenerated state: seen only when asked for
-        clauses.append(f"coalesce({alias}.category, '') != '{SNAPSHOT}'")
-    tag_clauses: list[str] = []
-    for key, value in flt.tags.items():
-        if value is None:
-            tag_clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ?)")
-            params.append(key)
-        else:
-            tag_clauses.append(
-                f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {alias}.id AND t.key = ? AND t.value = ?)"
-            )
-            params.extend((key, value))
-    if tag_clauses:
-        clauses.append("(" + (" OR " if flt.tags_mode == "any" else " AND ").join(tag_clauses) + ")")
-    if flt.artifact:
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.artifacts) a WHERE a.value = ?)")
-        params.append(flt.artifact)
-    if flt.thread:  # the expression of the memories_thread index (migration 0027)
-        clauses.append(f"coalesce(json_extract({alias}.metadata, '$.thread'), '') = ?")
-        params.append(flt.thread)
-    if flt.valid_since:
-        clauses.append(f"{alias}.valid_at >= ?")
-        params.append(to_text(flt.valid_since))
-    if flt.valid_until:
-        clauses.append(f"{alias}.valid_at < ?")
-        params.append(to_text(flt.valid_until))
-    if flt.since:
-        clauses.append(f"{alias}.created_at >= ?")
-        params.append(to_text(flt.since))
-    if flt.until:
-        clauses.append(f"{alias}.created_at < ?")
-        params.append(to_text(flt.until))
-    if not flt.include_invalid and at is not None:
-        clauses.append(f"({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)")
-        params.append(to_text(at))
-    if at is not None:  # expired memories leave every read, include_invalid or not
-        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
-        params.append(to_text(at))
-    return (" AND ".join(clauses) or "1"), params
+    """SQL conditions (joined with AND) and their parameters for a filter (store/where.py, SQLite's dialect)."""
+    return conditions(flt, at, alias, SQLITE)
 
 
 #: The alias of ``memories`` for :func:`_where` in a query that looks rows up by id or rowid. Trigger: an ``IN``

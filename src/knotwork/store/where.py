@@ -1,0 +1,97 @@
+"""A memory filter as SQL conditions, once for both engines, which differ only in their dialect.
+
+:data:`SQLITE` and :data:`POSTGRES` say what differs: the placeholder (``?`` against ``%s``), how a time is
+bound (ISO-8601 text against a ``timestamptz``), how the JSON columns are read (``json_each`` /
+``json_extract`` against ``jsonb``), and the empty condition (``1`` against ``TRUE``). Each engine's
+store binds its dialect (``sqlite/store.py``'s ``_where``, ``postgres/rows.py``'s ``where_sql``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, MemoryFilter
+from knotwork.domain.temporal import to_text
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    mark: str  # a parameter's placeholder
+    time: Callable[[datetime], Any]  # a time as the driver binds it
+    artifact: str  # ``{a}`` the memories' alias, ``{mark}`` the placeholder: the memory names the artifact
+    thread: str  # the expression of the memories_thread index, ``{a}`` the alias
+    true: str  # a condition that always holds
+
+
+SQLITE = Dialect(
+    mark="?",
+    time=to_text,
+    artifact="EXISTS (SELECT 1 FROM json_each({a}.artifacts) a WHERE a.value = {mark})",
+    thread="coalesce(json_extract({a}.metadata, '$.thread'), '')",  # migration 0027
+    true="1",
+)
+POSTGRES = Dialect(
+    mark="%s",
+    time=lambda t: t,
+    artifact="{a}.artifacts::jsonb ? {mark}",
+    thread="coalesce({a}.metadata::jsonb ->> 'thread', '')",  # migration 0015
+    true="TRUE",
+)
+
+
+def conditions(flt: MemoryFilter, at: datetime | None, alias: str, dialect: Dialect) -> tuple[str, list[Any]]:
+    """SQL conditions (joined with AND) on the memories aliased ``alias`` and their parameters for a filter;
+    ``at`` is "now" for validity and expiry (None: neither is tested)."""
+    q, a = dialect.mark, alias
+    clauses: list[str] = []
+    params: list[Any] = []
+    if flt.workspace != ALL_WORKSPACES:
+        if flt.workspace:
+            clauses.append(f"{a}.workspace IN ('', {q})")
+            params.append(flt.workspace)
+        else:
+            clauses.append(f"{a}.workspace = ''")
+    # Trigger: a read without agent_id. Why: partitions hold operational data (a profile
+    # manager's snapshots, a bot's scratch) that would crowd the shared pool. Outcome: None
+    # sees the shared partition only; a name sees that one; "*" sees them all.
+    if flt.agent_id != ALL_PARTITIONS:
+        clauses.append(f"{a}.agent_id = {q}")
+        params.append(flt.agent_id or "")
+    if flt.category:
+        clauses.append(f"{a}.category = {q}")
+        params.append(flt.category)
+    elif not flt.include_snapshots:  # snapshots are regenerated state: seen only when asked for
+        clauses.append(f"coalesce({a}.category, '') != '{SNAPSHOT}'")
+    tag_clauses: list[str] = []
+    for key, value in flt.tags.items():
+        if value is None:
+            tag_clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {a}.id AND t.key = {q})")
+            params.append(key)
+        else:
+            tag_clauses.append(
+                f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = {a}.id AND t.key = {q} AND t.value = {q})"
+            )
+            params.extend((key, value))
+    if tag_clauses:
+        clauses.append("(" + (" OR " if flt.tags_mode == "any" else " AND ").join(tag_clauses) + ")")
+    if flt.artifact:
+        clauses.append(dialect.artifact.format(a=a, mark=q))
+        params.append(flt.artifact)
+    if flt.thread:
+        clauses.append(f"{dialect.thread.format(a=a)} = {q}")
+        params.append(flt.thread)
+    for bound, test in ((flt.valid_since, "valid_at >="), (flt.valid_until, "valid_at <"),
+                        (flt.since, "created_at >="), (flt.until, "created_at <")):
+        if bound:
+            clauses.append(f"{a}.{test} {q}")
+            params.append(dialect.time(bound))
+    if not flt.include_invalid and at is not None:
+        clauses.append(f"({a}.invalid_at IS NULL OR {a}.invalid_at > {q})")
+        params.append(dialect.time(at))
+    if at is not None:  # expired memories leave every read, include_invalid or not
+        clauses.append(f"({a}.expires_at IS NULL OR {a}.expires_at > {q})")
+        params.append(dialect.time(at))
+    return (" AND ".join(clauses) or dialect.true), params
