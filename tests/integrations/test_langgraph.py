@@ -88,6 +88,7 @@ def test_a_search_under_a_namespace_never_returns_another_and_is_not_cut_short(s
     assert all(h.score is not None and 0 < h.score <= 1 for h in hits)
     assert {h.namespace for h in store.search(("users",), query="production", limit=50)} == {("users", "u1"), ("users", "u2")}
     assert store.search(("users", "u3"), query="billing") == [] and store.search(("users", "u"), query="billing") == []
+    assert store.search(("users", "*"), query="billing") == [] and store.search(("users", "*")) == []  # a label, not a wildcard
 
 
 def test_filter_limit_and_offset(store: KnotworkStore) -> None:

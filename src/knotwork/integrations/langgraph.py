@@ -115,8 +115,10 @@ def _key(value: Any) -> str:
     return value
 
 
-def _prefix_tags(prefix: tuple[str, ...]) -> dict[str, str | None]:
-    return {f"{NS}{i}": label for i, label in enumerate(prefix) if label != "*"}
+def _prefix_tags(prefix: tuple[str, ...], wildcard: bool = False) -> dict[str, str | None]:
+    """The tag filter of a namespace prefix; ``wildcard`` (list_namespaces' conditions): ``*`` matches any label
+    (elsewhere a ``*`` is a label like any other)."""
+    return {f"{NS}{i}": label for i, label in enumerate(prefix) if not (wildcard and label == "*")}
 
 
 def _json_value(value: Any) -> dict[str, Any]:
@@ -401,7 +403,7 @@ class KnotworkStore(BaseStore):
         tags: dict[str, str | None] = {DEPTH: None}
         for c in conditions:
             if c.match_type == "prefix":
-                tags.update(_prefix_tags(c.path))
+                tags.update(_prefix_tags(c.path, wildcard=True))
         found: set[tuple[str, ...]] = set()
         for m in self._pages(tags):
             ns = self._item(m).namespace
