@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml setup.py
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres,langgraph,langchain,agents]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres,langgraph,langchain,agents,pydantic-ai]'
 	touch $(TEST_STAMP)
 
 $(UI): $(UI_SRC)

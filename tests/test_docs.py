@@ -237,11 +237,12 @@ def test_the_python_page_example_runs() -> None:
     exec(compile(code, "docs/python.md", "exec"), {})
 
 
-@pytest.mark.parametrize("framework", ["langgraph", "langchain_core", "agents"])
+@pytest.mark.parametrize("framework", ["langgraph", "langchain_core", "agents", "pydantic_ai"])
 def test_the_integrations_page_examples_run(framework: str) -> None:
     """Every example of docs/integrations.md runs as written, each under the heading of the framework it needs."""
     pytest.importorskip(framework)
-    title = {"langgraph": "## LangGraph", "langchain_core": "## LangChain", "agents": "## OpenAI Agents SDK"}[framework]
+    title = {"langgraph": "## LangGraph", "langchain_core": "## LangChain", "agents": "## OpenAI Agents SDK",
+             "pydantic_ai": "## Pydantic AI"}[framework]
     section = page("integrations.md").split(title + "\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert blocks
