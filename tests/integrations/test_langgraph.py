@@ -222,3 +222,41 @@ def test_a_path_opens_and_closes_its_own_store(tmp_path) -> None:
         store.put(("u",), "k", {"text": "persisted"})
     with KnotworkStore(str(tmp_path / "lg.db")) as store:
         assert store.get(("u",), "k").value == {"text": "persisted"}
+
+
+def test_agrees_with_langgraphs_own_in_memory_store(mem: knotwork.Knotwork) -> None:
+    """The same random puts and deletes through KnotworkStore and LangGraph's reference InMemoryStore: every get,
+    every filtered search and every list of namespaces answers the same (query ranking aside: the reference
+    without an embedder ignores the query)."""
+    import random
+
+    from langgraph.store.memory import InMemoryStore
+
+    ours, ref = KnotworkStore(mem), InMemoryStore()
+    rng = random.Random(39)
+    spaces = [("users", "u1"), ("users", "u2"), ("users", "u1", "notes"), ("teams", "t1")]
+    keys = [f"k{i}" for i in range(5)]
+    for store in (ours, ref):  # an item per namespace that stays: a namespace without items is listed by neither
+        for ns in spaces:
+            store.put(ns, "anchor", {"n": -1, "kind": "anchor", "text": "kept"})
+    for step in range(60):
+        ns, key = rng.choice(spaces), rng.choice(keys)
+        if rng.random() < 0.25:
+            ops = [PutOp(ns, key, None)]
+        else:
+            ops = [PutOp(ns, key, {"n": rng.randint(0, 9), "kind": rng.choice(["a", "b"]), "nested": {"x": step % 3},
+                                   "text": f"step {step}"})]
+        ours.batch(ops)
+        ref.batch(ops)
+    for ns in spaces:
+        for key in [*keys, "anchor"]:
+            a, b = ours.get(ns, key), ref.get(ns, key)
+            assert (a and a.value) == (b and b.value), (ns, key)
+    for prefix in [(), ("users",), ("users", "u1"), ("teams",), ("nobody",)]:
+        for flt in [None, {"kind": "a"}, {"n": {"$gte": 5}}, {"nested": {"x": 1}}, {"n": {"$ne": 3}, "kind": "b"}]:
+            got = {(i.namespace, i.key): i.value for i in ours.search(prefix, filter=flt, limit=1000)}
+            want = {(i.namespace, i.key): i.value for i in ref.search(prefix, filter=flt, limit=1000)}
+            assert got == want, (prefix, flt)
+    for kwargs in [{}, {"prefix": ("users",)}, {"suffix": ("u1",)}, {"prefix": ("*", "u1")}, {"max_depth": 1},
+                   {"max_depth": 2, "prefix": ("users",)}, {"limit": 2, "offset": 1}]:
+        assert ours.list_namespaces(**kwargs) == ref.list_namespaces(**kwargs), kwargs
