@@ -116,9 +116,10 @@ def _key(value: Any) -> str:
 
 
 def _prefix_tags(prefix: tuple[str, ...], wildcard: bool = False) -> dict[str, str | None]:
-    """The tag filter of a namespace prefix; ``wildcard`` (list_namespaces' conditions): ``*`` matches any label
+    """The tag filter of a namespace prefix, its deepest label first (the first tag drives the store's read, and
+    the deepest is the most selective); ``wildcard`` (list_namespaces' conditions): ``*`` matches any label
     (elsewhere a ``*`` is a label like any other)."""
-    return {f"{NS}{i}": label for i, label in enumerate(prefix) if not (wildcard and label == "*")}
+    return {f"{NS}{i}": label for i, label in reversed(list(enumerate(prefix))) if not (wildcard and label == "*")}
 
 
 def _json_value(value: Any) -> dict[str, Any]:
@@ -331,7 +332,7 @@ class KnotworkStore(BaseStore):
     # -- reads ----------------------------------------------------------------------------------------------
     def _find(self, ns: tuple[str, ...], key: str) -> list[Memory]:
         """The memories holding ``ns``/``key``, newest first (one, unless two writers raced)."""
-        tags = {**_prefix_tags(ns), DEPTH: str(len(ns)), KEY: key}
+        tags = {KEY: key, **_prefix_tags(ns), DEPTH: str(len(ns))}  # the key first: it drives the read
         page = self.mem.list(workspace=self.workspace, agent_id=self.agent_id, tags=tags, limit=10)
         return [m for m in page if m.workspace == self.workspace]
 
@@ -400,10 +401,11 @@ class KnotworkStore(BaseStore):
         return value if isinstance(value, dict) else {}
 
     def _namespaces(self, conditions: list[MatchCondition], op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        tags: dict[str, str | None] = {DEPTH: None}
+        tags: dict[str, str | None] = {}
         for c in conditions:
             if c.match_type == "prefix":
                 tags.update(_prefix_tags(c.path, wildcard=True))
+        tags[DEPTH] = None
         found: set[tuple[str, ...]] = set()
         for m in self._pages(tags):
             ns = self._item(m).namespace
