@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import operator
 import time
 from typing import Annotated, TypedDict
@@ -260,3 +261,17 @@ def test_agrees_with_langgraphs_own_in_memory_store(mem: knotwork.Knotwork) -> N
     for kwargs in [{}, {"prefix": ("users",)}, {"suffix": ("u1",)}, {"prefix": ("*", "u1")}, {"max_depth": 1},
                    {"max_depth": 2, "prefix": ("users",)}, {"limit": 2, "offset": 1}]:
         assert ours.list_namespaces(**kwargs) == ref.list_namespaces(**kwargs), kwargs
+
+
+def test_the_cli_lists_and_searches_the_items(tmp_path, capsys) -> None:
+    from tests.test_cli import run
+
+    db = str(tmp_path / "lg.db")
+    with KnotworkStore(db) as store:
+        store.put(("users", "u1"), "trip", {"text": "Flies to Lisbon on Friday"})
+        store.put(("users", "u2"), "trip", {"text": "Takes the night train to Vienna"}, index=False)
+    code, out, _ = run(capsys, "list", "--db", db, "-w", "langgraph", "--tag", "lg.ns1=u1", "--json")
+    (listed,) = json.loads(out)["memories"]
+    assert code == 0 and listed["metadata"]["langgraph"]["value"] == {"text": "Flies to Lisbon on Friday"}
+    code, out, _ = run(capsys, "search", "Lisbon", "--db", db, "-w", "langgraph")
+    assert code == 0 and "Flies to Lisbon on Friday" in out
