@@ -99,6 +99,7 @@ def test_filter_limit_and_offset(store: KnotworkStore) -> None:
     assert sorted(i.value["n"] for i in odd) == [1, 3, 5, 7, 9, 11] and {i.namespace for i in odd} == {("docs", "d")}
     assert sorted(i.value["n"] for i in store.search(("docs",), filter={"n": {"$gte": 4, "$lt": 7}})) == [4, 5, 6]
     assert [i.value["n"] for i in store.search(("docs",), filter={"n": {"$ne": 0}, "kind": {"$eq": "even"}}, limit=100)] == [10, 8, 6, 4, 2]
+    assert [i.key for i in store.search(("docs",), query="", limit=100)] == [i.key for i in store.search(("docs",), limit=100)]
     pages = [store.search(("docs",), limit=5, offset=o) for o in (0, 5, 10)]
     assert [len(p) for p in pages] == [5, 5, 2]
     assert len({(i.namespace, i.key) for p in pages for i in p}) == 12

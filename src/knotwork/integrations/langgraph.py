@@ -258,7 +258,7 @@ class KnotworkStore(BaseStore):
                     raise InvalidInput(name, f"must be a whole number >= 0, got {quote(n)}")
             if op.filter is not None and not isinstance(op.filter, Mapping):
                 raise InvalidInput("filter", f"expected a mapping of value fields, got {type(op.filter).__name__}")
-            if op.query is not None:
+            if op.query:  # an empty query is no query, as in LangGraph's own stores
                 rules.query(op.query)
                 if op.offset + op.limit > SEARCH_MAX:
                     raise InvalidInput("limit", f"offset + limit is {op.offset + op.limit}; a query search ranks at most {SEARCH_MAX}")
@@ -374,7 +374,7 @@ class KnotworkStore(BaseStore):
         tags: dict[str, str | None] = dict(_prefix_tags(prefix))
         flt = op.filter or {}
         picked: list[tuple[Memory, float | None]] = []
-        if op.query is None:
+        if not op.query:
             tags[DEPTH] = None  # any depth: the store's items, not other memories of the workspace
             for m in self._pages(tags):
                 if all(_matches(self._value(m).get(k), v) for k, v in flt.items()):
