@@ -276,3 +276,19 @@ def test_the_cli_lists_and_searches_the_items(tmp_path, capsys) -> None:
     assert code == 0 and listed["metadata"]["langgraph"]["value"] == {"text": "Flies to Lisbon on Friday"}
     code, out, _ = run(capsys, "search", "Lisbon", "--db", db, "-w", "langgraph")
     assert code == 0 and "Flies to Lisbon on Friday" in out
+
+
+def test_puts_of_new_keys_in_a_batch_are_stored_together_and_in_order(mem: knotwork.Knotwork, store: KnotworkStore) -> None:
+    store.put(("bulk",), "old", {"text": "was here first"})
+    runs = mem.write_stats()["embed"]["runs"]
+    results = store.batch([
+        *[PutOp(("bulk",), f"k{i}", {"text": f"bulk item number {i}", "i": i}) for i in range(30)],
+        PutOp(("bulk",), "k3", {"text": "k3 put again in the same batch", "i": 3}),
+        GetOp(("bulk",), "k3"),
+        PutOp(("bulk",), "old", {"text": "replaced"}),
+        PutOp(("bulk",), "k31", {"text": "after the get", "i": 31}),
+    ])
+    assert mem.write_stats()["embed"]["runs"] - runs <= 4  # 30 new keys embedded in one run, then k3, old, k31
+    assert results[31].value == {"text": "k3 put again in the same batch", "i": 3} and results[:31] == [None] * 31
+    assert sorted(i.value["i"] for i in store.search(("bulk",), limit=100) if "i" in i.value) == [*range(30), 31]
+    assert store.get(("bulk",), "old").value == {"text": "replaced"} and count(mem) == 32

@@ -37,7 +37,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from langgraph.store.base import (
     BaseStore,
@@ -72,6 +72,14 @@ META = "langgraph"  # metadata.langgraph = {namespace, key, value, ttl}
 MAX_DEPTH = MAX_TAGS - 3  # every label is a tag, beside depth, key and index
 PAGE = 1000  # the most a knotwork list or search returns at once
 SEARCH_MAX = 1000  # offset + limit of a query search: knotwork ranks at most this many
+
+
+class _Put(NamedTuple):
+    """A put op checked: its namespace, key and memory fields (:meth:`KnotworkStore._draft`)."""
+
+    ns: tuple[str, ...]
+    key: str
+    fields: dict[str, Any]
 
 
 def _namespace_error(field: str, problem: str) -> InvalidNamespaceError:
@@ -230,10 +238,26 @@ class KnotworkStore(BaseStore):
     # -- BaseStore ------------------------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run ``ops`` in order (a get after a put of the same batch sees the put). Every op is checked first:
-        one bad op refuses the batch before anything is written."""
-        ops = list(ops)
-        plans = [self._plan(op) for op in ops]
-        return [run() for run in plans]
+        one bad op refuses the batch before anything is written. Puts of new keys in a row are stored together
+        (``add_many``: one transaction, the embedder run once for all of them)."""
+        plans = [self._plan(op) for op in list(ops)]
+        results: list[Result] = [None] * len(plans)
+        fresh: dict[tuple[tuple[str, ...], str], _Put] = {}
+        for i, plan in enumerate(plans):
+            if isinstance(plan, _Put):
+                found = [] if (plan.ns, plan.key) in fresh else self._find(plan.ns, plan.key)
+                if not found and (plan.ns, plan.key) not in fresh:
+                    fresh[(plan.ns, plan.key)] = plan
+                    continue
+                self._add_new(list(fresh.values()))
+                fresh.clear()
+                self._put(plan, found or self._find(plan.ns, plan.key))
+            else:
+                self._add_new(list(fresh.values()))
+                fresh.clear()
+                results[i] = plan()
+        self._add_new(list(fresh.values()))
+        return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """:meth:`batch` in a worker thread: knotwork's calls block (SQLite, PostgreSQL, the embedder)."""
@@ -248,8 +272,7 @@ class KnotworkStore(BaseStore):
             ns, key = _namespace(op.namespace, whole=True), _key(op.key)
             if op.value is None:
                 return lambda: self._delete(ns, key)
-            fields = self._draft(ns, key, op.value, op.index, op.ttl)
-            return lambda: self._put(ns, key, fields)
+            return _Put(ns, key, self._draft(ns, key, op.value, op.index, op.ttl))
         if isinstance(op, SearchOp):
             prefix = _namespace(op.namespace_prefix, whole=False)
             for name in ("limit", "offset"):
@@ -311,19 +334,29 @@ class KnotworkStore(BaseStore):
     def _expiry(self, minutes: float | None) -> datetime | None:
         return None if minutes is None else now() + timedelta(minutes=minutes)
 
-    def _put(self, ns: tuple[str, ...], key: str, fields: dict[str, Any]) -> None:
-        first, *extra = self._find(ns, key) or [None]
-        expires_at = self._expiry(fields["ttl"])
-        if first is not None:
-            self.mem.update(first.id, content=fields["content"], tags=fields["tags"], metadata=fields["metadata"],
-                            expires_at=expires_at)
-        else:
-            m = self.mem.add(fields["content"], workspace=self.workspace, agent_id=self.agent_id, tags=fields["tags"],
-                             metadata=fields["metadata"], expires_at=expires_at, consolidate=False, force=True)
-            if m.duplicate and m.tags != fields["tags"]:  # only two labels or keys that differ in inner spaces meet
-                raise Conflict(f"memory {m.id} already holds the content of {'/'.join(ns)}: {key}")
+    def _put(self, put: _Put, found: list[Memory]) -> None:
+        """A put of a key the store holds (``found``, newest first): its memory takes the new value."""
+        first, *extra = found
+        self.mem.update(first.id, content=put.fields["content"], tags=put.fields["tags"],
+                        metadata=put.fields["metadata"], expires_at=self._expiry(put.fields["ttl"]))
         for m in extra:  # two processes put a new key at once: the newest holds it
             self.mem.delete(m.id)
+
+    def _add_new(self, puts: list[_Put]) -> None:
+        """Puts of keys the store does not hold yet, as new memories (one ``add``, or one ``add_many``)."""
+        items = [{"content": p.fields["content"], "workspace": self.workspace, "agent_id": self.agent_id,
+                  "tags": p.fields["tags"], "metadata": p.fields["metadata"], "expires_at": self._expiry(p.fields["ttl"])}
+                 for p in puts]
+        if not items:
+            return
+        if len(items) == 1:
+            content = items[0].pop("content")
+            added = [self.mem.add(content, **items[0], consolidate=False, force=True)]
+        else:
+            added = self.mem.add_many(items, consolidate=False, force=True)
+        for p, m in zip(puts, added):
+            if m.duplicate and m.tags != p.fields["tags"]:  # only labels or keys that differ in inner spaces meet
+                raise Conflict(f"memory {m.id} already holds the content of {'/'.join(p.ns)}: {p.key}")
 
     def _delete(self, ns: tuple[str, ...], key: str) -> None:
         for m in self._find(ns, key):
