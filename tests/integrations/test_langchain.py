@@ -50,6 +50,9 @@ def test_the_retriever_scopes_by_workspace_tags_and_k_and_runs_async(mem: knotwo
     assert [d.metadata["id"] for d in blog.invoke("staging database")][0] == shop["other"]
     tagged = KnotworkRetriever(mem=mem, workspace="shop", k=5, tags={"env": "staging"})
     assert [d.metadata["id"] for d in tagged.invoke("database")] == [shop["db"]]
+    five = KnotworkRetriever(mem=mem, workspace="shop", k=5)
+    assert len(five.invoke("staging database and production deploys")) >= 2
+    assert len(five.invoke("staging database and production deploys", k=1)) == 1  # k for one call
     batch = asyncio.run(KnotworkRetriever(mem=mem, workspace="shop", k=1).abatch(["production deploys", "staging database"]))
     assert [[d.metadata["id"] for d in docs] for docs in batch] == [[shop["deploy"]], [shop["db"]]]
 

@@ -60,18 +60,21 @@ class KnotworkRetriever(BaseRetriever):
     tags: dict[str, Any] | None = None
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
 
-    def _search(self, query: str) -> list[Document]:
-        hits = self.mem.search(query, workspace=self.workspace, limit=self.k, agent_id=self.agent_id, tags=self.tags,
-                               **self.search_kwargs)
+    def _search(self, query: str, k: int | None = None) -> list[Document]:
+        hits = self.mem.search(query, workspace=self.workspace, limit=self.k if k is None else k, agent_id=self.agent_id,
+                               tags=self.tags, **self.search_kwargs)
         return [document(h) for h in hits]
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return self._search(query)
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        """``k``: this call's number of documents (``retriever.invoke(query, k=3)``), instead of the retriever's."""
+        return self._search(query, k)
 
     async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        return await asyncio.to_thread(self._search, query)  # knotwork's calls block: off the event loop
+        return await asyncio.to_thread(self._search, query, k)  # knotwork's calls block: off the event loop
 
 
 class _Remember(BaseModel):
