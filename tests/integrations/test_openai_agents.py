@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("agents")
 
 from agents import FunctionTool, set_tracing_disabled  # noqa: E402
-from agents.memory.session import SessionABC  # noqa: E402
+from agents.memory.session import Session, SessionABC  # noqa: E402
 from agents.tool_context import ToolContext  # noqa: E402
 
 import knotwork  # noqa: E402
@@ -34,7 +34,7 @@ def run(coro):  # noqa: ANN001, ANN201
 
 def test_items_come_back_in_order_exactly_and_by_limit(mem: knotwork.Knotwork) -> None:
     session = KnotworkSession("trip-1", mem)
-    assert isinstance(session, SessionABC)
+    assert isinstance(session, SessionABC) and isinstance(session, Session)  # the SDK's runtime protocol check
     run(session.add_items(TURNS[:2]))
     run(session.add_items(TURNS[2:]))
     assert run(session.get_items()) == TURNS
