@@ -10,7 +10,7 @@ UI_SRC := $(wildcard web/src/*) web/package.json web/package-lock.json web/build
 
 .PHONY: run test bench peers clean ui wheel first-hour
 
-# `make run` installs what serving needs; `make test` adds the test, benchmark and PostgreSQL extras.
+# `make run` installs what serving needs; `make test` adds the test, benchmark, PostgreSQL and framework extras.
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml setup.py
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,postgres,langgraph,langchain,agents,pydantic-ai]'
 	touch $(TEST_STAMP)
 
 $(UI): $(UI_SRC)

@@ -237,6 +237,19 @@ def test_the_python_page_example_runs() -> None:
     exec(compile(code, "docs/python.md", "exec"), {})
 
 
+@pytest.mark.parametrize("framework", ["langgraph", "langchain_core", "agents", "pydantic_ai"])
+def test_the_integrations_page_examples_run(framework: str) -> None:
+    """Every example of docs/integrations.md runs as written, each under the heading of the framework it needs."""
+    pytest.importorskip(framework)
+    title = {"langgraph": "## LangGraph", "langchain_core": "## LangChain", "agents": "## OpenAI Agents SDK",
+             "pydantic_ai": "## Pydantic AI"}[framework]
+    section = page("integrations.md").split(title + "\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"docs/integrations.md ({title[3:]} #{i + 1})", "exec"), {})
+
+
 def test_the_matcher_refuses_output_that_differs() -> None:
     assert _matches(["✓ Stored … (id …)"], ["✓ Stored a note (id 01ABC)"])
     assert not _matches(["✓ Stored … (id …)"], ["✗ IGNORE: not stored"])

@@ -343,6 +343,20 @@ def test_expires_at_is_kept_and_exported(hmem: Knotwork) -> None:
     assert record["expires_at"].startswith("2099-01-01") and now() < hmem.get(m.id).expires_at
 
 
+def test_update_sets_moves_and_clears_an_expiry_with_a_version(hmem: Knotwork) -> None:
+    m = hmem.add("Temporary access for the auditor")
+    later = hmem.update(m.id, ttl="2h")
+    assert later.expires_at is not None and timedelta(hours=1.99) < later.expires_at - later.updated_at <= timedelta(hours=2)
+    assert hmem.update(m.id, expires_at="2099-01-01T00:00:00Z").expires_at == datetime(2099, 1, 1, tzinfo=UTC)
+    cleared = hmem.update(m.id, expires_at=None)
+    assert cleared.expires_at is None and [v.expires_at is None for v in hmem.history(m.id)] == [True, False, False, True]
+    for fields, match in (({"ttl": 0}, "ttl"), ({"ttl": 60, "expires_at": "2099-01-01"}, "not both"),
+                          ({"expires_at": "2001-01-01"}, "has passed")):
+        with pytest.raises(InvalidInput, match=match):
+            hmem.update(m.id, **fields)
+    assert hmem.get(m.id).version == 4
+
+
 def test_the_prune_worker_purges_what_expires_while_it_runs(hmem: Knotwork) -> None:
     from knotwork.services.hygiene import PruneWorker
 

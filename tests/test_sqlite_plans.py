@@ -44,3 +44,22 @@ def test_a_filter_over_many_ids_looks_them_up_and_keeps_exactly_what_it_lets_thr
     for plan in plans:
         assert "sqlite_autoindex_memories_1 (id=?)" in plan, plan  # each id looked up by the primary key
         assert "memories_thread" not in plan and "memories_workspace" not in plan, plan
+
+
+def test_a_list_by_tag_is_driven_by_the_tag_and_pages_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "plans.db"
+    seen: list[tuple[str, list]] = []
+    tracer = lambda sql, params: seen.append((sql, list(params))) if "ORDER BY m.id DESC" in sql else None  # noqa: E731
+    store = SQLiteStore(path, tracer=tracer)
+    with Knotwork(store, Settings(), embedder=RandomEmbedder()) as mem:
+        notes = mem.add_many([{"content": f"note {i}", "workspace": "api", "tags": {"key": f"k{i % 7}", "all": "yes"}}
+                              for i in range(70)])
+        mem.add_many([{"content": f"web note {i}", "workspace": "web", "tags": {"key": "k3"}} for i in range(10)])
+        seen.clear()
+        first = mem.list(workspace="api", tags={"key": "k3", "all": "yes"}, limit=6)
+        rest = mem.list(workspace="api", tags={"key": "k3", "all": "yes"}, limit=6, cursor=first.next_cursor)
+        assert [m.id for m in (*first, *rest)] == [m.id for m in reversed(notes[3::7])] and rest.next_cursor is None
+        assert [m.id for m in mem.list(workspace="api", tags={"key": None}, limit=100)] == [m.id for m in reversed(notes)]
+    for plan in _plans(path, seen):
+        assert "memory_tags_kv" in plan and "sqlite_autoindex_memories_1 (id=?)" in plan, plan  # the tag drives
+        assert "memories_identity" not in plan and "memories_workspace" not in plan, plan  # no workspace scan

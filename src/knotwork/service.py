@@ -42,7 +42,8 @@ if TYPE_CHECKING:  # the engines below load on first use (services/parts.py): `k
 
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
 UPDATE_FIELDS = frozenset(
-    {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread"}
+    {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread",
+     "expires_at", "ttl"}
 )
 
 
@@ -249,7 +250,8 @@ class Knotwork(Parts):
 
         Fields: content, category, tags (replaced whole), artifacts, evidence,
         importance, metadata, valid_at, invalid_at, thread (kept as
-        ``metadata.thread``). A change that changes nothing creates no version. ``invalid_at`` before ``valid_at`` is refused.
+        ``metadata.thread``), ``expires_at`` or ``ttl`` (counted from now; ``expires_at=None`` keeps the memory
+        for good). A change that changes nothing creates no version. ``invalid_at`` before ``valid_at`` is refused.
         """
         return self._change(id, changes, ordered=True)
 
@@ -293,6 +295,12 @@ class Knotwork(Parts):
             values["valid_at"] = parse_time(changes["valid_at"], "valid_at")
         if "invalid_at" in changes:
             values["invalid_at"] = _optional_time(changes["invalid_at"], "invalid_at")
+        if "expires_at" in changes or "ttl" in changes:
+            stamp = now()
+            expires = rules.expiry(_optional_time(changes.get("expires_at"), "expires_at"), changes.get("ttl"), stamp)
+            if expires is not None and expires <= stamp:
+                raise InvalidInput("expires_at", f"{temporal.to_text(expires)} has passed; a memory must expire in the future")
+            values["expires_at"] = expires
         valid, invalid = values.get("valid_at", old.valid_at), values.get("invalid_at", old.invalid_at)
         if ordered and invalid is not None and invalid < valid and {"valid_at", "invalid_at"} & set(values):
             raise InvalidInput(

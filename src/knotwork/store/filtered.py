@@ -22,19 +22,24 @@ def selective(flt: MemoryFilter) -> bool:
     return bool(flt.thread or flt.tags)
 
 
+def drive(flt: MemoryFilter, mark: str) -> tuple[str, list[Any]]:
+    """The clause that has the memories holding ``flt``'s tags drive a read (the ``memory_tags_kv`` index), and
+    its parameters: for ``tags_mode`` all, the first tag names a superset (callers put the most selective first);
+    for any, each does. Empty without tags."""
+    if not flt.tags:
+        return "", []
+    params: list[Any] = []
+    tags = list(flt.tags.items())[: 1 if flt.tags_mode != "any" else None]
+    terms = []
+    for key, value in tags:
+        terms.append(f"(t.key = {mark}" + (f" AND t.value = {mark})" if value is not None else ")"))
+        params += [key] if value is None else [key, value]
+    return f" AND m.id IN (SELECT t.memory_id FROM memory_tags t WHERE {' OR '.join(terms)})", params
+
+
 def listing(flt: MemoryFilter, where: str, mark: str) -> tuple[str, list[Any]]:
     """SQL listing the ids of the memories ``where`` (``flt``'s conditions on ``m``) lets through, at most
-    ``LIMIT`` (the last parameter, for the caller to add), and the parameters after ``where``'s own.
-
-    With tags, the memories that hold one of them drive the read (the ``memory_tags_kv`` index): for
-    ``tags_mode`` all, any one tag names a superset; for any, each does. ``mark`` is the engine's placeholder.
-    """
-    drive, params = "", []
-    if flt.tags:
-        tags = list(flt.tags.items())[: 1 if flt.tags_mode != "any" else None]
-        terms = []
-        for key, value in tags:
-            terms.append(f"(t.key = {mark}" + (f" AND t.value = {mark})" if value is not None else ")"))
-            params += [key] if value is None else [key, value]
-        drive = f" AND m.id IN (SELECT t.memory_id FROM memory_tags t WHERE {' OR '.join(terms)})"
-    return f"SELECT m.id FROM memories m WHERE {where}{drive} LIMIT {mark}", params
+    ``LIMIT`` (the last parameter, for the caller to add), and the parameters after ``where``'s own; with tags,
+    driven by them (:func:`drive`)."""
+    clause, params = drive(flt, mark)
+    return f"SELECT m.id FROM memories m WHERE {where}{clause} LIMIT {mark}", params

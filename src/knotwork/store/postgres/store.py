@@ -402,6 +402,10 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
 
     def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
         where, params = where_sql(flt, at)
+        if flt.tags and not flt.thread:  # the tag's memories drive the read, as in filtered_ids (memory_tags_kv)
+            clause, drive = filtered.drive(flt, "%s")
+            where += clause
+            params = [*params, *drive]
         if before_id:
             where += " AND m.id < %s"
             params.append(before_id)

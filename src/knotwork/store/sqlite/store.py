@@ -379,7 +379,15 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
             return self._run("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount > 0
 
     def list_memories(self, flt: MemoryFilter, limit: int, before_id: str | None = None, at: datetime | None = None) -> list[Memory]:
-        where, params = _where(flt, at)
+        # Tags without a thread: the tag's memories drive the read, as in filtered_ids. Why: the planner scanned
+        # every memory of the workspace and checked each one's tags (a LangGraph store's get of one key among
+        # many was a scan). Outcome: the memory_tags_kv index lists the tag's memories, looked up by id.
+        tagged = bool(flt.tags) and not flt.thread
+        where, params = _where(flt, at, BY_ID if tagged else "m")
+        if tagged:
+            clause, drive = filtered.drive(flt, "?")
+            where += clause
+            params += drive
         if before_id:
             where += " AND m.id < ?"
             params.append(before_id)
