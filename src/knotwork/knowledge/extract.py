@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from knotwork.knowledge import scorer
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, RELATIVES, STOP_AFTER, TECH
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
@@ -527,28 +529,41 @@ def _checked(out: Extraction) -> Extraction:
     return out
 
 
-def extract_rules(text: str) -> Extraction:
-    """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O)."""
+def rules_candidates(text: str) -> Extraction:
+    """Entities and candidate facts by the regular-expression rules alone, before the scorer."""
     return _tidy(_checked(_based(_rule_sentences(text), RULES_CONFIDENCE)))
+
+
+def extract_rules(text: str) -> Extraction:
+    """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O), each
+    fact's confidence the scorer's probability."""
+    return scorer.score(rules_candidates(text), text)
 
 
 def _spans(sentence: str) -> list[Span]:
     return entity_spans(_CONTRACTION.sub(lambda m: m.group(0), sentence))
 
 
-def extract_many(texts: Sequence[str]) -> list[Extraction]:
-    """Entities and facts of each text: read through the dependency parse when the English pipeline is
-    installed (one batched run for all texts), else by the regular-expression rules."""
+def candidates(texts: Sequence[str]) -> list[tuple[Extraction, Any]]:
+    """Entities and candidate facts of each text with its parse (None by the regular-expression rules),
+    before the scorer gives each fact its confidence: read through the dependency parse when the English
+    pipeline is installed (one batched run for all texts), else by the regular-expression rules."""
     nlp = pipeline()
     if nlp is None:
-        return [extract_rules(t) for t in texts]
+        return [(rules_candidates(t), None) for t in texts]
     docs = nlp.pipe(texts, batch_size=BATCH)
     out = []
     for text, doc in zip(texts, docs):
         dropped: set[str] = set()
         parsed = _based(read(doc, _spans, dropped), PARSER_CONFIDENCE)
-        out.append(_tidy(_checked(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped))))
+        out.append((_tidy(_checked(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped))), doc))
     return out
+
+
+def extract_many(texts: Sequence[str]) -> list[Extraction]:
+    """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
+    fact scorer gives it (:mod:`knotwork.knowledge.scorer`)."""
+    return [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, candidates(texts))]
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:

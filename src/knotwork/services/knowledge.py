@@ -60,6 +60,9 @@ NAME_CACHE = 4096  # name vectors kept for names seen again soon (e.g. in anothe
 #: technologies): the normalised spelling resolves them, and a vector of ``src/a/b.py`` or
 #: ``PR-12`` says nothing a spelling does not, so they are not embedded.
 SPELLED_TYPES = frozenset({"identifier", "function", "file", "url", "reference", "tag", "version", "technology"})
+#: Extractors whose confidence is the fact scorer's calibrated probability (knowledge.scorer): the store floor
+#: and the default reading floor apply to their facts; a caller's or an LLM's confidence is its own word.
+SCORED = frozenset({"rules", "parser"})
 
 
 
@@ -219,6 +222,30 @@ class KnowledgeService:
         self._single = frozenset(exact)
         self._single_prefixes = tuple(p[:-1] for p in settings.kg_single_valued if p.endswith("*"))
 
+    def shown(self, facts: Sequence[Fact], min_confidence: Any = None) -> list[Fact]:
+        """The facts a reader sees: those at least ``min_confidence`` sure when it is given (0: every stored
+        fact); by default, every fact but the offline extraction's under ``kg_min_confidence``.
+
+        Trigger: a read without ``min_confidence``. Why: the scorer's confidence is the probability that
+        an extracted fact is right, and the default (chosen on dev, bench/RESULTS.md) keeps what is shown
+        right at least 0.92 of the time; a caller's confidence is on the caller's own scale, so a caller's
+        fact is shown unless the reader asks for a floor. Outcome: less-sure extracted facts stay stored and
+        come back with ``min_confidence=0``."""
+        floor = validate.confidence(min_confidence, "min_confidence", None)
+        if floor is not None:
+            return [f for f in facts if f.confidence >= floor]
+        default = self.settings.kg_min_confidence
+        return [f for f in facts if f.extractor not in SCORED or f.confidence >= default]
+
+    def stored_candidates(self, facts: Sequence[FactDraft]) -> list[FactDraft]:
+        """The offline candidates worth storing: those the scorer gives at least ``kg_min_store``.
+
+        Trigger: a candidate under the floor. Why: a wrong fact costs more than a missing one, and under
+        the floor most candidates are wrong (bench/train_fact_scorer.py). Outcome: it is not stored; its
+        names stay entities of the memory."""
+        floor = self.settings.kg_min_store
+        return [f for f in facts if f.confidence >= floor]
+
     def single_valued(self, predicate: str) -> bool:
         return predicate in self._single or predicate.startswith(self._single_prefixes or ("\0",))
 
@@ -323,7 +350,7 @@ class KnowledgeService:
         """One memory's entities, mentions and facts; ``touched`` collects the entities to summarise (else done here)."""
         ws = memory.workspace
         names = _names(gi, use_rules)
-        rule_facts = list(gi.extracted.facts) if use_rules else []
+        rule_facts = self.stored_candidates(gi.extracted.facts) if use_rules else []
         vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
         for key, (name, type_, summary) in names.items():
@@ -518,12 +545,13 @@ class KnowledgeService:
     def facts_of(
         self, ref: str, workspace: Any = None, as_of: Any = None, include_invalid: bool = False, min_confidence: Any = None
     ) -> list[Fact]:
-        """Facts about one entity (as subject or object), newest first; only those at least ``min_confidence`` sure."""
-        floor = validate.confidence(min_confidence, "min_confidence", None)
+        """Facts about one entity (as subject or object), newest first; only those at least ``min_confidence`` sure
+        (default: :meth:`shown`)."""
+        validate.confidence(min_confidence, "min_confidence", None)
         eid = self.entity_id(ref, workspace)
         at = parse_time(as_of, "as_of") if as_of is not None else now()
         found = self.store.kg_facts_touching([eid], workspace=rules.scope(workspace), at=at, include_invalid=include_invalid)
-        return [f for f in found if floor is None or f.confidence >= floor]
+        return self.shown(found, min_confidence)
 
     # -- merging ----------------------------------------------------------------
     def merge_entities(self, a: str, b: str, workspace: Any = None) -> Entity:
@@ -645,9 +673,9 @@ class KnowledgeService:
 
         Only facts true now (or at ``as_of``) unless ``include_invalid``; when
         retired facts are included, a current fact ranks above a retired one
-        of equal match. ``min_confidence`` (0-1): only facts at least that sure.
+        of equal match. ``min_confidence`` (0-1): only facts at least that sure (default: :meth:`shown`).
         """
-        floor = validate.confidence(min_confidence, "min_confidence", None)
+        validate.confidence(min_confidence, "min_confidence", None)
         text = rules.query(query)
         size = rules.limit(limit, 100)
         scope = rules.scope(workspace)
@@ -672,11 +700,12 @@ class KnowledgeService:
             )
         fused = FUSIONS["rrf"]({k: v for k, v in ranked.items() if v}, k=60)
         top = fused[0].score if fused else 1.0
-        facts = self.store.kg_get_facts([c.id for c in fused])
+        found = self.store.kg_get_facts([c.id for c in fused])
+        facts = {f.id: f for f in self.shown(list(found.values()), min_confidence)}
         scored = []
         for c in fused:
             f = facts.get(c.id)
-            if f is None or (floor is not None and f.confidence < floor):
+            if f is None:
                 continue
             score = c.score / top
             distance = None
