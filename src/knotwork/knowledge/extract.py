@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from knotwork.knowledge import scorer
+from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, RELATIVES, STOP_AFTER, TECH
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
@@ -544,26 +545,31 @@ def _spans(sentence: str) -> list[Span]:
     return entity_spans(_CONTRACTION.sub(lambda m: m.group(0), sentence))
 
 
-def candidates(texts: Sequence[str]) -> list[tuple[Extraction, Any]]:
+def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None
+               ) -> list[tuple[Extraction, Any]]:
     """Entities and candidate facts of each text with its parse (None by the regular-expression rules),
     before the scorer gives each fact its confidence: read through the dependency parse when the English
-    pipeline is installed (one batched run for all texts), else by the regular-expression rules."""
+    pipeline is installed (one batched run for all texts), else by the regular-expression rules.
+    ``contexts`` (one per text, or None): what earlier memories of the same scope named (knowledge.carry);
+    texts of one scope share one dict, read in order and updated."""
+    ctx = list(contexts) if contexts is not None else [None] * len(texts)
     nlp = pipeline()
     if nlp is None:
-        return [(rules_candidates(t), None) for t in texts]
+        return [(resolve_relatives(rules_candidates(t), c), None) for t, c in zip(texts, ctx)]
     docs = nlp.pipe(texts, batch_size=BATCH)
     out = []
-    for text, doc in zip(texts, docs):
+    for text, doc, context in zip(texts, docs, ctx):
         dropped: set[str] = set()
-        parsed = _based(read(doc, _spans, dropped), PARSER_CONFIDENCE)
-        out.append((_tidy(_checked(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped))), doc))
+        parsed = _based(read(doc, _spans, dropped, context), PARSER_CONFIDENCE)
+        merged = _merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped)
+        out.append((_tidy(_checked(resolve_relatives(merged, context))), doc))
     return out
 
 
-def extract_many(texts: Sequence[str]) -> list[Extraction]:
+def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None) -> list[Extraction]:
     """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
     fact scorer gives it (:mod:`knotwork.knowledge.scorer`)."""
-    return [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, candidates(texts))]
+    return [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:

@@ -43,6 +43,7 @@ from knotwork.knowledge.models import (
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
 from knotwork.search.fusion import FUSIONS
 from knotwork.services.changes import ValueChanges
+from knotwork.services import replaced, trust
 from knotwork.services.communities import CommunityService
 from knotwork.services.extraction import ExtractionService
 from knotwork.search.lexical import query_terms
@@ -60,9 +61,6 @@ NAME_CACHE = 4096  # name vectors kept for names seen again soon (e.g. in anothe
 #: technologies): the normalised spelling resolves them, and a vector of ``src/a/b.py`` or
 #: ``PR-12`` says nothing a spelling does not, so they are not embedded.
 SPELLED_TYPES = frozenset({"identifier", "function", "file", "url", "reference", "tag", "version", "technology"})
-#: Extractors whose confidence is the fact scorer's calibrated probability (knowledge.scorer): the store floor
-#: and the default reading floor apply to their facts; a caller's or an LLM's confidence is its own word.
-SCORED = frozenset({"rules", "parser"})
 
 
 
@@ -222,30 +220,6 @@ class KnowledgeService:
         self._single = frozenset(exact)
         self._single_prefixes = tuple(p[:-1] for p in settings.kg_single_valued if p.endswith("*"))
 
-    def shown(self, facts: Sequence[Fact], min_confidence: Any = None) -> list[Fact]:
-        """The facts a reader sees: those at least ``min_confidence`` sure when it is given (0: every stored
-        fact); by default, every fact but the offline extraction's under ``kg_min_confidence``.
-
-        Trigger: a read without ``min_confidence``. Why: the scorer's confidence is the probability that
-        an extracted fact is right, and the default (chosen on dev, bench/RESULTS.md) keeps what is shown
-        right at least 0.92 of the time; a caller's confidence is on the caller's own scale, so a caller's
-        fact is shown unless the reader asks for a floor. Outcome: less-sure extracted facts stay stored and
-        come back with ``min_confidence=0``."""
-        floor = validate.confidence(min_confidence, "min_confidence", None)
-        if floor is not None:
-            return [f for f in facts if f.confidence >= floor]
-        default = self.settings.kg_min_confidence
-        return [f for f in facts if f.extractor not in SCORED or f.confidence >= default]
-
-    def stored_candidates(self, facts: Sequence[FactDraft]) -> list[FactDraft]:
-        """The offline candidates worth storing: those the scorer gives at least ``kg_min_store``.
-
-        Trigger: a candidate under the floor. Why: a wrong fact costs more than a missing one, and under
-        the floor most candidates are wrong (bench/train_fact_scorer.py). Outcome: it is not stored; its
-        names stay entities of the memory."""
-        floor = self.settings.kg_min_store
-        return [f for f in facts if f.confidence >= floor]
-
     def single_valued(self, predicate: str) -> bool:
         return predicate in self._single or predicate.startswith(self._single_prefixes or ("\0",))
 
@@ -264,7 +238,7 @@ class KnowledgeService:
     def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
         if self.settings.kg_extract == "rules":
-            for gi, extracted in zip(inputs, rules_extract.extract_many([d.content for d in drafts])):
+            for gi, extracted in zip(inputs, trust.extract(self.store, drafts)):
                 gi.extracted = extracted
         for gi in inputs:
             gi.names = None
@@ -350,7 +324,7 @@ class KnowledgeService:
         """One memory's entities, mentions and facts; ``touched`` collects the entities to summarise (else done here)."""
         ws = memory.workspace
         names = _names(gi, use_rules)
-        rule_facts = self.stored_candidates(gi.extracted.facts) if use_rules else []
+        rule_facts = trust.stored(gi.extracted.facts, self.settings) if use_rules else []
         vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
         for key, (name, type_, summary) in names.items():
@@ -418,7 +392,7 @@ class KnowledgeService:
         object_id = entity_of[normalize(f.object)]
         if subject_id == object_id:
             return set()
-        said = resolve_when(f.when, memory.valid_at)  # "two years ago", "since March": from the memory's time
+        said = replaced.start(self.store, memory, f, entity_of, resolve_when(f.when, memory.valid_at))  # "since March"
         valid_at = f.valid_at if f.valid_at is not None else said or (None if f.past else memory.valid_at)
         invalid_at = f.invalid_at if f.invalid_at is not None else (over_at(valid_at, memory.valid_at) if f.past else None)
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
@@ -456,6 +430,9 @@ class KnowledgeService:
             touched.add(by_id[r.fact_id].object_id)
             if retired_out is not None:
                 retired_out.append(r.fact_id)
+        if replaces_id and replaces_id not in (subject_id, object_id):  # "from A to B": A under every relation
+            touched |= replaced.retire_elsewhere(self.store, memory.workspace, subject_id, f.predicate, replaces_id,
+                                                 valid_at or memory.valid_at, new_id, at)
         if p.restated and replaces_id and replaces_id != subject_id:
             old_name = self.store.kg_get_entities([replaces_id])[replaces_id].name
             self.store.kg_insert_fact(
@@ -545,13 +522,12 @@ class KnowledgeService:
     def facts_of(
         self, ref: str, workspace: Any = None, as_of: Any = None, include_invalid: bool = False, min_confidence: Any = None
     ) -> list[Fact]:
-        """Facts about one entity (as subject or object), newest first; only those at least ``min_confidence`` sure
-        (default: :meth:`shown`)."""
+        """Facts about one entity (as subject or object), newest first; only those shown (trust.shown)."""
         validate.confidence(min_confidence, "min_confidence", None)
         eid = self.entity_id(ref, workspace)
         at = parse_time(as_of, "as_of") if as_of is not None else now()
         found = self.store.kg_facts_touching([eid], workspace=rules.scope(workspace), at=at, include_invalid=include_invalid)
-        return self.shown(found, min_confidence)
+        return trust.shown(found, min_confidence, self.settings)
 
     # -- merging ----------------------------------------------------------------
     def merge_entities(self, a: str, b: str, workspace: Any = None) -> Entity:
@@ -701,7 +677,7 @@ class KnowledgeService:
         fused = FUSIONS["rrf"]({k: v for k, v in ranked.items() if v}, k=60)
         top = fused[0].score if fused else 1.0
         found = self.store.kg_get_facts([c.id for c in fused])
-        facts = {f.id: f for f in self.shown(list(found.values()), min_confidence)}
+        facts = {f.id: f for f in trust.shown(list(found.values()), min_confidence, self.settings)}
         scored = []
         for c in fused:
             f = facts.get(c.id)
