@@ -70,9 +70,15 @@ AGENTS = DATA / "extraction_agents.txt"
 AGENTS_SEQUENCES = DATA / "extraction_agents_sequences.txt"
 #: --set -> (sentences, sequences)
 CORPUS = DATA / "extraction_corpus"
-SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)],
-        "corpus": [(p, p.with_name(f"{p.stem}_sequences.txt")) for p in sorted(CORPUS.glob("*.txt"))
-                   if not p.stem.endswith("_sequences")]}
+
+
+def corpus_sets(folder: Path = CORPUS) -> list[tuple[Path, Path]]:
+    """(sentences, sequences) of each kind of source in the corpus folder (a sequences file may be missing)."""
+    return [(p, p.with_name(f"{p.stem}_sequences.txt")) for p in sorted(folder.glob("*.txt"))
+            if not p.stem.endswith("_sequences")]
+
+
+SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)], "corpus": corpus_sets()}
 SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["corpus"]
 
 
@@ -405,6 +411,7 @@ def main() -> None:
     parser.add_argument("--by-rule", action="store_true",
                         help="also count the facts each rule stored and how many the labels hold, per set")
     parser.add_argument("--min-stored", type=int, default=1, help="with --by-rule: hide rules that stored fewer")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus folder (--set corpus or all)")
     parser.add_argument("--store-floor", type=float, default=None,
                         help="leave out facts under this confidence (default: KNOTWORK_KG_MIN_STORE)")
     args = parser.parse_args()
@@ -418,7 +425,10 @@ def main() -> None:
     texts: list[str] = []
     tallies: dict[str, RuleTally] = {}
     summary: list[tuple[str, str, Score, Calibration]] = []
-    for sentences_file, sequences_file in SETS[args.set]:
+    sets = SETS[args.set]
+    if args.set in ("corpus", "all") and args.corpus != CORPUS:
+        sets = [s for s in sets if s[0].parent != CORPUS] + corpus_sets(args.corpus)
+    for sentences_file, sequences_file in sets:
         items = [i for i in load(sentences_file, statuses=True) if i.section.split()[0] in halves]
         texts += [i.text for i in items]
         tally = tallies.setdefault(f"{sentences_file.stem.removeprefix('extraction_')} {args.half}", {})
@@ -431,7 +441,9 @@ def main() -> None:
             for key, (_e, f, _n) in scores.items():
                 if key.split()[0] == half:
                     facts.tp, facts.fp, facts.fn = facts.tp + f.tp, facts.fp + f.fp, facts.fn + f.fn
-            summary.append((sentences_file.stem.removeprefix("extraction_"), half, facts, cal.get(half, Calibration())))
+            name = sentences_file.stem.removeprefix("extraction_")
+            name = f"corpus/{name}" if sentences_file.parent.name != DATA.name else name
+            summary.append((name, half, facts, cal.get(half, Calibration())))
         if not sequences_file.exists():
             continue
         seqs = [s for s in load_sequences(sequences_file) if s.half in halves]

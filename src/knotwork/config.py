@@ -95,7 +95,7 @@ class Settings(BaseSettings):
         description="Offline extraction: a candidate fact the scorer gives a lower confidence is not stored (0: all).",
     )
     kg_min_confidence: float = Field(
-        default=0.8, ge=0, le=1,
+        default=0.6, ge=0, le=1,
         description="Facts shown by default (search_facts, entity facts, the web UI's graph, ambient recall): those "
         "at least this sure; a reader's min_confidence overrides it (0: every stored fact).",
     )

@@ -5,8 +5,8 @@ candidates; a constant confidence per rule kind did not separate the right ones 
 ones. Each candidate gets named binary features (the rule and its family, the predicate, the kinds
 and NER labels of its ends, how its subject was found, cue words for negation, hedges, plans,
 questions and conditions in its sentence, the clause count, the distance between its ends, the
-dependency depth and role of its object, …) and a logistic model over them, calibrated by isotonic
-regression on out-of-fold scores, says the probability that it is right. That probability is the
+dependency depth and role of its object, …) and a logistic model over them, calibrated by Platt
+scaling on out-of-fold scores, says the probability that it is right. That probability is the
 fact's ``confidence``; a setting drops what falls below a floor before it is stored.
 
 The weights are ``data/fact_scorer.json``, fitted by ``bench/train_fact_scorer.py`` on the dev
@@ -48,6 +48,7 @@ _CHANGE = re.compile(r"\b(?:from|instead of|rather than|in favou?r of|replaced|s
 _REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|according to|heard|asked|suggested|recommended)\b", re.I)
 _ORDER = re.compile(r"^\s*(?:please\s+)?(?:use|don['’]t|do not|never|always|make sure|remember|avoid|add|run|"
                     r"keep|try|let['’]s)\b", re.I)
+_MUST = re.compile(r"\b(?:must|should|need to|needs to|have to|has to|make sure|ensure|do not|don['’]t)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|it|they|them)\b", re.I)
 _FIRST = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve)\b")
 _WE = re.compile(r"\b(?:we|us|our|ours)\b", re.I)
@@ -157,7 +158,11 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list
     else:
         how = "pronoun" if _PRONOUN.search(sentence) else "elsewhere"
     out += [f"subject:{how}", f"subject*pred:{how}*{pfam}"]
-    # shape of the object
+    # shape of the ends
+    if how == "named":
+        out.append(f"swords:{_bucket(len(f.subject.split()), (1, 2, 3))}")
+        if f.subject[:1].islower():
+            out.append("slower")
     words = f.object.split()
     out.append(f"owords:{_bucket(len(words), (1, 2, 3))}")
     if f.object[:1].isupper():
@@ -174,6 +179,16 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list
                      ("order", _ORDER)):
         if rx.search(sentence):
             out += [f"cue:{name}", f"cue*source:{name}*{source}"]
+    if _MUST.search(sentence):
+        out += ["cue:must", f"cue*source:must*{source}"]
+    if ":" in sentence:
+        out.append("cue:colon")
+    if "`" in sentence:
+        out.append("cue:code")
+    if sentence.count(",") >= 3:
+        out.append("cue:list")
+    if sentence.lstrip()[:1] in ("-", "*", "`", "(") or sentence.rstrip().endswith(":"):
+        out.append("cue:fragment")
     o_at = _find(sentence, f.object)
     if s_at >= 0 and o_at >= 0:
         between = sentence[min(s_at, o_at): max(s_at, o_at)]
@@ -217,24 +232,24 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list
 
 
 class Scorer:
-    """A fitted model: feature weights, a bias and an isotonic map from raw probability to confidence."""
+    """A fitted model: feature weights, a bias and the Platt map from its raw logit to a probability."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.version = int(data["version"])
         self.bias = float(data["bias"])
         self.weights: dict[str, float] = {k: float(v) for k, v in data["weights"].items()}
-        self.xs = np.asarray(data["calibration"]["x"], dtype=np.float64)
-        self.ys = np.asarray(data["calibration"]["y"], dtype=np.float64)
-        if self.xs.size == 0 or self.xs.size != self.ys.size or np.any(np.diff(self.xs) < 0):
-            raise ValueError(f"{WEIGHTS.name}: calibration points must be non-empty, paired and sorted")
+        platt = data["calibration"].get("platt")
+        if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
+            raise ValueError(f"{WEIGHTS.name}: calibration.platt must be [slope > 0, intercept]")
+        self.slope, self.intercept = float(platt[0]), float(platt[1])
 
-    def raw(self, feats: Iterable[str]) -> float:
-        z = self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))
-        return float(1.0 / (1.0 + np.exp(-z)))
+    def logit(self, feats: Iterable[str]) -> float:
+        return self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))
 
     def probability(self, feats: Iterable[str]) -> float:
         """The calibrated probability that a candidate with these features is right, in [0, 1]."""
-        return float(np.clip(np.interp(self.raw(feats), self.xs, self.ys), 0.0, 1.0))
+        z = self.slope * self.logit(feats) + self.intercept
+        return float(np.clip(1.0 / (1.0 + np.exp(-z)), 0.0, 1.0))
 
 
 @lru_cache(maxsize=1)
