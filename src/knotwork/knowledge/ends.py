@@ -184,7 +184,8 @@ def unversioned(name: tuple[str, str | None]) -> tuple[str, str | None]:
 
 #: Generic words after a code identifier that say what kind of code it is ("the `thumbor` API").
 CODE_KINDS = frozenset("api class interface protocol trait struct enum type function method module package "
-                       "library crate gem script command endpoint table column field hook component".split())
+                       "library crate gem script command endpoint table column field hook component "
+                       "argument parameter option flag setting shortcut attribute property".split())
 
 
 def misread(tok: Any, span: Any, base: int) -> bool:
