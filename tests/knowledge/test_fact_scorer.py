@@ -186,6 +186,8 @@ def test_dropped_in_favour_of_is_a_change(kg: Knotwork, change: str) -> None:
     ("Priya joined Stripe in 2021.", "Priya", ("works_at", "Stripe")),
     ("We rewrote the backend in Go.", "backend", ("written_in", "Go")),
     ("Tomás rewrote the billing service in Rust last year.", "billing service", ("written_in", "Rust")),
+    ("I have worked for IBM for three years.", "User", ("works_at", "IBM")),
+    ("The deprecated `proxies` argument has now been removed.", "proxies", ("status", "removed")),
 ])
 def test_everyday_facts_are_read(kg: Knotwork, text: str, subject: str, fact: tuple[str, str]) -> None:
     _add(kg, text)
@@ -193,5 +195,9 @@ def test_everyday_facts_are_read(kg: Knotwork, text: str, subject: str, fact: tu
 
 
 @needs_parser
-def test_been_at_without_a_start_or_length_is_a_visit() -> None:
+def test_been_at_without_a_start_or_length_is_a_visit_and_a_real_question_states_nothing() -> None:
     assert not [f for f in extract_many(["Priya has been at Meta."])[0].facts if f.predicate == "works_at"]
+    (f,) = extract_many(["Yeah, I live in Oregon, what about you?"])[0].facts  # a question tagged onto a statement
+    assert (f.subject, f.predicate, f.object) == ("User", "lives_in", "Oregon")
+    assert extract_many(["Do you live in Oregon?"])[0].facts == []
+    assert extract_many(["I work at Google, right?"])[0].facts == []

@@ -624,7 +624,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     adverbial = [(f"{key} {a.lower_}", p) for a in _children(verb, "advmod") for p in _children(a, "prep")]
     chained = [(f"{key} {p.lower_} {q.lower_}", q) for p in _children(verb, "prep") if not _children(p, "pobj")
                for q in _children(p, "prep")]  # "moved out of X"
-    for pkey, prep in [(f"{key} {p.lower_}", p) for p in _children(verb, "prep")] + chained + [
+    datives = [d for d in _children(verb, "dative") if d.pos_ == "ADP"]  # "have worked for IBM for three years"
+    for pkey, prep in [(f"{key} {p.lower_}", p) for p in _children(verb, "prep") + datives] + chained + [
             (k if f"{k} {p.lower_}" in V.PHRASES else key, p) for k, p in adverbial]:
         if not pkey.endswith(f" {prep.lower_}"):
             pkey = f"{pkey} {prep.lower_}"
