@@ -198,6 +198,15 @@ def main() -> int:
     rows, ece = reliability(oof, y)
     print(f"\n{len(y)} candidates, {int(y.sum())} right ({y.mean():.3f}); {len(data['weights'])} features; "
           f"out-of-fold ECE {ece:.3f}\n")
+    print("| training set | candidates | right | out-of-fold ECE |\n|---|---|---|---|")
+    at = 0
+    for line in read:
+        n = int(line.split(": ", 1)[1].split(" sentences, ")[1].split(" candidates")[0])
+        if n:
+            _, e = reliability(oof[at:at + n], y[at:at + n])
+            print(f"| {line.split(':')[0]} | {n} | {y[at:at + n].mean():.3f} | {e:.3f} |")
+        at += n
+    print()
     print("| confidence | facts | mean confidence | precision |\n|---|---|---|---|")
     for b, n, mean, prec in rows:
         print(f"| {b} | {n} | {mean:.3f} | {prec:.3f} |")

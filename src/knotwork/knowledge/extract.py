@@ -545,6 +545,16 @@ def _spans(sentence: str) -> list[Span]:
     return entity_spans(_CONTRACTION.sub(lambda m: m.group(0), sentence))
 
 
+#: "I’m a nurse": the small English pipeline splits a contraction only with a straight apostrophe.
+_CURLY = re.compile(r"(?i)\b(I|you|we|they|he|she|it|that|there|what|who|ca|do|does|did|is|are|was|were|wo|have|has"
+                    r"|had|could|would|should)’(m|re|ve|d|ll|s|t)\b|(?<=n)’(?=t\b)")
+
+
+def _straight(text: str) -> str:
+    """``text`` with a contraction's curly apostrophe made straight (same length: spans keep their offsets)."""
+    return _CURLY.sub(lambda m: m.group(0).replace("’", "'"), text) if "’" in text else text
+
+
 def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None
                ) -> list[tuple[Extraction, Any]]:
     """Entities and candidate facts of each text with its parse (None by the regular-expression rules),
@@ -556,7 +566,7 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
     nlp = pipeline()
     if nlp is None:
         return [(resolve_relatives(rules_candidates(t), c), None) for t, c in zip(texts, ctx)]
-    docs = nlp.pipe(texts, batch_size=BATCH)
+    docs = nlp.pipe([_straight(t) for t in texts], batch_size=BATCH)
     out = []
     for text, doc, context in zip(texts, docs, ctx):
         dropped: set[str] = set()

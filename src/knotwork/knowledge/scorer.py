@@ -49,6 +49,9 @@ _REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|according to|heard|
 _ORDER = re.compile(r"^\s*(?:please\s+)?(?:use|don['’]t|do not|never|always|make sure|remember|avoid|add|run|"
                     r"keep|try|let['’]s)\b", re.I)
 _MUST = re.compile(r"\b(?:must|should|need to|needs to|have to|has to|make sure|ensure|do not|don['’]t)\b", re.I)
+_CHATTY = re.compile(r"\bi\b|\b(?:haha+|lol|lmao|omg|yeah|yep|nope|gonna|wanna|kinda|btw|tbh)\b|[:;]-?[()DPp]\B|!!|\?!",
+                     re.I)
+_TRACKER = re.compile(r"#\d+|\bPR\b|\bv?\d+\.\d+\.\d+|https?://|\b(?:fixes|closes|bump|changelog|deprecat\w*)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|it|they|them)\b", re.I)
 _FIRST = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve)\b")
 _WE = re.compile(r"\b(?:we|us|our|ours)\b", re.I)
@@ -202,6 +205,16 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list
     else:
         out.append("gap:none")
     out.append(f"words:{_bucket(len(sentence.split()), (6, 10, 16, 25))}")
+    # the register of the text: hand-written notes, chat, changelogs and trackers differ in how often a reading is right
+    out.append(f"chars:{_bucket(len(text), (60, 120, 240, 480))}")
+    if _CHATTY.search(text):
+        out.append("register:chat")
+    if _TRACKER.search(text):
+        out.append("register:tracker")
+    if not sentence.rstrip().endswith((".", "!", "?", '"', "”", ")")):
+        out.append("register:unpunctuated")
+    if text[:1].islower():
+        out.append("register:lower-start")
     out.append(f"facts:{_bucket(n_facts, (1, 2, 4))}")
     if doc is not None:
         out.append(f"sentences:{_bucket(len(list(doc.sents)), (1, 2, 3))}")
