@@ -51,6 +51,16 @@ def carry(out: Extraction, state: dict[str, str], context: dict[str, str] | None
         context["person"] = state["person"]
 
 
+def note_person(facts: list[Any], state: dict[str, str]) -> None:
+    """The person a clause's facts are about becomes the one "she"/"he" stands for in the clauses after it
+    (a relative of the writer, or a subject typed as a person)."""
+    for f in facts:
+        if f.subject in (USER, TEAM) or f.subject.startswith((USER + "'s", TEAM + "'s")):
+            continue
+        if f.subject_type == "person" or (f.predicate.endswith("_of") and f.object == USER):
+            state["person"] = f.subject
+
+
 def my_relative(subject: str, state: dict[str, str]) -> str | None:
     """"User's sister" when an earlier memory (or sentence) said who the writer's sister is: her name."""
     if not subject.startswith(USER + "'s "):

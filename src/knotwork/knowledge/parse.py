@@ -48,7 +48,7 @@ from knotwork.knowledge.cues import (
     when as _when,
     year as _year,
 )
-from knotwork.knowledge.carry import carried, carry, fix_lemmas
+from knotwork.knowledge.carry import carried, carry, fix_lemmas, note_person
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 
@@ -768,8 +768,11 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict
             continue
         before = len(out.facts)
         _relatives(sent, names, out)
+        note_person(out.facts[before:], state)
         for verb in _verbs(sent):
+            at = len(out.facts)
             _clause(verb, names, out)
+            note_person(out.facts[at:], state)  # "Amira is my sister; she is a civil engineer": she is Amira
         out.facts[before:] = [f for f in out.facts[before:]
                               if _ends.allowed(f.predicate, f.subject, f.object, names.kinds)]
         for f in out.facts[before:]:
