@@ -83,6 +83,7 @@ _KIND_WORDS = frozenset(
 )
 _ADOPT_VERBS = frozenset("adopt introduce install enable roll out add use".split(" ")) | {"roll out"}
 _TECH_PREDICATES = frozenset("uses runs_on depends_on implements extends calls".split())
+_NAMED_PLACES = frozenset("works_at studies_at lives_in from member_of".split())
 
 
 class _Names:
@@ -638,6 +639,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         continue
                     if pred[0] == "written_in" and objs and not passive:
                         continue
+                    if o is not pobj and pobj.pos_ == "PROPN" and o.pos_ != "PROPN" and pred[0] in _NAMED_PLACES:
+                        continue  # "I teach at Beijing Normal University, English composition and …": what, not where
                     if objs and not passive and _negated(verb) and not pred[1]:
                         continue  # "we don't store PII in Redis anymore": the negation is about PII, not Redis
                     _fact(out, s, pred[0], n, past or pred[1], how=f"prep:{pkey}")
