@@ -91,11 +91,11 @@ class Settings(BaseSettings):
         default="rules", description="Offline extraction of entities and facts on add: rules (deterministic) or none."
     )
     kg_min_store: float = Field(
-        default=0.5, ge=0, le=1,
+        default=0.6, ge=0, le=1,
         description="Offline extraction: a candidate fact the scorer gives a lower confidence is not stored (0: all).",
     )
     kg_min_confidence: float = Field(
-        default=0.6, ge=0, le=1,
+        default=0.7, ge=0, le=1,
         description="Facts shown by default (search_facts, entity facts, the web UI's graph, ambient recall): those "
         "at least this sure; a reader's min_confidence overrides it (0: every stored fact).",
     )

@@ -49,8 +49,7 @@ _REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|according to|heard|
 _ORDER = re.compile(r"^\s*(?:please\s+)?(?:use|don['’]t|do not|never|always|make sure|remember|avoid|add|run|"
                     r"keep|try|let['’]s)\b", re.I)
 _MUST = re.compile(r"\b(?:must|should|need to|needs to|have to|has to|make sure|ensure|do not|don['’]t)\b", re.I)
-_CHATTY = re.compile(r"\bi\b|\b(?:haha+|lol|lmao|omg|yeah|yep|nope|gonna|wanna|kinda|btw|tbh)\b|[:;]-?[()DPp]\B|!!|\?!",
-                     re.I)
+_CHATTY = re.compile(r"(?i:\b(?:haha+|lol|lmao|omg|yeah|yep|nope|gonna|wanna|kinda|btw|tbh)\b)|\bi\b|[:;]-?[()DPp]\B|!!|\?!")
 _TRACKER = re.compile(r"#\d+|\bPR\b|\bv?\d+\.\d+\.\d+|https?://|\b(?:fixes|closes|bump|changelog|deprecat\w*)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|it|they|them)\b", re.I)
 _FIRST = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve)\b")
