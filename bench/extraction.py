@@ -452,6 +452,15 @@ def main() -> None:
         print("|---|---|---|---|")
         for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
             print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
+    for half in halves:  # the corpus' kinds of source together
+        parts = [(f, c) for name, h, f, c in summary if name.startswith("corpus/") and h == half]
+        if len(parts) > 1:
+            pooled, cal_all = Score(), Calibration()
+            for f, c in parts:
+                pooled.tp, pooled.fp, pooled.fn = pooled.tp + f.tp, pooled.fp + f.fp, pooled.fn + f.fn
+                cal_all.pairs += c.pairs
+                cal_all.gold += c.gold
+            summary.append(("corpus (every kind)", half, pooled, cal_all))
     old = load(args.labels, statuses=False)
     print()
     old_cal: dict[str, Calibration] = {}
