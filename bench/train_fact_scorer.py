@@ -106,7 +106,8 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
                     labels.append(int(key in item.facts))
                     groups.append(group if source is None else -1 - ids.setdefault((path.name, source), len(ids)))
             group += 1
-        read.append(f"{path.parent.name}/{path.name}{' (dev)' if dev_only else ''}: {len(items)} sentences, "
+        where = "data" if path.parent == DATA else CORPUS.name  # the same name whichever folder --corpus named
+        read.append(f"{where}/{path.name}{' (dev)' if dev_only else ''}: {len(items)} sentences, "
                     f"{len(labels) - n0} candidates, {sum(labels[n0:])} right, sha256 {digest(items)}")
     return feats, labels, groups, read
 
