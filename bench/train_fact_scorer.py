@@ -17,8 +17,8 @@ A logistic regression (scikit-learn, L2, C chosen below) over the named binary f
 raw logit) fitted on the out-of-fold raw scores (five folds grouped by source where the corpus names
 one, else by sentence, so that a source's facts never score themselves: the test halves are split by
 source too) maps it to the probability that the fact is right. Isotonic regression was tried: on the
-same folds its map was coarser (a step at 0.874 held most plain facts) and its error larger (ECE
-0.036 against 0.013). The file holds the weights, the bias and the two Platt numbers, rounded, with
+same folds (the dev data of the time) its map was coarser (a step at 0.874 held most plain facts) and
+its error larger (ECE 0.036 against 0.013). The file holds the weights, the bias and the two Platt numbers, rounded, with
 sorted keys: the same data and code rebuild it byte for byte.
 ``--check`` rebuilds and compares with the shipped file instead of writing it (exit 1 if they differ).
 

@@ -430,9 +430,8 @@ class KnowledgeService:
             touched.add(by_id[r.fact_id].object_id)
             if retired_out is not None:
                 retired_out.append(r.fact_id)
-        if replaces_id and replaces_id not in (subject_id, object_id):  # "from A to B": A under every relation
-            touched |= replaced.retire_elsewhere(self.store, memory.workspace, subject_id, f.predicate, replaces_id,
-                                                 valid_at or memory.valid_at, new_id, at)
+        touched |= replaced.retire_elsewhere(self.store, memory.workspace, (subject_id, f.predicate, object_id),
+                                             replaces_id, valid_at or memory.valid_at, new_id, at)  # A, every relation
         if p.restated and replaces_id and replaces_id != subject_id:
             old_name = self.store.kg_get_entities([replaces_id])[replaces_id].name
             self.store.kg_insert_fact(

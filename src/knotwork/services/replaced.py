@@ -13,15 +13,19 @@ from datetime import datetime
 from typing import Any
 
 
-def retire_elsewhere(store: Any, workspace: str | None, subject_id: str, predicate: str, old_id: str,
+def retire_elsewhere(store: Any, workspace: str | None, new: tuple[str, str, str], old_id: str | None,
                      starts: datetime | None, new_id: str, at: datetime) -> set[str]:
-    """Retire the subject's current facts about ``old_id`` under predicates other than ``predicate``, ended at
-    ``starts`` (the new value's start) and superseded by ``new_id``; returns the entities touched.
+    """Retire the subject's current facts about ``old_id`` (the value the new fact ``new``, (subject id,
+    predicate, object id), replaces) under predicates other than the new one's, ended at ``starts`` (the new
+    value's start) and superseded by ``new_id``; returns the entities touched (none without an old value).
 
     Trigger: a stored change with a ``replaces`` value. Why: "moved X from A to B" says X is done with A,
     whichever relation held it. Outcome: a fact that began after the new value (a memory arriving late
     about a later time) is kept: the change cannot end what started after it."""
+    subject_id, predicate, object_id = new
     touched: set[str] = set()
+    if old_id is None or old_id in (subject_id, object_id):
+        return touched
     for f in store.kg_facts_touching([subject_id], workspace=workspace, at=None, include_invalid=False):
         if f.subject_id != subject_id or f.object_id != old_id or f.predicate == predicate:
             continue
