@@ -102,9 +102,10 @@ def main() -> None:
             mem.add(text, workspace="bench", force=True, consolidate=False, valid_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z")
         mem.enrichment.stop()
         knowledge = mem.enrichment.knowledge
-        import knotwork.services.knowledge as ks
+        import knotwork.services.trust as trust
 
-        timed(ks.rules_extract, "extract_many", "parse (offline rules)")
+        timed(trust, "extract_many", "parse (offline rules and the fact scorer)")
+        timed(trust, "contexts", "the scope's earlier people (carry)")
         timed(knowledge.store, "kg_lookup_norms", "resolution: exact names")
         timed(knowledge.resolver, "fuzzy", "resolution: trigrams")
         timed(knowledge.resolver, "by_vector", "resolution: by vector")

@@ -1,7 +1,7 @@
 """Precision and recall of the offline extraction on labelled sets.
 
-    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|all] [--rules] [--show-errors]
-                               [--labels FILE] [--cost] [--by-rule [--min-stored N]]
+    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|corpus|all] [--rules] [--show-errors]
+                               [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
 
 Five sets (bench/data/):
 
@@ -32,6 +32,17 @@ Five sets (bench/data/):
   tuned on (one status: every labelled fact, past or present, counts alike;
   the old value of a change is not labelled there and not counted).
 
+- ``extraction_corpus/<kind>.txt`` and ``<kind>_sequences.txt`` (``--set corpus``): the larger
+  corpus, one file per kind of source, split into dev and test halves by source; every file present
+  is scored (``all`` includes them).
+
+Each predicted fact carries the fact scorer's confidence (:mod:`knotwork.knowledge.scorer`); a fact
+under the store floor (``--store-floor``, default ``KNOTWORK_KG_MIN_STORE``) is not counted, as it is
+not stored. Per half, a reliability table: the facts in each confidence bucket (0.5-0.6 … 0.9-1.0),
+their mean confidence and their precision; the expected calibration error (bucket-weighted
+|precision - mean confidence|, over every bucket); and the precision and recall of the facts at
+confidence >= 0.9 (what a reader who filters at 0.9 sees).
+
 Entities are compared by normalised name (the resolver's exact-match key);
 the predicted entities are the extraction's entities plus the ends of its
 facts (what the graph stores). Micro-averaged. ``--rules`` forces the
@@ -58,8 +69,17 @@ SEQUENCES = DATA / "extraction_sequences.txt"
 AGENTS = DATA / "extraction_agents.txt"
 AGENTS_SEQUENCES = DATA / "extraction_agents_sequences.txt"
 #: --set -> (sentences, sequences)
-SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)]}
-SETS["all"] = SETS["heldout"] + SETS["agents"]
+CORPUS = DATA / "extraction_corpus"
+
+
+def corpus_sets(folder: Path = CORPUS) -> list[tuple[Path, Path]]:
+    """(sentences, sequences) of each kind of source in the corpus folder (a sequences file may be missing)."""
+    return [(p, p.with_name(f"{p.stem}_sequences.txt")) for p in sorted(folder.glob("*.txt"))
+            if not p.stem.endswith("_sequences")]
+
+
+SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)], "corpus": corpus_sets()}
+SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["corpus"]
 
 
 @dataclass
@@ -98,28 +118,95 @@ def load(path: Path, statuses: bool) -> list[Item]:
     return items
 
 
-def predict(texts: list[str], statuses: bool) -> list[tuple[set[str], set[tuple], dict[tuple, str]]]:
+def predict(texts: list[str], statuses: bool, floor: float | None = None
+            ) -> list[tuple[set[str], set[tuple], dict[tuple, str]]]:
     """Per text: the predicted entities, the predicted facts, and the rule that found each fact
     (``FactDraft.rule``; the old value of a change counts under its rule with ``/old``)."""
+    return [(e, f, r) for e, f, r, _ in predict_scored(texts, statuses, floor)]
+
+
+def store_floor() -> float:
+    from knotwork.config import Settings
+
+    return Settings().kg_min_store
+
+
+def predict_scored(texts: list[str], statuses: bool, floor: float | None = None
+                   ) -> list[tuple[set[str], set[tuple], dict[tuple, str], dict[tuple, float]]]:
+    """:func:`predict` and each predicted fact's confidence; facts under ``floor`` (default: the store
+    floor setting) are left out, as the store leaves them out."""
     from knotwork.knowledge.extract import extract_many
     from knotwork.knowledge.resolve import normalize
 
+    floor = store_floor() if floor is None else floor
     out = []
     for ex in extract_many(texts):
         facts: set[tuple] = set()
         rules: dict[tuple, str] = {}
+        confs: dict[tuple, float] = {}
         for f in ex.facts:
+            if f.confidence < floor:
+                continue
             triple = (normalize(f.subject), f.predicate, normalize(f.object))
             key = triple + (("retired" if f.past else "current",) if statuses else ())
             facts.add(key)
             rules.setdefault(key, f.rule or "?")
+            confs.setdefault(key, f.confidence)
             if statuses and f.replaces:
                 old = (triple[0], f.predicate, normalize(f.replaces), "retired")
                 facts.add(old)
                 rules.setdefault(old, (f.rule or "?") + "/old")
+                confs.setdefault(old, f.confidence)
         entities = {normalize(e.name) for e in ex.entities} | {t[0] for t in facts} | {t[2] for t in facts}
-        out.append((entities, facts, rules))
+        out.append((entities, facts, rules, confs))
     return out
+
+
+@dataclass
+class Calibration:
+    """(confidence, right) of every predicted fact, and the labelled facts' count (for recall)."""
+
+    pairs: list[tuple[float, bool]] = field(default_factory=list)
+    gold: int = 0
+
+    def add(self, facts: set[tuple], confs: dict[tuple, float], gold: set[tuple]) -> None:
+        self.pairs += [(confs.get(f, 1.0), f in gold) for f in facts]
+        self.gold += len(gold)
+
+    def buckets(self) -> list[tuple[str, int, float, float]]:
+        edges = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001]
+        rows = []
+        for lo, hi in zip(edges, edges[1:]):
+            inside = [(c, r) for c, r in self.pairs if lo <= c < hi]
+            if inside:
+                rows.append((f"{lo:.1f}-{min(hi, 1.0):.1f}", len(inside), sum(c for c, _ in inside) / len(inside),
+                             sum(r for _, r in inside) / len(inside)))
+        return rows
+
+    @property
+    def ece(self) -> float:
+        n = len(self.pairs)
+        return sum(k / n * abs(prec - mean) for _, k, mean, prec in self.buckets()) if n else 0.0
+
+    def at(self, threshold: float) -> tuple[float, float, int]:
+        """Precision and recall of the facts at confidence >= threshold, and how many."""
+        kept = [r for c, r in self.pairs if c >= threshold]
+        right = sum(kept)
+        return (right / len(kept) if kept else 1.0), (right / self.gold if self.gold else 1.0), len(kept)
+
+
+def print_reliability(title: str, cal: dict[str, Calibration]) -> None:
+    print(f"\n{title}: reliability (confidence buckets)\n")
+    print("| half | confidence | facts | mean confidence | precision |")
+    print("|---|---|---|---|---|")
+    for half, c in cal.items():
+        for bucket, n, mean, prec in c.buckets():
+            print(f"| {half} | {bucket} | {n} | {mean:.3f} | {prec:.3f} |")
+    print("\n| half | facts | ECE | P at conf>=0.9 | R at conf>=0.9 | facts at conf>=0.9 |")
+    print("|---|---|---|---|---|---|")
+    for half, c in cal.items():
+        p9, r9, n9 = c.at(0.9)
+        print(f"| {half} | {len(c.pairs)} | {c.ece:.3f} | {p9:.3f} | {r9:.3f} | {n9} |")
 
 
 #: rule -> [stored, right]; filled by score_sentences when given one
@@ -175,14 +262,18 @@ class Score:
 
 
 def score_sentences(items: list[Item], statuses: bool, show_errors: bool,
-                    tally: RuleTally | None = None) -> dict[str, tuple[Score, Score, int]]:
+                    tally: RuleTally | None = None, floor: float | None = None,
+                    cal: dict[str, Calibration] | None = None) -> dict[str, tuple[Score, Score, int]]:
+    """Entity and fact scores by section and over all; ``cal`` (by half) collects each fact's confidence."""
     scores: dict[str, tuple[Score, Score, int]] = {}
     start = time.perf_counter()
-    predicted = predict([i.text for i in items], statuses)
+    predicted = predict_scored([i.text for i in items], statuses, floor)
     ms = (time.perf_counter() - start) / max(len(items), 1) * 1000
-    for item, (ents, facts, rules) in zip(items, predicted):
+    for item, (ents, facts, rules, confs) in zip(items, predicted):
         if tally is not None:
             tally_rules(tally, facts, rules, item.facts)
+        if cal is not None:
+            cal.setdefault(item.section.split()[0], Calibration()).add(facts, confs, item.facts)
         for key in (item.section, "all"):
             e, f, n = scores.setdefault(key, (Score(), Score(), 0))
             e.add(ents, item.entities)
@@ -192,7 +283,7 @@ def score_sentences(items: list[Item], statuses: bool, show_errors: bool,
             print(item.text)
             for label, pred, gold in (("entities", ents, item.entities), ("facts", facts, item.facts)):
                 if pred - gold and label == "facts":
-                    print(f"   extra facts: {sorted((*f, rules.get(f, '?')) for f in pred - gold)}")
+                    print(f"   extra facts: {sorted((*f, rules.get(f, '?'), confs.get(f)) for f in pred - gold)}")
                 elif pred - gold:
                     print(f"   extra {label}: {sorted(pred - gold)}")
                 if gold - pred:
@@ -320,6 +411,9 @@ def main() -> None:
     parser.add_argument("--by-rule", action="store_true",
                         help="also count the facts each rule stored and how many the labels hold, per set")
     parser.add_argument("--min-stored", type=int, default=1, help="with --by-rule: hide rules that stored fewer")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus folder (--set corpus or all)")
+    parser.add_argument("--store-floor", type=float, default=None,
+                        help="leave out facts under this confidence (default: KNOTWORK_KG_MIN_STORE)")
     args = parser.parse_args()
     from knotwork.knowledge.nlp import disable, pipeline
 
@@ -330,22 +424,56 @@ def main() -> None:
     halves = ("dev", "test") if args.half == "both" else (args.half,)
     texts: list[str] = []
     tallies: dict[str, RuleTally] = {}
-    for sentences_file, sequences_file in SETS[args.set]:
+    summary: list[tuple[str, str, Score, Calibration]] = []
+    sets = SETS[args.set]
+    if args.set in ("corpus", "all") and args.corpus != CORPUS:
+        sets = [s for s in sets if s[0].parent != CORPUS] + corpus_sets(args.corpus)
+    for sentences_file, sequences_file in sets:
         items = [i for i in load(sentences_file, statuses=True) if i.section.split()[0] in halves]
         texts += [i.text for i in items]
         tally = tallies.setdefault(f"{sentences_file.stem.removeprefix('extraction_')} {args.half}", {})
-        print_table(f"{sentences_file.name}, half {args.half} (facts with status)",
-                    score_sentences(items, True, args.show_errors, tally if args.by_rule else None))
+        cal: dict[str, Calibration] = {}
+        scores = score_sentences(items, True, args.show_errors, tally if args.by_rule else None, args.store_floor, cal)
+        print_table(f"{sentences_file.name}, half {args.half} (facts with status)", scores)
+        print_reliability(sentences_file.name, cal)
+        for half in halves:
+            facts = Score()
+            for key, (_e, f, _n) in scores.items():
+                if key.split()[0] == half:
+                    facts.tp, facts.fp, facts.fn = facts.tp + f.tp, facts.fp + f.fp, facts.fn + f.fn
+            name = sentences_file.stem.removeprefix("extraction_")
+            name = f"corpus/{name}" if sentences_file.parent.name != DATA.name else name
+            summary.append((name, half, facts, cal.get(half, Calibration())))
+        if not sequences_file.exists():
+            continue
         seqs = [s for s in load_sequences(sequences_file) if s.half in halves]
         print(f"\n{sequences_file.name}, half {args.half}\n")
         print("| half | sequences | current and not stale | as_of right |")
         print("|---|---|---|---|")
         for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
             print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
+    for half in halves:  # the corpus' kinds of source together
+        parts = [(f, c) for name, h, f, c in summary if name.startswith("corpus/") and h == half]
+        if len(parts) > 1:
+            pooled, cal_all = Score(), Calibration()
+            for f, c in parts:
+                pooled.tp, pooled.fp, pooled.fn = pooled.tp + f.tp, pooled.fp + f.fp, pooled.fn + f.fn
+                cal_all.pairs += c.pairs
+                cal_all.gold += c.gold
+            summary.append(("corpus (every kind)", half, pooled, cal_all))
     old = load(args.labels, statuses=False)
     print()
-    print_table(f"{args.labels.name} (tuning set of the regular-expression rules)",
-                score_sentences(old, False, args.show_errors and args.half == "dev" and False))
+    old_cal: dict[str, Calibration] = {}
+    old_scores = score_sentences(old, False, False, None, args.store_floor, old_cal)
+    print_table(f"{args.labels.name} (tuning set of the regular-expression rules)", old_scores)
+    whole = Calibration([p for c in old_cal.values() for p in c.pairs], sum(c.gold for c in old_cal.values()))
+    summary.append((args.labels.stem.removeprefix("extraction_"), "all (trained on)", old_scores["all"][1], whole))
+    print("\nsummary: facts with status (the old set: without)\n")
+    print("| set | half | fact P | fact R | P at conf>=0.9 | R at conf>=0.9 | ECE |")
+    print("|---|---|---|---|---|---|---|")
+    for name, half, f, c in summary:
+        p9, r9, _ = c.at(0.9)
+        print(f"| {name} | {half} | {f.precision:.3f} | {f.recall:.3f} | {p9:.3f} | {r9:.3f} | {c.ece:.3f} |")
     if args.by_rule:
         print_rules(tallies, args.min_stored)
     if args.cost:

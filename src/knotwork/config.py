@@ -90,6 +90,15 @@ class Settings(BaseSettings):
     kg_extract: str = Field(
         default="rules", description="Offline extraction of entities and facts on add: rules (deterministic) or none."
     )
+    kg_min_store: float = Field(
+        default=0.6, ge=0, le=1,
+        description="Offline extraction: a candidate fact the scorer gives a lower confidence is not stored (0: all).",
+    )
+    kg_min_confidence: float = Field(
+        default=0.7, ge=0, le=1,
+        description="Facts shown by default (search_facts, entity facts, the web UI's graph, ambient recall): those "
+        "at least this sure; a reader's min_confidence overrides it (0: every stored fact).",
+    )
     kg_single_valued: list[str] = Field(
         default=[
             "prefers", "uses_version", "lives_in", "status", "works_at", "located_in", "written_in", "reports_to",

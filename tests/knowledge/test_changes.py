@@ -118,11 +118,17 @@ def test_a_past_state_with_a_year_is_true_in_that_year() -> None:
 
 
 @needs_parser
-def test_parse_facts_carry_their_confidence() -> None:
-    (fact,) = extract("The checkout service uses Stripe for payments.").facts
-    assert fact.confidence == PARSER_CONFIDENCE  # both ends of known kinds
-    (fact,) = extract("I live in Lisbon.").facts
-    assert 0 < fact.confidence < PARSER_CONFIDENCE  # a place the spelling cannot tell from a name
+def test_parse_facts_carry_the_scorers_probability() -> None:
+    from knotwork.knowledge import scorer
+    from knotwork.knowledge.extract import candidates
+
+    for text in ("The checkout service uses Stripe for payments.", "I live in Lisbon."):
+        ((drafts, doc),) = candidates([text])
+        (draft,) = drafts.facts
+        (fact,) = extract(text).facts
+        assert draft.confidence <= PARSER_CONFIDENCE  # the rules' constant, before the scorer
+        want = scorer.load().probability(scorer.features(draft, text, doc, 1))
+        assert 0 <= fact.confidence <= 1 and fact.confidence == round(want, 3)
 
 
 def test_the_patterns_give_no_fact_in_a_question_or_a_hedge() -> None:

@@ -251,13 +251,14 @@ def test_a_change_takes_the_predicate_its_subject_holds_the_old_value_under(kg: 
     assert values(kg, "docs site", "uses") == []  # stated once, under the predicate that changed
 
 
-def test_a_change_keeps_its_predicate_when_the_subject_holds_the_old_value_under_it(kg: Knotwork) -> None:
+def test_a_change_retires_the_old_value_under_every_relation_the_subject_holds_it_by(kg: Knotwork) -> None:
     add(kg, ("2023-01-01", "The docs site uses Netlify."), ("2023-01-02", "The docs site is hosted on Netlify."),
         ("2024-01-01", "The docs site moved from Netlify to Vercel."))
-    # "moved from A to B" between two hosting platforms states runs_on; two relations hold Netlify, so only the
-    # stated one changes and the other is left as it was stated
+    # "moved from A to B" between two hosting platforms states runs_on; the docs site is done with Netlify under
+    # both relations that held it, from the change on (and still had it before)
     assert values(kg, "docs site", "runs_on") == ["Vercel"]
-    assert values(kg, "docs site", "uses") == ["Netlify"]
+    assert values(kg, "docs site", "uses") == []
+    assert values(kg, "docs site", "uses", "2023-06-01") == ["Netlify"]
 
 
 # -- a change verb without the old value ----------------------------------------------------------------

@@ -121,7 +121,9 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...c.workspaces.map((w) => [w, w] as [string, string])];
   const picker = select("workspace", ws, workspace);
   // Facts below this confidence are left out of the drawing and the entity's list.
-  const floor = select("min_confidence", [["", "any"], ["0.5", "0.5"], ["0.8", "0.8"], ["1", "1 (certain)"]], sure);
+  // The server's default (KNOTWORK_KG_MIN_CONFIDENCE) hides the less sure extracted facts; 0 shows every stored one.
+  const floor = select("min_confidence", [["", "server default"], ["0", "0 (all stored)"], ["0.5", "0.5"], ["0.8", "0.8"],
+    ["0.9", "0.9"], ["1", "1 (certain)"]], sure);
   const slider = h("input", { type: "range", min: "0", max: "1000", value: "1000", id: "as-of", "aria-label": "as of" });
   const when = h("output", { id: "as-of-text" }, "now");
   const info = h("p", { class: "muted", id: "graph-info" });

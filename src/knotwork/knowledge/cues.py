@@ -311,8 +311,13 @@ def verbs(sent: Any) -> Iterable[Any]:
             yield tok
 
 
+#: A question tagged onto a statement ("I live in Oregon, what about you?"): the statement still states.
+_TAG_QUESTION = re.compile(r"[,;.!]\s*(?:(?:and\s+)?(?:what|how)\s+about\s+(?:you|yours)|and\s+you)\s*\?+$",
+                           re.IGNORECASE)
+
+
 def question_or_order(sent: Any) -> bool:
-    text = sent.text.rstrip()
+    text = _TAG_QUESTION.sub("", sent.text.rstrip())
     if text.endswith("?"):
         return True
     first = next((t for t in sent if not t.is_punct), None)

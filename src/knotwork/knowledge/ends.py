@@ -184,4 +184,26 @@ def unversioned(name: tuple[str, str | None]) -> tuple[str, str | None]:
 
 #: Generic words after a code identifier that say what kind of code it is ("the `thumbor` API").
 CODE_KINDS = frozenset("api class interface protocol trait struct enum type function method module package "
-                       "library crate gem script command endpoint table column field hook component".split())
+                       "library crate gem script command endpoint table column field hook component "
+                       "argument parameter option flag setting shortcut attribute property".split())
+
+
+def misread(tok: Any, span: Any, base: int) -> bool:
+    """A known technology's name the tagger read as an adverb ("dropped MySQL in favour of …": MySQL/RB)
+    where the parse still makes it an object: its regex ``span`` covers exactly that token."""
+    if tok.pos_ != "ADV" or tok.dep_ not in ("dobj", "pobj", "conj") or span is None:
+        return False
+    start = tok.idx - base
+    return span.type == "technology" and span.start == start and span.end == start + len(tok)
+
+
+def been_at(verb: Any, dated: bool) -> list[Any]:
+    """The proper names of "has been at X since/for …" ("Priya has been at Meta since January", "Jeff has been
+    at Initech for six years"): only the perfect with a start or a length says a place of work rather than a
+    visit ("I was at Google for a talk"), and only a proper name is an employer."""
+    if verb.lower_ != "been" or not any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children):
+        return []
+    preps = {p.lower_: p for p in verb.children if p.dep_ == "prep"}
+    if "at" not in preps or not ({"since", "for"} & set(preps) or dated):
+        return []
+    return [o for o in preps["at"].children if o.dep_ == "pobj" and o.pos_ == "PROPN"]

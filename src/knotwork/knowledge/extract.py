@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from knotwork.knowledge import scorer
+from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, RELATIVES, STOP_AFTER, TECH
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
@@ -527,28 +530,56 @@ def _checked(out: Extraction) -> Extraction:
     return out
 
 
-def extract_rules(text: str) -> Extraction:
-    """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O)."""
+def rules_candidates(text: str) -> Extraction:
+    """Entities and candidate facts by the regular-expression rules alone, before the scorer."""
     return _tidy(_checked(_based(_rule_sentences(text), RULES_CONFIDENCE)))
+
+
+def extract_rules(text: str) -> Extraction:
+    """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O), each
+    fact's confidence the scorer's probability."""
+    return scorer.score(rules_candidates(text), text)
 
 
 def _spans(sentence: str) -> list[Span]:
     return entity_spans(_CONTRACTION.sub(lambda m: m.group(0), sentence))
 
 
-def extract_many(texts: Sequence[str]) -> list[Extraction]:
-    """Entities and facts of each text: read through the dependency parse when the English pipeline is
-    installed (one batched run for all texts), else by the regular-expression rules."""
+#: "I’m a nurse": the small English pipeline splits a contraction only with a straight apostrophe.
+_CURLY = re.compile(r"(?i)\b(I|you|we|they|he|she|it|that|there|what|who|ca|do|does|did|is|are|was|were|wo|have|has"
+                    r"|had|could|would|should)’(m|re|ve|d|ll|s|t)\b|(?<=n)’(?=t\b)")
+
+
+def _straight(text: str) -> str:
+    """``text`` with a contraction's curly apostrophe made straight (same length: spans keep their offsets)."""
+    return _CURLY.sub(lambda m: m.group(0).replace("’", "'"), text) if "’" in text else text
+
+
+def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None
+               ) -> list[tuple[Extraction, Any]]:
+    """Entities and candidate facts of each text with its parse (None by the regular-expression rules),
+    before the scorer gives each fact its confidence: read through the dependency parse when the English
+    pipeline is installed (one batched run for all texts), else by the regular-expression rules.
+    ``contexts`` (one per text, or None): what earlier memories of the same scope named (knowledge.carry);
+    texts of one scope share one dict, read in order and updated."""
+    ctx = list(contexts) if contexts is not None else [None] * len(texts)
     nlp = pipeline()
     if nlp is None:
-        return [extract_rules(t) for t in texts]
-    docs = nlp.pipe(texts, batch_size=BATCH)
+        return [(resolve_relatives(rules_candidates(t), c), None) for t, c in zip(texts, ctx)]
+    docs = nlp.pipe([_straight(t) for t in texts], batch_size=BATCH)
     out = []
-    for text, doc in zip(texts, docs):
+    for text, doc, context in zip(texts, docs, ctx):
         dropped: set[str] = set()
-        parsed = _based(read(doc, _spans, dropped), PARSER_CONFIDENCE)
-        out.append(_tidy(_checked(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped))))
+        parsed = _based(read(doc, _spans, dropped, context), PARSER_CONFIDENCE)
+        merged = _merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped)
+        out.append((_tidy(_checked(resolve_relatives(merged, context))), doc))
     return out
+
+
+def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None) -> list[Extraction]:
+    """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
+    fact scorer gives it (:mod:`knotwork.knowledge.scorer`)."""
+    return [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:

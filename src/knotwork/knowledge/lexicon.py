@@ -79,5 +79,6 @@ STOP_AFTER = frozenset(
     """
     to for over than because since when while and but or so if as at in on by with from about instead rather of
     which that who where after before during until unless though although,
+    very much best most really too so lots
     """.split()
 )

@@ -48,6 +48,7 @@ from knotwork.knowledge.cues import (
     when as _when,
     year as _year,
 )
+from knotwork.knowledge.carry import carried, carry, fix_lemmas, note_person
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 
@@ -82,6 +83,7 @@ _KIND_WORDS = frozenset(
 )
 _ADOPT_VERBS = frozenset("adopt introduce install enable roll out add use".split(" ")) | {"roll out"}
 _TECH_PREDICATES = frozenset("uses runs_on depends_on implements extends calls".split())
+_NAMED_PLACES = frozenset("works_at studies_at lives_in from member_of".split())
 
 
 class _Names:
@@ -117,7 +119,8 @@ class _Names:
                 return self.state["place"], None
             return None
         if tok.pos_ in ("VERB", "AUX", "ADP", "PUNCT", "DET", "SCONJ", "CCONJ", "PART", "ADV"):
-            if not (tok.pos_ == "VERB" and tok.tag_ in ("VBG",) and tok.dep_ in ("dobj", "pobj", "conj", "xcomp")):
+            if not (tok.pos_ == "VERB" and tok.tag_ in ("VBG",) and tok.dep_ in ("dobj", "pobj", "conj", "xcomp")) \
+                    and not _ends.misread(tok, self.span_at(tok.idx - self.base, tok.idx - self.base + len(tok)), self.base):
                 return None
         called = [c for c in tok.children if c.dep_ == "acl" and c.lemma_ in ("call", "name")]
         for c in called:
@@ -400,6 +403,15 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                             _fact(out, s, pred[0], n, past or pred[1], how=f"be-prep:{key}")
 
 
+def _been_at(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, out: Extraction, past: bool) -> None:
+    """"Priya has been at Meta since January": where a person works (or studies) (ends.been_at)."""
+    for pobj in _ends.been_at(verb, _when(verb) is not None):
+        n = names.name(pobj)
+        for s in subjects if n else []:
+            if _is_person(s, names.things) and s[0] != TEAM:
+                _fact(out, s, "studies_at" if _school(pobj) else "works_at", n, past, how="been-at")
+
+
 def _clause(verb: Any, names: _Names, out: Extraction, past: bool = False) -> None:
     """The facts of one verb clause; "X instead of Y" / "rather than Y" with "now" (or a change verb)
     retires Y for the same subject and predicate."""
@@ -463,6 +475,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     past = past or _negated(verb) or _state_past(verb)
     cannot = any(c.dep_ == "neg" for c in verb.children) and any(c.lower_ == "ca" for c in verb.children)
     if verb.lemma_ == "be":
+        _been_at(verb, subjects, names, out, past)
         _copula(verb, subjects, names, out, past)
         return
     key = _key(verb)
@@ -612,7 +625,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     adverbial = [(f"{key} {a.lower_}", p) for a in _children(verb, "advmod") for p in _children(a, "prep")]
     chained = [(f"{key} {p.lower_} {q.lower_}", q) for p in _children(verb, "prep") if not _children(p, "pobj")
                for q in _children(p, "prep")]  # "moved out of X"
-    for pkey, prep in [(f"{key} {p.lower_}", p) for p in _children(verb, "prep")] + chained + [
+    datives = [d for d in _children(verb, "dative") if d.pos_ == "ADP"]  # "have worked for IBM for three years"
+    for pkey, prep in [(f"{key} {p.lower_}", p) for p in _children(verb, "prep") + datives] + chained + [
             (k if f"{k} {p.lower_}" in V.PHRASES else key, p) for k, p in adverbial]:
         if not pkey.endswith(f" {prep.lower_}"):
             pkey = f"{pkey} {prep.lower_}"
@@ -625,6 +639,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                         continue
                     if pred[0] == "written_in" and objs and not passive:
                         continue
+                    if o is not pobj and pobj.pos_ == "PROPN" and o.pos_ != "PROPN" and pred[0] in _NAMED_PLACES:
+                        continue  # "I teach at Beijing Normal University, English composition and …": what, not where
                     if objs and not passive and _negated(verb) and not pred[1]:
                         continue  # "we don't store PII in Redis anymore": the negation is about PII, not Redis
                     _fact(out, s, pred[0], n, past or pred[1], how=f"prep:{pkey}")
@@ -728,11 +744,14 @@ def _relatives(sent: Any, names: _Names, out: Extraction) -> None:
                             _fact(out, (n[0], "person"), f"{rel[0]}_of", (USER, "person"), past=rel[1], how="relative")
 
 
-def read(doc: Any, spans_of: Any, dropped: set[str] | None = None) -> Extraction:
+def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict[str, str] | None = None) -> Extraction:
     """The facts of a parsed text; ``spans_of(sentence)`` gives the regex name spans of a sentence.
-    ``dropped`` collects (casefolded) the span names the parse read as modifiers of a longer name."""
+    ``dropped`` collects (casefolded) the span names the parse read as modifiers of a longer name.
+    ``context`` carries the people named from one memory to the next of the same scope (read and updated):
+    "she" in a memory that names nobody before it is the last person the scope named."""
     out = Extraction()
-    state: dict[str, str] = {}
+    fix_lemmas(doc)
+    state: dict[str, str] = carried(context)
     for sent in doc.sents:
         spans = spans_of(sent.text)
         names = _Names(sent, spans, state)
@@ -752,8 +771,11 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None) -> Extraction
             continue
         before = len(out.facts)
         _relatives(sent, names, out)
+        note_person(out.facts[before:], state)
         for verb in _verbs(sent):
+            at = len(out.facts)
             _clause(verb, names, out)
+            note_person(out.facts[at:], state)  # "Amira is my sister; she is a civil engineer": she is Amira
         out.facts[before:] = [f for f in out.facts[before:]
                               if _ends.allowed(f.predicate, f.subject, f.object, names.kinds)]
         for f in out.facts[before:]:
@@ -767,4 +789,5 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None) -> Extraction
                     f.subject == n[0] for f in out.facts[before:]
                 ):
                     state["person"] = n[0]
+    carry(out, state, context)
     return out

@@ -19,6 +19,7 @@ from knotwork.domain.models import LINK_TYPES, Memory
 from knotwork.domain.temporal import now, parse_time, to_text
 from knotwork.errors import InvalidInput, quote
 from knotwork.knowledge import validate
+from knotwork.services import trust
 from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
 
 if TYPE_CHECKING:
@@ -224,8 +225,8 @@ def knowledge(
 ) -> KnowledgeView:
     """The knowledge graph of ``workspace`` (and global; ``"*"``: all) at ``as_of`` (default now): at most
     ``limit`` entities, those of the largest communities first, with the facts between them true then (and at
-    least ``min_confidence`` sure, when given)."""
-    floor = validate.confidence(min_confidence, "min_confidence", None)
+    least ``min_confidence`` sure; by default, those the graph shows: trust.shown)."""
+    validate.confidence(min_confidence, "min_confidence", None)
     size = rules.limit(limit, 2000)
     at = parse_time(as_of, "as_of") if as_of else now()
     scope = rules.scope(workspace)
@@ -244,10 +245,10 @@ def knowledge(
     everything = store.kg_facts_touching(chosen, workspace=scope, include_invalid=True) if chosen else []
     times = [f.valid_at or f.created_at for f in everything]
     keep = set(chosen)
-    facts = [
+    facts = trust.shown([
         f for f in store.kg_facts_touching(chosen, workspace=scope, at=at, include_invalid=False)
-        if f.subject_id in keep and f.object_id in keep and (floor is None or f.confidence >= floor)
-    ] if chosen else []
+        if f.subject_id in keep and f.object_id in keep
+    ], min_confidence, mem.settings) if chosen else []
     entities = store.kg_get_entities(chosen)
     communities = [
         {"id": c.id, "name": c.name, "summary": c.summary, "members": [e for e in members if e in keep]}

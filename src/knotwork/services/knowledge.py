@@ -43,6 +43,7 @@ from knotwork.knowledge.models import (
 from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
 from knotwork.search.fusion import FUSIONS
 from knotwork.services.changes import ValueChanges
+from knotwork.services import replaced, trust
 from knotwork.services.communities import CommunityService
 from knotwork.services.extraction import ExtractionService
 from knotwork.search.lexical import query_terms
@@ -237,7 +238,7 @@ class KnowledgeService:
     def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
         if self.settings.kg_extract == "rules":
-            for gi, extracted in zip(inputs, rules_extract.extract_many([d.content for d in drafts])):
+            for gi, extracted in zip(inputs, trust.extract(self.store, drafts)):
                 gi.extracted = extracted
         for gi in inputs:
             gi.names = None
@@ -323,7 +324,7 @@ class KnowledgeService:
         """One memory's entities, mentions and facts; ``touched`` collects the entities to summarise (else done here)."""
         ws = memory.workspace
         names = _names(gi, use_rules)
-        rule_facts = list(gi.extracted.facts) if use_rules else []
+        rule_facts = trust.stored(gi.extracted.facts, self.settings) if use_rules else []
         vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
         for key, (name, type_, summary) in names.items():
@@ -391,7 +392,7 @@ class KnowledgeService:
         object_id = entity_of[normalize(f.object)]
         if subject_id == object_id:
             return set()
-        said = resolve_when(f.when, memory.valid_at)  # "two years ago", "since March": from the memory's time
+        said = replaced.start(self.store, memory, f, entity_of, resolve_when(f.when, memory.valid_at))  # "since March"
         valid_at = f.valid_at if f.valid_at is not None else said or (None if f.past else memory.valid_at)
         invalid_at = f.invalid_at if f.invalid_at is not None else (over_at(valid_at, memory.valid_at) if f.past else None)
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
@@ -429,6 +430,8 @@ class KnowledgeService:
             touched.add(by_id[r.fact_id].object_id)
             if retired_out is not None:
                 retired_out.append(r.fact_id)
+        touched |= replaced.retire_elsewhere(self.store, memory.workspace, (subject_id, f.predicate, object_id),
+                                             replaces_id, valid_at or memory.valid_at, new_id, at)  # A, every relation
         if p.restated and replaces_id and replaces_id != subject_id:
             old_name = self.store.kg_get_entities([replaces_id])[replaces_id].name
             self.store.kg_insert_fact(
@@ -518,12 +521,12 @@ class KnowledgeService:
     def facts_of(
         self, ref: str, workspace: Any = None, as_of: Any = None, include_invalid: bool = False, min_confidence: Any = None
     ) -> list[Fact]:
-        """Facts about one entity (as subject or object), newest first; only those at least ``min_confidence`` sure."""
-        floor = validate.confidence(min_confidence, "min_confidence", None)
+        """Facts about one entity (as subject or object), newest first; only those shown (trust.shown)."""
+        validate.confidence(min_confidence, "min_confidence", None)
         eid = self.entity_id(ref, workspace)
         at = parse_time(as_of, "as_of") if as_of is not None else now()
         found = self.store.kg_facts_touching([eid], workspace=rules.scope(workspace), at=at, include_invalid=include_invalid)
-        return [f for f in found if floor is None or f.confidence >= floor]
+        return trust.shown(found, min_confidence, self.settings)
 
     # -- merging ----------------------------------------------------------------
     def merge_entities(self, a: str, b: str, workspace: Any = None) -> Entity:
@@ -645,9 +648,9 @@ class KnowledgeService:
 
         Only facts true now (or at ``as_of``) unless ``include_invalid``; when
         retired facts are included, a current fact ranks above a retired one
-        of equal match. ``min_confidence`` (0-1): only facts at least that sure.
+        of equal match. ``min_confidence`` (0-1): only facts at least that sure (default: :meth:`shown`).
         """
-        floor = validate.confidence(min_confidence, "min_confidence", None)
+        validate.confidence(min_confidence, "min_confidence", None)
         text = rules.query(query)
         size = rules.limit(limit, 100)
         scope = rules.scope(workspace)
@@ -672,11 +675,12 @@ class KnowledgeService:
             )
         fused = FUSIONS["rrf"]({k: v for k, v in ranked.items() if v}, k=60)
         top = fused[0].score if fused else 1.0
-        facts = self.store.kg_get_facts([c.id for c in fused])
+        found = self.store.kg_get_facts([c.id for c in fused])
+        facts = {f.id: f for f in trust.shown(list(found.values()), min_confidence, self.settings)}
         scored = []
         for c in fused:
             f = facts.get(c.id)
-            if f is None or (floor is not None and f.confidence < floor):
+            if f is None:
                 continue
             score = c.score / top
             distance = None
