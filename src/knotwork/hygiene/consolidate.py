@@ -19,6 +19,16 @@ candidates (same workspace and partition, current) and acts on the decision.
   one, which retires at the new ``valid_at``.
 - ``ADD``: anything else.
 
+- ``SUPERSEDE`` also when the same frame holds another value
+  (:func:`frame_change`): the first clause of each text is the same but for
+  one short span, and that span is a value on both sides (a number, version
+  or date; a name written with a capital; a time word such as "Tuesday" or
+  "weekday"; a status word such as "deprecated"), in the value's place (not
+  naming which thing the clause is about: "Celery 5.4 supports Django 2.2"
+  and "Celery 5.5 supports …" both hold). What follows the first clause may
+  differ ("… is MySQL 5.7, on one RDS instance" → "… is PostgreSQL 16 since
+  the March migration").
+
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
 cosine and the thresholds were chosen on labelled pairs (bench/consolidation.py,
 results in bench/RESULTS.md) for precision first.
@@ -35,6 +45,7 @@ from dataclasses import dataclass
 NOOP_COSINE = 0.94
 UPDATE_COSINE = 0.70
 SUPERSEDE_COSINE = 0.80
+FRAME_COSINE = 0.80  # frame_change: chosen on the dev half of bench/data/supersession_pairs.jsonl
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE)
 MAX_SPAN = 3  # words a superseding value may take on either side
@@ -42,6 +53,7 @@ MIN_LEAD = 2  # shared words before the changed value
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
                        "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
@@ -89,6 +101,8 @@ def value_change(old: list[str], new: list[str]) -> str | None:
         return None
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
+    if _NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came):
+        return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed": no value changed
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
     if (_value_like(gone) and _value_like(came) and lead & STATE_WORDS) or lead & SINGLE_VALUED:
         return f"{' '.join(gone)} -> {' '.join(came)}"
@@ -127,4 +141,132 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
+        if cosine >= FRAME_COSINE and (change := frame_change(old_text, new_text)):
+            return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
+
+
+def _respelled(gone: list[str], came: list[str]) -> bool:
+    """One spelling of one thing ("PEP8" -> "PEP 8", "Jinja2" -> "Jinja"), or one name inside the other
+    ("DirtyArbiter" / "Arbiter": a kind of it, not a value swapped): the joined letters and digits of one side
+    begin or end the other's."""
+    a, b = "".join(gone).replace(".", ""), "".join(came).replace(".", "")
+    return a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a)
+
+
+def _passive_pair(gone: list[str], came: list[str]) -> bool:
+    """Two events, not two values: "a task is published" / "a task is executed" (one word each side, both
+    past participles, neither a word of state)."""
+    return (len(gone) == len(came) == 1 and gone[0].endswith("ed") and came[0].endswith("ed")
+            and not {gone[0], came[0]} & STATUS_VALUES)
+
+
+# -- the same frame, another value ---------------------------------------------------------------------------
+# Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
+# "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
+# ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.
+_AFTER_VALUE = frozenset(
+    "and or but with for in on to by as at from than since until via per so because while when if after "
+    "before every each now".split()
+)
+# Time words are values ("deploys happen every Tuesday" -> "every weekday").
+TIME_VALUES = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
+    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
+    "june july august september october november december early mid late q1 q2 q3 q4".split()
+)
+# Words of state are values ("the API is deprecated" -> "... is archived"); see also knowledge's STATUSES.
+STATUS_VALUES = frozenset(
+    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
+    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
+    "unsupported enabled disabled on off open closed active inactive".split()
+)
+# Words that never carry a value of their own (a rewording, not a change: "him" -> "them", "we" -> "you").
+_NO_VALUE = frozenset(
+    "i me my we us our you your he him his she her they them their it its this that these those one the a an "
+    "someone somebody people".split()
+)
+# Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
+KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
+_CLAUSE_END = re.compile(r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)")
+
+
+def _value_span(raw: list[str], low: list[str]) -> bool:
+    """Is this span (case kept / lower case) a value: digits in every word, a capitalised name, a time word, or
+    a word of state? Pronouns and articles never are."""
+    if not raw or set(low) & _NO_VALUE:
+        return False
+    if all(any(ch.isdigit() for ch in t) for t in raw):
+        return True
+    if any("." in t for t in raw):
+        return False  # a dotted name is code ("Request.max_form_parts"), one of many
+    if all(t in TIME_VALUES or any(ch.isdigit() for ch in t) for t in low) or (len(low) == 1 and low[0] in STATUS_VALUES):
+        return True  # "late 2020", "every Tuesday", "deprecated"
+    return all(t[0].isupper() or any(ch.isdigit() for ch in t) for t in raw)
+
+
+def _first_clause(text: str) -> str:
+    match = _CLAUSE_END.search(text)
+    return text[: match.start()] if match else text
+
+
+def _clauses(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(tokens case kept, lower-case words) of the whole text and of its first clause."""
+    text = text.replace("\u2019", "'")
+    clause = _first_clause(text)
+    return _RAW_WORD.findall(text), words(text), _RAW_WORD.findall(clause), words(clause)
+
+
+def _one_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | None:
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    return ops[0][1:]
+
+
+def frame_change(old_text: str, new_text: str) -> str | None:
+    """The changed value when ``old_text`` and ``new_text`` are one frame with one value swapped: the whole
+    texts, or their first clauses ("Harbor's primary database is MySQL 5.7, ..." -> "... is PostgreSQL 16
+    since ..."), differ in one short span; else None.
+
+    The span must be at least ``MIN_LEAD`` words in, a value on both sides (:func:`_value_span`), and in the
+    value's place: it ends the text or clause, or a function word follows it ("Python 3.8+ with ..."), or it
+    is a bare quantity before its unit ("over 6,000,000 downloads"). A span followed by another word names
+    which thing the clause is about ("the Couchbase server", "Celery 5.4.x supports ...", "the release manager
+    of Python 2.7 is ..."), and two clauses about two things both hold. No negation may come or go."""
+    old_all, old_words, old_first, old_first_words = _clauses(old_text)
+    new_all, new_words, new_first, new_first_words = _clauses(new_text)
+    if NEGATIONS & (set(old_words) | set(new_words)):
+        return None
+    for old_raw, old, new_raw, new in ((old_all, old_words, new_all, new_words),
+                                       (old_first, old_first_words, new_first, new_first_words)):
+        if len(old) > MIN_LEAD and old != new and (change := _swapped_value(old_raw, old, new_raw, new)):
+            return change
+    return None
+
+
+def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: list[str]) -> str | None:
+    """``frame_change`` over one pair of token lists (case kept, lower case)."""
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    if i1 < MIN_LEAD or i2 - i1 > MAX_SPAN or j2 - j1 > MAX_SPAN:
+        return None
+    gone, came = old[i1:i2], new[j1:j2]
+    if _respelled(gone, came):
+        return None
+    after = old[i2] if i2 < len(old) else None
+    # "Status of X: stable" -> "bugfix", "X is in bugfix status" -> "security status": the noun names the kind
+    # of value, so any single word in its place is one.
+    of_a_kind = (after in KIND_NOUNS or bool(KIND_NOUNS & set(old[:i1]))) and (
+        len(gone) <= 3 and len(came) <= 3 and not (set(gone) | set(came)) & _NO_VALUE)
+    if not of_a_kind and not (_value_span(old_raw[i1:i2], gone) and _value_span(new_raw[j1:j2], came)):
+        return None
+    if after is not None and after not in _AFTER_VALUE and after not in KIND_NOUNS:
+        quantity = all(any(ch.isdigit() for ch in t) for t in gone + came) and not old_raw[i1 - 1][0].isupper()
+        dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
+        if not (quantity or dated):
+            return None
+    return f"{' '.join(gone)} -> {' '.join(came)}"
