@@ -60,25 +60,25 @@ def report(name: str, gold: list[str], pred: list[str]) -> dict:
 
 
 def sweep(pairs: list[dict], cos: np.ndarray) -> None:
-    """The frame rule's cosine floor (FRAME_COSINE) on dev: precision and recall of SUPERSEDE at each."""
+    """The frame rule's floor for a value after a copula (COPULA_COSINE) on dev: precision and recall of SUPERSEDE at each."""
     dev = [i for i, p in enumerate(pairs) if p["split"] == "dev"]
-    saved = c.FRAME_COSINE
-    print("\nFRAME_COSINE on dev")
+    saved = c.COPULA_COSINE
+    print("\nCOPULA_COSINE on dev (the other floors as set)")
     for t in np.arange(0.5, 0.99, 0.05):
-        c.FRAME_COSINE = float(t)
+        c.COPULA_COSINE = float(t)
         found = decisions([pairs[i] for i in dev], cos[dev])
         said = [pairs[i]["label"] for i, d in zip(dev, found) if d.kind == "SUPERSEDE"]
         real = sum(pairs[i]["label"] == "SUPERSEDE" for i in dev)
         hit = said.count("SUPERSEDE")
         print(f"  cosine >= {t:.2f}: precision {hit / len(said) if said else float('nan'):.3f} ({hit}/{len(said)}), "
               f"recall {hit / real:.3f}")
-    c.FRAME_COSINE = saved
+    c.COPULA_COSINE = saved
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", choices=("dev", "test"), help="print that half's errors")
-    parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floor on dev")
+    parser.add_argument("--sweep", action="store_true", help="the frame rule's clause floor on dev")
     parser.add_argument("--kind", help="only pairs of this kind (revision, same-document, adapted)")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}; SUPERSEDE_COSINE {c.SUPERSEDE_COSINE}")
