@@ -307,12 +307,22 @@ class Hygiene:
             # Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes the new
             # one, which is stored retired from the stored one's valid_at; the answer is an ADD that says so.
             memories.link(old.id, new.id, "supersedes", {"consolidation": decision.reason, "arrived_late": True})
+            self._graph_follows(new.id)
             told = _later_value(decision.reason)
             return memories.get(new.id).decided(
                 "ADD", old.id, f"stored retired: {old.id} states a later value ({told}), valid from {to_text(old.valid_at)}"
             )
         memories.link(new.id, old.id, "supersedes", {"consolidation": decision.reason})
+        self._graph_follows(new.id)
         return new.decided("SUPERSEDE", old.id, decision.reason)
+
+    def _graph_follows(self, memory_id: str) -> None:
+        """The graph's facts follow a supersession when both memories are already read in (inline enrichment);
+        else the one read in later does it (``KnowledgeService.follow_superseded``)."""
+        knowledge = self.writes.knowledge
+        if changed := knowledge.follow_superseded(memory_id, now()):
+            knowledge.summarize(changed)
+            self.store.kg_mark_dirty(changed, self.memories.get(memory_id).workspace)
 
     def candidates(self, draft: Memory, vectors: list[bytes] | None) -> list[tuple[str, str, float]]:
         """(id, content, similarity) of current memories of the draft's own workspace and partition that come
