@@ -176,6 +176,12 @@ _AFTER_VALUE = frozenset(
     "and or but with for in on to by as at from than since until via per so because while when if after "
     "before every each now".split()
 )
+# Words before a number that make it an amount of something ("over 7,000,000 downloads", "depended upon by
+# 500,000+ repositories", "is 300 requests per minute"), not which one ("note number 6 about ...", "PR 123 into").
+_QUANTITY_CUES = frozenset(
+    "over around about approximately roughly nearly almost than by to from least most only just up under above "
+    "below is are was were has have had with of at".split()
+)
 # Time words are values ("deploys happen every Tuesday" -> "every weekday").
 TIME_VALUES = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
@@ -213,8 +219,10 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
         return True
     if any(re.search(r"[A-Za-z]\.[A-Za-z]", t) for t in raw):
         return False  # a dotted name is code ("Request.max_form_parts"), one of many
-    if all(t in TIME_VALUES or any(ch.isdigit() for ch in t) for t in low) or (len(low) == 1 and low[0] in STATUS_VALUES):
-        return True  # "late 2020", "every Tuesday", "deprecated"
+    if all(t in TIME_VALUES or any(ch.isdigit() for ch in t) for t in low):
+        return True  # "late 2020", "every Tuesday"
+    if len(low) == 1 and low[0] in STATUS_VALUES:
+        return True  # "deprecated"
     return all(t[0].isupper() or any(ch.isdigit() for ch in t) for t in raw)
 
 
@@ -244,13 +252,13 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | Non
 
     The span must be at least ``MIN_LEAD`` words in, a value on both sides (:func:`_value_span`), and in the
     value's place: it ends the text or clause, or a function word follows it ("Python 3.8+ with ..."), or it
-    is a bare quantity before its unit ("over 6,000,000 downloads"). A span followed by another word names
-    which thing the clause is about ("the Couchbase server", "Celery 5.4.x supports ...", "the release manager
-    of Python 2.7 is ..."), and two clauses about two things both hold. No negation may come or go. The
-    whole texts' match needs ``cosine`` >= ``FRAME_COSINE``, a match of the first clauses only (their tails
-    differ) ``CLAUSE_COSINE``; a value right after a copula ("... is MySQL 5.7") or a role's new holder
-    (:func:`_holder_change`), where the tails or the names weigh on the cosine more than the frame does,
-    ``COPULA_COSINE``."""
+    is an amount before its unit ("over 6,000,000 downloads", not "note number 6 about ..."). A span
+    followed by another word names which thing the clause is about ("the Couchbase server", "Celery 5.4.x
+    supports ...", "the release manager of Python 2.7 is ..."), and two clauses about two things both hold.
+    No negation may come or go. The whole texts' match needs ``cosine`` >= ``FRAME_COSINE``, a match of the
+    first clauses only (their tails differ) ``CLAUSE_COSINE``; a value right after a copula ("... is MySQL
+    5.7") or a role's new holder (:func:`_holder_change`), where the tails or the names weigh on the cosine
+    more than the frame does,     ``COPULA_COSINE``."""
     old_all, old_words, old_first, old_first_words = _clauses(old_text)
     new_all, new_words, new_first, new_first_words = _clauses(new_text)
     if NEGATIONS & (set(old_words) | set(new_words)):
@@ -288,7 +296,8 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
     if not of_a_kind and not (_value_span(old_raw[i1:i2], gone) and _value_span(new_raw[j1:j2], came)):
         return None
     if after is not None and after not in _AFTER_VALUE and after not in KIND_NOUNS:
-        quantity = all(any(ch.isdigit() for ch in t) for t in gone + came) and not old_raw[i1 - 1][0].isupper()
+        quantity = all(any(ch.isdigit() for ch in t) for t in gone + came) and (
+            old[i1 - 1] in _QUANTITY_CUES or any(ch.isdigit() for ch in old[i1 - 1]))  # or one of a list ("2.7 & 3.4")
         dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
         if not (quantity or dated):
             return None
