@@ -223,7 +223,10 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
         return True  # "late 2020", "every Tuesday"
     if len(low) == 1 and low[0] in STATUS_VALUES:
         return True  # "deprecated"
-    return all(t[0].isupper() or any(ch.isdigit() for ch in t) for t in raw)
+    return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES or any(ch.isdigit() for ch in t) for t in raw)
+
+
+_NAME_PARTICLES = frozenset("van von der den de del della da di du la le bin al".split())  # "Hugo van Kemenade"
 
 
 def _first_clause(text: str) -> str:
@@ -258,7 +261,7 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | Non
     No negation may come or go. The whole texts' match needs ``cosine`` >= ``FRAME_COSINE``, a match of the
     first clauses only (their tails differ) ``CLAUSE_COSINE``; a value right after a copula ("... is MySQL
     5.7") or a role's new holder (:func:`_holder_change`), where the tails or the names weigh on the cosine
-    more than the frame does,     ``COPULA_COSINE``."""
+    more than the frame does, ``COPULA_COSINE``."""
     old_all, old_words, old_first, old_first_words = _clauses(old_text)
     new_all, new_words, new_first, new_first_words = _clauses(new_text)
     if NEGATIONS & (set(old_words) | set(new_words)):
