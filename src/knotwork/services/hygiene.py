@@ -310,7 +310,7 @@ class Hygiene:
             self._graph_follows(new.id)
             told = _later_value(decision.reason)
             return memories.get(new.id).decided(
-                "ADD", old.id, f"stored retired: {old.id} states a later value ({told}), valid from {to_text(old.valid_at)}"
+                "ADD", old.id, f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}"
             )
         memories.link(new.id, old.id, "supersedes", {"consolidation": decision.reason})
         self._graph_follows(new.id)

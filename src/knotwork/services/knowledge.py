@@ -336,7 +336,7 @@ class KnowledgeService:
             changed |= self._fact(memory, f, kind, entity_of, at, ended)
         if ended and gi.supersede and self.on_value_changed is not None:
             self.changes.supersede_stated(memory, ended, self.on_value_changed)
-        changed |= self.follow_superseded(memory.id, at)
+        changed |= self.follow_superseded(memory.id, at) if gi.supersede else set()  # a raw load links nothing
         if touched is not None:
             touched |= changed
         elif changed:
