@@ -168,3 +168,13 @@ def test_frame_change_finds_one_value_in_its_place(old: str, new: str, change: s
 )
 def test_frame_change_leaves_what_is_no_value_change(old: str, new: str) -> None:
     assert frame_change(old, new) is None
+
+
+def test_a_batch_orders_its_own_values_by_valid_at(smem: Knotwork) -> None:
+    out = smem.add_many([
+        {"content": "The public API rate limit is 300 requests per minute per key.", "workspace": "w", "valid_at": NEW_AT},
+        {"content": "The public API rate limit is 100 requests per minute per key.", "workspace": "w", "valid_at": OLD_AT},
+    ])
+    assert [(m.decision, m.touched) for m in out] == [("ADD", None), ("ADD", out[0].id)]
+    assert smem.get(out[1].id).invalid_at == NEW_TIME and smem.get(out[0].id).invalid_at is None
+    assert superseders(smem, out[1].id) == [out[0].id]
