@@ -176,11 +176,10 @@ _AFTER_VALUE = frozenset(
     "and or but with for in on to by as at from than since until via per so because while when if after "
     "before every each now".split()
 )
-# Words before a number that make it an amount of something ("over 7,000,000 downloads", "depended upon by
-# 500,000+ repositories", "is 300 requests per minute"), not which one ("note number 6 about ...", "PR 123 into").
-_QUANTITY_CUES = frozenset(
-    "over around about approximately roughly nearly almost than by to from least most only just up under above "
-    "below is are was were has have had with of at".split()
+# Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
+_WHICH_ONE = frozenset(
+    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
+    "figure table case test example option rule task job build commit".split()
 )
 # Time words are values ("deploys happen every Tuesday" -> "every weekday").
 TIME_VALUES = frozenset(
@@ -255,7 +254,7 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | Non
 
     The span must be at least ``MIN_LEAD`` words in, a value on both sides (:func:`_value_span`), and in the
     value's place: it ends the text or clause, or a function word follows it ("Python 3.8+ with ..."), or it
-    is an amount before its unit ("over 6,000,000 downloads", not "note number 6 about ..."). A span
+    is an amount before its unit ("over 6,000,000 downloads"; not "note number 6 about ..."). A span
     followed by another word names which thing the clause is about ("the Couchbase server", "Celery 5.4.x
     supports ...", "the release manager of Python 2.7 is ..."), and two clauses about two things both hold.
     No negation may come or go. The whole texts' match needs ``cosine`` >= ``FRAME_COSINE``, a match of the
@@ -298,9 +297,12 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         len(gone) <= 3 and len(came) <= 3 and not (set(gone) | set(came)) & _NO_VALUE)
     if not of_a_kind and not (_value_span(old_raw[i1:i2], gone) and _value_span(new_raw[j1:j2], came)):
         return None
+    numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
+    before = old[i1 - 1]
+    if numeric and before in _WHICH_ONE:
+        return None  # "note number 6", "marker mk6", "PR 123": which one, not how much
     if after is not None and after not in _AFTER_VALUE and after not in KIND_NOUNS:
-        quantity = all(any(ch.isdigit() for ch in t) for t in gone + came) and (
-            old[i1 - 1] in _QUANTITY_CUES or any(ch.isdigit() for ch in old[i1 - 1]))  # or one of a list ("2.7 & 3.4")
+        quantity = numeric and not old_raw[i1 - 1][0].isupper()  # "over 7,000,000 downloads", not "Celery 5.4 supports"
         dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
         if not (quantity or dated):
             return None
