@@ -60,25 +60,26 @@ def report(name: str, gold: list[str], pred: list[str]) -> dict:
 
 
 def sweep(pairs: list[dict], cos: np.ndarray) -> None:
-    """The frame rule's floor for a value after a copula (COPULA_COSINE) on dev: precision and recall of SUPERSEDE at each."""
+    """Each of the frame rule's cosine floors on dev, the others as set: precision and recall of SUPERSEDE."""
     dev = [i for i, p in enumerate(pairs) if p["split"] == "dev"]
-    saved = c.COPULA_COSINE
-    print("\nCOPULA_COSINE on dev (the other floors as set)")
-    for t in np.arange(0.5, 0.99, 0.05):
-        c.COPULA_COSINE = float(t)
-        found = decisions([pairs[i] for i in dev], cos[dev])
-        said = [pairs[i]["label"] for i, d in zip(dev, found) if d.kind == "SUPERSEDE"]
-        real = sum(pairs[i]["label"] == "SUPERSEDE" for i in dev)
-        hit = said.count("SUPERSEDE")
-        print(f"  cosine >= {t:.2f}: precision {hit / len(said) if said else float('nan'):.3f} ({hit}/{len(said)}), "
-              f"recall {hit / real:.3f}")
-    c.COPULA_COSINE = saved
+    real = sum(pairs[i]["label"] == "SUPERSEDE" for i in dev)
+    for name in ("FRAME_COSINE", "CLAUSE_COSINE", "COPULA_COSINE"):
+        saved = getattr(c, name)
+        print(f"\n{name} on dev (set: {saved}; the other floors as set)")
+        for t in np.arange(0.5, 0.99, 0.05):
+            setattr(c, name, float(t))
+            found = decisions([pairs[i] for i in dev], cos[dev])
+            said = [pairs[i]["label"] for i, d in zip(dev, found) if d.kind == "SUPERSEDE"]
+            hit = said.count("SUPERSEDE")
+            print(f"  cosine >= {t:.2f}: precision {hit / len(said) if said else float('nan'):.3f} "
+                  f"({hit}/{len(said)}), recall {hit / real:.3f}")
+        setattr(c, name, saved)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", choices=("dev", "test"), help="print that half's errors")
-    parser.add_argument("--sweep", action="store_true", help="the frame rule's clause floor on dev")
+    parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floors on dev")
     parser.add_argument("--kind", help="only pairs of this kind (revision, same-document, adapted)")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}; SUPERSEDE_COSINE {c.SUPERSEDE_COSINE}")
