@@ -277,6 +277,8 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | Non
 
 def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: list[str]) -> str | None:
     """``frame_change`` over one pair of token lists (case kept, lower case)."""
+    if len(old_raw) != len(old) or len(new_raw) != len(new):
+        return None  # a letter whose lower case tokenizes otherwise ("İ"): the two lists do not align
     ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(ops) != 1 or ops[0][0] != "replace":
         return None
