@@ -178,3 +178,20 @@ def test_a_batch_orders_its_own_values_by_valid_at(smem: Knotwork) -> None:
     assert [(m.decision, m.touched) for m in out] == [("ADD", None), ("ADD", out[0].id)]
     assert smem.get(out[1].id).invalid_at == NEW_TIME and smem.get(out[0].id).invalid_at is None
     assert superseders(smem, out[1].id) == [out[0].id]
+
+
+@pytest.mark.parametrize("order", ["in order", "late"])
+def test_a_callers_attribute_fact_follows_the_memories(smem: Knotwork, order: str) -> None:
+    """A caller's own predicate ("primary_database") gathers values in the graph; the memories' supersession
+    retires the old value's fact, in either arrival order."""
+    old = ("Harbor's primary database is MySQL 5.7.", OLD_AT, "MySQL 5.7")
+    new = ("Harbor's primary database is PostgreSQL 16.", NEW_AT, "PostgreSQL 16")
+    for text, at, value in ([old, new] if order == "in order" else [new, old]):
+        smem.add(text, workspace="harbor", valid_at=at, facts=[{"subject": "Harbor", "predicate": "primary_database",
+                                                                 "object": value}])
+    facts = {f.object: f for f in smem.entity_facts("Harbor", workspace="harbor", include_invalid=True)
+             if f.predicate == "primary_database"}
+    assert facts["MySQL 5.7"].invalid_at == NEW_TIME and facts["MySQL 5.7"].superseded_by == facts["PostgreSQL 16"].id
+    assert facts["PostgreSQL 16"].invalid_at is None
+    assert [f.object for f in smem.entity_facts("Harbor", workspace="harbor") if f.predicate == "primary_database"] == [
+        "PostgreSQL 16"]
