@@ -17,17 +17,20 @@ candidates (same workspace and partition, current) and acts on the decision.
   "around", ... among the three words before it), or one of those three is a
   single-valued word ("is", "prefers", "lives", ...). The new memory is stored and supersedes the old
   one, which retires at the new ``valid_at``.
-- ``ADD``: anything else.
-
 - ``SUPERSEDE`` also when the same frame holds another value
-  (:func:`frame_change`): the first clause of each text is the same but for
-  one short span, and that span is a value on both sides (a number, version
-  or date; a name written with a capital; a time word such as "Tuesday" or
-  "weekday"; a status word such as "deprecated"), in the value's place (not
-  naming which thing the clause is about: "Celery 5.4 supports Django 2.2"
-  and "Celery 5.5 supports …" both hold). What follows the first clause may
+  (:func:`frame_change`): the texts, or their first clauses, are the same but
+  for one short span, and that span is a value on both sides (a number,
+  version or date; a name written with a capital; a time word such as
+  "Tuesday" or "weekday"; a word of state such as "deprecated"; any word
+  after a noun of kind: "status: stable"), in the value's place (not naming
+  which thing the clause is about: "Celery 5.4 supports Django 2.2" and
+  "Celery 5.5 supports …" both hold). What follows the first clause may
   differ ("… is MySQL 5.7, on one RDS instance" → "… is PostgreSQL 16 since
-  the March migration").
+  the March migration"). A role with "the" has one holder, so a new name
+  before "is the tech lead of T" is a new value too (:func:`_holder_change`).
+  Which of the two memories is the newer is the service's to decide, by
+  ``valid_at``: an older value arriving late is stored retired.
+- ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
 cosine and the thresholds were chosen on labelled pairs (bench/consolidation.py,
