@@ -112,6 +112,8 @@ class Memory:
 
 _UNSTORED = frozenset({"duplicate", "decision", "touched", "reason"})
 ADD_DECISIONS = ("ADD", "UPDATE", "SUPERSEDE", "NOOP", "IGNORE")
+#: Metadata key a memory retired by a value change carries: {"id": the memory that superseded it, "reason": why}.
+SUPERSEDED_BY = "superseded_by"
 
 
 class MemoryBrief(NamedTuple):

@@ -17,6 +17,19 @@ candidates (same workspace and partition, current) and acts on the decision.
   "around", ... among the three words before it), or one of those three is a
   single-valued word ("is", "prefers", "lives", ...). The new memory is stored and supersedes the old
   one, which retires at the new ``valid_at``.
+- ``SUPERSEDE`` also when the same frame holds another value
+  (:func:`frame_change`): the texts, or their first clauses, are the same but
+  for one short span, and that span is a value on both sides (a number,
+  version or date; a name written with a capital; a time word such as
+  "Tuesday" or "weekday"; a word of state such as "deprecated"; any word
+  after a noun of kind: "status: stable"), in the value's place (not naming
+  which thing the clause is about: "Celery 5.4 supports Django 2.2" and
+  "Celery 5.5 supports …" both hold). What follows the first clause may
+  differ ("… is MySQL 5.7, on one RDS instance" → "… is PostgreSQL 16 since
+  the March migration"). A role with "the" has one holder, so a new name
+  before "is the tech lead of T" is a new value too (:func:`_holder_change`).
+  Which of the two memories is the newer is the service's to decide, by
+  ``valid_at``: an older value arriving late is stored retired.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -35,13 +48,22 @@ from dataclasses import dataclass
 NOOP_COSINE = 0.94
 UPDATE_COSINE = 0.70
 SUPERSEDE_COSINE = 0.80
+# frame_change, chosen on the dev half of bench/data/supersession_pairs.jsonl (bench/supersession.py --sweep):
+FRAME_COSINE = 0.75  # the whole texts differ in the one value (dev: the same figures from 0.50 to 0.75)
+CLAUSE_COSINE = 0.80  # only the first clauses do ("..., on one RDS instance" / "... since March")
+# ... and when the value follows a copula ("X's primary database is MySQL 5.7, ..."; "Alice Chen is the tech lead
+# of ..."), where the differing tails or names weigh on the cosine more than the one frame does:
+COPULA_COSINE = 0.55
+_COPULA = "copula: "
+_COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
-CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE)
+CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
 MAX_SPAN = 3  # words a superseding value may take on either side
 MIN_LEAD = 2  # shared words before the changed value
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
                        "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
@@ -89,6 +111,8 @@ def value_change(old: list[str], new: list[str]) -> str | None:
         return None
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
+    if _NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came):
+        return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed": no value changed
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
     if (_value_like(gone) and _value_like(came) and lead & STATE_WORDS) or lead & SINGLE_VALUED:
         return f"{' '.join(gone)} -> {' '.join(came)}"
@@ -127,4 +151,185 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
+        if (change := frame_change(old_text, new_text, cosine)):
+            return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
+
+
+def _respelled(gone: list[str], came: list[str]) -> bool:
+    """One spelling of one thing ("PEP8" -> "PEP 8", "Jinja2" -> "Jinja"), or one name inside the other
+    ("DirtyArbiter" / "Arbiter": a kind of it, not a value swapped): the joined letters and digits of one side
+    begin or end the other's."""
+    a, b = "".join(gone).replace(".", ""), "".join(came).replace(".", "")
+    return a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a)
+
+
+def _passive_pair(gone: list[str], came: list[str]) -> bool:
+    """Two events, not two values: "a task is published" / "a task is executed" (one word each side, both
+    past participles, neither a word of state)."""
+    return (len(gone) == len(came) == 1 and gone[0].endswith("ed") and came[0].endswith("ed")
+            and not {gone[0], came[0]} & STATUS_VALUES)
+
+
+# -- the same frame, another value ---------------------------------------------------------------------------
+# Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
+# "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
+# ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.
+_AFTER_VALUE = frozenset(
+    "and or but with for in on to by as at from than since until via per so because while when if after "
+    "before every each now".split()
+)
+# Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
+_WHICH_ONE = frozenset(
+    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
+    "figure table case test example option rule task job build commit".split()
+)
+# Time words are values ("deploys happen every Tuesday" -> "every weekday").
+TIME_VALUES = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
+    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
+    "june july august september october november december early mid late q1 q2 q3 q4".split()
+)
+# Words of state are values ("the API is deprecated" -> "... is archived"); see also knowledge's STATUSES.
+STATUS_VALUES = frozenset(
+    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
+    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
+    "unsupported enabled disabled on off open closed active inactive".split()
+)
+# Words that never carry a value of their own (a rewording, not a change: "him" -> "them", "we" -> "you").
+_NO_VALUE = frozenset(
+    "i me my we us our you your he him his she her they them their it its this that these those one the a an "
+    "someone somebody people".split()
+)
+# Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
+KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
+# Where a first clause ends: punctuation, or a word that opens another clause ("... is PostgreSQL 16 since the
+# March migration").
+_CLAUSE_END = re.compile(
+    r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
+    r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
+)
+
+
+def _value_span(raw: list[str], low: list[str]) -> bool:
+    """Is this span (case kept / lower case) a value: digits in every word, a capitalised name, a time word, or
+    a word of state? Pronouns and articles never are."""
+    if not raw or set(low) & _NO_VALUE:
+        return False
+    if all(any(ch.isdigit() for ch in t) for t in raw):
+        return True
+    if any(re.search(r"[A-Za-z]\.[A-Za-z]", t) for t in raw):
+        return False  # a dotted name is code ("Request.max_form_parts"), one of many
+    if all(t in TIME_VALUES or any(ch.isdigit() for ch in t) for t in low):
+        return True  # "late 2020", "every Tuesday"
+    if len(low) == 1 and low[0] in STATUS_VALUES:
+        return True  # "deprecated"
+    return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES or any(ch.isdigit() for ch in t) for t in raw)
+
+
+_NAME_PARTICLES = frozenset("van von der den de del della da di du la le bin al".split())  # "Hugo van Kemenade"
+
+
+def _first_clause(text: str) -> str:
+    match = _CLAUSE_END.search(text)
+    return text[: match.start()] if match else text
+
+
+def _clauses(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(tokens case kept, lower-case words) of the whole text and of its first clause."""
+    text = text.replace("\u2019", "'")
+    clause = _first_clause(text)
+    return _RAW_WORD.findall(text), words(text), _RAW_WORD.findall(clause), words(clause)
+
+
+def _one_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | None:
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    return ops[0][1:]
+
+
+def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | None:
+    """The changed value when ``old_text`` and ``new_text`` are one frame with one value swapped: the whole
+    texts, or their first clauses ("Harbor's primary database is MySQL 5.7, ..." -> "... is PostgreSQL 16
+    since ..."), differ in one short span; else None.
+
+    The span must be at least ``MIN_LEAD`` words in, a value on both sides (:func:`_value_span`), and in the
+    value's place: it ends the text or clause, or a function word follows it ("Python 3.8+ with ..."), or it
+    is an amount before its unit ("over 6,000,000 downloads"; not "note number 6 about ..."). A span
+    followed by another word names which thing the clause is about ("the Couchbase server", "Celery 5.4.x
+    supports ...", "the release manager of Python 2.7 is ..."), and two clauses about two things both hold.
+    No negation may come or go. The whole texts' match needs ``cosine`` >= ``FRAME_COSINE``, a match of the
+    first clauses only (their tails differ) ``CLAUSE_COSINE``; a value right after a copula ("... is MySQL
+    5.7") or a role's new holder (:func:`_holder_change`), where the tails or the names weigh on the cosine
+    more than the frame does, ``COPULA_COSINE``."""
+    old_all, old_words, old_first, old_first_words = _clauses(old_text)
+    new_all, new_words, new_first, new_first_words = _clauses(new_text)
+    if NEGATIONS & (set(old_words) | set(new_words)):
+        return None
+    for old_raw, old, new_raw, new, floor in ((old_all, old_words, new_all, new_words, FRAME_COSINE),
+                                              (old_first, old_first_words, new_first, new_first_words, CLAUSE_COSINE)):
+        if len(old) <= MIN_LEAD or old == new or cosine < min(floor, COPULA_COSINE):
+            continue
+        change = _swapped_value(old_raw, old, new_raw, new)
+        if change and (cosine >= floor or change.startswith(_COPULA)):
+            return change.removeprefix(_COPULA)
+    return None
+
+
+def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: list[str]) -> str | None:
+    """``frame_change`` over one pair of token lists (case kept, lower case)."""
+    if len(old_raw) != len(old) or len(new_raw) != len(new):
+        return None  # a letter whose lower case tokenizes otherwise ("İ"): the two lists do not align
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    if i2 - i1 > MAX_SPAN or j2 - j1 > MAX_SPAN:
+        return None
+    gone, came = old[i1:i2], new[j1:j2]
+    if _respelled(gone, came):
+        return None
+    if i1 == 0:
+        return _holder_change(old_raw, old, new_raw, i2, j2)
+    if i1 < MIN_LEAD:
+        return None
+    after = old[i2] if i2 < len(old) else None
+    # "Status of X: stable" -> "bugfix", "X is in bugfix status" -> "security status": the noun names the kind
+    # of value, so any single word in its place is one.
+    of_a_kind = (after in KIND_NOUNS or bool(KIND_NOUNS & set(old[:i1]))) and (
+        len(gone) <= 3 and len(came) <= 3 and not (set(gone) | set(came)) & _NO_VALUE)
+    if not of_a_kind and not (_value_span(old_raw[i1:i2], gone) and _value_span(new_raw[j1:j2], came)):
+        return None
+    numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
+    before = old[i1 - 1]
+    if numeric and before in _WHICH_ONE:
+        return None  # "note number 6", "marker mk6", "PR 123": which one, not how much
+    if after is not None and after not in _AFTER_VALUE and after not in KIND_NOUNS:
+        quantity = numeric and not old_raw[i1 - 1][0].isupper()  # "over 7,000,000 downloads", not "Celery 5.4 supports"
+        dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
+        if not (quantity or dated):
+            return None
+    return f"{_COPULA if old[i1 - 1] in _COPULAS else ''}{' '.join(gone)} -> {' '.join(came)}"
+
+
+# "X is the tech lead of T": a role with "the" has one holder at a time; "one of the", "a", "an" have many.
+_HOLDER_VERBS = (("is", "the"), ("is", "now", "the"), ("became", "the"), ("remains", "the"), ("was", "named", "the"),
+                 ("has", "become", "the"))
+
+
+def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: int, j2: int) -> str | None:
+    """Another holder of one role: the two texts differ only in the name they start with, both names written
+    with capitals, and what follows is "is the <role> of/for <thing>" ("Alice Chen is the tech lead of
+    Payments" -> "Marcus Lee is the tech lead of Payments"). "Alice leads platform" / "Marcus leads data" and
+    "Alice is a maintainer of X" / "Bob is a maintainer of X" both hold and differ elsewhere or lack the "the"."""
+    rest = old[i2:]
+    names = old_raw[:i2] + new_raw[:j2]
+    if not all(t[0].isupper() and t.lower() not in _NO_VALUE for t in names):
+        return None
+    for verbs in _HOLDER_VERBS:
+        n = len(verbs)
+        if tuple(rest[:n]) == verbs and len(rest) > n + 2 and {"of", "for", "on", "at"} & set(rest[n + 1:]):
+            return f"{_COPULA}{' '.join(old_raw[:i2])} -> {' '.join(new_raw[:j2])}"
+    return None

@@ -126,3 +126,33 @@ class ValueChanges:
             if all(f.invalid_at is not None for f in stated.values()):
                 changed = next(f for f in facts.values() if old in f.sources)
                 report(memory.id, old, f"stated value changed: {changed.fact}")
+
+    def follow_superseded(self, memory_id: str) -> list[tuple[str, datetime, str, tuple[str, str]]]:
+        """The graph follows a value change consolidation saw.
+
+        Trigger: a ``supersedes`` link made by consolidation (metadata ``consolidation``) touches this memory
+        ("Harbor's primary database is PostgreSQL 16" superseding "... is MySQL 5.7", in either arrival order).
+        Why: the older memory's value no longer holds, and a fact that only it states must not stay current.
+        Outcome: (fact id, invalid_at, superseded_by, its two entities) for each open fact stated by the older memory alone whose
+        subject and predicate a fact stated by the newer memory alone has with another object: it retires at
+        the newer memory's ``valid_at``, superseded by that fact. Nothing when either memory has no facts yet
+        (the one read in later finds the link then) or when the two share no subject and predicate."""
+        out: list[tuple[str, datetime, str, tuple[str, str]]] = []
+        for link in self.store.links_touching([memory_id], "both", ["supersedes"]):
+            if "consolidation" not in link.metadata:
+                continue
+            newer = self.store.get_memory(link.from_id)
+            if newer is None:
+                continue
+            later = self.store.kg_get_facts(self.store.kg_facts_only_from(link.from_id))
+            if not later:
+                continue
+            earlier = self.store.kg_get_facts(self.store.kg_facts_only_from(link.to_id))
+            for old in earlier.values():
+                if old.invalid_at is not None:
+                    continue
+                for new in later.values():
+                    if (new.subject_id, new.predicate) == (old.subject_id, old.predicate) and new.object_id != old.object_id:
+                        out.append((old.id, newer.valid_at, new.id, (old.subject_id, old.object_id)))
+                        break
+        return out

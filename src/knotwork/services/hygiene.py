@@ -33,6 +33,14 @@ if TYPE_CHECKING:
     from knotwork.services.writes import WritePath
 
 
+def _later_value(reason: str | None) -> str:
+    """``value changed: A -> B`` (the stored memory's value, then the new one's) told the other way round, for a
+    new memory whose value held before the stored one's."""
+    text = (reason or "").removeprefix("value changed: ")
+    before, arrow, after = text.partition(" -> ")
+    return f"{after} then {before}" if arrow else text
+
+
 class Memories(Protocol):
     """The reads and changes of memories hygiene asks for (the ``Knotwork`` facade has them): a narrow
     view, so that this module needs nothing from the facade's own module."""
@@ -292,9 +300,29 @@ class Hygiene:
             )
             return updated.decided("UPDATE", old.id, decision.reason)
         assert new is not None
-        memories.link(new.id, target, "supersedes", {"consolidation": decision.reason})
+        old = memories.get(target)
         self.store.bump_counter("superseded_on_add")
-        return new.decided("SUPERSEDE", target, decision.reason)
+        if new.valid_at < old.valid_at:
+            # Trigger: the value this add states held before the stored one (an older value arriving late).
+            # Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes the new
+            # one, which is stored retired from the stored one's valid_at; the answer is an ADD that says so.
+            memories.link(old.id, new.id, "supersedes", {"consolidation": decision.reason, "arrived_late": True})
+            self._graph_follows(new.id)
+            told = _later_value(decision.reason)
+            return memories.get(new.id).decided(
+                "ADD", old.id, f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}"
+            )
+        memories.link(new.id, old.id, "supersedes", {"consolidation": decision.reason})
+        self._graph_follows(new.id)
+        return new.decided("SUPERSEDE", old.id, decision.reason)
+
+    def _graph_follows(self, memory_id: str) -> None:
+        """The graph's facts follow a supersession when both memories are already read in (inline enrichment);
+        else the one read in later does it (``KnowledgeService.follow_superseded``)."""
+        knowledge = self.writes.knowledge
+        if changed := knowledge.follow_superseded(memory_id, now()):
+            knowledge.summarize(changed)
+            self.store.kg_mark_dirty(changed, self.memories.get(memory_id).workspace)
 
     def candidates(self, draft: Memory, vectors: list[bytes] | None) -> list[tuple[str, str, float]]:
         """(id, content, similarity) of current memories of the draft's own workspace and partition that come

@@ -1,11 +1,10 @@
 """The temporal knowledge graph: memories (episodes) in, entities and facts out.
 
-Three sources feed it, merged per memory: what the caller passes
-(``entities=``, ``facts=``), the offline rules of ``knowledge.extract``, and
-optionally an LLM through the durable queue (``knowledge.llm``). Names are
-resolved to stored entities (``knowledge.resolve``); facts are placed in
-time (``knowledge.facts``) — a new value of a single-valued predicate
-retires the old one, a late older fact is stored already retired.
+Three sources feed it, merged per memory: what the caller passes (``entities=``, ``facts=``), the offline rules
+of ``knowledge.extract``, and optionally an LLM through the durable queue (``knowledge.llm``). Names are resolved
+to stored entities (``knowledge.resolve``); facts are placed in time (``knowledge.facts``) — a new value of a
+single-valued predicate retires the old one, a late older fact is stored already retired — and follow the
+memories' own supersessions (``follow_superseded``).
 """
 
 from __future__ import annotations
@@ -317,10 +316,8 @@ class KnowledgeService:
                 self.summarize(entity_ids, at)
                 self.store.kg_mark_dirty(entity_ids, ws or None)
 
-    def _ingest_one(
-        self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None,
-        touched: set[str] | None = None,
-    ) -> None:
+    def _ingest_one(self, memory: Memory, gi: GraphInput, use_rules: bool, at: datetime, origin: str | None = None,
+                    touched: set[str] | None = None) -> None:
         """One memory's entities, mentions and facts; ``touched`` collects the entities to summarise (else done here)."""
         ws = memory.workspace
         names = _names(gi, use_rules)
@@ -340,11 +337,18 @@ class KnowledgeService:
             changed |= self._fact(memory, f, kind, entity_of, at, ended)
         if ended and gi.supersede and self.on_value_changed is not None:
             self.changes.supersede_stated(memory, ended, self.on_value_changed)
+        changed |= self.follow_superseded(memory.id, at) if gi.supersede else set()  # a raw load links nothing
         if touched is not None:
             touched |= changed
         elif changed:
             self.summarize(changed, at)
             self.store.kg_mark_dirty(changed, ws)
+
+    def follow_superseded(self, memory_id: str, at: datetime) -> set[str]:
+        """Retire what a consolidation ``supersedes`` link makes stale (ValueChanges.follow_superseded)."""
+        for fact_id, invalid_at, by, _ in (found := self.changes.follow_superseded(memory_id)):
+            self.store.kg_retire_fact(fact_id, invalid_at, at if invalid_at <= at else None, by)
+        return {e for *_, ends in found for e in ends}
 
     def _entity(
         self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime,

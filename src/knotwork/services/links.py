@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain import ids, rules
-from knotwork.domain.models import LINK_TYPES, Graph, Memory, Related, Relationship
+from knotwork.domain.models import LINK_TYPES, SUPERSEDED_BY, Graph, Memory, Related, Relationship
 from knotwork.domain.temporal import now
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound, quote
 from knotwork.graph.adjacency import Adjacency
@@ -60,13 +60,14 @@ def _types(value: Any) -> list[str] | None:
 
 
 class LinkService:
-    """Links between memories. ``get`` resolves a memory id; ``retire`` marks a memory invalid from a time."""
+    """Links between memories. ``get`` resolves a memory id; ``retire`` marks a memory invalid from a time (and,
+    given metadata, writes it in the same version)."""
 
     def __init__(
         self,
         store: Store,
         get: Callable[[str], Memory],
-        retire: Callable[[str, datetime], Memory],
+        retire: Callable[[str, datetime, dict[str, Any] | None], Memory],
         about: Callable[[list[str]], dict[str, list[Any]]] | None = None,
     ) -> None:
         self.store = store
@@ -102,8 +103,12 @@ class LinkService:
                 # Trigger: A supersedes B. Why: B is no longer true once A is.
                 # Outcome: B is retired from A's valid_at; it leaves default search
                 # and recall but stays readable (include_invalid, history).
+                # A supersession consolidation or the graph decided says which memory and why on the retired
+                # memory itself (``metadata.superseded_by``), seen by get and history on every surface.
                 if target.invalid_at is None or target.invalid_at > source.valid_at:
-                    self.retire(target.id, source.valid_at)
+                    why = meta.get("consolidation")
+                    note = {**target.metadata, SUPERSEDED_BY: {"id": source.id, "reason": why}} if why else None
+                    self.retire(target.id, source.valid_at, note)
         return stored
 
     def resolve(self, ref: str) -> str:

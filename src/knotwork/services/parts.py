@@ -24,7 +24,10 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from knotwork.services.links import LinkService
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from knotwork.config import Settings
+    from knotwork.domain.models import Memory
     from knotwork.embed.protocol import Embedder
     from knotwork.hygiene.instructions import Instructions
     from knotwork.search.lexical_index import LexicalIndex
@@ -153,8 +156,10 @@ class Parts:
 
     @part
     def _links(self) -> LinkService:
-        return LinkService(self.store, self.get, lambda mid, at: self._change(mid, {"invalid_at": at}, ordered=False),
-                           about=lambda *args: self.knowledge.about(*args))
+        def retire(mid: str, at: datetime, metadata: dict[str, Any] | None = None) -> Memory:
+            return self._change(mid, {"invalid_at": at} | ({"metadata": metadata} if metadata else {}), ordered=False)
+
+        return LinkService(self.store, self.get, retire, about=lambda *args: self.knowledge.about(*args))
 
     @part
     def hygiene(self) -> Hygiene:
