@@ -112,6 +112,19 @@ def test_knowledge_graph_at_a_time_shows_exactly_the_facts_search_facts_finds_th
     assert "Background jobs run on Celery" in {f["fact"] for f in april["facts"]}  # retired since, true then
 
 
+def test_the_knowledge_view_shows_a_person_under_two_names_as_one_node(mem: Knotwork) -> None:
+    mem.add("Bob fixed the login bug.", workspace="team", facts=[{"subject": "Bob", "predicate": "owns", "object": "login service"}])
+    mem.add("Bob Martinez joined.", workspace="team", facts=[{"subject": "Bob Martinez", "predicate": "member_of", "object": "platform team"}])
+    with serving(mem) as http:
+        view = http.get("/ui/api/knowledge", params={"workspace": "team"}).json()
+    names = [e["name"] for e in view["entities"]]
+    assert "Bob Martinez" in names and "Bob" not in names
+    (bob,) = [e for e in view["entities"] if e["name"] == "Bob Martinez"]
+    assert bob["aliases"] == ["Bob"]
+    assert {f["fact"] for f in view["facts"] if bob["id"] in (f["subject"]["id"], f["object"]["id"])} == {
+        "Bob Martinez owns login service", "Bob Martinez member of platform team"}
+
+
 def test_knowledge_graph_leaves_out_facts_below_min_confidence(mem: Knotwork, seeded: dict[str, str]) -> None:
     mem.add("The staging cluster may use spot nodes.", workspace="ops",
             facts=[{"subject": "staging", "predicate": "uses", "object": "spot nodes", "confidence": 0.4}])
