@@ -33,7 +33,8 @@ def names(kg: Knotwork, ws: str = "proj") -> list[str]:
 
 def test_the_shapes_that_may_pair() -> None:
     assert lone_given("Bob", None) == "bob" and full_given("Bob Martinez", None) == "bob"
-    assert full_given("Sean O'Brien", "person") == "sean" and full_given("Mary J. Blige", None) == "mary"
+    assert full_given("Sean O'Brien", "person") == "sean" and full_given("Mary J. Watson", None) == "mary"
+    assert full_given("Denver Mint", None) is None and full_given("King Ghidorah", None) is None  # no surname
     assert lone_given("Jordan", "place") is None and full_given("Jordan Lee", "technology") is None
     assert lone_given("Harbor", None) is None and full_given("Harbor Labs", None) is None  # no given name
     assert full_given("Alice Team", None) is None and full_given("Bob API", None) is None  # not a surname
