@@ -93,6 +93,21 @@ def link(served: Seeded, a: str, b: str, kind: str = "relates_to") -> None:
     assert r.status_code == 201, r.text
 
 
+ON_A_LINK = """() => {
+  const hidden = [];
+  window.knotworkGraph.edges().forEach(e => {
+    const a = e.source().position(), b = e.target().position();
+    window.knotworkGraph.nodes().forEach(n => {
+      if (n.same(e.source()) || n.same(e.target())) return;
+      const p = n.position(), vx = b.x - a.x, vy = b.y - a.y;
+      const t = Math.max(0, Math.min(1, ((p.x - a.x) * vx + (p.y - a.y) * vy) / (vx * vx + vy * vy || 1)));
+      if (Math.hypot(p.x - a.x - t * vx, p.y - a.y - t * vy) < n.width() / 2) hidden.push([e.id(), n.id()]);
+    });
+  });
+  return hidden;
+}"""
+
+
 def test_the_memory_graph_draws_every_edge_the_graph_api_has(page: Any, served: Seeded) -> None:
     a = served.add("The harbor ingest job reads the orders topic.", workspace="harbor-links")
     b = served.add("The orders topic is partitioned by customer id.", workspace="harbor-links")
@@ -107,6 +122,8 @@ def test_the_memory_graph_draws_every_edge_the_graph_api_has(page: Any, served: 
     drawn = page.evaluate("window.knotworkGraph.edges().map(e => e.id().slice(1))")
     assert sorted(drawn) == sorted(e["id"] for e in api["edges"])
     assert page.locator("#graph-info").inner_text().startswith("3 memories, 3 links")
+    # each link can be seen: no memory sits on a link it is not an end of (a between b and c hid b-c)
+    assert page.evaluate(ON_A_LINK) == []
     # A type filter keeps only the links of that type among the memories drawn.
     open_view(page, served.base_url, f"/graph/{b}?depth=1&type=references")
     page.wait_for_selector("#graph canvas")

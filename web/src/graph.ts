@@ -4,7 +4,7 @@
 import cytoscape, { Core, ElementDefinition } from "cytoscape";
 import { ApiError, api, choices, query } from "./api";
 import { clear, elsewhereOffer, errorBox, h, select, short } from "./dom";
-import { distinctLabels, placeEdgeLabels, spreadLabels } from "./labels";
+import { clearLinkPaths, distinctLabels, placeEdgeLabels, spreadLabels } from "./labels";
 
 const PALETTE = ["#3b6ea8", "#c2553a", "#3f8f5b", "#8a5aa8", "#b8892b", "#2f8c8c", "#a8466f", "#6b7a2f", "#5a5a8a", "#8a6a4a"];
 
@@ -135,7 +135,10 @@ export async function memoryGraphView(root: HTMLElement, id: string, params: URL
     const retiredCount = elements.filter((e) => (e.classes ?? "").includes("retired")).length;
     info.textContent = `${plural(rel.related.length + 1, "memory", "memories")}, ${plural(links.size, "link", "links")}${retiredCount ? ` (${retiredCount} retired: faded, dashed)` : ""}. Click a memory to open it; drag to pan, scroll to zoom.`;
     const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 110, animate: false } as any);
-    spreadLabels(cy);
+    for (let i = 0; i < 3; i++) {  // no memory on a link it is not part of, no label over another
+      clearLinkPaths(cy);
+      spreadLabels(cy);
+    }
     const quiet = placeEdgeLabels(cy);
     if (quiet) info.textContent += ` ${plural(quiet, "link label shows", "link labels show")} on hover only, where it would cover another.`;
     fitReadable(cy);

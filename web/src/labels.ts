@@ -129,3 +129,42 @@ export function placeEdgeLabels(cy: Core): number {
   cy.on("mouseout", "edge.quiet", (evt) => evt.target.removeClass("hover"));
   return hidden;
 }
+
+/** Distance from point ``p`` to the segment ``a``-``b``. */
+function toSegment(p: { x: number; y: number }, a: { x: number; y: number }, b: { x: number; y: number }): { d: number; nx: number; ny: number } {
+  const vx = b.x - a.x;
+  const vy = b.y - a.y;
+  const len2 = vx * vx + vy * vy || 1;
+  const t = Math.max(0, Math.min(1, ((p.x - a.x) * vx + (p.y - a.y) * vy) / len2));
+  const cx = a.x + t * vx;
+  const cy = a.y + t * vy;
+  const len = Math.sqrt(len2);
+  return { d: Math.hypot(p.x - cx, p.y - cy), nx: -vy / len, ny: vx / len };
+}
+
+/**
+ * Move a memory off every straight link that passes over it without joining it (a center between two memories
+ * on opposite sides hid the link between them): sideways, a little past the line. A few rounds at most.
+ */
+export function clearLinkPaths(cy: Core, rounds = 20): void {
+  const nodes = cy.nodes().toArray();
+  const edges = cy.edges().toArray();
+  for (let round = 0; round < rounds; round++) {
+    let moved = false;
+    for (const e of edges) {
+      const a = e.source().position();
+      const b = e.target().position();
+      for (const n of nodes) {
+        if (n.same(e.source()) || n.same(e.target())) continue;
+        const p = n.position();
+        const room = n.width() / 2 + 8;
+        const { d, nx, ny } = toSegment(p, a, b);
+        if (d >= room) continue;
+        const side = (p.x - a.x) * nx + (p.y - a.y) * ny >= 0 ? 1 : -1;
+        n.position({ x: p.x + side * nx * (room - d + 2), y: p.y + side * ny * (room - d + 2) });
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+}
