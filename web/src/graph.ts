@@ -277,7 +277,10 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
       info.textContent = `${linked.size} entities, ${kg.facts.length} facts true ${asOf() ? "then" : "now"}${gone ? ` (${gone} retired since: dashed)` : ""}, ${kg.communities.length} communities${kg.truncated ? " (the largest only)" : ""}.`;
       const cy = draw(canvas, elements, { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 8000, idealEdgeLength: () => 110, numIter: 400 } as any);
       if (elements.length <= SPREAD_MOST) {
-        spreadLabels(cy, 100);
+        for (let i = 0; i < 2; i++) {
+          clearLinkPaths(cy, 10);
+          spreadLabels(cy, 100);
+        }
         placeEdgeLabels(cy);
         fitReadable(cy);
       }
