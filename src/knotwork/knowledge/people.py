@@ -4,18 +4,23 @@ In one workspace, a lone given name and the one full name that starts with it
 are taken to be the same person unless something says otherwise. The shapes
 are narrow on purpose, because a wrong merge puts one thing's facts on another:
 
-- a *given name* is one capitalised word found in :data:`GIVEN_NAMES` (the
-  1990 US Census lists of first names, public domain, in ``given_names.txt``):
-  ``Harbor`` / ``Harbor Labs`` or ``Apple`` / ``Apple Music`` never pair;
+- a *given name* is one capitalised word found in :data:`given_names` (the
+  1990 US Census lists of first names, public domain, in ``given_names.txt``),
+  less names that are also common lower-case English words unless they are
+  among the 400 most frequent (``Hope``, ``Star``, ``Page`` go; ``Bob``,
+  ``Mark``, ``Carol`` stay) and names mostly said of places, peoples or feasts
+  (``Georgia``, ``Sydney``, ``German``, ``Easter``): ``Harbor`` / ``Harbor
+  Labs``, ``Star`` / ``Star Trader`` never pair;
 - a *full name* is that given name followed by a surname (``Bob Martinez``),
   maybe with a middle initial, given name or surname between (``Mary J. Watson``):
-  the surname is a capitalised word of :data:`SURNAMES` (the 15,000 most frequent
-  of the 1990 US Census list of last names, public domain, in ``surnames.txt``)
-  and not a word that names a team, a product or a place (:data:`NOT_SURNAMES`).
-  Real text is full of capitalised phrases that open with a word that is also
-  a given name ("Denver Mint", "King Ghidorah", "Bell Peppers", "Harris Coin
-  Album"): with given names alone 7 of 8 joins on real text were wrong
-  (``bench/people.py``), the surname list leaves 1 (``Joe Coffee``: a café);
+  the surname is a capitalised word of :data:`surnames` (the 15,000 most
+  frequent of the 1990 US Census list of last names, public domain, in
+  ``surnames.txt``, less those past the first 1,000 that are common lower-case
+  English words: ``Square``, ``Bench``, ``Coffee``) and not a word that names a
+  team, a product or a place (:data:`NOT_SURNAMES`). Real text is full of
+  capitalised phrases that open with a word that is also a given name
+  ("Denver Mint", "King Ghidorah", "Bell Peppers", "Coral Pink"): see
+  ``bench/people.py`` and ``bench/RESULTS.md`` for what each cut changed;
 - both sides are untyped or typed ``person``: a person ``Jordan Lee`` and a
   place ``Jordan`` stay apart.
 
