@@ -93,7 +93,8 @@ def fill(location: str) -> None:
                 facts=[{"subject": "Jeff", "predicate": "lives_in", "object": "Denver", "valid_at": "2023-01-01"}])
         mem.link(a.id, g.id, "references")
         mem.link(boston.id, a.id, "relates_to", metadata={"why": "same team"})
-        mem.merge_entities("Ana Lima", "Ana", workspace="shop")  # "Ana" becomes an alias
+        # a lone given name resolves to the one full name of the workspace: "Ana" is an alias of "Ana Lima"
+        assert mem.entity("Ana", workspace="shop").name == "Ana Lima"
         mem.rebuild_communities("*")
         # after the rebuild: a change whose communities are still to recompute
         mem.add("Ana Lima prefers tea.", workspace="shop", facts=[{"subject": "Ana Lima", "predicate": "prefers", "object": "Tea"}])

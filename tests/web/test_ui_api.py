@@ -3,6 +3,7 @@ that keep other sites' pages from writing."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,52 @@ def test_knowledge_graph_at_a_time_leaves_out_facts_not_yet_true(mem: Knotwork, 
     assert "deploys go through staging" not in [f["fact"] for f in then["facts"]]
     assert now["earliest"] <= "2026-01-01T00:00:00Z" and now["communities"]
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "as_of"
+
+
+HARBOR = [  # (subject, predicate, object, valid_at, invalid_at)
+    ("Background jobs", "run_on", "Celery", "2025-02-10", "2025-06-05"),
+    ("Background jobs", "run_on", "Dramatiq", "2025-06-05", None),
+    ("Harbor", "primary_database", "MySQL 5.7", "2025-01-15", "2025-05-20"),
+    ("Harbor", "primary_database", "PostgreSQL 16", "2025-05-20", None),
+    ("rate limiter", "allows", "100 requests per minute", "2025-03-01", "2025-08-01"),
+    ("Harbor", "caches_with", "Redis", "2025-01-20", None),
+]
+
+
+def test_knowledge_graph_at_a_time_shows_exactly_the_facts_search_facts_finds_then(mem: Knotwork) -> None:
+    for i, (subject, predicate, obj, valid, invalid) in enumerate(HARBOR):
+        mem.add(f"Project log entry {i}.", workspace="proj", valid_at=f"{valid}T00:00:00Z",
+                facts=[{"subject": subject, "predicate": predicate, "object": obj, "valid_at": f"{valid}T00:00:00Z",
+                        "invalid_at": invalid and f"{invalid}T00:00:00Z"}])
+    every = {f.id: f for s in ("Harbor", "Background jobs", "rate limiter")
+             for f in mem.entity_facts(s, workspace="proj", include_invalid=True)}
+    assert len(every) == len(HARBOR)
+    bounds = sorted({d for row in HARBOR for d in row[3:] if d})
+    instants = [f"{d}T00:00:00Z" for d in bounds] + [f"{d}T12:00:00Z" for d in bounds] + ["2025-04-01T00:00:00Z"]
+    with serving(mem) as http:
+        for at in instants:
+            view = http.get("/ui/api/knowledge", params={"workspace": "proj", "as_of": at}).json()
+            drawn = {f["id"] for f in view["facts"]}
+            held = {fid for fid, f in every.items() if f.current(datetime.fromisoformat(at))}
+            assert drawn == held, at
+            for fid, f in every.items():  # and search_facts at that time agrees, fact by fact
+                r = http.post("/search/facts", json={"query": f.fact, "as_of": at, "workspace": "proj", "limit": 50})
+                assert (fid in {h["fact"]["id"] for h in r.json()["facts"]}) == (fid in drawn), (at, f.fact)
+        april = http.get("/ui/api/knowledge", params={"workspace": "proj", "as_of": "2025-04-01"}).json()
+    assert "Background jobs run on Celery" in {f["fact"] for f in april["facts"]}  # retired since, true then
+
+
+def test_the_knowledge_view_shows_a_person_under_two_names_as_one_node(mem: Knotwork) -> None:
+    mem.add("Bob fixed the login bug.", workspace="team", facts=[{"subject": "Bob", "predicate": "owns", "object": "login service"}])
+    mem.add("Bob Martinez joined.", workspace="team", facts=[{"subject": "Bob Martinez", "predicate": "member_of", "object": "platform team"}])
+    with serving(mem) as http:
+        view = http.get("/ui/api/knowledge", params={"workspace": "team"}).json()
+    names = [e["name"] for e in view["entities"]]
+    assert "Bob Martinez" in names and "Bob" not in names
+    (bob,) = [e for e in view["entities"] if e["name"] == "Bob Martinez"]
+    assert bob["aliases"] == ["Bob"]
+    assert {f["fact"] for f in view["facts"] if bob["id"] in (f["subject"]["id"], f["object"]["id"])} == {
+        "Bob Martinez owns login service", "Bob Martinez member of platform team"}
 
 
 def test_knowledge_graph_leaves_out_facts_below_min_confidence(mem: Knotwork, seeded: dict[str, str]) -> None:

@@ -3,7 +3,8 @@
 
 import cytoscape, { Core, ElementDefinition } from "cytoscape";
 import { ApiError, api, choices, query } from "./api";
-import { clear, elsewhereOffer, errorBox, h, preview, select, short } from "./dom";
+import { clear, elsewhereOffer, errorBox, h, select, short } from "./dom";
+import { clearLinkPaths, distinctLabels, placeEdgeLabels, spreadLabels } from "./labels";
 
 const PALETTE = ["#3b6ea8", "#c2553a", "#3f8f5b", "#8a5aa8", "#b8892b", "#2f8c8c", "#a8466f", "#6b7a2f", "#5a5a8a", "#8a6a4a"];
 
@@ -25,29 +26,59 @@ function draw(container: HTMLElement, elements: ElementDefinition[], layout: cyt
     minZoom: 0.1,
     maxZoom: 4,
     style: [
-      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": "120px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6, "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": "1px", "z-index": 10 } },
+      { selector: "node", style: { label: "data(label)", "font-size": 10, "text-wrap": "wrap", "text-max-width": "130px", "background-color": "data(color)", width: 18, height: 18, color: "#222", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6, "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": "1px", "z-index": 10 } },
       // A retired memory (its validity has ended): faded, with a dashed ring, its label greyed.
       { selector: "node.retired", style: { "background-opacity": 0.35, "border-width": 2, "border-style": "dashed", "border-color": "#888", color: "#888" } },
       { selector: "node.center", style: { width: 28, height: 28, "border-width": 3, "border-color": "#111" } },
       { selector: "edge", style: { width: 1.5, "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8, color: "#555", "text-rotation": "autorotate", "min-zoomed-font-size": 6, "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": "1px", "text-margin-y": -7, "z-index": 1 } },
-      { selector: "edge.invalid", style: { "line-style": "dashed" } },
+      // A fact shown at a past time and retired since: dashed and greyed.
+      { selector: "edge.retired", style: { "line-style": "dashed", "line-color": "#bbb", "target-arrow-color": "#bbb", color: "#888" } },
+      // A link label with no free place to sit (placeEdgeLabels) shows only while the pointer is on its link.
+      { selector: "edge.quiet", style: { label: "" } },
+      { selector: "edge.quiet.hover", style: { label: "data(label)", "z-index": 20 } },
       { selector: ":selected", style: { "border-width": 3, "border-color": "#f0a020" } },
     ],
   });
-  // A small graph is fitted to the canvas at a readable size, not blown up to fill it.
-  if (current.zoom() > 1.3) {
-    current.zoom(1.3);
-    current.center();
-  }
+  fitReadable(current);
   window.knotworkGraph = current;
   return current;
 }
 
+/** Fit the drawing to the canvas, but a small graph at a readable size, not blown up to fill it. */
+function fitReadable(cy: Core): void {
+  cy.fit(undefined, 30);
+  if (cy.zoom() > 1.3) {
+    cy.zoom(1.3);
+    cy.center();
+  }
+}
+
+interface Link {
+  id: string;
+  from: string;
+  to: string;
+  type: string;
+}
+
 interface Related {
   depth: number;
-  relationship: { id: string; from: string; to: string; type: string };
-  memory: { id: string; content: string; category: string | null; invalid_at?: string | null };
+  relationship: Link;
+  memory: { id: string; content: string; category: string | null; valid_at?: string | null; invalid_at?: string | null };
 }
+
+/** What ``GET /memories/{id}/graph`` answers: the nodes and every edge among them. */
+interface GraphAnswer {
+  center: string;
+  nodes: { id: string }[];
+  edges: Link[];
+  truncated: boolean;
+}
+
+/** Drawings of at most this many elements have their labels moved apart (it costs a pass per overlap). */
+const SPREAD_MOST = 400;
+
+/** The deepest walk ``/memories/{id}/graph`` takes. */
+const GRAPH_DEPTH = 3;
 
 const retiredClass = (invalidAt: string | null | undefined) => (invalidAt && Date.parse(invalidAt) <= Date.now() ? "retired" : "");
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -72,8 +103,20 @@ export async function memoryGraphView(root: HTMLElement, id: string, params: URL
   const info = h("p", { class: "muted", id: "graph-info" });
   clear(root, h("h1", {}, "Memory graph around ", h("a", { href: `#/memory/${id}` }, short(id))), form, info, canvas);
   try {
-    const center = await api<{ id: string; content: string; category: string | null; invalid_at: string | null }>("GET", `/memories/${encodeURIComponent(id)}`);
-    const rel = await api<{ related: Related[] }>("GET", `/memories/${center.id}/related${query({ depth, direction, type: types })}`);
+    const center = await api<{ id: string; content: string; category: string | null; valid_at: string; invalid_at: string | null }>("GET", `/memories/${encodeURIComponent(id)}`);
+    // The memories come from the walk the filters ask for (depth, direction, types); the links drawn are every
+    // link among them: those the walk went through and every edge the graph API has between two of them.
+    const [rel, around] = await Promise.all([
+      api<{ related: Related[] }>("GET", `/memories/${center.id}/related${query({ depth, direction, type: types })}`),
+      api<GraphAnswer>("GET", `/memories/${center.id}/graph${query({ max_depth: Math.min(Number(depth), GRAPH_DEPTH), max_nodes: 100 })}`),
+    ]);
+    const drawn = new Set([center.id, ...rel.related.map((r) => r.memory.id)]);
+    const links = new Map<string, Link>();
+    for (const r of rel.related) links.set(r.relationship.id, r.relationship);
+    for (const e of around.edges) {
+      if (drawn.has(e.from) && drawn.has(e.to) && (!types.length || types.includes(e.type))) links.set(e.id, e);
+    }
+    const label = distinctLabels([center, ...rel.related.map((r) => r.memory)]);
     const cats = new Map<string, string>();
     const color = (cat: string | null) => {
       const key = cat ?? "";
@@ -81,18 +124,24 @@ export async function memoryGraphView(root: HTMLElement, id: string, params: URL
       return cats.get(key)!;
     };
     const elements: ElementDefinition[] = [
-      { data: { id: center.id, label: preview(center.content, 40), color: color(center.category), depth: 0 }, classes: `center ${retiredClass(center.invalid_at)}`.trim() },
+      { data: { id: center.id, label: label.get(center.id), color: color(center.category), depth: 0 }, classes: `center ${retiredClass(center.invalid_at)}`.trim() },
     ];
     for (const r of rel.related) {
-      elements.push({ data: { id: r.memory.id, label: preview(r.memory.content, 40), color: color(r.memory.category), depth: r.depth }, classes: retiredClass(r.memory.invalid_at) });
+      elements.push({ data: { id: r.memory.id, label: label.get(r.memory.id), color: color(r.memory.category), depth: r.depth }, classes: retiredClass(r.memory.invalid_at) });
     }
-    for (const r of rel.related) {
-      const e = r.relationship;
+    for (const e of links.values()) {
       elements.push({ data: { id: `e${e.id}`, source: e.from, target: e.to, label: e.type } });
     }
     const retiredCount = elements.filter((e) => (e.classes ?? "").includes("retired")).length;
-    info.textContent = `${plural(rel.related.length + 1, "memory", "memories")}, ${plural(rel.related.length, "link", "links")}${retiredCount ? ` (${retiredCount} retired: faded, dashed)` : ""}. Click a memory to open it; drag to pan, scroll to zoom.`;
+    info.textContent = `${plural(rel.related.length + 1, "memory", "memories")}, ${plural(links.size, "link", "links")}${retiredCount ? ` (${retiredCount} retired: faded, dashed)` : ""}. Click a memory to open it; drag to pan, scroll to zoom.`;
     const cy = draw(canvas, elements, { name: "concentric", concentric: (n: any) => 10 - n.data("depth"), levelWidth: () => 1, minNodeSpacing: 110, animate: false } as any);
+    for (let i = 0; i < 3; i++) {  // no memory on a link it is not part of, no label over another
+      clearLinkPaths(cy);
+      spreadLabels(cy);
+    }
+    const quiet = placeEdgeLabels(cy);
+    if (quiet) info.textContent += ` ${plural(quiet, "link label shows", "link labels show")} on hover only, where it would cover another.`;
+    fitReadable(cy);
     cy.on("tap", "node", (evt) => {
       location.hash = `#/memory/${evt.target.id()}`;
     });
@@ -154,7 +203,10 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   });
 
   let span: [number, number] | null = null;
+  // A link may name the time (#/knowledge?as_of=2025-04-01): that instant exactly, until the slider moves.
+  let pinned: string | null = params.get("as_of");
   const asOf = (): string | null => {
+    if (pinned) return pinned;
     if (!span || slider.value === slider.max) return null;
     const t = span[0] + ((span[1] - span[0]) * Number(slider.value)) / Number(slider.max);
     return new Date(t).toISOString();
@@ -210,17 +262,30 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   const load = async () => {
     try {
       const kg = await api<KnowledgeView>("GET", `/ui/api/knowledge${query({ workspace, as_of: asOf(), min_confidence: sure || null })}`);
-      if (!span && kg.earliest) span = [Date.parse(kg.earliest), Math.max(Date.parse(kg.as_of), Date.parse(kg.latest ?? kg.as_of))];
+      if (!span && kg.earliest) span = [Date.parse(kg.earliest), Math.max(Date.now(), Date.parse(kg.latest ?? kg.as_of))];
+      if (pinned && span) slider.value = String(Math.round(Math.min(1, Math.max(0, (Date.parse(kg.as_of) - span[0]) / (span[1] - span[0] || 1))) * Number(slider.max)));
       when.textContent = asOf() ? kg.as_of.slice(0, 16).replace("T", " ") : "now";
+      when.dataset.asOf = kg.as_of; // the exact instant the drawing is of
       const community = new Map<string, number>();
       kg.communities.forEach((cm, i) => cm.members.forEach((e) => community.set(e, i)));
       const linked = new Set(kg.facts.flatMap((f) => [f.subject.id, f.object.id]));
       const elements: ElementDefinition[] = kg.entities.filter((e) => linked.has(e.id)).map((e) => ({
         data: { id: e.id, label: e.name, color: PALETTE[(community.get(e.id) ?? 0) % PALETTE.length] },
       }));
-      for (const f of kg.facts) elements.push({ data: { id: `f${f.id}`, source: f.subject.id, target: f.object.id, label: f.predicate }, classes: f.invalid_at ? "invalid" : "" });
-      info.textContent = `${linked.size} entities, ${kg.facts.length} facts true ${asOf() ? "then" : "now"}, ${kg.communities.length} communities${kg.truncated ? " (the largest only)" : ""}.`;
-      const cy = draw(canvas, elements, { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 8000, idealEdgeLength: () => 60, numIter: 400 } as any);
+      // Every fact true at the time shown; one retired since (its validity ended before now) is drawn dashed.
+      const retired = (f: KnowledgeView["facts"][number]) => f.invalid_at !== null && Date.parse(f.invalid_at) <= Date.now();
+      for (const f of kg.facts) elements.push({ data: { id: `f${f.id}`, source: f.subject.id, target: f.object.id, label: f.predicate }, classes: retired(f) ? "retired" : "" });
+      const gone = kg.facts.filter(retired).length;
+      info.textContent = `${linked.size} entities, ${kg.facts.length} facts true ${asOf() ? "then" : "now"}${gone ? ` (${gone} retired since: dashed)` : ""}, ${kg.communities.length} communities${kg.truncated ? " (the largest only)" : ""}.`;
+      const cy = draw(canvas, elements, { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 8000, idealEdgeLength: () => 110, numIter: 400 } as any);
+      if (elements.length <= SPREAD_MOST) {
+        for (let i = 0; i < 2; i++) {
+          clearLinkPaths(cy, 10);
+          spreadLabels(cy, 100);
+        }
+        placeEdgeLabels(cy);
+        fitReadable(cy);
+      }
       cy.on("tap", "node", (evt) => {
         const ent = kg.entities.find((e) => e.id === evt.target.id());
         if (ent) void showEntity(ent);
@@ -231,6 +296,7 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   };
   let timer: number | undefined;
   slider.addEventListener("input", () => {
+    pinned = null;
     window.clearTimeout(timer);
     timer = window.setTimeout(load, 200);
   });

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import rules
-from knotwork.domain.models import LINK_TYPES, Memory
+from knotwork.domain.models import ALL_WORKSPACES, LINK_TYPES, Memory
 from knotwork.domain.temporal import now, parse_time, to_text
 from knotwork.errors import InvalidInput, quote
 from knotwork.knowledge import validate
@@ -224,22 +224,33 @@ def knowledge(
     mem: Knotwork, workspace: str | None = None, as_of: str | None = None, limit: int = 300, min_confidence: Any = None
 ) -> KnowledgeView:
     """The knowledge graph of ``workspace`` (and global; ``"*"``: all) at ``as_of`` (default now): at most
+<<<<<<< HEAD
     ``limit`` entities, those of the largest communities first, with the facts between them true then (and at
     least ``min_confidence`` sure; by default, those the graph shows: trust.shown)."""
     validate.confidence(min_confidence, "min_confidence", None)
+=======
+    ``limit`` entities, with the facts between them true then (and at least ``min_confidence`` sure, when given).
+
+    The entities are those the facts true at ``as_of`` join (the same facts as ``search_facts`` with that
+    ``as_of`` finds), those of the largest communities first, then the rest of the communities' members.
+    Communities are computed from the facts true now, so choosing from them alone left out a fact that held
+    at ``as_of`` between entities no current fact joins (a value since replaced)."""
+    floor = validate.confidence(min_confidence, "min_confidence", None)
+>>>>>>> graphui
     size = rules.limit(limit, 2000)
     at = parse_time(as_of, "as_of") if as_of else now()
     scope = rules.scope(workspace)
     mem.knowledge.list_communities(workspace, None, 1)  # recompute the communities whose facts changed
     store = mem.store
     groups = store.kg_communities(scope)
-    chosen: list[str] = []
-    seen: set[str] = set()
-    for _, members in groups:
-        for e in members:
-            if e not in seen:
-                seen.add(e)
-                chosen.append(e)
+    spaces = store.kg_graph_workspaces() if scope == ALL_WORKSPACES else ["", scope] if scope else [""]
+    then = {e for ws in spaces for pair in store.kg_edges(ws, at) for e in pair}  # ends of the facts true at ``at``
+    members = list(dict.fromkeys(e for _, group in groups for e in group))
+    ranked = set(members)
+    degree = store.kg_degree(sorted(then - ranked)) if then - ranked else {}
+    chosen = list(dict.fromkeys(
+        [e for e in members if e in then] + sorted(then - ranked, key=lambda e: (-degree.get(e, 0), e)) + members
+    ))
     truncated = len(chosen) > size
     chosen = chosen[:size]
     everything = store.kg_facts_touching(chosen, workspace=scope, include_invalid=True) if chosen else []

@@ -45,6 +45,7 @@ from knotwork.services.changes import ValueChanges
 from knotwork.services import replaced, trust
 from knotwork.services.communities import CommunityService
 from knotwork.services.extraction import ExtractionService
+from knotwork.services.people import PersonNames
 from knotwork.search.lexical import query_terms
 
 if TYPE_CHECKING:
@@ -212,6 +213,7 @@ class KnowledgeService:
         self.extraction = ExtractionService(store, settings, self.ingest_memory)
         self.changes = ValueChanges(store, settings)
         self.resolver = Resolver(store, (lambda ws: self.vectors.of(ws, exact=True)) if self.vectors else None)
+        self.people = PersonNames(store)
         # (new memory id, old memory id, reason): called when a memory's facts retire every fact another
         # memory stated (the service links the two with ``supersedes``); None: nothing is linked
         self.on_value_changed: Callable[[str, str, str], None] | None = None
@@ -324,11 +326,11 @@ class KnowledgeService:
         rule_facts = trust.stored(gi.extracted.facts, self.settings) if use_rules else []
         vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
-        for key, (name, type_, summary) in names.items():
+        changed: set[str] = set()  # full names first: "Bob" then finds the "Bob Martinez" of this memory
+        for key, (name, type_, summary) in sorted(names.items(), key=lambda kv: -len(kv[1][0].split())):
             early = (gi.fuzzy[key], gi.fuzzy_before) if key in gi.fuzzy else None
-            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at, early, gi.known.get(key))
+            entity_of[key] = self._entity(ws, name, type_, summary, vectors.get(key), at, early, gi.known.get(key), changed)
         self.store.kg_add_mentions(memory.id, entity_of.values())
-        changed: set[str] = set()
         caller_origin = origin or "caller"
         ended: list[str] = []
         rule_facts = self.changes.redirect(memory, rule_facts, entity_of)
@@ -352,16 +354,15 @@ class KnowledgeService:
 
     def _entity(
         self, ws: str | None, name: str, type_: str | None, summary: str | None, vector: np.ndarray | None, at: datetime,
-        early: tuple[str | None, str | None] | None = None, known: str | None = None,
+        early: tuple[str | None, str | None] | None = None, known: str | None = None, merged: set[str] | None = None,
     ) -> str:
-        """The entity ``name`` resolves to, created if none.
-
-        From ``prepare``: ``known``, the entity the exact name had then; ``early``, (fuzzy match, id bound).
-        """
+        """The entity ``name`` resolves to, created if none. From ``prepare``: ``known``, the entity the exact name had
+        then; ``early``, (fuzzy match, id bound). A person's names: ``services.people`` (merges go to ``merged``)."""
         norm = normalize(name)
         found = known if known and self.store.kg_entity_notes([known]) else self.store.kg_lookup_norms(ws, [norm]).get(norm)
+        found, settled = self.people.resolve(ws, name, type_, found)
         matched_by_spelling = False
-        if found is None:
+        if not settled:
             if early is not None and early[0] is not None and self.store.kg_entity_notes([early[0]]):
                 found = early[0]
             else:  # trigrams again, over every entity or only those created since prepare looked
@@ -386,6 +387,8 @@ class KnowledgeService:
         self.store.kg_insert_entity(entity, norm, grams(norm), summary or "")
         if vector is not None:
             self.store.kg_put_entity_vector(entity.id, vector.tobytes())
+        if (absorbed := self.people.absorb(ws, entity.id, name, type_, at)) and merged is not None:
+            merged |= {entity.id, absorbed}
         return entity.id
 
     def _fact(self, memory: Memory, f: FactDraft, origin: str, entity_of: dict[str, str], at: datetime,

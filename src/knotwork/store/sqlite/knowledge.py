@@ -181,6 +181,16 @@ class KnowledgeStore:
             ).fetchall()
         return [r[0] for r in rows]
 
+    def kg_entities_by_prefix(self, workspace: str | None, prefix: str, limit: int = 64) -> list[tuple[str, str, str | None]]:
+        """(id, name, type) of the entities of exactly this workspace whose normalised name starts with ``prefix``
+        (but is longer): the full names a given name may stand for."""
+        with self._reads:
+            rows = self._run(
+                "SELECT id, name, type FROM entities WHERE workspace = ? AND norm > ? AND norm < ? ORDER BY norm LIMIT ?",
+                (workspace or "", prefix, prefix + "\uffff", limit),
+            ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
         """Ids in ``table`` that start or end with ``ref``."""
         with self._reads:
