@@ -224,19 +224,14 @@ def knowledge(
     mem: Knotwork, workspace: str | None = None, as_of: str | None = None, limit: int = 300, min_confidence: Any = None
 ) -> KnowledgeView:
     """The knowledge graph of ``workspace`` (and global; ``"*"``: all) at ``as_of`` (default now): at most
-<<<<<<< HEAD
-    ``limit`` entities, those of the largest communities first, with the facts between them true then (and at
-    least ``min_confidence`` sure; by default, those the graph shows: trust.shown)."""
-    validate.confidence(min_confidence, "min_confidence", None)
-=======
-    ``limit`` entities, with the facts between them true then (and at least ``min_confidence`` sure, when given).
+    ``limit`` entities, with the facts between them true then (and at least ``min_confidence`` sure; by default,
+    those the graph shows: trust.shown).
 
     The entities are those the facts true at ``as_of`` join (the same facts as ``search_facts`` with that
     ``as_of`` finds), those of the largest communities first, then the rest of the communities' members.
     Communities are computed from the facts true now, so choosing from them alone left out a fact that held
     at ``as_of`` between entities no current fact joins (a value since replaced)."""
-    floor = validate.confidence(min_confidence, "min_confidence", None)
->>>>>>> graphui
+    validate.confidence(min_confidence, "min_confidence", None)
     size = rules.limit(limit, 2000)
     at = parse_time(as_of, "as_of") if as_of else now()
     scope = rules.scope(workspace)

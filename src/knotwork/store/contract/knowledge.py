@@ -59,6 +59,11 @@ class KnowledgeGraph(Protocol):
         """Ids of entities in scope whose name or alias normalises to ``norm``."""
         ...
 
+    def kg_entities_by_prefix(self, workspace: str | None, prefix: str, limit: int = 64) -> list[tuple[str, str, str | None]]:
+        """(id, name, type) of the entities of exactly this workspace whose normalised name starts with ``prefix``
+        (but is longer): the full names a given name may stand for."""
+        ...
+
     def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]: ...
 
     def kg_entity_aliases(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
