@@ -260,7 +260,7 @@ def test_a_token_limited_to_one_workspace_sees_that_workspace_alone(page: Any, t
             hidden = lab.get(f"/memories/{s.shop}")
             stats = lab.get("/stats")
             status = lab.get("/status").json()
-        assert stats.status_code == 400 and stats.json()["error"]["field"] == "token"  # the whole store's: the owner's
+        assert stats.status_code == 403 and stats.json()["error"]["field"] == "token"  # the whole store's: the owner's
         assert nothing.status_code == hidden.status_code == 404
         not_found = nothing.json()["error"]["message"]  # for an id that names nothing
         assert hidden.json()["error"]["message"] == not_found.replace(missing, s.shop)
