@@ -10,17 +10,24 @@ communities to recompute.
 
 Many processes may share one store, and any of them may die at any moment:
 
-- a worker *claims* items (owner = host:pid:token) before reading them, under
-  the store's write lock, so two workers never take the same item;
-- the graph of a batch and the deletion of its items commit in one
-  transaction, and only items the worker still holds are written, so an item
-  is read in once, or not at all;
-- a claim whose owner died (a pid of this host that is gone, or a claim older
-  than ``enrich_claim_timeout``) is taken over: a kill -9 loses nothing.
+- the queue is read in the order its memories hold in time (valid_at, then
+  arrival), one batch at a time: a worker holds the store's ``drain`` lock
+  (store/locks.py) from its claim to its commit, so a value that goes
+  A -> B -> A is read in in that order whoever reads it;
+- a worker *claims* items (owner = host:pid:token) before reading them, and
+  the graph of a batch and the deletion of its items commit in one
+  transaction; only items the worker still holds are written, so an item is
+  read in once, or not at all;
+- under the drain lock any other claim is a dead worker's (the lock of a
+  process that dies, kill -9 included, is dropped by the kernel or the
+  server): it goes back to the queue, where time order puts it first, and is
+  read in alone.
 
-A batch that fails is tried again item by item; an item that keeps failing is
-left in the queue after ``MAX_ATTEMPTS`` claims, with its last error, and
-:meth:`Enrichment.retry_failed` gives it a fresh start.
+A batch that fails is tried again item by item; an item tried before is
+claimed alone, and one that keeps failing (or whose worker keeps dying on it)
+is left in the queue after ``MAX_ATTEMPTS`` claims, with its last error, and
+never holds the others back; :meth:`Enrichment.retry_failed` gives it a fresh
+start.
 
 ``Settings.enrich = "inline"`` keeps the old behaviour: the add itself reads
 its memories into the graph before it commits.
@@ -55,7 +62,7 @@ if TYPE_CHECKING:
     from knotwork.store.protocol import EnrichItem, Store
 
 ERROR_CHARS = 500
-RECLAIM_EVERY = 5.0  # seconds between looks for the claims of dead workers
+ABANDONED = "its worker stopped before it finished (killed, or timed out)"  # last_error of a dead worker's claim
 WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
 # While adds stream, the backlog at which the worker reads in as fast as it can, as a multiple of enrich_max_backlog
 # (between the bound and this, it takes a share of the time that grows with the backlog: Enrichment.deferral)
@@ -100,22 +107,6 @@ def decode(text: str | None) -> GraphInput:
                       [_draft(FactDraft, f) for f in data.get("facts", [])], supersede=data.get("supersede", True))
 
 
-# -- who holds a claim -------------------------------------------------------------------------------
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` of this host runs (a zombie, killed but not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rpartition(")")[2].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 class Enrichment:
     """The enrichment queue of one ``Knotwork``: what the add path queues, and the worker that drains it."""
 
@@ -130,7 +121,6 @@ class Enrichment:
         self._worker: EnrichmentWorker | None = None
         self._paused = False
         self._queued = False  # this object queued work (close waits for it)
-        self._reclaimed_at = 0.0
         self._last_add = 0.0  # time.monotonic() of this object's newest notify, or of an add's start or end
         self._writing = 0  # adds of this object in flight
         # Memories pending in the queue as this object counts them (its enqueues less its claims); None until the
@@ -189,35 +179,45 @@ class Enrichment:
 
     # -- draining -------------------------------------------------------------------------------
     def drain_once(self, limit: int | None = None) -> int:
-        """Claim up to ``limit`` queued memories and read them into the graph; how many were claimed."""
+        """Claim up to ``limit`` queued memories and read them into the graph; how many were claimed (0 also when
+        another process reads a batch in now: the queue is read one batch at a time, in time order)."""
         with self._lock:
-            at = now()
-            items = self.store.enrich_claim(
-                self.owner, limit or self.settings.enrich_batch, at,
-                at - timedelta(seconds=self.settings.enrich_claim_timeout), MAX_ATTEMPTS,
-            )
-            if not items:
-                self._reclaim()
+            # Trigger: every batch. Why: facts are read in the order their memories hold in time (a value that
+            # goes A -> B -> A starts a new interval at the second A), so two workers must not read batches in side
+            # by side, and the batch a dead worker held must be read in before anything newer. Outcome: the store's
+            # drain lock is held from the claim to the commit; under it, any other claim is a dead worker's (or one
+            # that lost its lock) and goes back to the queue, where time order puts it first.
+            drain = self.store.enrich_lock("drain")
+            if drain is None:
                 return 0
-            self._counted(-len(items))
-            started = time.perf_counter()
-            try:
-                self._read_in(items)
-            except Exception as exc:  # noqa: BLE001 - one bad item must not hold the others back: try each alone
-                if len(items) == 1:
-                    self._failed(items, exc)
-                else:
-                    for item in items:
-                        try:
-                            self._read_in([item])
-                        except Exception as one:  # noqa: BLE001 - recorded on the item, tried again later
-                            self._failed([item], one)
-            self._batch_took = time.perf_counter() - started
-            self._batch_ended = time.monotonic()
-            self.seconds += self._batch_took
-            self.memories += len(items)
-            self.batches += 1
-            return len(items)
+            with drain:
+                self.store.enrich_release_others(self.owner, ABANDONED)
+                at = now()
+                items = self.store.enrich_claim(
+                    self.owner, limit or self.settings.enrich_batch, at,
+                    at - timedelta(seconds=self.settings.enrich_claim_timeout), MAX_ATTEMPTS,
+                )
+                if not items:
+                    return 0
+                self._counted(-len(items))
+                started = time.perf_counter()
+                try:
+                    self._read_in(items)
+                except Exception as exc:  # noqa: BLE001 - one bad item must not hold the others back: try each alone
+                    if len(items) == 1:
+                        self._failed(items, exc)
+                    else:
+                        for item in items:
+                            try:
+                                self._read_in([item])
+                            except Exception as one:  # noqa: BLE001 - recorded on the item, tried again later
+                                self._failed([item], one)
+                self._batch_took = time.perf_counter() - started
+                self._batch_ended = time.monotonic()
+                self.seconds += self._batch_took
+                self.memories += len(items)
+                self.batches += 1
+                return len(items)
 
     def _read_in(self, items: Sequence[EnrichItem]) -> None:
         stored = self.store.get_memories([i.memory_id for i in items])
@@ -235,17 +235,6 @@ class Enrichment:
         log.warning("reading %d memories into the graph failed; they stay queued", len(items), exc_info=exc)
         self.store.enrich_release([i.seq for i in items], f"{type(exc).__name__}: {exc}"[:ERROR_CHARS])
         self._counted(len(items))  # pending again, unless tried too often: a count too high only reads the store
-
-    def _reclaim(self) -> None:
-        """Free the claims of workers of this host whose process is gone (at most every few seconds)."""
-        if time.monotonic() - self._reclaimed_at < RECLAIM_EVERY:
-            return
-        self._reclaimed_at = time.monotonic()
-        for owner in self.store.enrich_owners():
-            host, _, rest = owner.partition(":")
-            pid = rest.partition(":")[0]
-            if host == self._host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-                self.store.enrich_release_owner(owner)
 
     def deferral(self) -> float:
         """Seconds the worker should still wait before its next batch (0: go now).
@@ -311,9 +300,13 @@ class Enrichment:
             self._pending = pending
         return pending >= self.settings.enrich_max_backlog
 
+    def batch_waiting(self) -> bool:
+        """Whether a full batch (``enrich_batch`` memories) is pending: the worker then ends its gather wait. Read
+        from the store (once per add that wakes a gathering worker): other processes may queue on the same file."""
+        return self.counts()["pending"] >= self.settings.enrich_batch
+
     def drain(self, limit: int | None = None) -> int:
         """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""
-        self._reclaimed_at = 0.0
         done = 0
         while limit is None or done < limit:
             n = self.drain_once(min(self.settings.enrich_batch, limit - done) if limit is not None else None)
@@ -329,7 +322,6 @@ class Enrichment:
     def wait(self, timeout: float | None) -> bool:
         """Help drain the queue until nothing is pending or running (True), or ``timeout`` seconds passed."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        self._reclaimed_at = 0.0
         while True:
             if not self.drain_once():
                 counts = self.counts()
@@ -350,10 +342,9 @@ class Enrichment:
         with self._start_lock:
             self._paused = False
             if self._worker is None:
-                self._reclaimed_at = 0.0
-                self._worker = EnrichmentWorker(
+                        self._worker = EnrichmentWorker(
                     self.drain_once, self.settings.enrich_interval, self.settings.enrich_batch, self.settings.enrich_gather,
-                    self.deferral,
+                    self.deferral, self.batch_waiting,
                 ).start()
             return self._worker
 
@@ -382,12 +373,15 @@ class EnrichmentWorker:
     a full batch (``batch`` memories) is followed by the next at once, a partial one after ``gather`` seconds; while
     adds of its process stream in, it waits as long as ``deferral()`` says (``Enrichment.deferral``)."""
 
-    def __init__(self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None) -> None:
+    def __init__(
+        self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None, full: Any = None
+    ) -> None:
         self.drain_once = drain_once
         self.interval = interval
         self.batch = batch
         self.gather = gather
         self.deferral = deferral or (lambda: 0.0)
+        self.full = full or (lambda: False)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
@@ -434,12 +428,27 @@ class EnrichmentWorker:
         # Trigger: fewer memories queued than a batch (a server's adds arrive one by one). Why: per memory, a
         # batch of a few dozen costs about half the CPU of batches of one or two (one parse pipeline, one run of
         # the model for the entity names, one transaction), CPU the requests need. Outcome: the worker waits
-        # ``gather`` seconds for more to be queued; a stop ends the wait.
-        if self.gather > 0:
-            self._stop.wait(self.gather)
+        # ``gather`` seconds for more to be queued; a full batch queued meanwhile, or a stop, ends the wait.
+        if self.gather <= 0:
+            return
+        deadline = time.monotonic() + self.gather
+        while not self._stop.is_set() and not self._full():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            # Each add wakes it (an add may wake it before its outer transaction commits: it looks again after
+            # ``interval`` seconds too): is the batch full now?
+            self._wake.wait(min(left, self.interval))
+            self._wake.clear()
+
+    def _full(self) -> bool:
+        try:
+            return bool(self.full())
+        except Exception:  # noqa: BLE001 - a busy or closed database: the gather time alone decides
+            return False
 
     def stop(self) -> None:
         self._stop.set()
-        self._wake.set()
+        self._wake.set()  # ends an idle, deferral or gather wait
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=120)

@@ -196,7 +196,8 @@ class Store(Protocol):
         ...
 
     def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
-        """Hold up to ``limit`` items, oldest first (free ones and claims older than ``stale_before``); one attempt each."""
+        """Hold up to ``limit`` items in the order their memories hold in time (valid_at, then arrival): free ones and
+        claims older than ``stale_before``, one tried before alone; one attempt each."""
         ...
 
     def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
@@ -209,6 +210,15 @@ class Store(Protocol):
 
     def enrich_release(self, seqs: Collection[int], error: str | None = None) -> None:
         """Give items back to the queue, noting ``error``."""
+        ...
+
+    def enrich_release_others(self, owner: str, error: str) -> int:
+        """Free every claim not ``owner``'s, noting ``error`` (its holder holds the ``drain`` lock); how many."""
+        ...
+
+    def enrich_lock(self, name: str) -> Any:
+        """The store's lock ``name`` ("drain", "worker") across every process that opens it, taken without waiting:
+        a ``locks.Held``, or None when another holds it. A holder's death drops it."""
         ...
 
     def enrich_owners(self) -> list[str]:

@@ -1,0 +1,164 @@
+"""Faults of the graph's worker, on both backends: a worker killed with SIGKILL at a named point of a batch (the
+graph written but not its queue rows deleted, the reverse, the commit done) leaves each memory either read in
+or still queued, never both and never neither, and the next worker ends with the graph, its fact history
+included, that an uninterrupted run makes; the queue is read in the order its memories hold in time.
+
+Each kill lands where it claims: the child stops at the named statement, says so on its stdout and waits on
+its stdin, and the parent kills it there, then reads the store to see the batch half done."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import Settings
+from knotwork.domain.temporal import now, to_text
+from knotwork.services.enrichment import MAX_ATTEMPTS
+
+from ._sql import query
+
+# A value that changes A -> B -> A (Alice's employer, Bruno's, Chandra's city): each return starts a new interval.
+TEXTS = (
+    "Alice Moreau works at Acme.", "Bruno Keller works at Globex.", "Chandra Rao lives in Berlin.", "Dmitri Volkov works at Initech.",
+    "Alice Moreau lives in Oslo.", "Bruno Keller works at Hooli.", "Chandra Rao lives in Lisbon.", "Dmitri Volkov lives in Kyoto.",
+    "Alice Moreau works at Globex.", "Bruno Keller works at Globex.", "Chandra Rao lives in Berlin.", "Elena Ruiz works at Wonka.",
+    "Alice Moreau works at Acme.", "Bruno Keller works at Hooli.", "Chandra Rao lives in Lisbon.", "Dmitri Volkov works at Umbrella.",
+    "Alice Moreau works at Globex.", "Elena Ruiz works at Vandelay.", "Dmitri Volkov works at Initech.", "Bruno Keller works at Globex.",
+)
+ITEMS = [{"content": f"{c} Note {i}.", "workspace": "w", "valid_at": f"2024-02-{1 + i:02d}T00:00:00Z"} for i, c in enumerate(TEXTS)]
+BATCH = 4
+KILLED_BATCH = 3  # items 8-11 in time order: Alice's Globex between two Acme
+
+
+def settings(tmp_path: Path, **extra) -> Settings:
+    return Settings(**{"home": tmp_path / "home", "enrich": "background", "embedder": "none", **extra})
+
+
+def graph(target: str) -> tuple[list, list]:
+    """The graph of a store, ids left out: entity names, and each fact (its interval, current or not) with the
+    contents of the memories it stands on; times as text, so that both backends compare alike."""
+    entities = sorted(r[0] for r in query(target, "SELECT name FROM entities"))
+    facts = sorted(tuple(to_text(v) if isinstance(v, datetime) else v for v in row) for row in query(
+        target,
+        "SELECT f.fact, f.predicate, f.valid_at, f.invalid_at, f.origin, m.content FROM facts f"
+        " JOIN fact_sources s ON s.fact_id = f.id JOIN memories m ON m.id = s.memory_id",
+    ))
+    return entities, facts
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, list]:
+    """The graph of an uninterrupted run: every memory read in as it is added."""
+    tmp = tmp_path_factory.mktemp("reference")
+    with knotwork.open(tmp / "inline.db", settings=settings(tmp, enrich="inline")) as mem:
+        mem.add_many(ITEMS)
+    expected = graph(str(tmp / "inline.db"))
+    assert len(expected[1]) == len(ITEMS)  # each memory stands under one fact: "read in" is visible per memory
+    return expected
+
+
+# -- the queue's order ------------------------------------------------------------------------------
+def test_the_queue_is_claimed_in_the_order_its_memories_hold_in_time(target: str, tmp_path: Path) -> None:
+    with knotwork.open(target, settings=settings(tmp_path)) as mem:
+        mem.enrichment.stop()
+        later = [dict(item) for item in reversed(ITEMS[:6])]  # arrive newest first
+        same_time = [{"content": f"Farah Haddad note {i}.", "workspace": "w", "valid_at": "2024-01-01T00:00:00Z"} for i in range(3)]
+        mem.add_many(later)
+        mem.add_many(same_time)
+        at = now()
+        claimed = mem.store.enrich_claim("elsewhere:1:a", 100, at, at - timedelta(seconds=300), MAX_ATTEMPTS)
+        contents = [mem.get(i.memory_id).content for i in claimed]
+        assert contents == [x["content"] for x in same_time] + [x["content"] for x in ITEMS[:6]]  # time, then arrival
+
+
+def test_a_claim_left_by_a_dead_worker_is_read_in_first_and_alone(target: str, tmp_path: Path) -> None:
+    with knotwork.open(target, settings=settings(tmp_path, enrich_batch=BATCH)) as mem:
+        mem.enrichment.stop()
+        mem.add_many(ITEMS)
+        at = now()
+        dead = mem.store.enrich_claim("elsewhere:1:dead", BATCH, at, at - timedelta(seconds=300), MAX_ATTEMPTS)
+        assert len(dead) == BATCH
+        assert mem.enrichment.drain_once() == 1  # under the drain lock the dead claim is freed; tried, it goes alone
+        assert query(target, "SELECT count(*) FROM enrich_queue WHERE claimed_by IS NOT NULL") == [(0,)]
+        assert mem.enrichment.counts()["pending"] == len(ITEMS) - 1
+        [(content,)] = query(target, "SELECT m.content FROM fact_sources s JOIN memories m ON m.id = s.memory_id")
+        assert content == ITEMS[0]["content"]
+
+
+# -- a worker killed at a named point of a batch --------------------------------------------------------
+CHILD = """
+import sys, knotwork
+from pathlib import Path
+point = sys.argv[3]
+seen = {"claims": 0, "deleted": False}
+
+def stop(name):
+    print("inside " + name, flush=True)
+    sys.stdin.readline()  # the parent kills this process here
+    sys.exit(3)
+
+def tracer(sql, params):
+    if "attempts = attempts + 1" in sql and params:
+        seen["claims"] += 1
+    if seen["claims"] != int(sys.argv[4]):
+        return
+    if point == "graph" and sql.startswith("INSERT INTO fact"):
+        stop(point)  # the batch's graph is being written; its queue rows are not deleted yet
+    if sql.startswith("DELETE FROM enrich_queue"):
+        if point == "queue":
+            stop(point)  # the batch's graph is written; its queue rows are about to be deleted
+        seen["deleted"] = True
+    elif point == "commit" and seen["deleted"] and sql.startswith("BEGIN"):
+        stop(point)  # the next transaction begins: the batch is committed
+
+s = knotwork.Settings(home=Path(sys.argv[2]), enrich="background", embedder="none", enrich_batch=int(sys.argv[5]))
+mem = knotwork.open(sys.argv[1], settings=s, tracer=tracer)
+mem.enrichment.stop()
+print("draining", flush=True)
+mem.enrichment.drain()
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("point", ["graph", "queue", "commit"])
+def test_a_worker_killed_inside_a_batch_leaves_it_whole_or_absent_and_the_next_ends_as_an_uninterrupted_run(
+    target: str, tmp_path: Path, reference: tuple[list, list], point: str
+) -> None:
+    with knotwork.open(target, settings=settings(tmp_path, enrich_close_wait=0)) as mem:
+        mem.enrichment.stop()
+        mem.add_many(ITEMS)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(CHILD), target, str(tmp_path / "home"), point, str(KILLED_BATCH), str(BATCH)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "KNOTWORK_ENRICH": "background"},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "draining"
+    assert proc.stdout.readline().strip() == f"inside {point}"
+    os.kill(proc.pid, signal.SIGKILL)
+    assert proc.wait(timeout=60) == -signal.SIGKILL
+
+    # The kill landed where it claims: batches before the killed one are read in; the killed one is held (its
+    # claim committed) and none of it written, or, at "commit", read in whole; the rest wait.
+    queued = {r[0] for r in query(target, "SELECT memory_id FROM enrich_queue")}
+    held = query(target, "SELECT count(*) FROM enrich_queue WHERE claimed_by IS NOT NULL")
+    read_in = {r[0] for r in query(target, "SELECT DISTINCT memory_id FROM fact_sources")}
+    done = BATCH * (KILLED_BATCH if point == "commit" else KILLED_BATCH - 1)
+    assert held == [(0 if point == "commit" else BATCH,)]
+    assert len(read_in) == done and len(queued) == len(ITEMS) - done
+    # Each memory is read in or queued, never both (a graph committed before its queue rows were deleted) and
+    # never neither (queue rows deleted before the graph was committed).
+    every = {r[0] for r in query(target, "SELECT id FROM memories")}
+    assert read_in | queued == every and not read_in & queued
+
+    with knotwork.open(target, settings=settings(tmp_path, enrich_batch=BATCH)) as mem:
+        assert mem.wait_for_extraction(120)
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+    assert graph(target) == reference
