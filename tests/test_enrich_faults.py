@@ -162,3 +162,105 @@ def test_a_worker_killed_inside_a_batch_leaves_it_whole_or_absent_and_the_next_e
         assert mem.wait_for_extraction(120)
         assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
     assert graph(target) == reference
+
+
+# -- the worker in a process of its own ----------------------------------------------------------------
+def _until(check, what: str, tries: int = 1200) -> None:
+    """Look every 0.1 s until ``check()`` holds (a guard against hanging, not a time the test measures)."""
+    import time
+
+    for _ in range(tries):
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"never: {what}")
+
+
+def test_servers_on_one_store_share_one_worker_process_and_never_parse(target: str, tmp_path: Path, reference) -> None:
+    """Three server-like openers of one store (``KNOTWORK_ENRICH=process``): one worker process reads the graph
+    in, and no opener loads the parser (checked in child processes that start clean)."""
+    opener = textwrap.dedent("""
+        import sys, knotwork, json
+        from pathlib import Path
+        s = knotwork.Settings(home=Path(sys.argv[2]), enrich="process", embedder="none", enrich_interval=0.1)
+        mem = knotwork.open(sys.argv[1], settings=s)
+        mem.start_enrichment_worker(server=True)
+        items = json.loads(sys.argv[3])
+        if items:
+            mem.add_many(items)
+        print("added", flush=True)
+        sys.stdin.readline()  # until the test has seen the graph read in
+        host = mem.enrichment._host_of
+        print(json.dumps({"child": host.state()["child"], "spacy": any(m.startswith("spacy") for m in sys.modules),
+                          "found": len(mem.search_facts("Alice Moreau", workspace="w", include_invalid=True))}), flush=True)
+        sys.stdin.readline()  # until every opener has said its state
+        mem.close()
+    """)
+    import json
+
+    parts = [ITEMS[:8], ITEMS[8:14], ITEMS[14:]]  # time order kept across the three openers: one after the other
+    procs = []
+    for part in parts:
+        p = subprocess.Popen([sys.executable, "-c", opener, target, str(tmp_path / "home"), json.dumps(part)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert p.stdout is not None and p.stdout.readline().strip() == "added"
+        procs.append(p)
+    _until(lambda: query(target, "SELECT count(*) FROM enrich_queue") == [(0,)], "the queue drained")
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outs = [json.loads(p.stdout.readline()) for p in procs]
+    for p in procs:
+        p.communicate("done\n", timeout=120)
+    assert [o["spacy"] for o in outs] == [False, False, False]  # the openers never parsed
+    assert sum(o["child"] is not None for o in outs) == 1  # one worker process for the three
+    assert all(o["found"] for o in outs)
+    assert graph(target) == reference
+
+
+HOLD = "KNOTWORK_TEST_WORKER_HOLD"
+
+
+def test_a_worker_process_killed_mid_batch_is_replaced_and_the_server_answers_meanwhile(
+    target: str, tmp_path: Path, reference, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = tmp_path / "held"
+    monkeypatch.setenv(HOLD, f"{KILLED_BATCH}:{held}")  # the worker process stops inside its third batch
+    s = settings(tmp_path, enrich="process", enrich_batch=BATCH, enrich_interval=0.1, enrich_close_wait=0)
+    with knotwork.open(target, settings=s) as mem:
+        mem.enrichment.stop()
+        mem.add_many(ITEMS)
+        mem.start_enrichment_worker(server=True)
+        _until(held.exists, "the worker process reached its third batch")
+        pid = int(held.read_text())
+        assert pid != os.getpid() and pid == mem.enrichment._host_of.state()["child"]
+        # The kill lands inside the batch: two read in, the third held (its graph written, not committed).
+        assert query(target, "SELECT count(*) FROM enrich_queue WHERE claimed_by IS NOT NULL") == [(BATCH,)]
+        os.kill(pid, signal.SIGKILL)
+        _until(lambda: mem.enrichment._host_of.state()["child"] != pid, "the host saw its worker die")
+        assert [h.memory.content for h in mem.search("Elena Ruiz Vandelay", workspace="w", limit=1)] == [ITEMS[17]["content"]]
+        _until(lambda: query(target, "SELECT count(*) FROM enrich_queue") == [(0,)], "another worker read the rest in")
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 0}
+        assert mem.status().graph_worker["process"] is True
+    assert graph(target) == reference
+
+
+# -- a process that exits without close() ----------------------------------------------------------------
+def test_a_process_that_exits_without_close_hands_its_graph_to_a_worker_that_outlives_it(target: str, tmp_path: Path) -> None:
+    code = textwrap.dedent("""
+        import sys, knotwork
+        from pathlib import Path
+        s = knotwork.Settings(home=Path(sys.argv[2]), enrich="background", embedder="none", enrich_quiet=60)
+        m = knotwork.open(sys.argv[1], settings=s)
+        for i in range(int(sys.argv[3])):
+            m.add(f"{sys.argv[4]} Meyer{i} works at Acme Corp in Berlin.", workspace="w")
+        print(m.enrichment_backlog()["pending"], flush=True)
+    """)  # no close(): the quiet time keeps the worker thread aside until the exit
+    procs = [subprocess.Popen([sys.executable, "-c", code, target, str(tmp_path / "home"), "30", name], stdout=subprocess.PIPE,
+                              text=True) for name in ("Alice", "Bruno", "Chandra")]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0]  # exit never aborts
+    assert all(int(out[0]) > 0 for out in outs)  # each left memories queued when it exited
+    _until(lambda: query(target, "SELECT count(*) FROM enrich_queue") == [(0,)], "a worker read the exited processes' graph in")
+    assert query(target, "SELECT count(DISTINCT memory_id) FROM fact_sources") == [(90,)]

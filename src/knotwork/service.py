@@ -7,7 +7,9 @@ formats text for a person (that is ``render``'s job).
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +31,7 @@ from knotwork.services.parts import Parts, built
 from knotwork.services.records import (
     BackupReport, GraphRecords, ImportReport, imported_graph, imported_link, imported_memory, mentions_of,
 )
+from knotwork.services.foreground import Foreground
 from knotwork.services.stages import StageTimes
 from knotwork.store.protocol import Store
 
@@ -44,6 +47,26 @@ MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates t
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread"}
 )
+
+
+# Stores open in this process: closed at exit if their opener did not close them.
+_OPEN: weakref.WeakSet[Knotwork] = weakref.WeakSet()
+
+
+def _close_at_exit() -> None:
+    """Trigger: the interpreter exits with stores still open (a script that never called ``close()``). Why: their
+    worker threads may be inside native code (the parser, the model) while the interpreter tears down, which
+    aborted a process once, and their queued memories would wait for the next process that opens the store.
+    Outcome: each is closed without waiting for its graph: its worker thread is stopped and joined, and what is
+    queued is handed to a worker process that outlives this one."""
+    for mem in list(_OPEN):
+        try:
+            mem.close(wait=False)
+        except Exception:  # noqa: BLE001 - exiting: one store that cannot close must not keep the others open
+            pass
+
+
+atexit.register(_close_at_exit)
 
 
 def _optional_time(value: Any, field: str) -> datetime | None:
@@ -67,13 +90,18 @@ class Knotwork(Parts):
         self._parts_lock = threading.RLock()
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self.write_times = StageTimes()
+        self.foreground = Foreground()  # searches and adds in flight: a worker thread of this process waits for them
+        _OPEN.add(self)
         if FIRST_PRUNE not in store.counters():
             self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
-    def close(self) -> None:
-        """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most) for
-        the memories this object added to be read into the graph: what is left stays queued."""
+    def close(self, wait: bool = True) -> None:
+        """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most; not at
+        all with ``wait=False``) for the memories this object added to be read into the graph: what is left goes
+        to a worker process that outlives this one (services/drainer.py). A store still open when the interpreter
+        exits is closed so, without waiting (:func:`_close_at_exit`)."""
+        _OPEN.discard(self)
         try:
             # Trigger: closing. Why: a client may kill this process while it waits for the graph below (an MCP
             # client gives a stdio server about 2 s), and a killed SQLite process leaves its write-ahead log
@@ -81,7 +109,7 @@ class Knotwork(Parts):
             # here on leaves only what the wait itself writes.
             self.store.settle()
             if (enrichment := built(self, "enrichment")) is not None:
-                enrichment.close()
+                enrichment.close(wait)
         finally:
             if (pipeline := built(self, "_pipeline")) is not None:
                 pipeline.close()
@@ -209,12 +237,13 @@ class Knotwork(Parts):
             raise InvalidInput("timeout", f"must be a number of seconds >= 0, got {timeout!r}")
         return self.enrichment.wait(timeout)
 
-    def start_enrichment_worker(self) -> None:
-        """Start the background enrichment worker now (a daemon thread; with ``Settings.enrich = "background"``),
-        so that memories left queued by earlier processes are read into the graph without waiting for an add.
-        Idempotent; :meth:`close` stops it."""
+    def start_enrichment_worker(self, server: bool = False) -> None:
+        """Start the enrichment worker now, so that memories left queued by earlier processes are read into the
+        graph without waiting for an add: a daemon thread, or (``Settings.enrich = "process"``, or
+        ``"background"`` with ``server=True``, as ``serve`` and ``mcp`` start it) the host of the store's one worker
+        process (services/drainer.py). Idempotent; :meth:`close` stops it."""
         if self.enrichment.background:
-            self.enrichment.start()
+            self.enrichment.start(server)
 
     def enrichment_backlog(self, within: Collection[str] | None = None) -> dict[str, int]:
         """Memories waiting to be read into the knowledge graph: {pending, running, failed} (``within``: of those
@@ -439,7 +468,8 @@ class Knotwork(Parts):
         from knotwork.search.pipeline import Query
 
         q = Query(text, flt, rules.limit(limit), at, center_id)
-        cands, memories, trace = self._pipeline.run(chosen, q)
+        with self.foreground.held():  # a worker thread of this process waits meanwhile
+            cands, memories, trace = self._pipeline.run(chosen, q)
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
             self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)
@@ -537,7 +567,8 @@ class Knotwork(Parts):
     # -- knowledge graph ----------------------------------------------------
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> list[NodeHit]:
         """Entities matching ``query`` (names, aliases, summaries), nearest to ``center`` (an entity) first."""
-        return self.knowledge.search_nodes(query, center, limit, workspace)
+        with self.foreground.held():
+            return self.knowledge.search_nodes(query, center, limit, workspace)
 
     def search_facts(
         self,
@@ -552,7 +583,8 @@ class Knotwork(Parts):
     ) -> list[FactHit]:
         """Facts matching ``query``, true now (or at ``as_of``) unless ``include_invalid``; with
         ``min_confidence`` (0-1), only facts whose extractor was at least that sure."""
-        return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace, min_confidence)
+        with self.foreground.held():
+            return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace, min_confidence)
 
     def episodes(self, *, workspace: str | None = None, limit: int = 20, query: str | None = None) -> list[Episode]:
         """Memories seen from the graph (entities mentioned, facts given), newest first or best match for ``query``."""
@@ -738,9 +770,10 @@ class Knotwork(Parts):
         """
         from knotwork.services import recall
 
-        return recall.recall(
-            self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections, within=within
-        )
+        with self.foreground.held():
+            return recall.recall(
+                self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections, within=within
+            )
 
     def warm(self) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,

@@ -52,7 +52,9 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain.models import Memory
 from knotwork.domain.temporal import from_text, now, to_text
 from knotwork.knowledge.models import EntityDraft, FactDraft
-from knotwork.services import backlog
+from knotwork.services import backlog, drainer
+from knotwork.services.drainer import WorkerHost
+from knotwork.services.foreground import Foreground
 from knotwork.services.backlog import MAX_ATTEMPTS
 from knotwork.services.knowledge import GraphInput
 
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
     from knotwork.store.protocol import EnrichItem, Store
 
 ERROR_CHARS = 500
+PARSE_STEP = 8  # memories parsed at a time within a batch, the worker thread looking at the foreground in between
+FOREGROUND_WAIT = 5.0  # seconds a worker thread waits at most for the foreground between two parts of a batch
 ABANDONED = "its worker stopped before it finished (killed, or timed out)"  # last_error of a dead worker's claim
 WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
 # While adds stream, the backlog at which the worker reads in as fast as it can, as a multiple of enrich_max_backlog
@@ -110,10 +114,14 @@ def decode(text: str | None) -> GraphInput:
 class Enrichment:
     """The enrichment queue of one ``Knotwork``: what the add path queues, and the worker that drains it."""
 
-    def __init__(self, store: Store, knowledge: KnowledgeService, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, knowledge: KnowledgeService, settings: Settings, foreground: Foreground | None = None
+    ) -> None:
         self.store = store
         self.knowledge = knowledge
         self.settings = settings
+        self.foreground = foreground or Foreground()  # this process's searches and adds: a worker thread waits for them
+        self._host_of: WorkerHost | None = None  # KNOTWORK_ENRICH=process: what keeps the store's worker process up
         self._host = socket.gethostname()
         self._token = secrets.token_hex(4)
         self._lock = threading.Lock()  # one batch at a time in this object
@@ -135,7 +143,14 @@ class Enrichment:
 
     @property
     def background(self) -> bool:
-        return self.settings.enrich == "background"
+        """Whether a worker reads the queue in (else the add itself does: ``inline``)."""
+        return self.settings.enrich != "inline"
+
+    def in_process(self, server: bool) -> bool:
+        """Whether the worker runs in a process of its own: ``process``, or ``background`` in a server (``serve``,
+        ``mcp``); a store no other process can open (``:memory:``) keeps its worker on a thread."""
+        chosen = self.settings.enrich == "process" or (self.settings.enrich == "background" and server)
+        return chosen and drainer.target_of(self.store) is not None
 
     @property
     def owner(self) -> str:
@@ -163,7 +178,8 @@ class Enrichment:
         with self._start_lock:
             self._writing += 1
         try:
-            yield
+            with self.foreground.held():
+                yield
         finally:
             with self._start_lock:
                 self._writing -= 1
@@ -173,6 +189,9 @@ class Enrichment:
         """Work was queued: wake the worker (started on first use unless paused)."""
         self._last_add = time.monotonic()
         if self._paused:
+            return
+        if self._host_of is not None:
+            self._host_of.wake()
             return
         worker = self._worker or self.start()
         worker.wake()
@@ -222,7 +241,15 @@ class Enrichment:
     def _read_in(self, items: Sequence[EnrichItem]) -> None:
         stored = self.store.get_memories([i.memory_id for i in items])
         work = [(i, replace(stored[i.memory_id], duplicate=not i.rules)) for i in items if i.memory_id in stored]
-        inputs = self.knowledge.prepare([m for _, m in work], [decode(i.graph) for i, _ in work])
+        # Trigger: a search or add of this process arrives while a batch is parsed. Why: the parse holds the GIL
+        # and a core for as long as the batch takes. Outcome: the batch is parsed a few memories at a time, and
+        # before each part the worker waits for this process's searches and adds in flight to end.
+        inputs: list[GraphInput] = []
+        for at in range(0, len(work), PARSE_STEP):
+            self._yield_to_foreground()
+            part = work[at : at + PARSE_STEP]
+            inputs += self.knowledge.prepare([m for _, m in part], [decode(i.graph) for i, _ in part])
+        self._yield_to_foreground()
         with self.store.transaction():
             # Trigger: a claim can be taken over (its owner looked dead, or too slow). Why: an item read in twice
             # would state its facts twice. Outcome: only what this worker still holds is written and deleted.
@@ -230,6 +257,15 @@ class Enrichment:
             keep = [(m, gi) for (i, m), gi in zip(work, inputs) if i.seq in held]
             self.knowledge.ingest([m for m, _ in keep], [gi for _, gi in keep])
             self.store.enrich_done(held)
+            if held:  # what status shows of the worker: who read the last batch in, when, how many
+                self.store.set_meta(backlog.LAST_BATCH, json.dumps({"by": self.owner, "at": to_text(now()), "memories": len(keep)}))
+
+    def _yield_to_foreground(self) -> None:
+        """On the worker thread: wait while a search or add of this process runs (a caller's own drain, e.g.
+        ``wait_for_extraction``, is the foreground itself and never waits)."""
+        worker = self._worker
+        if worker is not None and worker.on_thread():
+            self.foreground.wait_idle(FOREGROUND_WAIT)
 
     def _failed(self, items: Sequence[EnrichItem], exc: Exception) -> None:
         log.warning("reading %d memories into the graph failed; they stay queued", len(items), exc_info=exc)
@@ -337,32 +373,53 @@ class Enrichment:
         return self.store.enrich_retry()
 
     # -- the worker --------------------------------------------------------------------------------
-    def start(self) -> EnrichmentWorker:
-        """Start this object's worker thread (once); it drains the queue now and whenever work comes."""
+    def start(self, server: bool = False) -> EnrichmentWorker | WorkerHost:
+        """Start this object's worker (once): a thread that drains the queue now and whenever work comes, or, in a
+        process of its own (:meth:`in_process`), the host that keeps the store's worker process up."""
         with self._start_lock:
             self._paused = False
+            if self._host_of is not None:
+                return self._host_of
+            if self._worker is None and self.in_process(server):
+                target = drainer.target_of(self.store)
+                assert target is not None
+                self._host_of = drainer.WorkerHost(self.store, self.settings, target).start()
+                return self._host_of
             if self._worker is None:
-                        self._worker = EnrichmentWorker(
+                self._worker = EnrichmentWorker(
                     self.drain_once, self.settings.enrich_interval, self.settings.enrich_batch, self.settings.enrich_gather,
-                    self.deferral, self.batch_waiting,
+                    self.deferral, self.batch_waiting, self.foreground,
                 ).start()
             return self._worker
 
     def stop(self) -> None:
-        """Stop the worker (the queue stays: another process, or a later :meth:`start`, drains it)."""
+        """Stop the worker (the queue stays: another process, or a later :meth:`start`, drains it; a worker process
+        reads in what is queued, then exits)."""
         with self._start_lock:
             self._paused = True
             worker, self._worker = self._worker, None
+            host, self._host_of = self._host_of, None
         if worker is not None:
             worker.stop()
+        if host is not None:
+            host.stop()
 
-    def close(self) -> None:
-        """Wait (``enrich_close_wait`` seconds at most) for the memories this object queued, then stop."""
+    def close(self, wait: bool = True) -> None:
+        """Wait (``enrich_close_wait`` seconds at most; not at all with ``wait=False`` or a worker process) for the
+        memories this object queued, then stop; what is left goes to a worker process that outlives this one
+        (``drainer.hand_over``), unless the worker was stopped on purpose (:meth:`stop`)."""
+        handing = self._queued and self.background and not self._paused
         try:
-            if self._queued and self.background and self.settings.enrich_close_wait > 0:
+            if handing and wait and self._host_of is None and self.settings.enrich_close_wait > 0:
                 self.wait(self.settings.enrich_close_wait)
         finally:
             self.stop()
+        if handing:
+            try:
+                if self.counts()["pending"]:
+                    drainer.hand_over(self.store, self.settings)
+            except Exception:  # noqa: BLE001 - the queue stays: the next process that opens the store reads it in
+                log.warning("could not hand the graph's backlog to a worker process", exc_info=True)
 
     def stats(self) -> dict[str, Any]:
         return {"seconds": self.seconds, "memories": self.memories, "batches": self.batches}
@@ -374,7 +431,8 @@ class EnrichmentWorker:
     adds of its process stream in, it waits as long as ``deferral()`` says (``Enrichment.deferral``)."""
 
     def __init__(
-        self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None, full: Any = None
+        self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None, full: Any = None,
+        foreground: Foreground | None = None,
     ) -> None:
         self.drain_once = drain_once
         self.interval = interval
@@ -382,6 +440,7 @@ class EnrichmentWorker:
         self.gather = gather
         self.deferral = deferral or (lambda: 0.0)
         self.full = full or (lambda: False)
+        self.foreground = foreground
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
@@ -392,6 +451,9 @@ class EnrichmentWorker:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def on_thread(self) -> bool:
+        return threading.current_thread() is self._thread
 
     def _run(self) -> None:
         # Trigger: a server's request threads and the worker share the cores. Why: an add or a search
@@ -411,6 +473,8 @@ class EnrichmentWorker:
                 if wait > 0:
                     self._wake.wait(wait)
                     continue
+                if self.foreground is not None:
+                    self.foreground.wait_idle(FOREGROUND_WAIT)  # bounded: a stream of searches never starves the graph
                 done = self.drain_once()
                 if done:
                     failures = 0
