@@ -264,3 +264,65 @@ def test_a_process_that_exits_without_close_hands_its_graph_to_a_worker_that_out
     assert all(int(out[0]) > 0 for out in outs)  # each left memories queued when it exited
     _until(lambda: query(target, "SELECT count(*) FROM enrich_queue") == [(0,)], "a worker read the exited processes' graph in")
     assert query(target, "SELECT count(DISTINCT memory_id) FROM fact_sources") == [(90,)]
+
+
+# -- a memory whose read-in fails ---------------------------------------------------------------------------
+def test_a_memory_whose_read_in_raises_is_marked_failed_with_its_reason_and_never_blocks_the_queue(
+    target: str, tmp_path: Path
+) -> None:
+    from knotwork.render import render
+
+    from ._sql import execute
+
+    with knotwork.open(target, settings=settings(tmp_path, enrich_close_wait=0)) as mem:
+        mem.enrichment.stop()
+        mem.add_many(ITEMS[:6])
+        # The first memory in time: its queued input cannot be read (as a parser that raises on its text would).
+        first = mem.store.enrich_items()[0]
+        execute(target, "UPDATE enrich_queue SET graph = '{not json' WHERE seq = ?", (first.seq,))
+        assert mem.wait_for_extraction(120)  # the failing memory does not keep the others waiting
+        assert mem.enrichment_backlog() == {"pending": 0, "running": 0, "failed": 1}
+        assert query(target, "SELECT count(DISTINCT memory_id) FROM fact_sources") == [(5,)]
+        [failure] = mem.status().graph_failures
+        assert failure["memory_id"] == first.memory_id and failure["attempts"] == MAX_ATTEMPTS and failure["given_up"]
+        assert failure["error"].startswith("JSONDecodeError")
+        text = render("status", mem.status(), "compact")
+        assert f"graph failed: {first.memory_id} after {MAX_ATTEMPTS} tries (given up): JSONDecodeError" in text
+        assert mem.status().to_dict()["graph_failures"] == [failure]  # the JSON form (REST /status, --format json)
+        assert mem.status(within={"w"}).graph_failures == []  # a caller limited to workspaces sees counts only
+
+
+STALL = "Zed Hangman"  # an entity name the embedding server never answers for
+
+
+def test_a_memory_whose_read_in_hangs_ends_its_worker_process_and_is_marked_failed(target: str, tmp_path: Path) -> None:
+    import threading
+
+    from .embed._server import EmbeddingServer
+
+    class Stalling(EmbeddingServer):
+        def answer(self, path: str, body: dict) -> bytes:
+            if STALL in body["input"]:
+                threading.Event().wait(300)  # the read-in of this memory hangs
+            return super().answer(path, body)
+
+    server = Stalling().start()
+    try:
+        s = settings(tmp_path, enrich="process", embedder=f"openai:toy@{server.base_url}", enrich_interval=0.1,
+                     enrich_timeout=2, enrich_close_wait=0, enrich_gather=0)
+        items = [dict(x) for x in ITEMS[:4]]
+        items[1] = {"content": f"{STALL} works at Initech.", "workspace": "w", "valid_at": "2024-02-02T00:00:00Z"}
+        with knotwork.open(target, settings=s) as mem:
+            mem.enrichment.stop()
+            mem.add_many(items, consolidate=False)  # four memories, however alike the toy vectors find them
+            mem.start_enrichment_worker(server=True)
+            _until(lambda: mem.enrichment_backlog()["failed"] == 1 and not mem.enrichment_backlog()["pending"]
+                   and not mem.enrichment_backlog()["running"], "the hanging memory was given up", tries=3000)
+            [failure] = mem.status().graph_failures
+            assert failure["given_up"] and "timed out" in failure["error"]
+            assert mem.get(failure["memory_id"]).content == items[1]["content"]
+            read_in = {r[0] for r in query(target, "SELECT DISTINCT memory_id FROM fact_sources")}
+            stored = {r[0] for r in query(target, "SELECT id FROM memories")}
+            assert len(stored) >= 3 and read_in == stored - {failure["memory_id"]}  # the others read in
+    finally:
+        server.stop()

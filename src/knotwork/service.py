@@ -775,10 +775,10 @@ class Knotwork(Parts):
                 self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections, within=within
             )
 
-    def warm(self) -> None:
+    def warm(self, server: bool = False) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,
-        a local embedding model (and one run of it), the extraction pipeline, the lexical index and the
-        vector index."""
+        a local embedding model (and one run of it), the extraction pipeline (not in a ``server`` whose graph is
+        read in by a worker process: the parser is that process's), the lexical index and the vector index."""
         from knotwork import tokens
 
         tokens.warm()
@@ -787,7 +787,8 @@ class Knotwork(Parts):
             load()
             self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
             self.embedder.embed_query(MODEL_WARMUP_TEXT)
-        self.knowledge.warm()
+        if not (server and self.enrichment.background and self.enrichment.in_process(server)):
+            self.knowledge.warm()
         self.lexical.sync()
         if self.index is not None:
             self.index.sync()

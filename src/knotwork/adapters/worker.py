@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         mem = Knotwork(store, settings, embedder_for(settings.embedder, settings.embed_threads))
         enrichment = mem.enrichment
         enrichment.stop()  # this process drains through the worker below, never through a close's hand-over
+        enrichment.knowledge.warm()  # the parser loads before the watchdog counts: a batch's time is its own
         watchdog = Watchdog(settings.enrich_timeout)
 
         def drain_once() -> int:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from knotwork.store.protocol import Store
 
 SETTINGS_ENV = "KNOTWORK_WORKER_SETTINGS"  # the opener's settings, JSON, for the worker process
-LOOK_EVERY = 5.0  # seconds between a host's looks at the store's worker lock while another process holds it
+LOOK_EVERY = 5.0  # seconds at most between a host's looks at the store's worker lock (enrich_interval if shorter)
 log = logging.getLogger("knotwork.enrichment")
 
 
@@ -107,7 +107,7 @@ class WorkerHost:
                             self.child = spawn(self.target, self.settings, detached=False)
             except Exception:  # noqa: BLE001 - a busy database now is no reason to stop looking
                 log.warning("could not look for the store's worker process; trying again", exc_info=True)
-            self._wake.wait(LOOK_EVERY)
+            self._wake.wait(min(LOOK_EVERY, self.settings.enrich_interval))
             self._wake.clear()
 
     def wake(self) -> None:
