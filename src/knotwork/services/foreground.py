@@ -18,6 +18,7 @@ class Foreground:
 
     def __init__(self) -> None:
         self._busy = 0
+        self.waiting = 0  # threads in wait_idle now
         self._idle = threading.Condition()
 
     @contextmanager
@@ -39,4 +40,8 @@ class Foreground:
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until no operation is in flight (True), or ``timeout`` seconds (False)."""
         with self._idle:
-            return self._idle.wait_for(lambda: not self._busy, timeout)
+            self.waiting += 1
+            try:
+                return self._idle.wait_for(lambda: not self._busy, timeout)
+            finally:
+                self.waiting -= 1
