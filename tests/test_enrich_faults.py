@@ -360,3 +360,39 @@ def test_a_search_holds_the_foreground_and_a_worker_thread_waits_for_it(tmp_path
         assert calls[0] is False
         worker.stop()
         mem.store.tracer = None
+
+
+EXITER = """
+import sys, time
+from knotwork import Settings
+from knotwork.app import open_store
+from knotwork.service import Knotwork
+from tests.test_similar import RandomEmbedder
+settings = Settings(vector_ann_min_rows=1)
+mem = Knotwork(open_store(sys.argv[1], settings), settings, embedder=RandomEmbedder())
+mem.index.search(RandomEmbedder().embed_query("start the graph"), 5, None)  # starts the graph's build
+time.sleep(0.2)
+print("building:", mem.index._builder is not None and mem.index._builder.is_alive(), flush=True)
+"""  # and exits without close(), the build's thread inside hnswlib
+
+
+def test_a_process_that_exits_without_close_while_a_thread_is_in_native_code_does_not_abort(tmp_path: Path) -> None:
+    """The interpreter's exit closes the stores left open first (services: ``_close_at_exit``): a thread still
+    inside hnswlib (or the parser, or the model) while the interpreter ends aborts the process (exit 134)."""
+    import numpy as np
+
+    from .search.test_ann_index import DIM, open_ann
+
+    db = tmp_path / "k.db"
+    rng = np.random.default_rng(5)
+    with open_ann(db, min_rows=10**9) as mem:  # filled without a graph: the child starts the build
+        with mem.store.transaction():
+            stored = mem.store.insert_memories([mem._draft(f"memory {i}") for i in range(60_000)])
+            vectors = rng.standard_normal((len(stored), DIM)).astype("<f4")
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            for m, v in zip(stored, vectors):
+                mem.store.put_vectors(m.id, [v.tobytes()])
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", EXITER, str(db)], cwd=root, capture_output=True, text=True, timeout=300)
+    assert "building: True" in done.stdout, done.stdout + done.stderr  # the exit came while the build ran
+    assert done.returncode == 0, done.stderr[-2000:]
