@@ -230,8 +230,7 @@ def test_the_worker_steps_aside_while_adds_stream(tmp_path: Path) -> None:
     db = str(tmp_path / "quiet.db")
     # A quiet time no pause between two adds reaches, however busy the machine: the worker never slips in.
     with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=3600, enrich_close_wait=0)) as mem:
-        mem.start_enrichment_worker()
-        for i in range(12):
+        for i in range(12):  # the first add starts the worker, as in a library process
             mem.add(line(i), workspace="w")  # each add wakes the worker, which defers to the adds
             assert mem.enrichment.memories == 0, f"the worker read memories in between adds (after add {i})"
         assert mem.enrichment_backlog()["pending"] == 12
@@ -251,8 +250,7 @@ def test_under_a_steady_stream_the_worker_reads_in_past_its_bound_and_not_below(
     bound = 5
     with knotwork.open(db, settings=settings(tmp_path, enrich_interval=0.05, enrich_quiet=3600, enrich_max_backlog=bound,
                                              enrich_close_wait=0)) as mem:
-        mem.start_enrichment_worker()
-        for i in range(600):  # adds go on, each within the quiet time of the one before, until the worker reads in
+        for i in range(600):  # the first add starts the worker  # adds go on, each within the quiet time of the one before, until the worker reads in
             mem.add(f"{line(i % len(NAMES))} Note {i}.", workspace="w")
             if i < bound - 1:  # under the bound: the worker steps aside
                 assert mem.enrichment.memories == 0, f"the worker read memories in below the backlog bound (add {i})"

@@ -466,6 +466,7 @@ class EnrichmentWorker:
             except OSError:
                 pass
         failures = 0
+        waited = False
         while not self._stop.is_set():
             try:
                 self._wake.clear()  # an add from here on wakes the wait below: the backlog is looked at again
@@ -473,8 +474,13 @@ class EnrichmentWorker:
                 if wait > 0:
                     self._wake.wait(wait)
                     continue
-                if self.foreground is not None:
-                    self.foreground.wait_idle(FOREGROUND_WAIT)  # bounded: a stream of searches never starves the graph
+                if self.foreground is not None and self.foreground.busy and not waited:
+                    # A search or add of this process runs: wait for it (bounded: a stream of searches never starves
+                    # the graph), then look at the deferral again (an add that ran meanwhile defers the batch).
+                    self.foreground.wait_idle(FOREGROUND_WAIT)
+                    waited = True
+                    continue
+                waited = False
                 done = self.drain_once()
                 if done:
                     failures = 0
