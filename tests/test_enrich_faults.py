@@ -377,7 +377,7 @@ print("building:", mem.index._builder is not None and mem.index._builder.is_aliv
 
 
 def test_a_process_that_exits_without_close_while_a_thread_is_in_native_code_does_not_abort(tmp_path: Path) -> None:
-    """The interpreter's exit closes the stores left open first (services: ``_close_at_exit``): a thread still
+    """The interpreter's exit closes the stores left open first (services/exiting.py): a thread still
     inside hnswlib (or the parser, or the model) while the interpreter ends aborts the process (exit 134)."""
     import numpy as np
 

@@ -7,9 +7,7 @@ formats text for a person (that is ``render``'s job).
 
 from __future__ import annotations
 
-import atexit
 import threading
-import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +23,7 @@ from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
-from knotwork.services import backlog, shortids
+from knotwork.services import backlog, exiting, shortids
 from knotwork.services.links import MetaRelation
 from knotwork.services.parts import Parts, built
 from knotwork.services.records import (
@@ -47,26 +45,6 @@ MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates t
 UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread"}
 )
-
-
-# Stores open in this process: closed at exit if their opener did not close them.
-_OPEN: weakref.WeakSet[Knotwork] = weakref.WeakSet()
-
-
-def _close_at_exit() -> None:
-    """Trigger: the interpreter exits with stores still open (a script that never called ``close()``). Why: their
-    worker threads may be inside native code (the parser, the model) while the interpreter tears down, which
-    aborted a process once, and their queued memories would wait for the next process that opens the store.
-    Outcome: each is closed without waiting for its graph: its worker thread is stopped and joined, and what is
-    queued is handed to a worker process that outlives this one."""
-    for mem in list(_OPEN):
-        try:
-            mem.close(wait=False)
-        except Exception:  # noqa: BLE001 - exiting: one store that cannot close must not keep the others open
-            pass
-
-
-atexit.register(_close_at_exit)
 
 
 def _optional_time(value: Any, field: str) -> datetime | None:
@@ -91,7 +69,7 @@ class Knotwork(Parts):
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self.write_times = StageTimes()
         self.foreground = Foreground()  # searches and adds in flight: a worker thread of this process waits for them
-        _OPEN.add(self)
+        exiting.opened(self)
         if FIRST_PRUNE not in store.counters():
             self.hygiene.upgrade()
 
@@ -100,8 +78,8 @@ class Knotwork(Parts):
         """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most; not at
         all with ``wait=False``) for the memories this object added to be read into the graph: what is left goes
         to a worker process that outlives this one (services/drainer.py). A store still open when the interpreter
-        exits is closed so, without waiting (:func:`_close_at_exit`)."""
-        _OPEN.discard(self)
+        exits is closed so, without waiting (services/exiting.py)."""
+        exiting.closed(self)
         try:
             # Trigger: closing. Why: a client may kill this process while it waits for the graph below (an MCP
             # client gives a stdio server about 2 s), and a killed SQLite process leaves its write-ahead log
