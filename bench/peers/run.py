@@ -147,7 +147,8 @@ def knotwork_tokens(texts: list[str]) -> dict[str, float]:
 def cost_table(figures: dict[str, dict[str, Any]]) -> str:
     """Per add, during the stream: the system's own CPU, and what the shared embedding server did for it."""
     head = ["system", "ingest mem/s", "own CPU ms/add", "texts embedded/add", "tokens/add (as given)",
-            "tokens run/add", "cut at 256 tokens", "embed-server model CPU ms/add", "CPU ms/add, both"]
+            "tokens run/add", "cut at 256 tokens", "embed-server model CPU ms/add", "CPU ms/add, both",
+            "model tokens/s per core"]
     lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
     for system, f in figures.items():
         c = f.get("ingest_cpu")
@@ -156,8 +157,25 @@ def cost_table(figures: dict[str, dict[str, Any]]) -> str:
         both = c["system_cpu_ms"] + c.get("model_cpu_ms", 0.0)
         lines.append("| " + " | ".join([
             system, fmt(f.get("ingest_per_s"), 1), fmt(c["system_cpu_ms"], 1), fmt(c.get("texts"), 2), fmt(c.get("tokens"), 0),
-            fmt(c.get("tokens_run"), 0), fmt(c.get("truncated"), 3), fmt(c.get("model_cpu_ms"), 1), fmt(both, 1)]) + " |")
+            fmt(c.get("tokens_run"), 0), fmt(c.get("truncated"), 3), fmt(c.get("model_cpu_ms"), 1), fmt(both, 1),
+            tokens_per_core_s(c)]) + " |")
+    lines.append("")
+    lines.append("model tokens/s per core: tokens the model ran per add over the CPU seconds that ran them (a CPU second "
+                 "is a core busy for a second); * where the model runs in the system's own process and all of that "
+                 "process's CPU per add is counted as the model's (a lower bound).")
     return "\n".join(lines)
+
+
+def tokens_per_core_s(c: dict[str, Any]) -> str:
+    """Tokens the model ran per CPU second, from the cost figures of one system (``per_add``)."""
+    tokens_run = c.get("tokens_run")
+    if not tokens_run:
+        return "–"
+    if c.get("model_cpu_ms"):
+        return f"{tokens_run / (c['model_cpu_ms'] / 1000):,.0f}"
+    if c.get("system_cpu_ms"):
+        return f"{tokens_run / (c['system_cpu_ms'] / 1000):,.0f}*"
+    return "–"
 
 
 def fmt(v: Any, digits: int = 3) -> str:

@@ -107,12 +107,15 @@ class Settings(BaseSettings):
         description="Predicates a subject has one value of at a time (a trailing * matches a prefix); "
         "a new value retires the old one. JSON list in the environment.",
     )
-    enrich: Literal["background", "inline"] = Field(
+    enrich: Literal["background", "thread", "process", "inline"] = Field(
         default="background",
-        description="When a new memory is read into the knowledge graph (parse, entities, facts, entity vectors). "
-        "background: an add answers once its memory and vectors are committed, and a worker thread of the process "
-        "reads the queued memories in soon after (Knotwork.wait_for_extraction waits for it); inline: within the "
-        "add, as scripts and tests that read the graph at once may want.",
+        description="When and where a new memory is read into the knowledge graph (parse, entities, facts, entity "
+        "vectors). An add answers once its memory and vectors are committed, and a worker reads the queued memories "
+        "in soon after (Knotwork.wait_for_extraction waits for it): thread: a worker thread of the process, which "
+        "waits while a search or add of its process runs; process: one worker process per store for all the "
+        "processes that open it, at a lower CPU priority, chosen by a lock on the store; background: a process for "
+        "`knotwork serve` and `knotwork mcp`, a thread in a library process. inline: within the add, as scripts and "
+        "tests that read the graph at once may want.",
     )
     enrich_batch: int = Field(
         default=32, ge=1, le=1000, description="Memories the enrichment worker reads into the graph per transaction."
@@ -138,6 +141,11 @@ class Settings(BaseSettings):
     enrich_claim_timeout: float = Field(
         default=300.0, gt=0, description="Seconds after which a queued memory claimed by a worker that has not "
         "finished it (a process killed on another machine) is taken over by another worker.",
+    )
+    enrich_timeout: float = Field(
+        default=300.0, gt=0, description="Seconds a worker process may take over one batch before it is ended: its "
+        "memories are tried again, one at a time, and one that keeps timing out is marked failed with its reason "
+        "(KNOTWORK_ENRICH=process; a thread cannot be ended).",
     )
     enrich_close_wait: float = Field(
         default=30.0, ge=0, description="Seconds closing a store waits for the enrichment of the memories it added; "

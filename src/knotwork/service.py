@@ -23,12 +23,13 @@ from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
 )
-from knotwork.services import backlog, shortids
+from knotwork.services import backlog, exiting, shortids
 from knotwork.services.links import MetaRelation
 from knotwork.services.parts import Parts, built
 from knotwork.services.records import (
     BackupReport, GraphRecords, ImportReport, imported_graph, imported_link, imported_memory, mentions_of,
 )
+from knotwork.services.foreground import Foreground
 from knotwork.services.stages import StageTimes
 from knotwork.store.protocol import Store
 
@@ -68,13 +69,18 @@ class Knotwork(Parts):
         self._parts_lock = threading.RLock()
         self.last_trace: Trace | None = None  # what the latest search of this object did, stage by stage
         self.write_times = StageTimes()
+        self.foreground = Foreground()  # searches and adds in flight: a worker thread of this process waits for them
+        exiting.opened(self)
         if FIRST_PRUNE not in store.counters():
             self.hygiene.upgrade()
 
     # -- lifecycle --------------------------------------------------------
-    def close(self) -> None:
-        """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most) for
-        the memories this object added to be read into the graph: what is left stays queued."""
+    def close(self, wait: bool = True) -> None:
+        """Close the store; with background enrichment, first wait (``enrich_close_wait`` seconds at most; not at
+        all with ``wait=False``) for the memories this object added to be read into the graph: what is left goes
+        to a worker process that outlives this one (services/drainer.py). A store still open when the interpreter
+        exits is closed so, without waiting (services/exiting.py)."""
+        exiting.closed(self)
         try:
             # Trigger: closing. Why: a client may kill this process while it waits for the graph below (an MCP
             # client gives a stdio server about 2 s), and a killed SQLite process leaves its write-ahead log
@@ -82,7 +88,7 @@ class Knotwork(Parts):
             # here on leaves only what the wait itself writes.
             self.store.settle()
             if (enrichment := built(self, "enrichment")) is not None:
-                enrichment.close()
+                enrichment.close(wait)
         finally:
             if (pipeline := built(self, "_pipeline")) is not None:
                 pipeline.close()
@@ -210,12 +216,13 @@ class Knotwork(Parts):
             raise InvalidInput("timeout", f"must be a number of seconds >= 0, got {timeout!r}")
         return self.enrichment.wait(timeout)
 
-    def start_enrichment_worker(self) -> None:
-        """Start the background enrichment worker now (a daemon thread; with ``Settings.enrich = "background"``),
-        so that memories left queued by earlier processes are read into the graph without waiting for an add.
-        Idempotent; :meth:`close` stops it."""
+    def start_enrichment_worker(self, server: bool = False) -> None:
+        """Start the enrichment worker now, so that memories left queued by earlier processes are read into the
+        graph without waiting for an add: a daemon thread, or (``Settings.enrich = "process"``, or
+        ``"background"`` with ``server=True``, as ``serve`` and ``mcp`` start it) the host of the store's one worker
+        process (services/drainer.py). Idempotent; :meth:`close` stops it."""
         if self.enrichment.background:
-            self.enrichment.start()
+            self.enrichment.start(server)
 
     def enrichment_backlog(self, within: Collection[str] | None = None) -> dict[str, int]:
         """Memories waiting to be read into the knowledge graph: {pending, running, failed} (``within``: of those
@@ -447,7 +454,8 @@ class Knotwork(Parts):
         from knotwork.search.pipeline import Query
 
         q = Query(text, flt, rules.limit(limit), at, center_id)
-        cands, memories, trace = self._pipeline.run(chosen, q)
+        with self.foreground.held():  # a worker thread of this process waits meanwhile
+            cands, memories, trace = self._pipeline.run(chosen, q)
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
             self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)
@@ -545,7 +553,8 @@ class Knotwork(Parts):
     # -- knowledge graph ----------------------------------------------------
     def search_nodes(self, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> list[NodeHit]:
         """Entities matching ``query`` (names, aliases, summaries), nearest to ``center`` (an entity) first."""
-        return self.knowledge.search_nodes(query, center, limit, workspace)
+        with self.foreground.held():
+            return self.knowledge.search_nodes(query, center, limit, workspace)
 
     def search_facts(
         self,
@@ -560,7 +569,8 @@ class Knotwork(Parts):
     ) -> list[FactHit]:
         """Facts matching ``query``, true now (or at ``as_of``) unless ``include_invalid``; with
         ``min_confidence`` (0-1), only facts whose extractor was at least that sure."""
-        return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace, min_confidence)
+        with self.foreground.held():
+            return self.knowledge.search_facts(query, center, limit, as_of, include_invalid, workspace, min_confidence)
 
     def episodes(self, *, workspace: str | None = None, limit: int = 20, query: str | None = None) -> list[Episode]:
         """Memories seen from the graph (entities mentioned, facts given), newest first or best match for ``query``."""
@@ -746,14 +756,15 @@ class Knotwork(Parts):
         """
         from knotwork.services import recall
 
-        return recall.recall(
-            self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections, within=within
-        )
+        with self.foreground.held():
+            return recall.recall(
+                self, context, workspace=workspace, query=query, budget_tokens=budget_tokens, sections=sections, within=within
+            )
 
-    def warm(self) -> None:
+    def warm(self, server: bool = False) -> None:
         """Load now what the first recall or search would otherwise wait for: the token encoding,
-        a local embedding model (and one run of it), the extraction pipeline, the lexical index and the
-        vector index."""
+        a local embedding model (and one run of it), the extraction pipeline (not in a ``server`` whose graph is
+        read in by a worker process: the parser is that process's), the lexical index and the vector index."""
         from knotwork import tokens
 
         tokens.warm()
@@ -762,7 +773,8 @@ class Knotwork(Parts):
             load()
             self.embedder.embed([MODEL_WARMUP_TEXT])  # writes' sessions and the query's may differ: run both
             self.embedder.embed_query(MODEL_WARMUP_TEXT)
-        self.knowledge.warm()
+        if not (server and self.enrichment.background and self.enrichment.in_process(server)):
+            self.knowledge.warm()
         self.lexical.sync()
         if self.index is not None:
             self.index.sync()

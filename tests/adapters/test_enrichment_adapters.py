@@ -90,3 +90,56 @@ def test_an_mcp_stdio_server_leaves_no_write_ahead_log_when_its_client_goes_and_
         left = mem.graph_backlog()
         assert 0 < left < 3001  # read in partly; the rest stays queued for the next process
         assert mem.store.count_memories() == 3001
+
+
+def _pids(*parts: str) -> list[int]:
+    """Live processes whose command line holds every one of ``parts``, each as an argument of its own."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if all(p.encode() in args for p in parts):
+            found.append(int(entry.name))
+    return found
+
+
+def _loaded_spacy(pid: int) -> bool:
+    try:
+        return "/spacy/" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
+def test_stdio_servers_and_a_serve_on_one_file_share_one_worker_and_none_loads_the_parser(
+    start_stdio: Callable[..., Endpoint], start_http: Callable[..., Endpoint], db: Path
+) -> None:
+    from contextlib import AsyncExitStack
+
+    http = start_http(db, env=BACKGROUND)
+    stdio = start_stdio(db, env={**BACKGROUND, "KNOTWORK_URL": "none"})  # each opens the file itself
+
+    async def go() -> tuple[list[int], list[int], list[int], str]:
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(stdio.client()) for _ in range(3)]
+            for i, client in enumerate(clients):
+                await ok(client, "add_memory", {"content": f"Person{i} Example works at Company{i}.", "workspace": "w"})
+            async with http.client() as client:
+                for _ in range(600):  # until the three adds are read in (a guard, not a measured time)
+                    found = await ok(client, "search_facts", {"query": "Person2 Example", "workspace": "w"})
+                    if "Person2 Example --works_at--> Company2" in found:
+                        break
+                    await asyncio.sleep(0.1)
+            workers = _pids("knotwork.adapters.worker", str(db))
+            servers = sorted(set(_pids("mcp", "--db", str(db))) | set(_pids("serve", str(db))))
+            return workers, servers, [p for p in servers if _loaded_spacy(p)], found
+
+    workers, servers, parsing, found = run(go())
+    assert "Person2 Example --works_at--> Company2" in found
+    assert len(servers) == 4  # three stdio servers and the HTTP one
+    assert len(workers) == 1 and _loaded_spacy(workers[0])  # one worker process reads the graph in, with the parser
+    assert parsing == []  # no server loaded it

@@ -97,6 +97,12 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
       health.push(waiting ? `${waiting} memories waiting to be read into the knowledge graph` : "knowledge graph up to date");
       if (backlog.failed) health.push(`${backlog.failed} memories could not be read into the knowledge graph`);
     }
+    const worker = status.graph_worker;
+    if (worker) {
+      const last = worker.last_batch ? `, last batch ${String(worker.last_batch.at).slice(0, 19).replace("T", " ")} UTC (${worker.last_batch.memories})` : "";
+      health.push(`graph worker: ${worker.process ? "a process" : "in each process"}${last}`);
+    }
+    for (const f of status.graph_failures ?? []) health.push(`graph failed: ${f.memory_id} after ${f.attempts} tries (${f.given_up ? "given up" : "tried again"}): ${f.error ?? "no reason recorded"}`);
     const buckets = h("label", {}, "per ", h("select", { id: "bucket", onchange: (e: Event) => { location.hash = `#/dashboard?bucket=${(e.target as HTMLSelectElement).value}`; } },
       ["day", "month", "year"].map((b) => h("option", { value: b, selected: b === bucket }, b))));
     clear(root,

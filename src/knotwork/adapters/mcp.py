@@ -231,7 +231,7 @@ def build_server(
     """
     if tools not in TOOLSETS:
         raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
-    mem.start_enrichment_worker()  # the process that serves reads queued memories into the graph (idempotent)
+    mem.start_enrichment_worker(server=True)  # the store's one worker process reads queued memories in (idempotent)
     mem = access.PerCall(mem, scope)  # type: ignore[assignment]  # each call: the service as its caller may use it
     respond = Responder(mem)  # short ids and relations are looked up in the caller's scope too
     registered: list[Tool] = []

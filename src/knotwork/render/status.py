@@ -37,8 +37,23 @@ def status(s: Any) -> str:
         f"knotwork {s.version} · {s.store} · schema {s.schema_version} · embedder {s.embedder}\n"
         f"{count_of(s.memories, 'memory', 'memories')} · {count_of(s.links, 'link')} · {count_of(s.vectors, 'vector')} · "
         f"recall p50 {_ms(r['p50_ms'])} ms, p95 {_ms(r['p95_ms'])} ms over {r['count']} calls · {backlog(s.graph_backlog)}"
+        + (f" · {worker(s.graph_worker)}" if s.graph_worker else "")
         + (f" · writes: {stages(s.writes)}" if any(v["runs"] for v in s.writes.values()) else "")
+        + "".join(f"\n{failure(f)}" for f in s.graph_failures)
     )
+
+
+def worker(state: dict[str, Any]) -> str:
+    """``graph worker: a process`` (or ``in each process``), and when it last read a batch in."""
+    where = "graph worker: a process" if state.get("process") else "graph worker: in each process"
+    last = state.get("last_batch")
+    return where + (f", last batch {last['at'][:19].replace('T', ' ')} ({last['memories']:,})" if last else "")
+
+
+def failure(f: dict[str, Any]) -> str:
+    """One memory whose read-in failed: its id, tries, reason, and whether it is still tried."""
+    state = "given up" if f["given_up"] else "tried again"
+    return f"graph failed: {f['memory_id']} after {f['attempts']} tries ({state}): {f['error'] or 'no reason recorded'}"
 
 
 def stages(writes: dict[str, dict[str, float]]) -> str:

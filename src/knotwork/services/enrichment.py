@@ -10,17 +10,24 @@ communities to recompute.
 
 Many processes may share one store, and any of them may die at any moment:
 
-- a worker *claims* items (owner = host:pid:token) before reading them, under
-  the store's write lock, so two workers never take the same item;
-- the graph of a batch and the deletion of its items commit in one
-  transaction, and only items the worker still holds are written, so an item
-  is read in once, or not at all;
-- a claim whose owner died (a pid of this host that is gone, or a claim older
-  than ``enrich_claim_timeout``) is taken over: a kill -9 loses nothing.
+- the queue is read in the order its memories hold in time (valid_at, then
+  arrival), one batch at a time: a worker holds the store's ``drain`` lock
+  (store/locks.py) from its claim to its commit, so a value that goes
+  A -> B -> A is read in in that order whoever reads it;
+- a worker *claims* items (owner = host:pid:token) before reading them, and
+  the graph of a batch and the deletion of its items commit in one
+  transaction; only items the worker still holds are written, so an item is
+  read in once, or not at all;
+- under the drain lock any other claim is a dead worker's (the lock of a
+  process that dies, kill -9 included, is dropped by the kernel or the
+  server): it goes back to the queue, where time order puts it first, and is
+  read in alone.
 
-A batch that fails is tried again item by item; an item that keeps failing is
-left in the queue after ``MAX_ATTEMPTS`` claims, with its last error, and
-:meth:`Enrichment.retry_failed` gives it a fresh start.
+A batch that fails is tried again item by item; an item tried before is
+claimed alone, and one that keeps failing (or whose worker keeps dying on it)
+is left in the queue after ``MAX_ATTEMPTS`` claims, with its last error, and
+never holds the others back; :meth:`Enrichment.retry_failed` gives it a fresh
+start.
 
 ``Settings.enrich = "inline"`` keeps the old behaviour: the add itself reads
 its memories into the graph before it commits.
@@ -45,7 +52,9 @@ from typing import TYPE_CHECKING, Any
 from knotwork.domain.models import Memory
 from knotwork.domain.temporal import from_text, now, to_text
 from knotwork.knowledge.models import EntityDraft, FactDraft
-from knotwork.services import backlog
+from knotwork.services import backlog, drainer
+from knotwork.services.drainer import WorkerHost
+from knotwork.services.foreground import Foreground
 from knotwork.services.backlog import MAX_ATTEMPTS
 from knotwork.services.knowledge import GraphInput
 
@@ -55,7 +64,9 @@ if TYPE_CHECKING:
     from knotwork.store.protocol import EnrichItem, Store
 
 ERROR_CHARS = 500
-RECLAIM_EVERY = 5.0  # seconds between looks for the claims of dead workers
+PARSE_STEP = 8  # memories parsed at a time within a batch, the worker thread looking at the foreground in between
+FOREGROUND_WAIT = 5.0  # seconds a worker thread waits at most for the foreground between two parts of a batch
+ABANDONED = "its worker stopped before it finished (killed, or timed out)"  # last_error of a dead worker's claim
 WORKER_NICE = 10  # the worker thread's scheduling niceness (Linux): requests first, the graph after
 # While adds stream, the backlog at which the worker reads in as fast as it can, as a multiple of enrich_max_backlog
 # (between the bound and this, it takes a share of the time that grows with the backlog: Enrichment.deferral)
@@ -100,29 +111,17 @@ def decode(text: str | None) -> GraphInput:
                       [_draft(FactDraft, f) for f in data.get("facts", [])], supersede=data.get("supersede", True))
 
 
-# -- who holds a claim -------------------------------------------------------------------------------
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` of this host runs (a zombie, killed but not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rpartition(")")[2].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 class Enrichment:
     """The enrichment queue of one ``Knotwork``: what the add path queues, and the worker that drains it."""
 
-    def __init__(self, store: Store, knowledge: KnowledgeService, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, knowledge: KnowledgeService, settings: Settings, foreground: Foreground | None = None
+    ) -> None:
         self.store = store
         self.knowledge = knowledge
         self.settings = settings
+        self.foreground = foreground or Foreground()  # this process's searches and adds: a worker thread waits for them
+        self._host_of: WorkerHost | None = None  # KNOTWORK_ENRICH=process: what keeps the store's worker process up
         self._host = socket.gethostname()
         self._token = secrets.token_hex(4)
         self._lock = threading.Lock()  # one batch at a time in this object
@@ -130,7 +129,6 @@ class Enrichment:
         self._worker: EnrichmentWorker | None = None
         self._paused = False
         self._queued = False  # this object queued work (close waits for it)
-        self._reclaimed_at = 0.0
         self._last_add = 0.0  # time.monotonic() of this object's newest notify, or of an add's start or end
         self._writing = 0  # adds of this object in flight
         # Memories pending in the queue as this object counts them (its enqueues less its claims); None until the
@@ -145,7 +143,14 @@ class Enrichment:
 
     @property
     def background(self) -> bool:
-        return self.settings.enrich == "background"
+        """Whether a worker reads the queue in (else the add itself does: ``inline``)."""
+        return self.settings.enrich != "inline"
+
+    def in_process(self, server: bool) -> bool:
+        """Whether the worker runs in a process of its own: ``process``, or ``background`` in a server (``serve``,
+        ``mcp``); a store no other process can open (``:memory:``) keeps its worker on a thread."""
+        chosen = self.settings.enrich == "process" or (self.settings.enrich == "background" and server)
+        return chosen and drainer.target_of(self.store) is not None
 
     @property
     def owner(self) -> str:
@@ -173,7 +178,8 @@ class Enrichment:
         with self._start_lock:
             self._writing += 1
         try:
-            yield
+            with self.foreground.held():
+                yield
         finally:
             with self._start_lock:
                 self._writing -= 1
@@ -184,45 +190,66 @@ class Enrichment:
         self._last_add = time.monotonic()
         if self._paused:
             return
+        if self._host_of is not None:
+            self._host_of.wake()
+            return
         worker = self._worker or self.start()
         worker.wake()
 
     # -- draining -------------------------------------------------------------------------------
     def drain_once(self, limit: int | None = None) -> int:
-        """Claim up to ``limit`` queued memories and read them into the graph; how many were claimed."""
+        """Claim up to ``limit`` queued memories and read them into the graph; how many were claimed (0 also when
+        another process reads a batch in now: the queue is read one batch at a time, in time order)."""
         with self._lock:
-            at = now()
-            items = self.store.enrich_claim(
-                self.owner, limit or self.settings.enrich_batch, at,
-                at - timedelta(seconds=self.settings.enrich_claim_timeout), MAX_ATTEMPTS,
-            )
-            if not items:
-                self._reclaim()
+            # Trigger: every batch. Why: facts are read in the order their memories hold in time (a value that
+            # goes A -> B -> A starts a new interval at the second A), so two workers must not read batches in side
+            # by side, and the batch a dead worker held must be read in before anything newer. Outcome: the store's
+            # drain lock is held from the claim to the commit; under it, any other claim is a dead worker's (or one
+            # that lost its lock) and goes back to the queue, where time order puts it first.
+            drain = self.store.enrich_lock("drain")
+            if drain is None:
                 return 0
-            self._counted(-len(items))
-            started = time.perf_counter()
-            try:
-                self._read_in(items)
-            except Exception as exc:  # noqa: BLE001 - one bad item must not hold the others back: try each alone
-                if len(items) == 1:
-                    self._failed(items, exc)
-                else:
-                    for item in items:
-                        try:
-                            self._read_in([item])
-                        except Exception as one:  # noqa: BLE001 - recorded on the item, tried again later
-                            self._failed([item], one)
-            self._batch_took = time.perf_counter() - started
-            self._batch_ended = time.monotonic()
-            self.seconds += self._batch_took
-            self.memories += len(items)
-            self.batches += 1
-            return len(items)
+            with drain:
+                self.store.enrich_release_others(self.owner, ABANDONED)
+                at = now()
+                items = self.store.enrich_claim(
+                    self.owner, limit or self.settings.enrich_batch, at,
+                    at - timedelta(seconds=self.settings.enrich_claim_timeout), MAX_ATTEMPTS,
+                )
+                if not items:
+                    return 0
+                self._counted(-len(items))
+                started = time.perf_counter()
+                try:
+                    self._read_in(items)
+                except Exception as exc:  # noqa: BLE001 - one bad item must not hold the others back: try each alone
+                    if len(items) == 1:
+                        self._failed(items, exc)
+                    else:
+                        for item in items:
+                            try:
+                                self._read_in([item])
+                            except Exception as one:  # noqa: BLE001 - recorded on the item, tried again later
+                                self._failed([item], one)
+                self._batch_took = time.perf_counter() - started
+                self._batch_ended = time.monotonic()
+                self.seconds += self._batch_took
+                self.memories += len(items)
+                self.batches += 1
+                return len(items)
 
     def _read_in(self, items: Sequence[EnrichItem]) -> None:
         stored = self.store.get_memories([i.memory_id for i in items])
         work = [(i, replace(stored[i.memory_id], duplicate=not i.rules)) for i in items if i.memory_id in stored]
-        inputs = self.knowledge.prepare([m for _, m in work], [decode(i.graph) for i, _ in work])
+        # Trigger: a search or add of this process arrives while a batch is parsed. Why: the parse holds the GIL
+        # and a core for as long as the batch takes. Outcome: the batch is parsed a few memories at a time, and
+        # before each part the worker waits for this process's searches and adds in flight to end.
+        inputs: list[GraphInput] = []
+        for at in range(0, len(work), PARSE_STEP):
+            self._yield_to_foreground()
+            part = work[at : at + PARSE_STEP]
+            inputs += self.knowledge.prepare([m for _, m in part], [decode(i.graph) for i, _ in part])
+        self._yield_to_foreground()
         with self.store.transaction():
             # Trigger: a claim can be taken over (its owner looked dead, or too slow). Why: an item read in twice
             # would state its facts twice. Outcome: only what this worker still holds is written and deleted.
@@ -230,22 +257,20 @@ class Enrichment:
             keep = [(m, gi) for (i, m), gi in zip(work, inputs) if i.seq in held]
             self.knowledge.ingest([m for m, _ in keep], [gi for _, gi in keep])
             self.store.enrich_done(held)
+            if held:  # what status shows of the worker: who read the last batch in, when, how many
+                self.store.set_meta(backlog.LAST_BATCH, json.dumps({"by": self.owner, "at": to_text(now()), "memories": len(keep)}))
+
+    def _yield_to_foreground(self) -> None:
+        """On the worker thread: wait while a search or add of this process runs (a caller's own drain, e.g.
+        ``wait_for_extraction``, is the foreground itself and never waits)."""
+        worker = self._worker
+        if worker is not None and worker.on_thread():
+            self.foreground.wait_idle(FOREGROUND_WAIT)
 
     def _failed(self, items: Sequence[EnrichItem], exc: Exception) -> None:
         log.warning("reading %d memories into the graph failed; they stay queued", len(items), exc_info=exc)
         self.store.enrich_release([i.seq for i in items], f"{type(exc).__name__}: {exc}"[:ERROR_CHARS])
         self._counted(len(items))  # pending again, unless tried too often: a count too high only reads the store
-
-    def _reclaim(self) -> None:
-        """Free the claims of workers of this host whose process is gone (at most every few seconds)."""
-        if time.monotonic() - self._reclaimed_at < RECLAIM_EVERY:
-            return
-        self._reclaimed_at = time.monotonic()
-        for owner in self.store.enrich_owners():
-            host, _, rest = owner.partition(":")
-            pid = rest.partition(":")[0]
-            if host == self._host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-                self.store.enrich_release_owner(owner)
 
     def deferral(self) -> float:
         """Seconds the worker should still wait before its next batch (0: go now).
@@ -311,9 +336,13 @@ class Enrichment:
             self._pending = pending
         return pending >= self.settings.enrich_max_backlog
 
+    def batch_waiting(self) -> bool:
+        """Whether a full batch (``enrich_batch`` memories) is pending: the worker then ends its gather wait. Read
+        from the store (once per add that wakes a gathering worker): other processes may queue on the same file."""
+        return self.counts()["pending"] >= self.settings.enrich_batch
+
     def drain(self, limit: int | None = None) -> int:
         """Read queued memories in until none is left (or ``limit`` were claimed); how many were claimed."""
-        self._reclaimed_at = 0.0
         done = 0
         while limit is None or done < limit:
             n = self.drain_once(min(self.settings.enrich_batch, limit - done) if limit is not None else None)
@@ -329,7 +358,6 @@ class Enrichment:
     def wait(self, timeout: float | None) -> bool:
         """Help drain the queue until nothing is pending or running (True), or ``timeout`` seconds passed."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        self._reclaimed_at = 0.0
         while True:
             if not self.drain_once():
                 counts = self.counts()
@@ -345,33 +373,53 @@ class Enrichment:
         return self.store.enrich_retry()
 
     # -- the worker --------------------------------------------------------------------------------
-    def start(self) -> EnrichmentWorker:
-        """Start this object's worker thread (once); it drains the queue now and whenever work comes."""
+    def start(self, server: bool = False) -> EnrichmentWorker | WorkerHost:
+        """Start this object's worker (once): a thread that drains the queue now and whenever work comes, or, in a
+        process of its own (:meth:`in_process`), the host that keeps the store's worker process up."""
         with self._start_lock:
             self._paused = False
+            if self._host_of is not None:
+                return self._host_of
+            if self._worker is None and self.in_process(server):
+                target = drainer.target_of(self.store)
+                assert target is not None
+                self._host_of = drainer.WorkerHost(self.store, self.settings, target).start()
+                return self._host_of
             if self._worker is None:
-                self._reclaimed_at = 0.0
                 self._worker = EnrichmentWorker(
                     self.drain_once, self.settings.enrich_interval, self.settings.enrich_batch, self.settings.enrich_gather,
-                    self.deferral,
+                    self.deferral, self.batch_waiting, self.foreground,
                 ).start()
             return self._worker
 
     def stop(self) -> None:
-        """Stop the worker (the queue stays: another process, or a later :meth:`start`, drains it)."""
+        """Stop the worker (the queue stays: another process, or a later :meth:`start`, drains it; a worker process
+        reads in what is queued, then exits)."""
         with self._start_lock:
             self._paused = True
             worker, self._worker = self._worker, None
+            host, self._host_of = self._host_of, None
         if worker is not None:
             worker.stop()
+        if host is not None:
+            host.stop()
 
-    def close(self) -> None:
-        """Wait (``enrich_close_wait`` seconds at most) for the memories this object queued, then stop."""
+    def close(self, wait: bool = True) -> None:
+        """Wait (``enrich_close_wait`` seconds at most; not at all with ``wait=False`` or a worker process) for the
+        memories this object queued, then stop; what is left goes to a worker process that outlives this one
+        (``drainer.hand_over``), unless the worker was stopped on purpose (:meth:`stop`)."""
+        handing = self._queued and self.background and not self._paused
         try:
-            if self._queued and self.background and self.settings.enrich_close_wait > 0:
+            if handing and wait and self._host_of is None and self.settings.enrich_close_wait > 0:
                 self.wait(self.settings.enrich_close_wait)
         finally:
             self.stop()
+        if handing:
+            try:
+                if self.counts()["pending"]:
+                    drainer.hand_over(self.store, self.settings)
+            except Exception:  # noqa: BLE001 - the queue stays: the next process that opens the store reads it in
+                log.warning("could not hand the graph's backlog to a worker process", exc_info=True)
 
     def stats(self) -> dict[str, Any]:
         return {"seconds": self.seconds, "memories": self.memories, "batches": self.batches}
@@ -382,12 +430,17 @@ class EnrichmentWorker:
     a full batch (``batch`` memories) is followed by the next at once, a partial one after ``gather`` seconds; while
     adds of its process stream in, it waits as long as ``deferral()`` says (``Enrichment.deferral``)."""
 
-    def __init__(self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None) -> None:
+    def __init__(
+        self, drain_once: Any, interval: float, batch: int = 1, gather: float = 0.0, deferral: Any = None, full: Any = None,
+        foreground: Foreground | None = None,
+    ) -> None:
         self.drain_once = drain_once
         self.interval = interval
         self.batch = batch
         self.gather = gather
         self.deferral = deferral or (lambda: 0.0)
+        self.full = full or (lambda: False)
+        self.foreground = foreground
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="knotwork-enrich", daemon=True)
@@ -398,6 +451,9 @@ class EnrichmentWorker:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def on_thread(self) -> bool:
+        return threading.current_thread() is self._thread
 
     def _run(self) -> None:
         # Trigger: a server's request threads and the worker share the cores. Why: an add or a search
@@ -410,6 +466,7 @@ class EnrichmentWorker:
             except OSError:
                 pass
         failures = 0
+        waited = False
         while not self._stop.is_set():
             try:
                 self._wake.clear()  # an add from here on wakes the wait below: the backlog is looked at again
@@ -417,6 +474,13 @@ class EnrichmentWorker:
                 if wait > 0:
                     self._wake.wait(wait)
                     continue
+                if self.foreground is not None and self.foreground.busy and not waited:
+                    # A search or add of this process runs: wait for it (bounded: a stream of searches never starves
+                    # the graph), then look at the deferral again (an add that ran meanwhile defers the batch).
+                    self.foreground.wait_idle(FOREGROUND_WAIT)
+                    waited = True
+                    continue
+                waited = False
                 done = self.drain_once()
                 if done:
                     failures = 0
@@ -434,12 +498,27 @@ class EnrichmentWorker:
         # Trigger: fewer memories queued than a batch (a server's adds arrive one by one). Why: per memory, a
         # batch of a few dozen costs about half the CPU of batches of one or two (one parse pipeline, one run of
         # the model for the entity names, one transaction), CPU the requests need. Outcome: the worker waits
-        # ``gather`` seconds for more to be queued; a stop ends the wait.
-        if self.gather > 0:
-            self._stop.wait(self.gather)
+        # ``gather`` seconds for more to be queued; a full batch queued meanwhile, or a stop, ends the wait.
+        if self.gather <= 0:
+            return
+        deadline = time.monotonic() + self.gather
+        while not self._stop.is_set() and not self._full():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            # Each add wakes it (an add may wake it before its outer transaction commits: it looks again after
+            # ``interval`` seconds too): is the batch full now?
+            self._wake.wait(min(left, self.interval))
+            self._wake.clear()
+
+    def _full(self) -> bool:
+        try:
+            return bool(self.full())
+        except Exception:  # noqa: BLE001 - a busy or closed database: the gather time alone decides
+            return False
 
     def stop(self) -> None:
         self._stop.set()
-        self._wake.set()
+        self._wake.set()  # ends an idle, deferral or gather wait
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=120)

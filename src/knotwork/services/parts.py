@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from knotwork.search.pipeline import Pipeline
     from knotwork.search.vector_index import VectorIndex
     from knotwork.services.enrichment import Enrichment
+    from knotwork.services.foreground import Foreground
     from knotwork.services.hygiene import Hygiene
     from knotwork.services.knowledge import KnowledgeService
     from knotwork.services.similar import SimilarLists
@@ -81,6 +82,7 @@ class Parts:
     settings: Settings
     embedder: Embedder | None
     write_times: StageTimes
+    foreground: Foreground
     _parts_lock: threading.RLock
 
     def _numeric(self) -> None:
@@ -141,7 +143,7 @@ class Parts:
     def enrichment(self) -> Enrichment:
         from knotwork.services.enrichment import Enrichment
 
-        return Enrichment(self.store, self.knowledge, self.settings)
+        return Enrichment(self.store, self.knowledge, self.settings, self.foreground)
 
     @part
     def writes(self) -> WritePath:

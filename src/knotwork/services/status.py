@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork.domain.models import SNAPSHOT
 from knotwork.domain.temporal import now, to_text
+from knotwork.services import backlog
 from knotwork.services.recall import LATENCIES
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ class Status:
     recall: dict[str, Any]  # count, p50_ms, p95_ms over this process's recent recalls
     graph_backlog: dict[str, int]  # memories not yet read into the knowledge graph: pending, running, failed
     writes: dict[str, dict[str, float]]  # this process's write stages: {stage: {seconds, runs}}
+    # Memories whose read-in failed, oldest first ({memory_id, attempts, error, given_up}; the store's owner only)
+    graph_failures: list[dict[str, Any]] = field(default_factory=list)
+    graph_worker: dict[str, Any] = field(default_factory=dict)  # {process, last_batch} (services/backlog.worker)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,6 +97,8 @@ def status(mem: Observed, within: Collection[str] | None = None) -> Status:
         recall=LATENCIES.summary(),
         graph_backlog=mem.enrichment_backlog(within),
         writes=mem.write_stats(),
+        graph_failures=backlog.failures(store) if within is None else [],
+        graph_worker=backlog.worker(store),
     )
 
 

@@ -192,8 +192,8 @@ def create_app(
         # few only contends for the GIL and the cores, and keeps a SQLite reader and its cache of its own.
         # Outcome: at most ``serve_threads`` requests run at once; the others wait in the event loop.
         to_thread.current_default_thread_limiter().total_tokens = mem.settings.serve_threads
-        await run_in_threadpool(mem.warm)  # the first recall should not pay for the tokenizer, the model or the index
-        mem.start_enrichment_worker()  # reads queued memories into the graph, those of earlier processes too
+        await run_in_threadpool(mem.warm, True)  # the first recall should not pay for the tokenizer, the model or the index
+        mem.start_enrichment_worker(server=True)  # the store's one worker process reads queued memories in, earlier ones too
         async with AsyncExitStack() as stack:
             if mcp_server is not None:
                 await stack.enter_async_context(mcp_server.session_manager.run())

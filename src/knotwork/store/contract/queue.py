@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from knotwork.knowledge.models import QueueItem
 
@@ -32,7 +32,8 @@ class Queues(Protocol):
         ...
 
     def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
-        """Hold up to ``limit`` items, oldest first (free ones and claims older than ``stale_before``); one attempt each."""
+        """Hold up to ``limit`` items in the order their memories hold in time (valid_at, then arrival): free ones and
+        claims older than ``stale_before``, one tried before alone; one attempt each."""
         ...
 
     def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
@@ -45,6 +46,15 @@ class Queues(Protocol):
 
     def enrich_release(self, seqs: Collection[int], error: str | None = None) -> None:
         """Give items back to the queue, noting ``error``."""
+        ...
+
+    def enrich_release_others(self, owner: str, error: str) -> int:
+        """Free every claim not ``owner``'s, noting ``error`` (its holder holds the ``drain`` lock); how many."""
+        ...
+
+    def enrich_lock(self, name: str) -> Any:
+        """The store's lock ``name`` ("drain", "worker") across every process that opens it, taken without waiting:
+        a ``locks.Held``, or None when another holds it. A holder's death drops it."""
         ...
 
     def enrich_owners(self) -> list[str]:

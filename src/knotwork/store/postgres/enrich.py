@@ -11,13 +11,27 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
+import psycopg
+
+from knotwork.store import locks
 from knotwork.store.postgres.rows import WORKSPACE_OF_MEMORY
 from knotwork.store.protocol import EnrichItem
+from knotwork.store.queue import first_untried
+
+LOCK_KEYS = {"drain": 0x6B6E_6F74_0010, "worker": 0x6B6E_6F74_0011}  # pg_try_advisory_lock keys of locks.NAMES
+
+# The queue in the order its memories hold in time, then of arrival (store/sqlite/enrich.py, CLAIMABLE).
+CLAIMABLE = (
+    "SELECT q.seq, q.memory_id, q.rules, q.graph, q.attempts FROM enrich_queue q"
+    " LEFT JOIN memories m ON m.workspace = q.workspace AND m.id = q.memory_id"
+    " WHERE q.attempts < %s AND (q.claimed_by IS NULL OR q.claimed_at < %s) ORDER BY m.valid_at, q.seq LIMIT %s"
+)
 
 
 class EnrichStore:
     _run: Any
     _run_many: Any
+    _url: str
     transaction: Any
 
     def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
@@ -31,16 +45,18 @@ class EnrichStore:
             )
 
     def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
-        """Mark up to ``limit`` items as held by ``owner`` (oldest first): free ones, and those whose claim is
-        older than ``stale_before``; each claim counts an attempt. Items tried ``max_attempts`` times stay put."""
-        with self.transaction():
-            rows = self._run(
-                "UPDATE enrich_queue SET claimed_by = %s, claimed_at = %s, attempts = attempts + 1 WHERE seq IN ("
-                " SELECT seq FROM enrich_queue WHERE attempts < %s AND (claimed_by IS NULL OR claimed_at < %s)"
-                " ORDER BY seq LIMIT %s) RETURNING seq, memory_id, rules, graph, attempts",
-                (owner, at, max_attempts, stale_before, limit),
-            ).rows
-        return sorted((EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows), key=lambda item: item.seq)
+        """Mark up to ``limit`` items as held by ``owner``, in the order their memories hold in time (valid_at,
+        then arrival): free ones, and those whose claim is older than ``stale_before``; an item tried before is
+        claimed alone (``first_untried``). Each claim counts an attempt; items tried ``max_attempts`` times stay
+        put."""
+        with self.transaction():  # under the store's write lock: no other worker claims meanwhile
+            rows = first_untried(self._run(CLAIMABLE, (max_attempts, stale_before, limit)).rows, 4)
+            if rows:
+                self._run(
+                    "UPDATE enrich_queue SET claimed_by = %s, claimed_at = %s, attempts = attempts + 1 WHERE seq = ANY(%s)",
+                    (owner, at, [r[0] for r in rows]),
+                )
+        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4] + 1) for r in rows]
 
     def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
         """Of ``seqs``, those ``owner`` still holds (call inside the transaction that completes them)."""
@@ -61,6 +77,31 @@ class EnrichStore:
                 " WHERE seq = ANY(%s)",
                 (error, list(seqs)),
             )
+
+    def enrich_release_others(self, owner: str, error: str) -> int:
+        """Free every claim not ``owner``'s, noting ``error`` (call holding the ``drain`` lock: whoever else holds
+        a claim then died, or lost its lock, before it finished); returns how many."""
+        with self.transaction():
+            return self._run(
+                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL, last_error = %s"
+                " WHERE claimed_by IS NOT NULL AND claimed_by <> %s", (error, owner),
+            ).rowcount
+
+    def enrich_lock(self, name: str) -> locks.Held | None:
+        """The store's lock ``name`` (``locks.NAMES``) across processes, or None when another holds it: a session
+        advisory lock on a connection of its own, which the server drops when the holder's process dies."""
+        if name not in locks.NAMES:
+            raise ValueError(f"no lock named {name!r}")
+        conn = psycopg.connect(self._url, autocommit=True)
+        try:
+            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEYS[name],)).fetchone()[0]
+        except BaseException:
+            conn.close()
+            raise
+        if not got:
+            conn.close()
+            return None
+        return locks.Held(conn.close)  # the session's end drops its lock
 
     def enrich_owners(self) -> list[str]:
         """Every worker that holds a claim now."""

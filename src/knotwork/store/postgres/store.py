@@ -113,6 +113,7 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
     ) -> None:
         self.location = redact(url)
+        self._url = self.target = url  # enrich_lock: a connection of its own per lock; a worker process opens it
         self.tracer = tracer
         self._busy_timeout_ms = int(busy_timeout_ms)
         try:

@@ -73,7 +73,9 @@ class TermStats:
                     keep.append((df, term))
                     postings += df
                 counted = keep
-            return [(t, max(math.log((rows - df + 0.5) / (df + 0.5)), 1e-6)) for df, t in counted if df]
+            # A term's count and the row count are read at different moments: rows another process committed in
+            # between can make the count pass the rows it is read against; such a term is as common as can be.
+            return [(t, max(math.log(max(rows - df + 0.5, 1e-9) / (df + 0.5)), 1e-6)) for df, t in counted if df]
 
     def _frequency(self, term: str) -> int:
         df = self._df.get(term)

@@ -7,18 +7,31 @@ a worker takes rows under the write lock, and deletes only rows it still holds.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from knotwork.domain.temporal import to_text
+from knotwork.store import locks
 from knotwork.store.protocol import EnrichItem
+from knotwork.store.queue import first_untried
+
+# The queue in the order its memories hold in time, then of arrival: a value that changes A -> B -> A must be read
+# in that order, whichever worker died on the way (a memory deleted meanwhile has left the queue with it).
+CLAIMABLE = (
+    "SELECT q.seq, q.memory_id, q.rules, q.graph, q.attempts FROM enrich_queue q LEFT JOIN memories m ON m.id = q.memory_id"
+    " WHERE q.attempts < ? AND (q.claimed_by IS NULL OR q.claimed_at < ?) ORDER BY m.valid_at, q.seq LIMIT ?"
+)
 
 
 class EnrichStore:
     _run: Any
     _run_many: Any
     _lock: Any
+    _reads: Any
+    location: str
     transaction: Any
 
     def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
@@ -32,14 +45,12 @@ class EnrichStore:
             )
 
     def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
-        """Mark up to ``limit`` items as held by ``owner`` (oldest first): free ones, and those whose claim is
-        older than ``stale_before``; each claim counts an attempt. Items tried ``max_attempts`` times stay put."""
+        """Mark up to ``limit`` items as held by ``owner``, in the order their memories hold in time (valid_at,
+        then arrival): free ones, and those whose claim is older than ``stale_before``; an item tried before is
+        claimed alone (:func:`first_untried`). Each claim counts an attempt; items tried ``max_attempts`` times
+        stay put."""
         with self.transaction():
-            rows = self._run(
-                "SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue"
-                " WHERE attempts < ? AND (claimed_by IS NULL OR claimed_at < ?) ORDER BY seq LIMIT ?",
-                (max_attempts, to_text(stale_before), limit),
-            ).fetchall()
+            rows = first_untried(self._run(CLAIMABLE, (max_attempts, to_text(stale_before), limit)).fetchall(), 4)
             self._run_many(
                 "UPDATE enrich_queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE seq = ?",
                 [(owner, to_text(at), r[0]) for r in rows],
@@ -72,6 +83,24 @@ class EnrichStore:
                 " WHERE seq = ?",
                 [(error, s) for s in seqs],
             )
+
+    def enrich_release_others(self, owner: str, error: str) -> int:
+        """Free every claim not ``owner``'s, noting ``error`` (call holding the ``drain`` lock: whoever else holds
+        a claim then died, or lost its lock, before it finished); returns how many."""
+        with self.transaction():
+            return self._run(
+                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL, last_error = ?"
+                " WHERE claimed_by IS NOT NULL AND claimed_by <> ?", (error, owner),
+            ).rowcount
+
+    def enrich_lock(self, name: str) -> locks.Held | None:
+        """The store's lock ``name`` (``locks.NAMES``) across processes, or None when another holds it."""
+        if name not in locks.NAMES:
+            raise ValueError(f"no lock named {name!r}")
+        if self.location == ":memory:":
+            own = self.__dict__.setdefault("_enrich_locks", {})
+            return locks.take_thread_lock(own.setdefault(name, threading.Lock()))
+        return locks.take_file(f"{Path(self.location).expanduser()}-{name}.lock")
 
     def enrich_owners(self) -> list[str]:
         """Every worker that holds a claim now."""

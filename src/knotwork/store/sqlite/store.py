@@ -142,7 +142,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
     ) -> None:
         if synchronous not in ("full", "normal"):
             raise InvalidInput("synchronous", f"must be full or normal, got {synchronous!r}")
-        self.location = str(path)
+        self.location = self.target = str(path)  # target: what a worker process opens (services/drainer.py)
         self.tracer = tracer
         if self.location != ":memory:":
             Path(self.location).expanduser().parent.mkdir(parents=True, exist_ok=True)
