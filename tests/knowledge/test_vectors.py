@@ -49,9 +49,9 @@ def test_names_are_embedded_once_and_only_when_spelling_cannot_resolve_them(mem:
 def test_vectors_of_deleted_entities_leave_memory(mem: Knotwork, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A memory forgotten takes its orphaned entities with it, and the in-memory entity vectors follow once
     the rows held have grown by a quarter: a process whose memories are replaced does not grow."""
-    from knotwork.services import knowledge
+    from knotwork.services import entity_vectors
 
-    monkeypatch.setattr(knowledge, "PRUNE_FROM", 4)
+    monkeypatch.setattr(entity_vectors, "PRUNE_FROM", 4)
     vectors = mem.knowledge.vectors
 
     def live() -> set[str]:
