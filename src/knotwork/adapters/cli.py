@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from knotwork.adapters import newstore
 from knotwork.app import open as open_store
 from knotwork.config import Settings
 from knotwork.domain import rules
@@ -52,8 +53,12 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(ctx: click.Context, db: str | None, as_json: bool, **kwargs: Any) -> None:
         settings = _settings(ctx)
-        with _service(db, settings, getattr(fn, "through_server", False)) as mem:
-            out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
+        fresh = newstore.missing(db, settings)
+        if fresh is not None and not getattr(fn, "creates", False):
+            raise newstore.refuse(fresh)
+        with newstore.created(fresh, lambda line: click.echo(line, err=True)):
+            with _service(db, settings, getattr(fn, "through_server", False)) as mem:
+                out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
         if out is not None:
             click.echo(out)
 
@@ -63,6 +68,12 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
 def through_server(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a command whose calls a running server can answer (see :func:`with_store`)."""
     fn.through_server = True  # type: ignore[attr-defined]
+    return fn
+
+
+def creates(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a command that writes: pointed at a store that does not exist, it creates it (adapters/newstore.py)."""
+    fn.creates = True  # type: ignore[attr-defined]
     return fn
 
 
@@ -160,6 +171,7 @@ def cli() -> None:
 @click.option("--force", is_flag=True, help="Store even what the store/ignore instructions would ignore.")
 @with_store
 @through_server
+@creates
 def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
     """Store a memory (CONTENT, or - to read it from stdin)."""
     m = mem.add(
@@ -381,6 +393,7 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
 @progress_option
 @with_store
 @through_server
+@creates
 def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
     """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
     if file != "-" and not Path(file).is_file():
@@ -423,6 +436,9 @@ def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: boo
 def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
     """Rebuild every vector with the configured embedder (KNOTWORK_EMBEDDER)."""
     settings = _settings(ctx)
+    fresh = newstore.missing(db, settings)
+    if fresh is not None:
+        raise newstore.refuse(fresh)
     with open_store(db, settings=settings, reembed=True) as mem:
         with _progress(mem.store.count_memories(), "reembed", progress) as bar:
             done = mem.reembed(on_progress=bar.update)
@@ -442,6 +458,8 @@ def migrate(ctx: click.Context, source: str, target: str, progress: bool | None)
     settings = _settings(ctx)
     if source == target:
         raise InvalidInput("--to", "is the same store as --from")
+    if newstore.missing(source, settings) is not None:
+        raise InvalidInput("--from", f"no store at {newstore.missing(source, settings)}; check the path")
     with contextlib.ExitStack() as stack:
         src = app.open_store(source, settings)
         stack.callback(src.close)
@@ -482,6 +500,9 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
     # kills it (the SDK's client: 2 s). Outcome: closing waits for the graph STDIO_CLOSE_WAIT s at most; what
     # is left stays queued, and the next process that holds the store reads it in.
     close_wait = min(settings.enrich_close_wait, STDIO_CLOSE_WAIT)
+    fresh = newstore.missing(db, settings)
+    if fresh is not None:
+        click.echo(f"knotwork: creating a new store at {fresh}", err=True)
     with open_store(db, settings=settings.model_copy(update={"enrich_close_wait": close_wait})) as mem:
         build_server(mem, default_workspace=default, tools=tools, scope=of_workspace(default)).run("stdio")
 
@@ -520,6 +541,9 @@ def serve(
 
     heap.limit_arenas(settings.serve_malloc_arenas)  # before the store, the model and the server start their threads
     trimmer = heap.Trimmer(settings.serve_trim_interval).start()
+    fresh = newstore.missing(db, settings)
+    if fresh is not None:
+        click.echo(f"knotwork: creating a new store at {fresh}", err=True)
     with open_store(db, settings=settings) as mem:
         # A full-text index out of step with the memories, or memories stored without vectors (by a process
         # without an embedder, or before a model change), would hide memories from search: mend them first.
