@@ -78,7 +78,7 @@ def test_a_miss_through_the_server_names_where_to_look_as_in_process(launcher: H
     assert remote.out == local.out == "No matching memories here; 1 match in workspace 'ledgerly'; pass -w ledgerly."
     assert json.loads(cli(home, env, "search", query, "--json").out)["elsewhere"] == {"ledgerly": 1}
     remote, local = cli(home, env, "search", query, "-w", "ledgerlyy"), cli(home, LOCAL, "search", query, "-w", "ledgerlyy")
-    assert remote.out == local.out == ("No memories: workspace 'ledgerlyy' does not exist (nothing is stored in it); "
+    assert remote.out == local.out == ("No matching memories: workspace 'ledgerlyy' does not exist (nothing is stored in it); "
                                        "1 match in workspace 'ledgerly'; pass -w ledgerly.")
     assert json.loads(cli(home, env, "search", query, "-w", "ledgerlyy", "--json").out)["unknown_workspace"] == "ledgerlyy"
     assert json.loads(cli(home, env, "search", "tokens", "-w", "ledgerly", "--json").out).get("unknown_workspace") is None

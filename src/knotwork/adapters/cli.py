@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knotwork.adapters import newstore
+from knotwork.adapters.cli_help import SectionedGroup
 from knotwork.app import open as open_store
 from knotwork.config import Settings
 from knotwork.domain import rules
@@ -109,8 +110,23 @@ def _json_option(value: str | None, field: str) -> Any:
         raise InvalidInput(field, "is nested too deeply") from None
 
 
+def _text(raw: bytes, what: str, offset: int = 0) -> str:
+    """``raw`` as text; bytes that are not UTF-8 are named as a command-line argument's are (adapters/entry.py)."""
+    from knotwork.adapters.entry import not_utf8
+
+    problem = not_utf8(raw, what, offset, "it may be Latin-1: iconv -f latin1 -t utf-8 converts it")
+    if problem:
+        raise click.UsageError(problem)
+    return raw.decode("utf-8")
+
+
+def _stdin_bytes() -> Any:
+    """stdin as bytes (a text stream handed in without a buffer, as by a test runner, as UTF-8)."""
+    return getattr(sys.stdin, "buffer", None) or __import__("io").BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+
+
 def _content(value: str) -> str:
-    return sys.stdin.read() if value == "-" else value
+    return _text(_stdin_bytes().read(), "stdin") if value == "-" else value
 
 
 def _workspace(settings: Settings, workspace: str | None, all_workspaces: bool = False) -> str | None:
@@ -145,10 +161,14 @@ def _apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
     return decorate
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SectionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="knotwork")
 def cli() -> None:
-    """knotwork: long-term memory for AI agents."""
+    """knotwork: long-term memory for AI agents.
+
+    Every command takes --help; docs/cli.md has them all. With `knotwork serve` running, the memory
+    commands go through it.
+    """
 
 
 @cli.command()
@@ -381,9 +401,13 @@ progress_option = click.option(
 
 
 def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
-    stream = sys.stdin if path == "-" else Path(path).open(encoding="utf-8")
+    stream = _stdin_bytes() if path == "-" else Path(path).open("rb")
+    where = "stdin" if path == "-" else path
+    offset = 0
     with stream:
-        for number, line in enumerate(stream, 1):
+        for number, raw in enumerate(stream, 1):
+            line = _text(raw, f"{where} (line {number})", offset)
+            offset += len(raw)
             if line.strip():
                 yield number, line
 
@@ -537,6 +561,7 @@ def serve(
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN "
                                    "or make a token with `knotwork token create` first")
     check_token(settings.api_token)  # before any worker process starts
+    _can_listen(host, port)  # before the banner says where it listens, and before the store and the model load
     from knotwork.adapters.http import heap
 
     heap.limit_arenas(settings.serve_malloc_arenas)  # before the store, the model and the server start their threads
@@ -579,6 +604,27 @@ def serve(
             trimmer.stop()
             if worker is not None:
                 worker.stop()
+
+
+def _can_listen(host: str, port: int) -> None:
+    """Refuse an address the server could not listen on (a port in use, one below 1024, a host not of this
+    machine), naming it, before anything says the server listens there."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise InvalidInput("host", f"{host} is not an address of this machine ({exc.strerror})") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            why = ("is in use (is knotwork serve already running? pass --port N)" if exc.errno == errno.EADDRINUSE
+                   else f"cannot be listened on ({exc.strerror})")
+            raise InvalidInput("port", f"{host}:{port} {why}") from None
 
 
 @cli.group()

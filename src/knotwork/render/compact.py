@@ -177,7 +177,7 @@ def hits(hs: list[Hit], view: View) -> str:
     if not hs:
         where = getattr(hs, "elsewhere", None)
         unknown = getattr(hs, "unknown_workspace", None)
-        head = f"No memories: workspace {unknown!r} does not exist (nothing is stored in it)" if unknown else "No matching memories"
+        head = f"No matching memories: workspace {unknown!r} does not exist (nothing is stored in it)" if unknown else "No matching memories"
         return f"{head}{' here' if not unknown else ''}; {elsewhere_text(where, view.workspace_arg)}." if where else f"{head}."
     lines = []
     in_answer = frozenset(view.sid(h.memory.id) for h in hs)
