@@ -420,16 +420,34 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
 @creates
 def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
     """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
+    from knotwork.adapters.cli_progress import Stages, interrupted
+
     if file != "-" and not Path(file).is_file():
         raise InvalidInput("file", f"{file} does not exist")
     records = []
-    for number, line in _read_jsonl(file):
-        records.append(rules.export_json(line, f"line {number}"))
-    if len(records) > MAX_IMPORT_RECORDS and not isinstance(mem, Knotwork):  # a server's (adapters/client.py)
-        raise InvalidInput("file", f"{len(records):,} records; a server takes at most {MAX_IMPORT_RECORDS:,} in one "
-                                   "import (all or nothing): pass --db PATH to import them all in this process")
-    with _progress(len(records), "import", progress) as bar:
-        report = mem.import_records(records, on_progress=bar.update)
+    local = isinstance(mem, Knotwork)
+    with Stages(progress) as steps:
+        try:
+            steps.stage("read", None, counts=True)
+            for number, line in _read_jsonl(file):
+                records.append(rules.export_json(line, f"line {number}"))
+                steps.update(1)
+            if len(records) > MAX_IMPORT_RECORDS and not local:  # a server's (adapters/client.py)
+                raise InvalidInput("file", f"{len(records):,} records; a server takes at most {MAX_IMPORT_RECORDS:,} in one "
+                                           "import (all or nothing): pass --db PATH to import them all in this process")
+            if local:
+                report = mem.import_records(records, on_progress=steps.update, on_stage=steps.stage)
+            else:
+                steps.stage("sent to the server", len(records))
+                report = mem.import_records(records, on_progress=steps.update)
+        except KeyboardInterrupt:
+            steps.close()
+            if "committed" in steps.names:  # all was written just before the signal
+                raise interrupted("after the import was stored (all of it); `knotwork stats` shows it") from None
+            if local or "sent to the server" not in steps.names:  # one transaction: rolled back
+                raise interrupted("nothing imported; the store is unchanged") from None
+            raise interrupted("the server may still finish the import (all or nothing); `knotwork stats` shows "
+                              "whether it did") from None
     return _answer(mem, "import", report, fmt)
 
 
@@ -463,9 +481,19 @@ def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
     fresh = newstore.missing(db, settings)
     if fresh is not None:
         raise newstore.refuse(fresh)
+    from knotwork.adapters.cli_progress import Stages, interrupted
+
     with open_store(db, settings=settings, reembed=True) as mem:
-        with _progress(mem.store.count_memories(), "reembed", progress) as bar:
-            done = mem.reembed(on_progress=bar.update)
+        total = mem.store.count_memories()
+        with Stages(progress, unit=" memories") as steps:
+            steps.stage("re-embedded", total)
+            try:
+                done = mem.reembed(on_progress=steps.update)
+            except KeyboardInterrupt:
+                kept = steps.done
+                steps.close()
+                raise interrupted(f"{kept} of {total} memories re-embedded (each batch is kept as it is written); "
+                                  "the rest are found by their words only until `knotwork reembed` runs again") from None
     click.echo(f"✓ Re-embedded {done} memories with {settings.embedder}")
 
 
