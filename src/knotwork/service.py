@@ -436,10 +436,12 @@ class Knotwork(Parts):
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
         at = _optional_time(now, "now") or temporal.now()
+        from knotwork.search.floor import above_floor
         from knotwork.search.pipeline import Query
 
         q = Query(text, flt, rules.limit(limit), at, center_id)
         cands, memories, trace = self._pipeline.run(chosen, q)
+        cands = above_floor(chosen, cands, self.settings.search_floor, center_id)  # nothing matches: say so
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
             self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)
