@@ -117,10 +117,10 @@ def convo_rows(name: str, store_dir: Path, say: Callable[[str], None]) -> list[d
     return out
 
 
-def longmemeval_rows(store_dir: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
+def longmemeval_rows(store_dir: Path, say: Callable[[str], None], path: Path | None = None) -> list[dict[str, Any]]:
     import longmemeval as lme
 
-    data = lme.load(lme.DEFAULT_DATA)
+    data = lme.load(path or lme.DEFAULT_DATA)
     kw = lme.KnotworkStore(data.turns, store_dir / "nothing-longmemeval.db")
     kw.mem.search = Recorded(kw.mem.search)
     retrieve = kw.retriever(depth=DEPTH)
@@ -177,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--store-dir", type=Path, help="keep the stores here (LongMemEval's and codemem's are reused)")
     parser.add_argument("--floor", type=float, help="report this floor instead of the one chosen on dev")
     parser.add_argument("--rows", type=Path, help="read the rows of an earlier --json instead of searching")
+    parser.add_argument("--lme-data", type=Path, help="longmemeval_oracle.json.gz (default: bench/longmemeval.py's)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
     if set(wanted) - set(SETS):
@@ -196,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for name in wanted:
                 started = time.perf_counter()
                 say(f"{name}: building the store and searching ...")
-                per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say)
+                per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say, args.lme_data)
                                  if name == "longmemeval" else convo_rows(name, store_dir, say))
                 say(f"  {name}: {len(per_set[name])} questions in {time.perf_counter() - started:.0f} s")
     floor = args.floor if args.floor is not None else choose(per_set)
