@@ -136,6 +136,34 @@ def longmemeval_rows(store_dir: Path, say: Callable[[str], None], path: Path | N
     return out
 
 
+def unrelated_neighbours(store_dir: Path) -> dict[str, Any]:
+    """How close a memory's nearest memory of an unrelated store is (codemem's notes against the convo and
+    convo2 chats, each half), and the share of each store's similar slots under given floors: where a
+    ``similar:`` line stops saying anything (render/relations.py). Reads the stores this script built."""
+    import sqlite3
+
+    import numpy as np
+
+    from knotwork.store.sqlite import scaled
+
+    def vectors(name: str) -> Any:
+        with sqlite3.connect(store_dir / f"nothing-{name}.db") as conn:
+            rows = conn.execute("SELECT memory_id, vector FROM memory_vectors WHERE chunk = 0").fetchall()
+            slots = np.array([r[0] for r in conn.execute("SELECT score FROM memory_similar WHERE neighbour_id IS NOT NULL")])
+        m = np.stack([np.frombuffer(blob, dtype="<f4") for _, blob in scaled.unpack_rows(rows, 1)])
+        return m / np.linalg.norm(m, axis=1, keepdims=True), slots
+
+    stores = {n: vectors(n) for n in ("codemem", "convo-dev", "convo-test", "convo2-dev", "convo2-test")}
+    out: dict[str, Any] = {"nearest_unrelated": {}, "slots_below": {}}
+    for chat in ("convo-dev", "convo-test", "convo2-dev", "convo2-test"):
+        for a, b in (("codemem", chat), (chat, "codemem")):
+            nearest = (stores[a][0] @ stores[b][0].T).max(axis=1)
+            out["nearest_unrelated"][f"{a} -> {b}"] = {f"p{p}": round(float(np.percentile(nearest, p)), 3) for p in (50, 90, 99)}
+    for name, (_, slots) in stores.items():
+        out["slots_below"][name] = {str(f): round(float((slots < f).mean()), 4) for f in (0.3, 0.35, 0.4, 0.45)}
+    return out
+
+
 def figures(rows: Sequence[dict[str, Any]], floor: float, half: str) -> dict[str, Any]:
     """At ``floor``, on ``half``: the share of unanswerable (and own no-answer) questions answered with nothing,
     and the loss of each @5 metric over the answerable ones."""
@@ -177,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--store-dir", type=Path, help="keep the stores here (LongMemEval's and codemem's are reused)")
     parser.add_argument("--floor", type=float, help="report this floor instead of the one chosen on dev")
     parser.add_argument("--rows", type=Path, help="read the rows of an earlier --json instead of searching")
+    parser.add_argument("--similar", action="store_true",
+                        help="also measure the similar-line floor on the stores in --store-dir (after a run of codemem, convo, convo2)")
     parser.add_argument("--lme-data", type=Path, help="longmemeval_oracle.json.gz (default: bench/longmemeval.py's)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -209,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for half, f in report["sets"][name].items():
             shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
             print(f"{name} {half}: {shown}")
+    if args.similar:
+        report["similar"] = unrelated_neighbours(args.store_dir)
+        print(json.dumps(report["similar"], indent=1))
     if args.json:
         args.json.write_text(json.dumps({**report, "rows": per_set}, indent=1))
 
