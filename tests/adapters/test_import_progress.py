@@ -70,3 +70,31 @@ def test_ctrl_c_during_an_import_keeps_nothing_and_says_so(tmp_path: Path) -> No
     with knotwork.open(db) as mem:
         assert [m.id for m in mem.list()] == [kept]
         assert mem.check().ok
+
+
+def test_ctrl_c_during_a_reembed_says_how_many_were_kept(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    total = 900
+    with knotwork.open(db) as mem:
+        mem.add_many([{"content": f"Service {i} rotates its keys every {i % 9 + 1} days in region {i % 17}."} for i in range(total)],
+                     consolidate=False)
+    proc = subprocess.Popen([KNOTWORK, "reembed", "--db", str(db), "--progress"], env=clean_env(tmp_path / "home"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    said = bytearray()
+    reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
+    reader.start()
+    deadline = time.monotonic() + WAIT_S
+    batch = re.compile(rb"re-embedded: .*\| ([1-9]\d*)/%d " % total)
+    while not batch.findall(bytes(said)):  # at least one batch written, and the command still running
+        assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=WAIT_S)
+    reader.join()
+    last = bytes(said).decode().rstrip().splitlines()[-1]
+    assert proc.returncode == 130, last
+    kept = int(re.fullmatch(r"interrupted: (\d+) of 900 memories re-embedded \(each batch is kept as it is written\); "
+                            r"the rest are found by their words only until `knotwork reembed` runs again", last).group(1))
+    assert 0 < kept < total  # the signal landed between the first batch and the last
+    with knotwork.open(db) as mem:
+        assert len(mem.store.memories_without_vectors(total)) == total - kept  # what it said was kept, is

@@ -490,8 +490,8 @@ def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
             try:
                 done = mem.reembed(on_progress=steps.update)
             except KeyboardInterrupt:
-                kept = steps.done
                 steps.close()
+                kept = mem.store.count_vectors()[0]  # from the store: a batch is committed before it is counted
                 raise interrupted(f"{kept} of {total} memories re-embedded (each batch is kept as it is written); "
                                   "the rest are found by their words only until `knotwork reembed` runs again") from None
     click.echo(f"✓ Re-embedded {done} memories with {settings.embedder}")
