@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import os
 import sys
@@ -122,7 +123,7 @@ def _text(raw: bytes, what: str, offset: int = 0) -> str:
 
 def _stdin_bytes() -> Any:
     """stdin as bytes (a text stream handed in without a buffer, as by a test runner, as UTF-8)."""
-    return getattr(sys.stdin, "buffer", None) or __import__("io").BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+    return getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
 
 
 def _content(value: str) -> str:
@@ -443,7 +444,7 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
         except KeyboardInterrupt:
             steps.close()
             if "committed" in steps.names:  # all was written just before the signal
-                raise interrupted("after the import was stored (all of it); `knotwork stats` shows it") from None
+                raise interrupted("after the import was stored (all of it); `knotwork stats` shows it", kept=True) from None
             if local or "sent to the server" not in steps.names:  # one transaction: rolled back
                 raise interrupted("nothing imported; the store is unchanged") from None
             raise interrupted("the server may still finish the import (all or nothing); `knotwork stats` shows "
@@ -492,7 +493,7 @@ def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
             except KeyboardInterrupt:
                 steps.close()
                 kept = mem.store.count_vectors()[0]  # from the store: a batch is committed before it is counted
-                raise interrupted(f"{kept} of {total} memories re-embedded (each batch is kept as it is written); "
+                raise interrupted(kept=True, what=f"{kept} of {total} memories re-embedded (each batch is kept as it is written); "
                                   "the rest are found by their words only until `knotwork reembed` runs again") from None
     click.echo(f"✓ Re-embedded {done} memories with {settings.embedder}")
 

@@ -75,9 +75,18 @@ class Stages:
         self.close()
 
 
-def interrupted(what: str) -> SystemExit:
-    """Exit 130 (as a shell reports SIGINT) with one line on stderr saying what the interruption kept."""
+class Interrupted(SystemExit):
+    """Exit 130, as a shell reports SIGINT; ``kept``: whether the store holds what the command wrote (a new
+    store made for it is then kept, adapters/newstore.py)."""
+
+    def __init__(self, kept: bool) -> None:
+        super().__init__(130)
+        self.kept = kept
+
+
+def interrupted(what: str, kept: bool = False) -> Interrupted:
+    """The exit of a command that Ctrl-C stopped, once one line on stderr has said what it kept."""
     import click
 
     click.echo(f"\ninterrupted: {what}", err=True)
-    return SystemExit(130)
+    return Interrupted(kept)

@@ -57,7 +57,9 @@ def created(path: Path | None, say: object) -> Iterator[None]:
             made_folder = made_folder.parent
     try:
         yield
-    except BaseException:
+    except BaseException as exc:
+        if getattr(exc, "kept", False):  # stopped after its writes were committed (adapters/cli_progress.py)
+            raise
         if made_folder is not None:
             shutil.rmtree(made_folder, ignore_errors=True)
         else:
