@@ -73,3 +73,13 @@ def test_serve_on_a_port_in_use_says_so_before_any_banner(tmp_path: Path) -> Non
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == f"error: port: 127.0.0.1:{port} is in use (is knotwork serve already running? pass --port N)\n"
     assert not (tmp_path / "s.db").exists()  # refused before the store was opened
+
+
+def test_a_hooks_input_that_is_not_utf8_and_a_hooks_missing_store_are_named(tmp_path: Path) -> None:
+    r = run(tmp_path, "hook", "user-prompt", stdin=b'{"prompt": "' + LATIN1 + b'", "cwd": "/tmp"}')
+    assert r.returncode == 1 and r.stderr == ("error: hook user-prompt: hook input on stdin is not valid UTF-8: byte 0xe9 at"
+                                              " byte offset 15; give text in UTF-8 (the agent sent another encoding)\n")
+    missing = tmp_path / "nowhere.db"
+    r = run(tmp_path, "hook", "user-prompt", "--db", str(missing), stdin=b'{"prompt": "deploys", "cwd": "/tmp"}')
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and f"no store at {missing}" in r.stderr  # 1: never blocks a prompt
+    assert not missing.exists()
