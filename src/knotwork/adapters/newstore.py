@@ -42,6 +42,19 @@ def refuse(path: Path) -> InvalidInput:
     return InvalidInput("db", f"no store at {path}{where}; check the path (commands that write, such as add, create it)")
 
 
+def _empty(path: Path) -> bool:
+    """Whether the store at ``path`` holds no memory (one that cannot be read is not taken for empty)."""
+    import sqlite3
+
+    if not path.exists():
+        return True
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            return conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+    except sqlite3.Error:
+        return False
+
+
 @contextlib.contextmanager
 def created(path: Path | None, say: object) -> Iterator[None]:
     """Around a writing command that may create the store at ``path`` (None: it exists, or is not a file):
@@ -58,7 +71,7 @@ def created(path: Path | None, say: object) -> Iterator[None]:
     try:
         yield
     except BaseException as exc:
-        if getattr(exc, "kept", False):  # stopped after its writes were committed (adapters/cli_progress.py)
+        if getattr(exc, "kept", False) or not _empty(path):  # written after all (cli_progress.py), or by another process
             raise
         if made_folder is not None:
             shutil.rmtree(made_folder, ignore_errors=True)
