@@ -192,9 +192,13 @@ def blocks(kind: str) -> list[str]:
 
 @pytest.fixture
 def fresh(tmp_path: Path) -> dict[str, str]:
-    """An environment like a new user's: an empty home, ``knotwork`` on PATH, no KNOTWORK_* settings."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
-    env.update(HOME=str(tmp_path), KNOTWORK_HOME=str(tmp_path / ".knotwork"), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
+    """An environment like a new user's second terminal in the checkout: an empty home, ``.venv/`` (this
+    interpreter's virtualenv) beside it, no KNOTWORK_* settings, and no ``knotwork`` on PATH until the README's
+    steps put it there."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KNOTWORK_", "VIRTUAL_ENV"))}
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "knotwork").exists()]
+    env.update(HOME=str(tmp_path), KNOTWORK_HOME=str(tmp_path / ".knotwork"), PATH=os.pathsep.join(path))
+    (tmp_path / ".venv").symlink_to(BIN.parent, target_is_directory=True)
     return env
 
 
@@ -210,15 +214,65 @@ def _matches(expected: list[str], got: list[str]) -> bool:
     return bool(got) and re.fullmatch(pattern, got[0]) is not None and _matches(rest, got[1:])
 
 
-def test_readme_cli_quick_start_prints_what_it_shows(tmp_path: Path, fresh: dict[str, str]) -> None:
-    (console,) = blocks("console")
+def run_console(console: str, cwd: Path, env: dict[str, str], address: str | None = None) -> None:
+    """Each ``$ command`` of a console block in bash, in order, its output matched against the lines below it.
+    A step that changes the shell (``source``, ``cd``) carries over to the steps after it, as in a terminal;
+    ``address`` stands for the README's 127.0.0.1:8765 (a server the test started on a free port)."""
     steps = re.split(r"^\$ ", console, flags=re.M)[1:]
-    assert len(steps) >= 3
+    assert len(steps) >= 2
+    carried: list[str] = []
     for step in steps:
         command, *expected = step.rstrip("\n").split("\n")
-        run = subprocess.run(command, shell=True, cwd=tmp_path, env=fresh, capture_output=True, text=True, timeout=120)
+        if address:
+            command = command.replace("127.0.0.1:8765", address)
+        shell_step = command.split()[0] in ("source", "cd")
+        script = " && ".join([*carried, command])
+        if shell_step:
+            carried.append(command)
+        run = subprocess.run(script, shell=True, executable="/bin/bash", cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, (command, run.stderr)
-        assert _matches(expected, run.stdout.rstrip("\n").split("\n")), (command, expected, run.stdout)
+        assert _matches(expected, run.stdout.rstrip("\n").split("\n")) if expected else not run.stdout.strip(), (
+            command, expected, run.stdout)
+
+
+def test_readme_cli_quick_start_prints_what_it_shows(tmp_path: Path, fresh: dict[str, str]) -> None:
+    (console,) = blocks("console")
+    assert console.startswith("$ source .venv/bin/activate")  # the step a second terminal needs
+    run_console(console, tmp_path, fresh)
+
+
+def test_without_the_readmes_first_step_knotwork_is_not_found(tmp_path: Path, fresh: dict[str, str]) -> None:
+    """The control of the test above: its environment has no ``knotwork`` until the README's step gives one."""
+    run = subprocess.run("knotwork --version", shell=True, executable="/bin/bash", cwd=tmp_path, env=fresh,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 127 and "not found" in run.stderr
+
+
+def test_readme_curl_example_runs_against_a_server(tmp_path: Path, fresh: dict[str, str]) -> None:
+    import socket
+    import time
+
+    (console,) = blocks("curl")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = (tmp_path / "serve.log").open("wb")
+    server = subprocess.Popen([str(BIN / "knotwork"), "serve", "--port", str(port)], env=fresh, cwd=tmp_path,
+                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                time.sleep(0.1)
+        run_console(console, tmp_path, fresh, address=f"127.0.0.1:{port}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
 
 
 @pytest.mark.parametrize("kind", ["python", "mcp"])

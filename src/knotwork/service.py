@@ -448,11 +448,13 @@ class Knotwork(Parts, GraphApi):
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
         at = _optional_time(now, "now") or temporal.now()
+        from knotwork.search.floor import above_floor
         from knotwork.search.pipeline import Query
 
         q = Query(text, flt, rules.limit(limit), at, center_id)
         with self.foreground.held():  # a worker thread of this process waits meanwhile
             cands, memories, trace = self._pipeline.run(chosen, q)
+        cands = above_floor(chosen, cands, self.settings.search_floor, center_id)  # nothing matches: say so
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
             self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)
@@ -565,7 +567,8 @@ class Knotwork(Parts, GraphApi):
         yield from transfer.graph_records(self.store, within)
 
     def import_records(
-        self, records: Iterable[Mapping[str, Any]], on_progress: Callable[[int], object] | None = None
+        self, records: Iterable[Mapping[str, Any]], on_progress: Callable[[int], object] | None = None,
+        on_stage: Callable[[str, int | None], object] | None = None,
     ) -> ImportReport:
         """Load :meth:`export` records, keeping ids, times and versions.
 
@@ -575,9 +578,14 @@ class Knotwork(Parts, GraphApi):
         added (``transfer.restore_graph``); an export without one (older) has
         its added memories queued for the graph, as an add queues them: the
         enrichment worker reads them in after the import answers
-        (``Settings.enrich = "inline"``: the import reads them in itself).
+        (``Settings.enrich = "inline"``: the import reads them in itself). ``on_stage(name, total)`` is told as
+        each step starts (``embedded``, ``stored``, ``graph``, then ``committed`` once all is written), and
+        ``on_progress(n)`` then counts within the step; without it, ``on_progress`` counts records stored.
         """
         from knotwork.services import transfer
+        from knotwork.services.records import embed_in_steps
+
+        stage = on_stage or (lambda name, total: None)
         from knotwork.services.knowledge import GraphInput
 
         parsed: list[tuple[Memory, list[Memory]]] = []
@@ -598,12 +606,18 @@ class Knotwork(Parts, GraphApi):
             except (KeyError, TypeError, AttributeError) as exc:
                 raise InvalidInput(f"record {index + 1}", f"malformed link ({exc})") from None
         added = skipped = 0
-        vectors = self._vectors([m.content for m, _ in parsed]) if self.embedder else []
+        if self.embedder:
+            stage("embedded", len(parsed))
+        texts = [m.content for m, _ in parsed]
+        vectors = embed_in_steps(self._vectors, texts, on_progress if on_stage else None) if self.embedder else []
         embedded = []
         carried = graph.seen or bool(graph.mentions)
         inline = not carried and not self.enrichment.background
+        if inline:
+            stage("graph", None)
         inputs = self.knowledge.prepare([m for m, _ in parsed], [GraphInput() for _ in parsed]) if inline else []
         fresh: list[int] = []
+        stage("stored", len(parsed))
         with self._similar.transaction():
             for index, (memory, past) in enumerate(parsed):
                 try:
@@ -619,6 +633,7 @@ class Knotwork(Parts, GraphApi):
                     fresh.append(index)
                 if on_progress:
                     on_progress(1)
+            stage("graph", None)
             for rel in links:  # a link whose ends are not both stored cannot dangle: skip it
                 if len(self.store.get_memories([rel.from_id, rel.to_id])) == 2:
                     self.store.insert_link(rel)
@@ -636,6 +651,7 @@ class Knotwork(Parts, GraphApi):
                 # are queued like an add's and the background worker reads them in after the import commits.
                 self.enrichment.enqueue([parsed[i][0] for i in fresh], [GraphInput() for _ in fresh])
             self._similar.refresh(embedded)
+        stage("committed", None)
         if fresh and not carried and not inline:
             self.enrichment.notify()
         return ImportReport(added, skipped)

@@ -63,3 +63,22 @@ def test_the_servers_scope_applies(launcher: HttpLauncher, tmp_path: Path) -> No
     assert code == 2 and "team-b" in err
     with knotwork.open(home / "knotwork.db") as mem:
         assert mem.store.count_memories() == 1
+
+
+def test_a_miss_through_the_server_names_where_to_look_as_in_process(launcher: HttpLauncher, tmp_path: Path) -> None:
+    """The README's miss: a search without -w names the workspace that would answer, through a server as
+    in-process; a workspace that holds nothing is named as such."""
+    home = tmp_path / "home"
+    served = launcher.start(home / "knotwork.db")
+    env = port_env(served)
+    assert cli(home, env, "add", "Session tokens are cached in Valkey for 15 minutes.", "-w", "ledgerly")[0] == 0
+    query = "where do we cache session tokens?"
+    remote, local = cli(home, env, "search", query), cli(home, LOCAL, "search", query)
+    assert remote.code == local.code == 0 and not remote.loaded
+    assert remote.out == local.out == "No matching memories here; 1 match in workspace 'ledgerly'; pass -w ledgerly."
+    assert json.loads(cli(home, env, "search", query, "--json").out)["elsewhere"] == {"ledgerly": 1}
+    remote, local = cli(home, env, "search", query, "-w", "ledgerlyy"), cli(home, LOCAL, "search", query, "-w", "ledgerlyy")
+    assert remote.out == local.out == ("No matching memories: workspace 'ledgerlyy' does not exist (nothing is stored in it); "
+                                       "1 match in workspace 'ledgerly'; pass -w ledgerly.")
+    assert json.loads(cli(home, env, "search", query, "-w", "ledgerlyy", "--json").out)["unknown_workspace"] == "ledgerlyy"
+    assert json.loads(cli(home, env, "search", "tokens", "-w", "ledgerly", "--json").out).get("unknown_workspace") is None

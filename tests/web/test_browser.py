@@ -344,3 +344,18 @@ def test_a_token_limited_to_one_workspace_sees_that_workspace_alone(page: Any, t
         launcher.stop_all()
     assert s.leaked(shown) == []
     assert [view for view, html in shown if "shop" in html.lower()] == []
+
+
+def test_a_hits_age_is_since_it_became_true_with_the_stored_time_beside_it(page: Any, served: Seeded) -> None:
+    """The rule of src/knotwork/render/ages.py, in the browser: the CLI prints the same for this memory."""
+    from datetime import datetime, timedelta, timezone
+
+    became_true = (datetime.now(timezone.utc) - timedelta(days=400)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    told_late = served.add("The quarterly archive moved to the cold bucket in Leeds.", valid_at=became_true)
+    open_view(page, served.base_url, "/search")
+    page.fill("input[name=query]", "quarterly archive cold bucket Leeds")
+    page.select_option("select[name=workspace]", "proj")
+    page.click("form.search button[type=submit]")
+    hit = page.locator(f'li.hit[data-id="{told_late}"]')
+    hit.wait_for()
+    assert hit.locator(".age").inner_text() in ("1y ago (stored now)", "1y ago (stored 1m ago)")

@@ -186,7 +186,7 @@ export async function memoryView(root: HTMLElement, id: string): Promise<void> {
       const i = versions.indexOf(v);
       const prev = i > 0 ? versions[i - 1] : null;
       return h("li", {},
-        h("div", { class: "muted" }, `version ${v.version} · ${v.updated_at} (${age(v.updated_at)} ago)`),
+        h("div", { class: "muted" }, `version ${v.version} · ${v.updated_at} (${age(v.updated_at)})`),
         prev && prev.content !== v.content ? diffView(prev.content, v.content) : prev ? null : h("p", { class: "diff" }, v.content),
         prev ? fieldChanges(prev, v) : null,
       );

@@ -1,7 +1,7 @@
 // Search (POST /search) and the paged list (GET /memories): compact rows with score and age that expand.
 
 import { ApiError, Choices, Memory, api, choices, query, tagKeys } from "./api";
-import { age, clear, elsewhereOffer, errorBox, h, preview, select, short } from "./dom";
+import { ageOf, clear, elsewhereOffer, errorBox, h, preview, select, short } from "./dom";
 
 interface Hit {
   score: number;
@@ -58,7 +58,7 @@ function row(m: Memory, score: number | null, explain?: Record<string, number>):
   const li = h("li", { class: "hit", "data-id": m.id },
     h("div", { class: "line", role: "button", tabindex: "0" },
       score === null ? null : h("span", { class: "score", title: "score" }, score.toFixed(2)),
-      h("span", { class: "age", title: m.created_at }, age(m.created_at)),
+      h("span", { class: "age", title: `true since ${m.valid_at}; stored ${m.created_at}` }, ageOf(m)),
       m.category ? h("span", { class: "badge" }, m.category) : null,
       m.invalid_at ? h("span", { class: "badge retired" }, "retired") : null,
       h("span", { class: "text" }, preview(m.content)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import os
 import sys
@@ -17,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from knotwork.adapters import newstore
+from knotwork.adapters.cli_help import SectionedGroup
 from knotwork.app import open as open_store
 from knotwork.config import Settings
 from knotwork.domain import rules
@@ -52,8 +55,12 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(ctx: click.Context, db: str | None, as_json: bool, **kwargs: Any) -> None:
         settings = _settings(ctx)
-        with _service(db, settings, getattr(fn, "through_server", False)) as mem:
-            out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
+        fresh = newstore.missing(db, settings)
+        if fresh is not None and not getattr(fn, "creates", False):
+            raise newstore.refuse(fresh)
+        with newstore.created(fresh, lambda line: click.echo(line, err=True)):
+            with _service(db, settings, getattr(fn, "through_server", False)) as mem:
+                out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
         if out is not None:
             click.echo(out)
 
@@ -63,6 +70,12 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
 def through_server(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a command whose calls a running server can answer (see :func:`with_store`)."""
     fn.through_server = True  # type: ignore[attr-defined]
+    return fn
+
+
+def creates(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a command that writes: pointed at a store that does not exist, it creates it (adapters/newstore.py)."""
+    fn.creates = True  # type: ignore[attr-defined]
     return fn
 
 
@@ -98,8 +111,23 @@ def _json_option(value: str | None, field: str) -> Any:
         raise InvalidInput(field, "is nested too deeply") from None
 
 
+def _text(raw: bytes, what: str, offset: int = 0) -> str:
+    """``raw`` as text; bytes that are not UTF-8 are named as a command-line argument's are (adapters/entry.py)."""
+    from knotwork.adapters.entry import not_utf8
+
+    problem = not_utf8(raw, what, offset, "it may be Latin-1: iconv -f latin1 -t utf-8 converts it")
+    if problem:
+        raise click.UsageError(problem)
+    return raw.decode("utf-8")
+
+
+def _stdin_bytes() -> Any:
+    """stdin as bytes (a text stream handed in without a buffer, as by a test runner, as UTF-8)."""
+    return getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+
+
 def _content(value: str) -> str:
-    return sys.stdin.read() if value == "-" else value
+    return _text(_stdin_bytes().read(), "stdin") if value == "-" else value
 
 
 def _workspace(settings: Settings, workspace: str | None, all_workspaces: bool = False) -> str | None:
@@ -134,10 +162,14 @@ def _apply(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
     return decorate
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SectionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="knotwork")
 def cli() -> None:
-    """knotwork: long-term memory for AI agents."""
+    """knotwork: long-term memory for AI agents.
+
+    Every command takes --help; docs/cli.md has them all. With `knotwork serve` running, the memory
+    commands go through it.
+    """
 
 
 @cli.command()
@@ -160,6 +192,7 @@ def cli() -> None:
 @click.option("--force", is_flag=True, help="Store even what the store/ignore instructions would ignore.")
 @with_store
 @through_server
+@creates
 def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
     """Store a memory (CONTENT, or - to read it from stdin)."""
     m = mem.add(
@@ -369,9 +402,13 @@ progress_option = click.option(
 
 
 def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
-    stream = sys.stdin if path == "-" else Path(path).open(encoding="utf-8")
+    stream = _stdin_bytes() if path == "-" else Path(path).open("rb")
+    where = "stdin" if path == "-" else path
+    offset = 0
     with stream:
-        for number, line in enumerate(stream, 1):
+        for number, raw in enumerate(stream, 1):
+            line = _text(raw, f"{where} (line {number})", offset)
+            offset += len(raw)
             if line.strip():
                 yield number, line
 
@@ -381,18 +418,37 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
 @progress_option
 @with_store
 @through_server
+@creates
 def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
     """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
+    from knotwork.adapters.cli_progress import Stages, interrupted
+
     if file != "-" and not Path(file).is_file():
         raise InvalidInput("file", f"{file} does not exist")
     records = []
-    for number, line in _read_jsonl(file):
-        records.append(rules.export_json(line, f"line {number}"))
-    if len(records) > MAX_IMPORT_RECORDS and not isinstance(mem, Knotwork):  # a server's (adapters/client.py)
-        raise InvalidInput("file", f"{len(records):,} records; a server takes at most {MAX_IMPORT_RECORDS:,} in one "
-                                   "import (all or nothing): pass --db PATH to import them all in this process")
-    with _progress(len(records), "import", progress) as bar:
-        report = mem.import_records(records, on_progress=bar.update)
+    local = isinstance(mem, Knotwork)
+    with Stages(progress) as steps:
+        try:
+            steps.stage("read", None, counts=True)
+            for number, line in _read_jsonl(file):
+                records.append(rules.export_json(line, f"line {number}"))
+                steps.update(1)
+            if len(records) > MAX_IMPORT_RECORDS and not local:  # a server's (adapters/client.py)
+                raise InvalidInput("file", f"{len(records):,} records; a server takes at most {MAX_IMPORT_RECORDS:,} in one "
+                                           "import (all or nothing): pass --db PATH to import them all in this process")
+            if local:
+                report = mem.import_records(records, on_progress=steps.update, on_stage=steps.stage)
+            else:
+                steps.stage("sent to the server", len(records))
+                report = mem.import_records(records, on_progress=steps.update)
+        except KeyboardInterrupt:
+            steps.close()
+            if "committed" in steps.names:  # all was written just before the signal
+                raise interrupted("after the import was stored (all of it); `knotwork stats` shows it", kept=True) from None
+            if local or "sent to the server" not in steps.names:  # one transaction: rolled back
+                raise interrupted("nothing imported; the store is unchanged") from None
+            raise interrupted("the server may still finish the import (all or nothing); `knotwork stats` shows "
+                              "whether it did") from None
     return _answer(mem, "import", report, fmt)
 
 
@@ -423,9 +479,22 @@ def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: boo
 def reembed(ctx: click.Context, db: str | None, progress: bool | None) -> None:
     """Rebuild every vector with the configured embedder (KNOTWORK_EMBEDDER)."""
     settings = _settings(ctx)
+    fresh = newstore.missing(db, settings)
+    if fresh is not None:
+        raise newstore.refuse(fresh)
+    from knotwork.adapters.cli_progress import Stages, interrupted
+
     with open_store(db, settings=settings, reembed=True) as mem:
-        with _progress(mem.store.count_memories(), "reembed", progress) as bar:
-            done = mem.reembed(on_progress=bar.update)
+        total = mem.store.count_memories()
+        with Stages(progress, unit=" memories") as steps:
+            steps.stage("re-embedded", total)
+            try:
+                done = mem.reembed(on_progress=steps.update)
+            except KeyboardInterrupt:
+                steps.close()
+                kept = mem.store.count_vectors()[0]  # from the store: a batch is committed before it is counted
+                raise interrupted(kept=True, what=f"{kept} of {total} memories re-embedded (each batch is kept as it is written); "
+                                  "the rest are found by their words only until `knotwork reembed` runs again") from None
     click.echo(f"✓ Re-embedded {done} memories with {settings.embedder}")
 
 
@@ -442,6 +511,8 @@ def migrate(ctx: click.Context, source: str, target: str, progress: bool | None)
     settings = _settings(ctx)
     if source == target:
         raise InvalidInput("--to", "is the same store as --from")
+    if newstore.missing(source, settings) is not None:
+        raise InvalidInput("--from", f"no store at {newstore.missing(source, settings)}; check the path")
     with contextlib.ExitStack() as stack:
         src = app.open_store(source, settings)
         stack.callback(src.close)
@@ -482,6 +553,9 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
     # kills it (the SDK's client: 2 s). Outcome: closing waits for the graph STDIO_CLOSE_WAIT s at most; what
     # is left stays queued, and the next process that holds the store reads it in.
     close_wait = min(settings.enrich_close_wait, STDIO_CLOSE_WAIT)
+    fresh = newstore.missing(db, settings)
+    if fresh is not None:
+        click.echo(f"knotwork: creating a new store at {fresh}", err=True)
     with open_store(db, settings=settings.model_copy(update={"enrich_close_wait": close_wait})) as mem:
         build_server(mem, default_workspace=default, tools=tools, scope=of_workspace(default)).run("stdio")
 
@@ -516,10 +590,14 @@ def serve(
         raise InvalidInput("host", f"binding {host} exposes memory beyond this machine; set KNOTWORK_API_TOKEN "
                                    "or make a token with `knotwork token create` first")
     check_token(settings.api_token)  # before any worker process starts
+    _can_listen(host, port)  # before the banner says where it listens, and before the store and the model load
     from knotwork.adapters.http import heap
 
     heap.limit_arenas(settings.serve_malloc_arenas)  # before the store, the model and the server start their threads
     trimmer = heap.Trimmer(settings.serve_trim_interval).start()
+    fresh = newstore.missing(db, settings)
+    if fresh is not None:
+        click.echo(f"knotwork: creating a new store at {fresh}", err=True)
     with open_store(db, settings=settings) as mem:
         # A full-text index out of step with the memories, or memories stored without vectors (by a process
         # without an embedder, or before a model change), would hide memories from search: mend them first.
@@ -555,6 +633,27 @@ def serve(
             trimmer.stop()
             if worker is not None:
                 worker.stop()
+
+
+def _can_listen(host: str, port: int) -> None:
+    """Refuse an address the server could not listen on (a port in use, one below 1024, a host not of this
+    machine), naming it, before anything says the server listens there."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise InvalidInput("host", f"{host} is not an address of this machine ({exc.strerror})") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            why = ("is in use (is knotwork serve already running? pass --port N)" if exc.errno == errno.EADDRINUSE
+                   else f"cannot be listened on ({exc.strerror})")
+            raise InvalidInput("port", f"{host}:{port} {why}") from None
 
 
 @cli.group()

@@ -50,6 +50,11 @@ def _hook_command(kind: str, summary: str) -> click.Command:
         from knotwork.adapters.hooks import HookError, run_hook
         from knotwork.errors import KnotworkError
 
+        from knotwork.adapters import newstore
+
+        fresh = newstore.missing(db, _settings(ctx)) if db is not None else None
+        if fresh is not None:  # a hook only reads: a misspelt --db is not an empty store
+            raise HookFailure(f"hook {kind}: {newstore.refuse(fresh)}")
         try:
             out, _ = run_hook(kind, sys.stdin, _settings(ctx), fmt=fmt, workspace=workspace, budget=budget, db=db, url=url)
         except (HookError, KnotworkError, OSError) as exc:

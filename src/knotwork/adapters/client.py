@@ -234,7 +234,7 @@ class RemoteKnotwork:
     def search(self, query: str, **options: Any) -> list[Hit]:
         answer = self._call("POST", "/search", {"query": query, **_drop_none(options)})
         hits = [Hit(Memory.from_dict(h["memory"]), float(h["score"]), h.get("explain")) for h in answer["hits"]]
-        return Hits(hits, answer.get("elsewhere"))
+        return Hits(hits, answer.get("elsewhere"), answer.get("unknown_workspace"))
 
     def history(self, id: str) -> list[Memory]:
         return [Memory.from_dict(m) for m in self._call("GET", f"/memories/{self._id(id)}/history")["versions"]]

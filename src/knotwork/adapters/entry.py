@@ -18,6 +18,17 @@ if TYPE_CHECKING:
     import click
 
 
+def not_utf8(raw: bytes, what: str, offset: int = 0, likely: str = "the terminal's encoding may be Latin-1") -> str | None:
+    """``raw`` (bytes of ``what``, starting ``offset`` bytes into it) named as not UTF-8 at its first bad byte;
+    None when it is UTF-8. Every input path (an argument, stdin, a file) says it in these words."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return (f"{what} is not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {offset + exc.start}; "
+                f"give text in UTF-8 ({likely})")
+    return None
+
+
 def undecodable_argument(argv: list[str]) -> str | None:
     """The first command-line argument that is not UTF-8, named as such (Python hands such bytes over as lone
     surrogates, which would otherwise be reported as text no one typed); None when every one is."""
@@ -25,12 +36,9 @@ def undecodable_argument(argv: list[str]) -> str | None:
         if not any("\udc80" <= ch <= "\udcff" for ch in arg):
             continue
         raw = arg.encode("utf-8", "surrogateescape")
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            shown = raw.decode("utf-8", "backslashreplace")
-            return (f"argument {number} ({shown[:60]!r}) is not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset"
-                    f" {exc.start}; give text in UTF-8 (the terminal's encoding may be Latin-1)")
+        problem = not_utf8(raw, f"argument {number} ({raw.decode('utf-8', 'backslashreplace')[:60]!r})")
+        if problem:
+            return problem
     return None
 
 
@@ -48,6 +56,9 @@ def run_command(command: click.Command, argv: list[str] | None, prog_name: str =
         command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `knotwork` alone (or a group alone): its help, not an error
+        click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+        sys.exit(0)
     except click.exceptions.Abort:
         click.echo("error: aborted", err=True)
         sys.exit(130)

@@ -20,6 +20,7 @@ from knotwork.domain import versions
 from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
 from knotwork.errors import elsewhere_text
+from knotwork.render.ages import age, ago
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
 from knotwork.services.records import ImportReport
@@ -38,21 +39,6 @@ ENTITIES_SHOWN = 8
 
 def _when(dt: Any) -> str:
     return to_text(dt)[:16].replace("T", " ")
-
-
-def ago(dt: datetime, now: datetime) -> str:
-    """``now``, ``5m ago``, ``2h ago``, ``3d ago``, ``4mo ago``, ``2y ago`` (``in 3d`` for the future)."""
-    seconds = (now - dt).total_seconds()
-    span = abs(seconds)
-    for unit, size, below in (("m", 60, 3600), ("h", 3600, 86400), ("d", 86400, 86400 * 30), ("mo", 86400 * 30, 86400 * 365)):
-        if span < below:
-            count = int(span // size)
-            break
-    else:
-        unit, count = "y", int(span // (86400 * 365))
-    if unit == "m" and count == 0:
-        return "now"
-    return f"{count}{unit} ago" if seconds >= 0 else f"in {count}{unit}"
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -77,7 +63,7 @@ def _labels(m: Memory) -> str:
 
 def _line(m: Memory, view: View) -> str:
     cat = f" [{m.category}]" if m.category else ""
-    return f"{view.sid(m.id)} {ago(m.valid_at, view.now)}{cat} {preview(m.content)}"
+    return f"{view.sid(m.id)} {age(m, view.now)}{cat} {preview(m.content)}"
 
 
 def memory(m: Memory, view: View) -> str:
@@ -176,12 +162,14 @@ def hits(hs: list[Hit], view: View) -> str:
     """
     if not hs:
         where = getattr(hs, "elsewhere", None)
-        return f"No matching memories here; {elsewhere_text(where, view.workspace_arg)}." if where else "No matching memories."
+        unknown = getattr(hs, "unknown_workspace", None)
+        head = f"No matching memories: workspace {unknown!r} does not exist (nothing is stored in it)" if unknown else "No matching memories"
+        return f"{head}{' here' if not unknown else ''}; {elsewhere_text(where, view.workspace_arg)}." if where else f"{head}."
     lines = []
     in_answer = frozenset(view.sid(h.memory.id) for h in hs)
     previewed: set[str] = set()
     for h in hs:
-        lines.append(f"{view.sid(h.memory.id)} {h.score:.2f} {ago(h.memory.valid_at, view.now)}"
+        lines.append(f"{view.sid(h.memory.id)} {h.score:.2f} {age(h.memory, view.now)}"
                      f"{' [' + h.memory.category + ']' if h.memory.category else ''} {preview(h.memory.content)}")
         lines += relation_lines(view.relations.get(h.memory.id, []), view, in_answer, previewed)
     return "\n".join(lines)

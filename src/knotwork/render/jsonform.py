@@ -47,6 +47,8 @@ def to_jsonable(operation: str, result: Any, view: View | None = None) -> Any:
             found: dict[str, Any] = {"hits": [hit(h, view) for h in result if isinstance(h, Hit)]}
             if getattr(result, "elsewhere", None):  # none here: where the same search finds some
                 found["elsewhere"] = dict(result.elsewhere)
+            if getattr(result, "unknown_workspace", None):  # the workspace asked about holds no memory
+                found["unknown_workspace"] = result.unknown_workspace
             return found
         if operation == "history":  # each version with the fields it changed (none for the first)
             changed = versions.each_change([m for m in result if isinstance(m, Memory)])

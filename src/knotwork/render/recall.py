@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from knotwork.domain.models import Memory
+from knotwork.render.ages import age
+from knotwork.render.ages import ago as _ago
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,14 +21,12 @@ ENTRY_CHARS = 220  # one entry: enough for a decision and its reason, short enou
 
 
 def ago(then: datetime | None, now: datetime) -> str:
-    """A short age: 'just now', '5m ago', '3h ago', '2d ago', '7w ago'."""
+    """A short age in the units of every other surface (render/compact.py): 'just now', '5m ago', '3h ago',
+    '2d ago', '4mo ago', '2y ago'."""
     if then is None:
         return "never"
-    seconds = max(0.0, (now - then).total_seconds())
-    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
+    said = _ago(min(then, now), now)
+    return "just now" if said == "now" else said
 
 
 def _flat(text: str, limit: int = ENTRY_CHARS) -> str:
@@ -53,7 +53,7 @@ def directive_entry(m: Memory) -> str:
 
 def fact_entry(m: Memory, now: datetime) -> str:
     label = f"[{m.category}] " if m.category else ""
-    return f"{label}{_flat(m.content)} ({ago(m.valid_at, now)}, {m.id[-8:]})"
+    return f"{label}{_flat(m.content)} ({age(m, now)}, {m.id[-8:]})"
 
 
 def graph_fact_entry(f: Fact) -> str:
@@ -63,7 +63,7 @@ def graph_fact_entry(f: Fact) -> str:
 
 
 def episode_entry(m: Memory, now: datetime) -> str:
-    return f"{ago(m.created_at, now)}: {_flat(m.content, ENTRY_CHARS // 2 + 40)} ({m.id[-8:]})"
+    return f"{age(m, now)}: {_flat(m.content, ENTRY_CHARS // 2 + 40)} ({m.id[-8:]})"
 
 
 def topic_entry(name: str, count: int) -> str:

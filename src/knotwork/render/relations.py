@@ -37,7 +37,18 @@ def check_detail(value: str) -> str:
     return value
 
 
+#: The cosine a similar memory needs to be named in a relation block. Trigger: a search's answer named
+#: memories about something else (0.21) as similar. Measured (bench/RESULTS.md, "Knowing when nothing
+#: matches"): a memory's nearest memory of an unrelated store (codemem against the convo and convo2 chats)
+#: has a cosine of 0.21-0.24 at the median and at most 0.40 at the 99th percentile on the dev halves (test
+#: halves: 0.33-0.38). Outcome: the store keeps every neighbour (``relations`` returns them all, with their
+#: scores); the blocks of answers name those at or above the floor (0.6-3.4% of stored slots are below it).
+SIMILAR_FLOOR = 0.40
+
+
 def _of(rels: Sequence[MetaRelation], kind: str) -> list[MetaRelation]:
+    if kind == SIMILAR:
+        return [r for r in rels if r.type == kind and (r.score is None or r.score >= SIMILAR_FLOOR)]
     return [r for r in rels if r.type == kind]
 
 

@@ -1,6 +1,7 @@
 """Misses that say where to look: a memory search, an entity or fact search of the knowledge graph, or an
 entity lookup that finds nothing in the workspace it was asked about, but would in other workspaces its caller
-reads, names them ("2 matches in workspace 'ledgerly'; pass -w ledgerly").
+reads, names them ("2 matches in workspace 'ledgerly'; pass -w ledgerly"). A memory search in a workspace
+that holds no memory at all says so (``Hits.unknown_workspace``): a misspelt name is not an empty answer.
 
 Every surface (CLI, MCP, REST, the web UI through REST) searches and looks entities up through these
 functions. Where to look is found among the caller's workspaces only: the owner's (the library, a server
@@ -43,10 +44,14 @@ def _caller(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
 def search(mem: Any, query: str, *, workspace: str | None = None, **options: Any) -> Hits:
     """``mem.search(...)``; when it finds nothing, where the same search would (``Hits.elsewhere``)."""
     hits = mem.search(query, workspace=workspace, **options)
-    if hits or workspace == ALL_WORKSPACES or options.get("center") or _final(mem):
+    if _final(mem):  # the server named them already: keep its answer's ``elsewhere``
+        return hits if isinstance(hits, Hits) else Hits(hits)
+    if hits or workspace == ALL_WORKSPACES or options.get("center"):
         return Hits(hits)
     owner, readable = _caller(mem)
-    return Hits(hits, memories(owner, query, rules.workspace(workspace), readable, options))
+    here = rules.workspace(workspace)
+    unknown = here if here and here not in owner.store.count_memories_by("workspace") else None
+    return Hits(hits, memories(owner, query, here, readable, options), unknown)
 
 
 def memories(owner: Knotwork, query: str, workspace: str | None, readable: frozenset[str] | None,

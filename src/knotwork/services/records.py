@@ -40,6 +40,22 @@ class ImportReport:
     skipped: int
 
 
+#: Texts an import embeds per model run, so that its progress moves with the work rather than jumping from 0
+#: to all after one long run (the model batches within a run as it would anyway).
+IMPORT_EMBED_STEP = 64
+
+
+def embed_in_steps(vectors: Any, texts: list[str], on_step: Any = None, step: int = IMPORT_EMBED_STEP) -> list[list[bytes]]:
+    """``vectors(texts)`` run ``step`` texts at a time; ``on_step(n)`` after each run."""
+    out: list[list[bytes]] = []
+    for start in range(0, len(texts), step):
+        part = texts[start:start + step]
+        out += vectors(part)
+        if on_step:
+            on_step(len(part))
+    return out
+
+
 def imported_link(d: Mapping[str, Any]) -> Relationship:
     """An exported link, checked."""
     if d["type"] not in LINK_TYPES:

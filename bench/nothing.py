@@ -1,0 +1,250 @@
+"""Knowing when nothing matches: the best hit's score of answerable and unanswerable questions, per data set.
+
+    python bench/nothing.py [--sets longmemeval,codemem,convo,convo2] [--json out.json] [--store-dir DIR]
+
+Each set's store is built as its own bench builds it (bench/longmemeval.py, bench/codemem.py, bench/convo.py
+for convo and convo2: one store per half), and every question is searched once with the default recipe and no
+floor (``KNOTWORK_SEARCH_FLOOR=0`` is set here): the set's own questions (answerable; their hits scored by the
+set's own ``evaluate``) and the questions of bench/data/unanswerable/ (none has an answer in its store). A floor
+F answers a question with nothing when its best hit scores below F; it changes no ranking, so one run gives
+every floor's figures:
+
+- unanswerable -> nothing: the share of unanswerable questions whose best hit is below F (or that find nothing);
+- the loss of each @5 metric: the mean, over the answerable questions, of that metric times "emptied by F".
+
+The floor is chosen on the dev halves (the largest F whose loss on every set's dev half is at most 0.005, and
+its nothing-rate) and reported on both halves. The questions of kind ``none`` in convo and convo2 (about
+the store's people, never answered) and LongMemEval's ``_abs`` questions are reported beside them: they
+ask about what the store talks of. Deterministic; CPU-heavy (LongMemEval embeds 10,866 turns): run it with
+``nice``, alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ["KNOTWORK_SEARCH_FLOOR"] = "0"  # measure the scores the floor would cut
+
+UNANSWERABLE = Path(__file__).resolve().parent / "data" / "unanswerable"
+SETS = ("codemem", "convo", "convo2", "longmemeval")
+FLOORS = [round(i * 0.0025, 4) for i in range(0, 121)]  # 0 .. 0.30
+MAX_LOSS = 0.005
+DEPTH = 10
+
+
+class Recorded:
+    """``mem.search`` as it is, noting the best hit's score of each call (None: no hit)."""
+
+    def __init__(self, search: Callable[..., Any]) -> None:
+        self.search = search
+        self.top: float | None = None
+        self.scores: list[float] = []  # every hit's, best first
+        self.parts: dict[str, float] = {}  # the best hit's score from each stage (explain)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        hits = self.search(*args, **{**kwargs, "explain": True})
+        self.top = hits[0].score if hits else None
+        self.scores = [h.score for h in hits]
+        self.parts = dict(hits[0].explain or {}) if hits else {}
+        return hits
+
+
+def unanswerable(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (UNANSWERABLE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def row(qid: str, half: str, kind: str, recorded: Recorded, hits: dict[str, Any] | None = None) -> dict[str, Any]:
+    at5 = {k: float(v) for k, v in (hits or {}).items() if k.endswith("@5") and v is not None}
+    return {"id": qid, "half": half, "kind": kind, "top": recorded.top, "at5": at5, "scores": recorded.scores,
+            "parts": recorded.parts}
+
+
+def ask(kw: Any, retrieve: Callable[[Any], list[Any]], q: Any) -> tuple[list[Any], Recorded]:
+    ranked = retrieve(q)
+    return ranked, kw.mem.search
+
+
+def codemem_rows(store_dir: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
+    import codemem
+
+    data = codemem.load()
+    kw = codemem.KnotworkStore(data, store_dir / "nothing-codemem.db")
+    kw.mem.search = Recorded(kw.mem.search)
+    retrieve = kw.retriever(depth=DEPTH)
+    out = []
+    for q in data.questions:
+        ranked, rec = ask(kw, retrieve, q)
+        out.append(row(q.id, q.half, "answerable", rec, codemem.evaluate(ranked, q.gold, q.stale, (1, 5, 10))))
+    for u in unanswerable("codemem"):
+        kw.mem.search(u["question"], workspace=u["workspace"], limit=DEPTH)
+        out.append(row(u["id"], u["half"], "unanswerable", kw.mem.search))
+    kw.close()
+    return out
+
+
+def convo_rows(name: str, store_dir: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
+    import convo
+
+    data = convo.load(convo.DATA.parent / name)
+    out = []
+    for half in ("dev", "test"):
+        part = data.half(half)
+        path = store_dir / f"nothing-{name}-{half}.db"
+        path.unlink(missing_ok=True)  # convo's store is not reusable (its turn map is built at the add)
+        kw = convo.KnotworkStore(part.turns, path)
+        kw.mem.search = Recorded(kw.mem.search)
+        retrieve = kw.retriever(depth=DEPTH)
+        thread_of = {t.id: t.thread for t in part.turns}
+        for q in part.questions:
+            ranked, rec = ask(kw, retrieve, q)
+            kind = "answerable" if q.gold else "own-none"
+            out.append(row(q.id, half, kind, rec, convo.evaluate(ranked, q.gold, q.gold_threads, thread_of)))
+        for u in unanswerable(name):
+            if u["half"] == half:
+                kw.mem.search(u["question"], workspace=f"convo-{u['workspace']}", limit=DEPTH)
+                out.append(row(u["id"], half, "unanswerable", kw.mem.search))
+        kw.close()
+        say(f"  {name} {half}: {len(part.turns)} turns, {len(part.questions)} questions")
+    return out
+
+
+def longmemeval_rows(store_dir: Path, say: Callable[[str], None], path: Path | None = None) -> list[dict[str, Any]]:
+    import longmemeval as lme
+
+    data = lme.load(path or lme.DEFAULT_DATA)
+    kw = lme.KnotworkStore(data.turns, store_dir / "nothing-longmemeval.db")
+    kw.mem.search = Recorded(kw.mem.search)
+    retrieve = kw.retriever(depth=DEPTH)
+    out = []
+    for q in data.questions:
+        ranked, rec = ask(kw, retrieve, q)
+        kind = "own-abstention" if q.abstention else "answerable"
+        out.append(row(q.id, lme.half(q.id), kind, rec, lme.evaluate(ranked, q.answer_sessions, q.answer_turns, (1, 5, 10))))
+    for u in unanswerable("longmemeval"):
+        kw.mem.search(u["question"], workspace=lme.WORKSPACE, limit=DEPTH)
+        out.append(row(u["id"], u["half"], "unanswerable", kw.mem.search))
+    kw.close()
+    return out
+
+
+def unrelated_neighbours(store_dir: Path) -> dict[str, Any]:
+    """How close a memory's nearest memory of an unrelated store is (codemem's notes against the convo and
+    convo2 chats, each half), and the share of each store's similar slots under given floors: where a
+    ``similar:`` line stops saying anything (render/relations.py). Reads the stores this script built."""
+    import sqlite3
+
+    import numpy as np
+
+    from knotwork.store.sqlite import scaled
+
+    def vectors(name: str) -> Any:
+        with sqlite3.connect(store_dir / f"nothing-{name}.db") as conn:
+            rows = conn.execute("SELECT memory_id, vector FROM memory_vectors WHERE chunk = 0").fetchall()
+            slots = np.array([r[0] for r in conn.execute("SELECT score FROM memory_similar WHERE neighbour_id IS NOT NULL")])
+        m = np.stack([np.frombuffer(blob, dtype="<f4") for _, blob in scaled.unpack_rows(rows, 1)])
+        return m / np.linalg.norm(m, axis=1, keepdims=True), slots
+
+    stores = {n: vectors(n) for n in ("codemem", "convo-dev", "convo-test", "convo2-dev", "convo2-test")}
+    out: dict[str, Any] = {"nearest_unrelated": {}, "slots_below": {}}
+    for chat in ("convo-dev", "convo-test", "convo2-dev", "convo2-test"):
+        for a, b in (("codemem", chat), (chat, "codemem")):
+            nearest = (stores[a][0] @ stores[b][0].T).max(axis=1)
+            out["nearest_unrelated"][f"{a} -> {b}"] = {f"p{p}": round(float(np.percentile(nearest, p)), 3) for p in (50, 90, 99)}
+    for name, (_, slots) in stores.items():
+        out["slots_below"][name] = {str(f): round(float((slots < f).mean()), 4) for f in (0.3, 0.35, 0.4, 0.45)}
+    return out
+
+
+def figures(rows: Sequence[dict[str, Any]], floor: float, half: str) -> dict[str, Any]:
+    """At ``floor``, on ``half``: the share of unanswerable (and own no-answer) questions answered with nothing,
+    and the loss of each @5 metric over the answerable ones."""
+    def emptied(r: dict[str, Any]) -> bool:
+        return r["top"] is None or r["top"] < floor
+
+    mine = [r for r in rows if r["half"] == half]
+    out: dict[str, Any] = {}
+    for kind in ("unanswerable", "own-none", "own-abstention"):
+        asked = [r for r in mine if r["kind"] == kind]
+        if asked:
+            out[f"{kind} -> nothing"] = sum(emptied(r) for r in asked) / len(asked)
+            out[f"{kind} n"] = len(asked)
+    answerable = [r for r in mine if r["kind"] == "answerable"]
+    metrics = sorted({m for r in answerable for m in r["at5"]})
+    for m in metrics:
+        scored = [r for r in answerable if m in r["at5"]]
+        out[f"{m} loss"] = sum(r["at5"][m] * emptied(r) for r in scored) / len(scored)
+        out[f"{m}"] = sum(r["at5"][m] for r in scored) / len(scored)
+    out["answerable n"] = len(answerable)
+    return out
+
+
+def choose(per_set: dict[str, list[dict[str, Any]]]) -> float:
+    """The largest floor whose loss on every set's dev half is at most MAX_LOSS on every @5 metric."""
+    best = 0.0
+    for floor in FLOORS:
+        if all(v <= MAX_LOSS for rows in per_set.values() for k, v in figures(rows, floor, "dev").items() if k.endswith(" loss")):
+            best = floor
+        else:
+            break
+    return best
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default=",".join(SETS), help="comma list of " + ", ".join(SETS))
+    parser.add_argument("--json", type=Path, help="write every question's best score and the figures here")
+    parser.add_argument("--store-dir", type=Path, help="keep the stores here (LongMemEval's and codemem's are reused)")
+    parser.add_argument("--floor", type=float, help="report this floor instead of the one chosen on dev")
+    parser.add_argument("--rows", type=Path, help="read the rows of an earlier --json instead of searching")
+    parser.add_argument("--similar", action="store_true",
+                        help="also measure the similar-line floor on the stores in --store-dir (after a run of codemem, convo, convo2)")
+    parser.add_argument("--lme-data", type=Path, help="longmemeval_oracle.json.gz (default: bench/longmemeval.py's)")
+    args = parser.parse_args(argv)
+    wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
+    if set(wanted) - set(SETS):
+        parser.error(f"--sets: unknown {sorted(set(wanted) - set(SETS))}")
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    per_set: dict[str, list[dict[str, Any]]] = {}
+    load = os.getloadavg()
+    if args.rows:
+        per_set = {k: v for k, v in json.loads(args.rows.read_text())["rows"].items() if k in wanted}
+    else:
+        with tempfile.TemporaryDirectory(prefix="knotwork-nothing-") as tmp:
+            store_dir = args.store_dir or Path(tmp)
+            store_dir.mkdir(parents=True, exist_ok=True)
+            for name in wanted:
+                started = time.perf_counter()
+                say(f"{name}: building the store and searching ...")
+                per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say, args.lme_data)
+                                 if name == "longmemeval" else convo_rows(name, store_dir, say))
+                say(f"  {name}: {len(per_set[name])} questions in {time.perf_counter() - started:.0f} s")
+    floor = args.floor if args.floor is not None else choose(per_set)
+    report: dict[str, Any] = {"floor": floor, "chosen_on": "dev" if args.floor is None else "given", "load_before": load,
+                              "load_after": os.getloadavg(), "sets": {}}
+    print(f"floor {floor:.4f} ({report['chosen_on']}); a query whose best hit scores below it is answered with nothing")
+    for name, rows in per_set.items():
+        report["sets"][name] = {half: figures(rows, floor, half) for half in ("dev", "test")}
+        for half, f in report["sets"][name].items():
+            shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
+            print(f"{name} {half}: {shown}")
+    if args.similar:
+        report["similar"] = unrelated_neighbours(args.store_dir)
+        print(json.dumps(report["similar"], indent=1))
+    if args.json:
+        args.json.write_text(json.dumps({**report, "rows": per_set}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""``knotwork import`` shows each step of its work as it moves (records read, embedded, stored), and Ctrl-C
+says what it kept. A real process, a real SIGINT sent while the import is seen embedding, a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import knotwork
+from knotwork.domain.ids import new_id
+
+from .conftest import KNOTWORK, clean_env
+
+RECORDS = 1500
+WAIT_S = 300.0
+
+
+def export_file(path: Path, n: int) -> Path:
+    at = "2026-01-05T10:00:00Z"
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            content = f"Service {i} keeps its session cache in region {i % 17} and rotates keys every {i % 9 + 1} days."
+            out.write(json.dumps({"id": new_id(), "created_at": at, "updated_at": at, "valid_at": at, "content": content}) + "\n")
+    return path
+
+
+def test_progress_moves_with_each_step(tmp_path: Path) -> None:
+    db, records = tmp_path / "store.db", export_file(tmp_path / "export.jsonl", 200)
+    with knotwork.open(db):
+        pass
+    done = subprocess.run([KNOTWORK, "import", str(records), "--db", str(db), "--progress"], env=clean_env(tmp_path / "home"),
+                          capture_output=True, text=True, timeout=WAIT_S, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    drawn = [line for line in done.stderr.replace("\r", "\n").splitlines() if line.strip()]
+    steps = list(dict.fromkeys(line.split(":")[0] for line in drawn))
+    assert [s for s in steps if s in ("read", "embedded", "stored")] == ["read", "embedded", "stored"], steps
+    assert "graph" in steps  # read in at the import (inline here): drawn as the time it takes, not left silent
+    embedded = [int(m.group(1)) for line in drawn if (m := re.match(r"embedded: .*\| (\d+)/200 ", line))]
+    assert len(set(embedded)) > 2 and embedded[-1] == 200  # it moved in steps, not 0 then all
+    assert done.stdout.strip() == "✓ Imported 200, skipped 0 already present"
+
+
+def test_ctrl_c_during_an_import_keeps_nothing_and_says_so(tmp_path: Path) -> None:
+    db, records = tmp_path / "store.db", export_file(tmp_path / "export.jsonl", RECORDS)
+    with knotwork.open(db) as mem:
+        kept = mem.add("Deploys need two approvals.").id
+    proc = subprocess.Popen([KNOTWORK, "import", str(records), "--db", str(db), "--progress"], env=clean_env(tmp_path / "home"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    said = bytearray()
+    reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
+    reader.start()
+    deadline = time.monotonic() + WAIT_S
+    embedding = re.compile(rb"embedded: .*\| ([1-9]\d*)/%d " % RECORDS)
+    while not (seen := [int(n) for n in embedding.findall(bytes(said)) if int(n) < RECORDS]):  # begun, not done
+        assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=WAIT_S)
+    reader.join()
+    text = bytes(said).decode()
+    assert int(seen[-1]) < RECORDS  # the signal landed while records were being embedded
+    assert proc.returncode == 130, text
+    assert text.rstrip().splitlines()[-1] == "interrupted: nothing imported; the store is unchanged"
+    assert out == b"" and "stored: 100%" not in text
+    with knotwork.open(db) as mem:
+        assert [m.id for m in mem.list()] == [kept]
+        assert mem.check().ok
+
+
+def test_ctrl_c_during_a_reembed_says_how_many_were_kept(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    total = 900
+    with knotwork.open(db) as mem:
+        mem.add_many([{"content": f"Service {i} rotates its keys every {i % 9 + 1} days in region {i % 17}."} for i in range(total)],
+                     consolidate=False)
+    proc = subprocess.Popen([KNOTWORK, "reembed", "--db", str(db), "--progress"], env=clean_env(tmp_path / "home"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    said = bytearray()
+    reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
+    reader.start()
+    deadline = time.monotonic() + WAIT_S
+    batch = re.compile(rb"re-embedded: .*\| ([1-9]\d*)/%d " % total)
+    while not [n for n in batch.findall(bytes(said)) if int(n) < total]:  # a batch written, and more to come
+        assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=WAIT_S)
+    reader.join()
+    last = bytes(said).decode().rstrip().splitlines()[-1]
+    assert proc.returncode == 130, last
+    kept = int(re.fullmatch(r"interrupted: (\d+) of 900 memories re-embedded \(each batch is kept as it is written\); "
+                            r"the rest are found by their words only until `knotwork reembed` runs again", last).group(1))
+    assert 0 < kept < total  # the signal landed between the first batch and the last
+    with knotwork.open(db) as mem:
+        assert len(mem.store.memories_without_vectors(total)) == total - kept  # what it said was kept, is

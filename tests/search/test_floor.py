@@ -1,0 +1,43 @@
+"""Knowing when nothing matches (search/floor.py): with a floor, a search whose best hit scores below it answers
+with nothing, and a search that finds its answer keeps every hit in order; without one (the default), hits are
+as before. On both backends, with the real model."""
+
+from __future__ import annotations
+
+import knotwork
+from knotwork import Settings
+from knotwork.services import elsewhere
+
+NOTES = [
+    "We deploy the billing service with blue-green releases behind the load balancer.",
+    "The reports module caches query results in Redis for ten minutes.",
+    "Maria prefers oat milk in her coffee.",
+    "Our CI pipeline runs the integration tests against a real PostgreSQL.",
+]
+UNRELATED = ["volcanic eruption on the island of Hawaii", "what is the capital of Peru?", "who won the football match"]
+ANSWERED = "how do we deploy the billing service"
+FLOOR = 0.10
+
+
+def test_a_query_no_better_than_unrelated_text_finds_nothing(target: str) -> None:
+    with knotwork.open(target) as mem:  # the default: off
+        mem.add_many([{"content": n, "workspace": "w", "evidence": ["ADR-0042"] if i == 1 else []} for i, n in enumerate(NOTES)])
+        before = {q: [(h.memory.id, h.score) for h in mem.search(q, workspace="w")] for q in [*UNRELATED, ANSWERED]}
+    assert all(before[q] and before[q][0][1] < FLOOR for q in UNRELATED)  # what the floor is for
+    with knotwork.open(target, settings=Settings(search_floor=FLOOR)) as mem:
+        for q in UNRELATED:
+            assert mem.search(q, workspace="w") == []
+        assert [(h.memory.id, h.score) for h in mem.search(ANSWERED, workspace="w")] == before[ANSWERED]  # untouched
+        assert before[ANSWERED][0][1] >= FLOOR
+        miss = elsewhere.search(mem, ANSWERED, workspace="other")  # a miss still names where a hit passes
+        assert list(miss) == [] and miss.elsewhere == {"w": len(before[ANSWERED])}
+        assert elsewhere.search(mem, UNRELATED[0], workspace="other").elsewhere == {}
+
+
+def test_a_relative_fusion_and_a_named_memory_are_never_emptied(target: str) -> None:
+    with knotwork.open(target, settings=Settings(search_floor=0.99)) as mem:
+        mem.add_many([{"content": n, "workspace": "w", "evidence": ["ADR-0042"] if i == 1 else []} for i, n in enumerate(NOTES)])
+        assert mem.search(ANSWERED, workspace="w") == []  # 0.99: nothing passes
+        assert mem.search(ANSWERED, workspace="w", recipe="memory_chat_turns")  # scores of this query alone
+        named = mem.search("ADR-0042", workspace="w")
+        assert named and named[0].memory.content == NOTES[1]
