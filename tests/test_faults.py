@@ -112,7 +112,9 @@ def test_sigkill_during_consolidating_adds(tmp_path: Path) -> None:
 def test_a_stale_full_text_index_and_missing_vectors_are_found_and_mended(tmp_path: Path, capsys) -> None:
     db = tmp_path / "k.db"
     with knotwork.open(db, settings=NO_MODEL) as mem:  # no embedder: these memories get no vectors
-        ids = [m.id for m in mem.add_many([{"content": f"the payment retries back off {i} times"} for i in range(5)])]
+        # a raw load: five values of one count would otherwise retire each other
+        ids = [m.id for m in mem.add_many([{"content": f"the payment retries back off {i} times"} for i in range(5)],
+                                          consolidate=False)]
     conn = sqlite3.connect(db)
     conn.execute("INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', "
                  "(SELECT rowid FROM memories WHERE id = ?), 'the payment retries back off 0 times')", (ids[0],))

@@ -154,9 +154,10 @@ def test_short_lists_fill_as_memories_arrive(fake: Knotwork, db_path: Path) -> N
 
 
 def test_workspace_isolation(fake: Knotwork, db_path: Path) -> None:
-    g = [fake.add(f"global {i}").id for i in range(3)]
-    a = [m.id for m in fake.add_many([{"content": f"in a {i}", "workspace": "a"} for i in range(7)])]
-    b = [m.id for m in fake.add_many([{"content": f"in b {i}", "workspace": "b"} for i in range(7)])]
+    # raw loads (consolidate=False): texts one number apart would otherwise read as one value changing
+    g = [fake.add(f"global {i}", consolidate=False).id for i in range(3)]
+    a = [m.id for m in fake.add_many([{"content": f"in a {i}", "workspace": "a"} for i in range(7)], consolidate=False)]
+    b = [m.id for m in fake.add_many([{"content": f"in b {i}", "workspace": "b"} for i in range(7)], consolidate=False)]
     check(fake, db_path)
     lists = {mid: {r.target_value for r in rels if r.type == "similar"} for mid, rels in fake.relations(g + a + b).items()}
     assert all(lists[m] <= set(g) for m in g)  # the global scope sees only itself

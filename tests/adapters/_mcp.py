@@ -110,8 +110,9 @@ async def ambiguous_pair(client: Client) -> tuple[str, str]:
     """
     tag = uuid.uuid4().hex
     for attempt in range(10):
-        a = await add(client, f"ambiguous pair {tag} {attempt} first")
-        b = await add(client, f"ambiguous pair {tag} {attempt} second")
+        # the attempt inside the tag's token: "pair X 0 first" -> "pair X 1 first" would read as a count changing
+        a = await add(client, f"ambiguous pair {tag}{attempt} first")
+        b = await add(client, f"ambiguous pair {tag}{attempt} second")
         if a[:8] == b[:8]:
             return a, b
     pytest.fail("could not create two memories whose ids share an 8-character prefix")

@@ -182,7 +182,8 @@ _AFTER_VALUE = frozenset(
 # Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
 _WHICH_ONE = frozenset(
     "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
-    "figure table case test example option rule task job build commit".split()
+    "figure table case test example option rule task job build commit part episode lesson round phase stage "
+    "session volume slide".split()
 )
 # Time words are values ("deploys happen every Tuesday" -> "every weekday").
 TIME_VALUES = frozenset(
@@ -215,7 +216,7 @@ _CLAUSE_END = re.compile(
 def _value_span(raw: list[str], low: list[str]) -> bool:
     """Is this span (case kept / lower case) a value: digits in every word, a capitalised name, a time word, or
     a word of state? Pronouns and articles never are."""
-    if not raw or set(low) & _NO_VALUE:
+    if not raw or set(low) & _NO_VALUE or any(_opaque(t) for t in raw):
         return False
     if all(any(ch.isdigit() for ch in t) for t in raw):
         return True
@@ -226,6 +227,12 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
     if len(low) == 1 and low[0] in STATUS_VALUES:
         return True  # "deprecated"
     return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES or any(ch.isdigit() for ch in t) for t in raw)
+
+
+def _opaque(token: str) -> bool:
+    """An identifier, not a value: a hash, a uuid, a long token of letters and digits mixed
+    ("35e3ea103a994619a9b6", "01JQ5ZZZZZA00000000000000K"). It says which thing, as "PR 123" does."""
+    return len(token) >= 12 and "." not in token and any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
 
 
 _NAME_PARTICLES = frozenset("van von der den de del della da di du la le bin al".split())  # "Hugo van Kemenade"
