@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -63,6 +64,29 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, list]:
     expected = graph(str(tmp / "inline.db"))
     assert len(expected[1]) == len(ITEMS)  # each memory stands under one fact: "read in" is visible per memory
     return expected
+
+
+def _workers_of(target: str) -> list[int]:
+    """Pids of the worker processes (``python -m knotwork.adapters.worker TARGET``) still running for ``target``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"knotwork.adapters.worker" in args and target.encode() in args:
+            found.append(int(pid))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A worker process handed a store's backlog outlives the process that started it, by design: the test waits
+    for it to end, so that it never reads in the next test's memories (a PostgreSQL database is reused)."""
+    yield
+    if "target" in request.fixturenames:
+        target = request.getfixturevalue("target")
+        _until(lambda: not _workers_of(target), f"the worker processes of {target} exited")
 
 
 # -- the queue's order ------------------------------------------------------------------------------
