@@ -83,9 +83,9 @@ def _workers_of(target: str) -> list[int]:
 def _no_worker_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """A worker process handed a store's backlog outlives the process that started it, by design: the test waits
     for it to end, so that it never reads in the next test's memories (a PostgreSQL database is reused)."""
+    target = request.getfixturevalue("target") if "target" in request.fixturenames else None  # set up before, torn down after
     yield
-    if "target" in request.fixturenames:
-        target = request.getfixturevalue("target")
+    if target is not None:
         _until(lambda: not _workers_of(target), f"the worker processes of {target} exited")
 
 
