@@ -95,6 +95,9 @@ def test_opening_a_store_limits_blas_to_the_configured_threads(tmp_path: Path) -
     def blas() -> set[int]:
         return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
 
+    import knotwork.search.vector_index  # noqa: F401  (loaded first, as in any long-running process)
+
+    pytest.importorskip("scipy.linalg")  # a second BLAS (SciPy's OpenBLAS), loaded after: it is limited too
     with threadpool_limits(limits=2, user_api="blas"):
         with knotwork.open(tmp_path / "a.db", settings=knotwork.Settings(embedder="none", blas_threads=0)):
             assert blas() == {2}  # 0: left as found

@@ -57,9 +57,10 @@ def limit_blas_threads(threads: int) -> None:
     products (MMR, passages closest to the query); with OpenBLAS's default
     threads each woke a worker that then spun on the other core, ~25 ms of
     CPU per search that the search's own two threads needed (pool search
-    p50 34 -> 30 ms, CPU 64 -> 39 ms; bench/README.md). ``Settings.blas_threads``.
+    p50 34 -> 30 ms, CPU 64 -> 39 ms; bench/README.md). ``Settings.blas_threads``. A controller made now, not
+    the module's: a BLAS loaded since this module was imported (SciPy's own OpenBLAS) is limited too.
     """
-    _BLAS.limit(limits=threads, user_api="blas")
+    ThreadpoolController().limit(limits=threads, user_api="blas")
 
 
 @dataclass(frozen=True, slots=True)
