@@ -385,6 +385,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 say(f"  backlog {pending} -> {left} while the questions were asked; the rest read in {timings['graph_wait_s']:.1f} s later")
                 if not left:
                     notes.append("the graph caught up before the last question: the 'during' run is partly after the backlog")
+                cache = getattr(kw.mem.embedder, "query_cache", None)
+                if cache is not None:  # the run after asks the same questions: it must embed them again, as the first did
+                    with cache._lock:
+                        cache._data.clear()
             timings.update(knotwork_ingest_s=kw.ingest_s, knotwork_memories_stored=kw.stored,
                            knotwork_turns_merged=kw.merged, knotwork_embedder=kw.embedder_id)
             say(f"  {kw.ingest_s:.1f} s; {kw.stored} memories ({kw.merged} turns identical to an earlier one in their store); embedder {kw.embedder_id}")
