@@ -113,7 +113,7 @@ def _json_option(value: str | None, field: str) -> Any:
 
 def _text(raw: bytes, what: str, offset: int = 0) -> str:
     """``raw`` as text; bytes that are not UTF-8 are named as a command-line argument's are (adapters/entry.py)."""
-    from knotwork.adapters.entry import not_utf8
+    from knotwork.adapters.encoding import not_utf8
 
     problem = not_utf8(raw, what, offset, "it may be Latin-1: iconv -f latin1 -t utf-8 converts it")
     if problem:

@@ -76,7 +76,7 @@ def parse_input(raw: str, default_event: str) -> HookInput:
     if not raw.strip():
         return HookInput(default_event)
     if any("\udc80" <= ch <= "\udcff" for ch in raw):  # bytes that were not UTF-8, as Python reads stdin
-        from knotwork.adapters.entry import not_utf8
+        from knotwork.adapters.encoding import not_utf8
 
         problem = not_utf8(raw.encode("utf-8", "surrogateescape"), "hook input on stdin", likely="the agent sent another encoding")
         if problem:

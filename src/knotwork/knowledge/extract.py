@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from knotwork.knowledge import scorer
+from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, RELATIVES, STOP_AFTER, TECH
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
@@ -36,9 +37,6 @@ BATCH = 64  # texts per parser batch
 PARSER_CONFIDENCE = 0.9
 RULES_CONFIDENCE = 0.75
 
-_SENTENCE = re.compile(
-    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9@#`])|\n+|;\s+"
-)
 _CODE_NOUNS = (
     "module service api app backend frontend project repo repository server client worker pipeline job database "
     "cache library package component function class script tool cli bot website site dashboard team endpoint panel"
@@ -470,10 +468,6 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 )
             if objects:
                 consumed.append((m.start(), m.end()))
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
 def _rule_sentences(text: str) -> Extraction:

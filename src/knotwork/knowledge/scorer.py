@@ -29,6 +29,7 @@ import numpy as np
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
+from knotwork.knowledge.sentences import sentences
 
 WEIGHTS = Path(__file__).parent / "data" / "fact_scorer.json"
 USER, TEAM = "User", "Team"
@@ -77,7 +78,6 @@ def _sentence(doc: Any, text: str, f: FactDraft) -> tuple[str, Any]:
     """The sentence the fact most likely came from (its object named there; else its subject), and
     its spaCy span (None without a parse)."""
     if doc is None:
-        from knotwork.knowledge.extract import sentences
 
         parts = sentences(text) or [text]
         for name in (f.object, f.subject):
