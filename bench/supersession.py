@@ -23,19 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from knotwork.config import Settings
-from knotwork.embed.factory import make_embedder
 from knotwork.hygiene import consolidate as c
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from consolidation import LABELS, cosines  # noqa: E402  (the same embedding of each pair's two texts)
+
 PAIRS = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
-LABELS = ("ADD", "NOOP", "UPDATE", "SUPERSEDE")
-
-
-def cosines(pairs: list[dict]) -> np.ndarray:
-    embedder = make_embedder(Settings().embedder)
-    old = embedder.embed([p["old"] for p in pairs])
-    new = embedder.embed([p["new"] for p in pairs])
-    return np.einsum("ij,ij->i", old, new)
 
 
 def decisions(pairs: list[dict], cos: np.ndarray) -> list[c.Decision]:
