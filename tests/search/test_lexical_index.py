@@ -93,14 +93,17 @@ def test_a_reader_that_fell_behind_the_kept_changes_loads_everything_again(targe
 def test_compaction_keeps_searches_exact(target: str, monkeypatch: pytest.MonkeyPatch, dense_from: float) -> None:
     monkeypatch.setattr(lexical_index, "_KEEP_WEIGHTS", 1)  # kept term weights too must follow the renumbering
     monkeypatch.setattr(lexical_index, "_DENSE_FROM", dense_from)
+    monkeypatch.setattr(lexical_index, "_COMPACT_FROM", 20)  # the rule as at 1,000, on fewer rows
     rng = random.Random(9)
     with open_fake(target) as mem, open_fake(target) as other:
-        stored = mem.add_many([{"content": f"{text(rng)} n{i}", "workspace": rng.choice(SPACES)} for i in range(1500)])
+        stored = mem.add_many([{"content": f"{text(rng)} n{i}", "workspace": rng.choice(SPACES)} for i in range(180)])
         assert_exact(mem.lexical, target, rng)
-        for m in stored[:1300]:  # another writer deletes most of them
+        before = {name: len(scope.alive) for name, scope in mem.lexical._scopes.items()}
+        for m in stored[:150]:  # another writer deletes most of them
             other.delete(m.id)
         assert_exact(mem.lexical, target, rng)
-        assert len(mem.lexical) == 200
+        assert len(mem.lexical) == 30
+        assert any(len(scope.alive) < before[name] for name, scope in mem.lexical._scopes.items())  # renumbered
         mem.add_many([{"content": text(rng), "workspace": rng.choice(SPACES)} for _ in range(30)])
         assert_exact(mem.lexical, target, rng)
 

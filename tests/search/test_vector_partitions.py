@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from knotwork import ALL_WORKSPACES
+from knotwork.search import vector_index
 from knotwork.search.vector_index import VectorIndex
 from knotwork.store.sqlite import scaled
 from tests.test_similar import DIM, RandomEmbedder, check, chunky, open_fake
@@ -61,25 +62,26 @@ def test_filtered_searches_match_a_full_scan_while_another_process_writes(db_pat
         assert len(reader.index) == len(writer.index)
 
 
-def test_compaction_keeps_searches_and_vectors_exact(db_path: Path) -> None:
+def test_compaction_keeps_searches_and_vectors_exact(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Deleting most rows renumbers them (a new generation); every partition follows."""
+    monkeypatch.setattr(vector_index, "_COMPACT_FROM", 100)  # the rule as at 1,000, on fewer rows
     rng = random.Random(11)
     with open_fake(db_path) as mem:
-        stored = mem.add_many([{"content": f"note {i}", "workspace": rng.choice(SPACES)} for i in range(1600)])
+        stored = mem.add_many([{"content": f"note {i}", "workspace": rng.choice(SPACES)} for i in range(160)])
         assert_exact(mem.index, db_path, rng)
         before = mem.index.generation
-        doomed = [m.id for m in stored[:1300]]
+        doomed = [m.id for m in stored[:130]]
         conn = sqlite3.connect(db_path)  # another process deletes the vectors: tombstones only
         conn.executemany("DELETE FROM memory_vectors WHERE memory_id = ?", [(mid,) for mid in doomed])
         conn.commit()
         conn.close()
         mem.index.sync()
         assert mem.index.generation == before + 1
-        assert len(mem.index) == 300
+        assert len(mem.index) == 30
         assert_exact(mem.index, db_path, rng)
-        kept = [m.id for m in stored[1300:]]
+        kept = [m.id for m in stored[130:]]
         vectors = mem.index.vectors_of(kept)
-        for m in stored[1300:1320]:
+        for m in stored[130:150]:
             fresh = np.asarray(RandomEmbedder().embed_query(m.content), dtype=np.float32)
             stored_as = np.frombuffer(scaled.unpack(scaled.pack(fresh.tobytes())), "<f4")  # the store keeps int8
             assert vectors[m.id] == pytest.approx(stored_as, abs=1e-6)

@@ -47,6 +47,7 @@ K1 = 1.2
 B = 0.75
 _KEEP_WEIGHTS = 4096  # postings at least this long keep their term weights between searches
 _DENSE_FROM = 0.25  # a kept term in at least this share of a scope's documents keeps its weights as one dense array
+_COMPACT_FROM = 1000  # a scope renumbers its slots once more than this many (and a quarter of them) are dead
 
 
 def IDF(n: int, df: int) -> float:  # noqa: N802
@@ -316,7 +317,7 @@ class LexicalIndex:
         scope = self._scopes[where[0]]
         scope.remove(where[1])
         dead = len(scope.alive) - scope.live
-        if dead > 1000 and dead > len(scope.alive) // 4:
+        if dead > _COMPACT_FROM and dead > len(scope.alive) // 4:
             moved = scope.compact()
             for row, (ws, slot) in list(self._where.items()):
                 if ws == where[0]:

@@ -48,6 +48,7 @@ ANN_CLOSE_WAIT = 30.0  # seconds closing waits for a graph build's step under wa
 ANN_INLINE = 2000  # new rows a search adds to a ready graph itself; more are added by a build thread
 ANN_MOST = 4096  # the longest list a graph search asks for (its walk grows with it); longer: the exact scan
 ANN_SAVE_EVERY = 5000  # rows a ready graph holds beyond its file before a build thread saves it (and 1/10 more)
+_COMPACT_FROM = 1000  # dead rows (and a quarter of all) past which the rows are renumbered (a new generation)
 
 
 def limit_blas_threads(threads: int) -> None:
@@ -162,7 +163,7 @@ class VectorIndex:
                 if self._ann is not None and killed:
                     self._ann.mark_deleted(killed)
             self._tomb_mark = max(self._tomb_mark, tomb_mark)
-            if self._dead > 1000 and self._dead > len(self._alive) // 4:
+            if self._dead > _COMPACT_FROM and self._dead > len(self._alive) // 4:
                 self._compact()
 
     @contextmanager
