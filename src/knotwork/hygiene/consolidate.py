@@ -43,6 +43,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from knotwork.hygiene import pair_scorer
+
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
 NOOP_COSINE = 0.94
@@ -149,11 +151,42 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
-            return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
-        if (change := frame_change(old_text, new_text, cosine)):
+        if change := supersedes(old_text, new_text, cosine, old, new):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
+
+
+def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
+             new: list[str] | None = None) -> tuple[str | None, str | None]:
+    """(which rule, the changed value) when a rule reads ``new_text`` as ``old_text`` with one value changed,
+    else (None, None)."""
+    old = words(old_text) if old is None else old
+    new = words(new_text) if new is None else new
+    if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
+        return "value", change
+    if change := frame_change(old_text, new_text, cosine):
+        return "frame", change
+    return None, None
+
+
+def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
+               new: list[str] | None = None) -> str | None:
+    """The changed value when the newer text retires the older one, else None.
+
+    The rules above and a looser reading (:func:`knotwork.hygiene.pair_scorer.swap`: the texts, or their
+    first clauses, differ in one short span) propose; the pair scorer keeps a proposal only when its
+    probability reaches the shipped threshold (chosen on dev pairs for precision first). Without the
+    weights file the rules decide alone."""
+    rule, change = proposed(old_text, new_text, cosine, old, new)
+    model = pair_scorer.load()
+    if model is None:
+        return change
+    found = pair_scorer.swap(old_text, new_text)
+    if found is None:
+        return None
+    if model.probability(pair_scorer.features(old_text, new_text, cosine, found, rule)) < model.threshold:
+        return None
+    return change or f"{' '.join(found.gone).lower()} -> {' '.join(found.came).lower()}"
 
 
 def _respelled(gone: list[str], came: list[str]) -> bool:
