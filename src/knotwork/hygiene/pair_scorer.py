@@ -15,7 +15,9 @@ embedder call per candidate on every add.
 The weights are ``data/supersession_scorer.json``, fitted by ``bench/train_supersession_scorer.py`` on
 the dev halves of ``bench/data/supersession_pairs.jsonl`` and ``bench/data/consolidation_pairs.jsonl``
 (the script rebuilds the file byte for byte); the file also holds the probability a pair needs
-(``threshold``), chosen on dev out-of-fold scores for precision first. Reading it needs only the standard
+(``threshold``): a pair a rule proposed is kept unless the model finds it more likely wrong than right
+(0.5); a pair only the looser reading proposes needs a probability chosen on dev out-of-fold scores for
+precision first. Reading it needs only the standard
 library and NumPy.
 """
 
@@ -118,7 +120,27 @@ def _one_replace(old: list[str], new: list[str], clause: bool) -> Swap | None:
     a, b = "".join(lo[i1:i2]).replace(".", ""), "".join(ln[j1:j2]).replace(".", "")
     if a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a):
         return None  # one spelling of one thing ("PEP8" -> "PEP 8"), or one name inside the other
+    if _names_which(old, lo, i1, i2, ln[j1:j2]):
+        return None
     return Swap(old, new, i1, i2, j1, j2, clause)
+
+
+def _names_which(old: list[str], lo: list[str], i1: int, i2: int, came: list[str]) -> bool:
+    """A number that says which thing, not how much or which value: after a noun of which-one ("PR 123",
+    "note 6"), an identifier (a hash, a ULID), or a release of a named thing followed by what it does
+    ("Celery 5.4 supports Django 2.2" / "Celery 5.5 supports ...": two releases, both statements hold). The
+    labelled pairs hold few of these and disagree on the last ("Flask 0.5 introduces ..." / "Flask 0.3
+    introduces ..." was a correction), so they stay out for precision, as in the rules."""
+    span = lo[i1:i2] + came
+    if not all(any(ch.isdigit() for ch in t) for t in span):
+        return False
+    if any(len(t) >= 12 and any(ch.isalpha() for ch in t) for t in span):
+        return True
+    if i1 and lo[i1 - 1] in WHICH_ONE:
+        return True
+    after = lo[i2] if i2 < len(lo) else None
+    return bool(i1 and old[i1 - 1][:1].isupper() and after is not None and after not in FUNCTION_AFTER
+                and after not in KIND_NOUNS)
 
 
 def swap(old_text: str, new_text: str) -> Swap | None:
@@ -162,7 +184,7 @@ def span_kind(tokens: list[str]) -> str:
         return "state"
     if set(low) & PRONOUNS:
         return "pronoun"
-    if any("." in t or "_" in t for t in tokens) or any(re.search(r"[a-z][A-Z]", t) for t in tokens):
+    if any(re.search(r"[A-Za-z][._][A-Za-z]", t) for t in tokens):
         return "code"
     if tokens[0][:1].isupper():
         return "name"
@@ -179,9 +201,9 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
     :mod:`~knotwork.hygiene.consolidate` proposed it, if one did)."""
     gone, came = found.gone, found.came
     lo = [t.lower() for t in found.old]
-    kg, kc = span_kind(gone), span_kind(came)
-    out = [f"where:{'clause' if found.clause else 'whole'}", f"rule:{rule or 'none'}", f"gone:{kg}", f"came:{kc}",
-           f"kinds:{kg}>{kc}", f"span:{min(len(gone), 3)}>{min(len(came), 3)}"]
+    kg, kc = sorted((span_kind(gone), span_kind(came)))  # one reading in either order: an older value may arrive late
+    out = [f"where:{'clause' if found.clause else 'whole'}", f"rule:{rule or 'none'}", f"kind:{kg}", f"kind:{kc}",
+           f"kinds:{kg}+{kc}", "span:{}+{}".format(*sorted((min(len(gone), 3), min(len(came), 3))))]
     if kg == kc:
         out.append("same-kind")
     before = lo[found.i1 - 1] if found.i1 else None
@@ -195,18 +217,18 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
             if before in words:
                 out.append(f"before-is:{cls}")
         if found.old[found.i1 - 1][:1].isupper():
-            out += ["before-is:capital", f"before-capital*gone:{kg}"]
+            out += ["before-is:capital", f"before-capital*kinds:{kg}+{kc}"]
         if any(c.isdigit() for c in before):
             out.append("before-is:digit")
     after = found.old[found.i2] if found.i2 < len(found.old) else None
     if after is None:
-        out += ["after:end", f"after-end*kind:{kg}"]
+        out += ["after:end", f"after-end*kinds:{kg}+{kc}"]
     else:
         low = after.lower()
         out.append(f"after:{low}")
         cls = ("function" if low in FUNCTION_AFTER else "kind" if low in KIND_NOUNS else "digit"
                if any(c.isdigit() for c in low) else "capital" if after[:1].isupper() else "noun")
-        out += [f"after-is:{cls}", f"after*kind:{cls}*{kg}"]
+        out += [f"after-is:{cls}", f"after*kinds:{cls}*{kg}+{kc}"]
     frame = set(lo[: found.i1] + lo[found.i2:])
     if frame & COPULAS:
         out.append("frame:copula")
@@ -220,7 +242,7 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
         out.append("frame:number")
     a, b = [_number(t) for t in gone], [_number(t) for t in came]
     if len(a) == len(b) == 1 and a[0] is not None and b[0] is not None:
-        out.append("numbers:" + ("same" if a[0] == b[0] else "up" if b[0] > a[0] else "down"))
+        out.append("numbers:" + ("same" if a[0] == b[0] else "differ"))
         if a[0] == b[0]:
             out.append("reformat")  # "3 minute" -> "three minute"
     if [t.lower() for t in gone] == [t.lower() for t in came][::-1]:
@@ -228,11 +250,11 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
     out += _steps("cos", cosine, COSINE_STEPS)
     ow, nw = set(lo), {t.lower() for t in found.new}
     out += _steps("overlap", len(ow & nw) / len(ow | nw) if ow | nw else 1.0, OVERLAP_STEPS)
-    n = len(found.old)
+    n = max(len(found.old), len(found.new))
     out.append(f"words:{'<=5' if n <= 5 else '<=9' if n <= 9 else '<=15' if n <= 15 else '>15'}")
-    if {"i", "my", "me", "i'm", "i've"} & set(lo):
+    if {"i", "my", "me", "i'm", "i've"} & (ow | nw):
         out.append("first-person")
-    if not old_text.rstrip().endswith((".", "!", "?")):
+    if not all(t.rstrip().endswith((".", "!", "?")) for t in (old_text, new_text)):
         out.append("unpunctuated")
     return out
 
@@ -248,9 +270,14 @@ class Scorer:
         if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
             raise ValueError(f"{WEIGHTS.name}: calibration.platt must be [slope > 0, intercept]")
         self.slope, self.intercept = float(platt[0]), float(platt[1])
-        self.threshold = float(data["threshold"])
-        if not 0.0 < self.threshold < 1.0:
-            raise ValueError(f"{WEIGHTS.name}: threshold must lie between 0 and 1")
+        threshold = data["threshold"]
+        self.rule_threshold, self.looser_threshold = float(threshold["rule"]), float(threshold["looser"])
+        if not (0.0 < self.rule_threshold < 1.0 and 0.0 < self.looser_threshold < 1.0):
+            raise ValueError(f"{WEIGHTS.name}: thresholds must lie between 0 and 1")
+
+    def threshold(self, rule: str | None) -> float:
+        """The probability a pair needs: lower when a rule proposed it than when only :func:`swap` did."""
+        return self.rule_threshold if rule else self.looser_threshold
 
     def probability(self, feats: list[str]) -> float:
         z = self.slope * (self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))) + self.intercept
