@@ -271,12 +271,15 @@ class Scorer:
             raise ValueError(f"{WEIGHTS.name}: calibration.platt must be [slope > 0, intercept]")
         self.slope, self.intercept = float(platt[0]), float(platt[1])
         threshold = data["threshold"]
-        self.rule_threshold, self.looser_threshold = float(threshold["rule"]), float(threshold["looser"])
-        if not (0.0 < self.rule_threshold < 1.0 and 0.0 < self.looser_threshold < 1.0):
+        self.rule_threshold = float(threshold["rule"])
+        looser = threshold.get("looser")
+        self.looser_threshold = float("inf") if looser is None else float(looser)
+        if not (0.0 < self.rule_threshold < 1.0 and (looser is None or 0.0 < self.looser_threshold < 1.0)):
             raise ValueError(f"{WEIGHTS.name}: thresholds must lie between 0 and 1")
 
     def threshold(self, rule: str | None) -> float:
-        """The probability a pair needs: lower when a rule proposed it than when only :func:`swap` did."""
+        """The probability a pair needs when a rule proposed it, and when only :func:`swap` did (infinite
+        when the looser reading is off: the scorer then only gates the rules)."""
         return self.rule_threshold if rule else self.looser_threshold
 
     def probability(self, feats: list[str]) -> float:
