@@ -17,7 +17,8 @@ model finds it more likely wrong than right (``RULE_THRESHOLD``); a pair only th
 needs the lowest probability, not below ``RULE_THRESHOLD``, at which those pairs' out-of-fold precision is at least ``TARGET`` on the
 supersession pairs and 1.0 on the consolidation pairs (dev). Out of fold, a single threshold high enough
 for 0.96 also dropped right rule proposals the sets do not cover well (a database's new name), and the
-rule proposals it dropped were as often right as wrong. The file holds the weights, the bias, the two Platt numbers
+rule proposals it dropped were as often right as wrong. The looser reading is off (``LOOSER``): the scorer
+then only gates the rules' proposals; its out-of-fold figures are still printed. The file holds the weights, the bias, the two Platt numbers
 and the threshold, rounded, with sorted keys: the same data and code rebuild it byte for byte. ``--check``
 rebuilds and compares instead of writing (exit 1 if they differ).
 """
