@@ -3,24 +3,24 @@
     python bench/train_supersession_scorer.py [--check] [--out FILE] [--c C]
 
 Training data (dev halves only; the test halves are never read): every pair of
-``bench/data/supersession_pairs.jsonl`` and ``bench/data/consolidation_pairs.jsonl`` whose texts, or first
-clauses, differ in one short span (:func:`knotwork.hygiene.pair_scorer.swap`): the candidates the scorer
-sees on add. A candidate is right when its label is SUPERSEDE. The cosine of each pair is the configured
-embedder's (default: the bundled MiniLM), as on add.
+``bench/data/supersession_pairs.jsonl`` and ``bench/data/consolidation_pairs.jsonl`` whose texts, or first clauses,
+differ in one short span (:func:`knotwork.hygiene.pair_scorer.swap`): the candidates the scorer sees on add. A
+candidate is right when its label is SUPERSEDE. The cosine of each pair is the configured embedder's (default: the
+bundled MiniLM), as on add.
 
 A logistic regression (scikit-learn, L2, liblinear) over the named binary features of
-:func:`knotwork.hygiene.pair_scorer.features` gives a raw score; Platt scaling fitted on out-of-fold raw
-scores maps it to a probability. Folds (five) are grouped by sentence family: a pair's old text with digits
-and case removed (so "supports Python 3.7+" and "3.8+" never score each other: the halves were split the
-same way). Two thresholds: a pair a rule proposed (``value_change``, ``frame_change``) is kept unless the
-model finds it more likely wrong than right (``RULE_THRESHOLD``); a pair only the looser reading proposes
-needs the lowest probability, not below ``RULE_THRESHOLD``, at which those pairs' out-of-fold precision is at least ``TARGET`` on the
-supersession pairs and 1.0 on the consolidation pairs (dev). Out of fold, a single threshold high enough
-for 0.96 also dropped right rule proposals the sets do not cover well (a database's new name), and the
-rule proposals it dropped were as often right as wrong. The looser reading is off (``LOOSER``): the scorer
-then only gates the rules' proposals; its out-of-fold figures are still printed. The file holds the weights, the bias, the two Platt numbers
-and the threshold, rounded, with sorted keys: the same data and code rebuild it byte for byte. ``--check``
-rebuilds and compares instead of writing (exit 1 if they differ).
+:func:`knotwork.hygiene.pair_scorer.features` gives a raw score; Platt scaling fitted on out-of-fold raw scores
+maps it to a probability. Folds (five) are grouped by sentence family: a pair's old text with digits and case
+removed (so "supports Python 3.7+" and "3.8+" never score each other: the halves were split the same way). Two
+thresholds: a pair a rule proposed (``value_change``, ``frame_change``) is kept unless the model finds it more
+likely wrong than right (``RULE_THRESHOLD``); a pair only the looser reading proposes needs the lowest probability,
+not below ``RULE_THRESHOLD``, at which those pairs' out-of-fold precision is at least ``TARGET`` on the
+supersession pairs and 1.0 on the consolidation pairs (dev). Out of fold, a single threshold high enough for 0.96
+also dropped right rule proposals the sets do not cover well (a database's new name), and the rule proposals it
+dropped were as often right as wrong. The looser reading is off (``LOOSER``): the scorer then only gates the rules'
+proposals; its out-of-fold figures are still printed. The file holds the weights, the bias, the two Platt numbers
+and the threshold, rounded, with sorted keys: the same data and code rebuild it byte for byte. ``--check`` rebuilds
+and compares instead of writing (exit 1 if they differ).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from consolidation import PAIRS as CONSOLIDATION  # noqa: E402
 from consolidation import cosines  # noqa: E402
 
 SUPERSESSION = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
-C = 0.25  # L2 strength: of 0.25, 0.5, 1 (dev, out of fold) the most recall at precision >= TARGET (0.771 against 0.752, 0.705)
+C = 0.25  # L2 strength. Of 0.25, 0.5, 1 (dev, out of fold, one threshold for all candidates): the most recall at
+# precision >= TARGET (0.771, 0.752, 0.705); log loss 0.178, 0.176, 0.178.
 MIN_COUNT = 2  # a feature seen fewer times is left out (its weight would be noise)
 FOLDS = 5
 DIGITS = 5

@@ -35,6 +35,11 @@ candidates (same workspace and partition, current) and acts on the decision.
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
 cosine and the thresholds were chosen on labelled pairs (bench/consolidation.py,
 results in bench/RESULTS.md) for precision first.
+
+The two SUPERSEDE rules only propose: the pair scorer (:mod:`~knotwork.hygiene.pair_scorer`, a logistic
+model fitted on the dev halves of the labelled pairs) drops a proposal it finds more likely wrong than right
+("fd is readable" / "writable", "OS X" / "macOS"); a role's new holder, which no labelled pair covers, is
+left to its rule (:func:`supersedes`).
 """
 
 from __future__ import annotations
