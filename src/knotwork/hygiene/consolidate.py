@@ -185,8 +185,8 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     weights file the rules decide alone."""
     rule, change = proposed(old_text, new_text, cosine, old, new)
     model = pair_scorer.load()
-    if model is None:
-        return change
+    if model is None or (rule is None and model.threshold(None) == float("inf")):
+        return change  # no weights: the rules alone; no rule and the looser reading off: nothing to score
     found = pair_scorer.swap(old_text, new_text)
     if found is None:
         return None
