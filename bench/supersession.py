@@ -9,7 +9,7 @@ Reported per half: supersession precision (of the pairs the rules retire, the sh
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that
 lose a true memory (an ADD pair decided SUPERSEDE or NOOP). Rules are tuned on dev; test is reported as is.
 
-Run: python bench/supersession.py [--sweep] [--show dev|test] [--kind revision|same-document|adapted]
+Run: python bench/supersession.py [--sweep] [--show dev|test] [--kind revision|same-document|adapted] [--half dev|test]
 """
 
 from __future__ import annotations
@@ -74,16 +74,19 @@ def main() -> None:
     parser.add_argument("--show", choices=("dev", "test"), help="print that half's errors")
     parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floors on dev")
     parser.add_argument("--kind", help="only pairs of this kind (revision, same-document, adapted)")
+    parser.add_argument("--half", choices=("dev", "test"), help="score only this half (tune on dev alone)")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}; SUPERSEDE_COSINE {c.SUPERSEDE_COSINE}")
     pairs = [json.loads(line) for line in PAIRS.open()]
     if args.kind:
         pairs = [p for p in pairs if p["kind"] == args.kind]
+    if args.half:
+        pairs = [p for p in pairs if p["split"] == args.half]
     cos = cosines(pairs)
     if args.sweep:
         sweep(pairs, cos)
     found = decisions(pairs, cos)
-    for split in ("dev", "test"):
+    for split in (args.half,) if args.half else ("dev", "test"):
         idx = [i for i, p in enumerate(pairs) if p["split"] == split]
         report(split, [pairs[i]["label"] for i in idx], [found[i].kind for i in idx])
         if args.show == split:

@@ -35,6 +35,11 @@ candidates (same workspace and partition, current) and acts on the decision.
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
 cosine and the thresholds were chosen on labelled pairs (bench/consolidation.py,
 results in bench/RESULTS.md) for precision first.
+
+The two SUPERSEDE rules only propose: the pair scorer (:mod:`~knotwork.hygiene.pair_scorer`, a logistic
+model fitted on the dev halves of the labelled pairs) drops a proposal it finds more likely wrong than right
+("fd is readable" / "writable", "OS X" / "macOS"); a role's new holder, which no labelled pair covers, is
+left to its rule (:func:`supersedes`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+
+from knotwork.hygiene import pair_scorer
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -149,11 +156,47 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
-            return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
-        if (change := frame_change(old_text, new_text, cosine)):
+        if change := supersedes(old_text, new_text, cosine, old, new):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
+
+
+def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
+             new: list[str] | None = None) -> tuple[str | None, str | None]:
+    """(which rule, the changed value) when a rule reads ``new_text`` as ``old_text`` with one value changed,
+    else (None, None)."""
+    old = words(old_text) if old is None else old
+    new = words(new_text) if new is None else new
+    if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
+        return "value", change
+    if change := frame_change(old_text, new_text, cosine):
+        return "frame", change
+    return None, None
+
+
+def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
+               new: list[str] | None = None) -> str | None:
+    """The changed value when the newer text retires the older one, else None.
+
+    The rules above and a looser reading (:func:`knotwork.hygiene.pair_scorer.swap`: the texts, or their
+    first clauses, differ in one short span) propose; the pair scorer keeps a proposal only when its
+    probability reaches the shipped threshold: 0.5 for a rule's proposal (dropped when more likely wrong
+    than right), a higher one chosen on dev pairs for precision first for the looser reading's. Without the
+    weights file the rules decide alone."""
+    rule, change = proposed(old_text, new_text, cosine, old, new)
+    model = pair_scorer.load()
+    if model is None or (rule is None and model.threshold(None) == float("inf")):
+        return change  # no weights: the rules alone; no rule and the looser reading off: nothing to score
+    found = pair_scorer.swap(old_text, new_text)
+    if found is None:
+        return None
+    if rule == "frame" and found.i1 == 0:
+        # A role's new holder ("Alice Chen is the tech lead of T" -> "Marcus Lee is ..."): the labelled pairs hold
+        # no such change, so the scorer has nothing to say about it; the holder rule's narrow frame decides alone.
+        return change
+    if model.probability(pair_scorer.features(old_text, new_text, cosine, found, rule)) < model.threshold(rule):
+        return None
+    return change or f"{' '.join(found.gone).lower()} -> {' '.join(found.came).lower()}"
 
 
 def _respelled(gone: list[str], came: list[str]) -> bool:
