@@ -57,3 +57,6 @@ def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_ans
     with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
         assert [q for q in UNRELATED if mem.search(q, workspace="w")] == []
         assert [(h.memory.id, h.score) for h in mem.search(ANSWERED, workspace="w")] == before[ANSWERED]
+        miss = elsewhere.search(mem, ANSWERED, workspace="other")  # a miss names where the rule keeps a hit
+        assert list(miss) == [] and miss.elsewhere == {"w": len(before[ANSWERED])}
+        assert elsewhere.search(mem, UNRELATED[1], workspace="other").elsewhere == {}
