@@ -15,8 +15,13 @@ every floor's figures:
 The floor is chosen on the dev halves (the largest F whose loss on every set's dev half is at most 0.005, and
 its nothing-rate) and reported on both halves. The questions of kind ``none`` in convo and convo2 (about
 the store's people, never answered) and LongMemEval's ``_abs`` questions are reported beside them: they
-ask about what the store talks of. Deterministic; CPU-heavy (LongMemEval embeds 10,866 turns): run it with
-``nice``, alone.
+ask about what the store talks of. Deterministic; CPU-heavy (LongMemEval embeds 10,866 turns; ``--lme-questions
+N`` keeps N questions and their own sessions): run it with ``nice``, alone.
+
+Each row also holds what the learned rule of src/knotwork/search/answerable.py reads. ``--fit W.json`` fits that
+rule on the dev halves (of ``--fit-sets``, default every set read) and writes its weights; ``--rule W.json``
+reports given weights. The shipped weights: ``--rows all.json --fit ../src/knotwork/search/data/answerable.json
+--fit-sets codemem,convo,convo2`` (bench/RESULTS.md).
 """
 
 from __future__ import annotations
