@@ -15,8 +15,13 @@ every floor's figures:
 The floor is chosen on the dev halves (the largest F whose loss on every set's dev half is at most 0.005, and
 its nothing-rate) and reported on both halves. The questions of kind ``none`` in convo and convo2 (about
 the store's people, never answered) and LongMemEval's ``_abs`` questions are reported beside them: they
-ask about what the store talks of. Deterministic; CPU-heavy (LongMemEval embeds 10,866 turns): run it with
-``nice``, alone.
+ask about what the store talks of. Deterministic; CPU-heavy (LongMemEval embeds 10,866 turns; ``--lme-questions
+N`` keeps N questions and their own sessions): run it with ``nice``, alone.
+
+Each row also holds what the learned rule of src/knotwork/search/answerable.py reads. ``--fit W.json`` fits that
+rule on the dev halves (of ``--fit-sets``, default every set read) and writes its weights; ``--rule W.json``
+reports given weights. The shipped weights: ``--rows all.json --fit ../src/knotwork/search/data/answerable.json
+--fit-sets codemem,convo,convo2`` (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["KNOTWORK_SEARCH_FLOOR"] = "0"  # measure the scores the floor would cut
+os.environ["KNOTWORK_SEARCH_ANSWERABLE"] = "0"  # and what the learned rule reads, without it cutting
 
 UNANSWERABLE = Path(__file__).resolve().parent / "data" / "unanswerable"
 SETS = ("codemem", "convo", "convo2", "longmemeval")
@@ -49,12 +55,15 @@ class Recorded:
         self.top: float | None = None
         self.scores: list[float] = []  # every hit's, best first
         self.parts: dict[str, float] = {}  # the best hit's score from each stage (explain)
+        self.features: dict[str, float] | None = None  # what the learned rule reads (search/answerable.py)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         hits = self.search(*args, **{**kwargs, "explain": True})
         self.top = hits[0].score if hits else None
         self.scores = [h.score for h in hits]
         self.parts = dict(hits[0].explain or {}) if hits else {}
+        trace = getattr(self.search.__self__, "last_trace", None)
+        self.features = trace.answerable if trace is not None else None
         return hits
 
 
@@ -65,7 +74,7 @@ def unanswerable(name: str) -> list[dict[str, Any]]:
 def row(qid: str, half: str, kind: str, recorded: Recorded, hits: dict[str, Any] | None = None) -> dict[str, Any]:
     at5 = {k: float(v) for k, v in (hits or {}).items() if k.endswith("@5") and v is not None}
     return {"id": qid, "half": half, "kind": kind, "top": recorded.top, "at5": at5, "scores": recorded.scores,
-            "parts": recorded.parts}
+            "parts": recorded.parts, "features": recorded.features}
 
 
 def ask(kw: Any, retrieve: Callable[[Any], list[Any]], q: Any) -> tuple[list[Any], Recorded]:
@@ -117,11 +126,22 @@ def convo_rows(name: str, store_dir: Path, say: Callable[[str], None]) -> list[d
     return out
 
 
-def longmemeval_rows(store_dir: Path, say: Callable[[str], None], path: Path | None = None) -> list[dict[str, Any]]:
+def longmemeval_rows(store_dir: Path, say: Callable[[str], None], path: Path | None = None,
+                     questions: int | None = None) -> list[dict[str, Any]]:
+    """LongMemEval's pool, or with ``questions`` N the N questions spread over the set and only their own
+    sessions (the oracle file holds each question's evidence sessions): a smaller store, every question of it
+    still answerable there, and the unanswerable ones no more answerable than in the whole pool."""
     import longmemeval as lme
 
     data = lme.load(path or lme.DEFAULT_DATA)
-    kw = lme.KnotworkStore(data.turns, store_dir / "nothing-longmemeval.db")
+    name = "nothing-longmemeval.db"
+    if questions:
+        data.questions = lme.spread(data.questions, questions)
+        sessions = {s for q in data.questions for s in q.answer_sessions}
+        data.turns = [t for t in data.turns if t.session_id in sessions]
+        name = f"nothing-longmemeval-{questions}.db"
+        say(f"  longmemeval: {len(data.questions)} questions, {len(data.turns)} turns of their sessions")
+    kw = lme.KnotworkStore(data.turns, store_dir / name)
     kw.mem.search = Recorded(kw.mem.search)
     retrieve = kw.retriever(depth=DEPTH)
     out = []
@@ -164,11 +184,14 @@ def unrelated_neighbours(store_dir: Path) -> dict[str, Any]:
     return out
 
 
-def figures(rows: Sequence[dict[str, Any]], floor: float, half: str) -> dict[str, Any]:
-    """At ``floor``, on ``half``: the share of unanswerable (and own no-answer) questions answered with nothing,
-    and the loss of each @5 metric over the answerable ones."""
-    def emptied(r: dict[str, Any]) -> bool:
+def figures(rows: Sequence[dict[str, Any]], floor: float, half: str,
+            emptied: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+    """At ``floor`` (or by the rule ``emptied``), on ``half``: the share of unanswerable (and own no-answer)
+    questions answered with nothing, and the loss of each @5 metric over the answerable ones."""
+    def below(r: dict[str, Any]) -> bool:
         return r["top"] is None or r["top"] < floor
+
+    emptied = emptied or below
 
     mine = [r for r in rows if r["half"] == half]
     out: dict[str, Any] = {}
@@ -198,6 +221,63 @@ def choose(per_set: dict[str, list[dict[str, Any]]]) -> float:
     return best
 
 
+def _judgeable(r: dict[str, Any]) -> bool:
+    return r.get("features") is not None
+
+
+def fit(per_set: dict[str, list[dict[str, Any]]], out: Path) -> dict[str, Any]:
+    """The learned "answerable" rule (src/knotwork/search/answerable.py): a logistic regression over its
+    features, fitted on the dev halves only (every set's answerable questions against its unanswerable ones;
+    the own no-answer kinds are left out: they ask about what the store talks of), classes weighed alike; its
+    threshold the largest whose loss on every set's dev half is at most MAX_LOSS on every @5 metric. Written
+    to ``out`` as the JSON the package reads."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from knotwork.search.answerable import FEATURES
+
+    train = [r for rows in per_set.values() for r in rows
+             if r["half"] == "dev" and r["kind"] in ("answerable", "unanswerable") and _judgeable(r)]
+    x = np.array([[r["features"][f] for f in FEATURES] for r in train])
+    y = np.array([r["kind"] == "answerable" for r in train], dtype=int)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    lr = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit((x - mean) / scale, y)
+    weights: dict[str, Any] = {
+        "features": list(FEATURES), "mean": [round(float(v), 6) for v in mean], "scale": [round(float(v), 6) for v in scale],
+        "coef": [round(float(v), 6) for v in lr.coef_[0]], "intercept": round(float(lr.intercept_[0]), 6), "threshold": 0.0,
+        "fitted_on": {name: sum(1 for r in train if r in rows) for name, rows in per_set.items()},
+    }
+    score_rows(per_set, weights)
+    best = 0.0
+    for t in sorted({round(r["p"], 4) for rows in per_set.values() for r in rows if "p" in r and r["half"] == "dev"}):
+        cut = judged_by(t)
+        if all(v <= MAX_LOSS for rows in per_set.values() for k, v in figures(rows, 0, "dev", cut).items() if k.endswith(" loss")):
+            best = t
+        else:
+            break
+    weights["threshold"] = best
+    out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+    return weights
+
+
+def score_rows(per_set: dict[str, list[dict[str, Any]]], weights: dict[str, Any]) -> None:
+    """Each judged row's probability ``p`` under ``weights`` (the JSON the package reads)."""
+    import numpy as np
+
+    from knotwork.search.answerable import probability
+
+    w = {**weights, "mean": np.asarray(weights["mean"]), "scale": np.asarray(weights["scale"]), "coef": np.asarray(weights["coef"])}
+    for r in (r for rows in per_set.values() for r in rows if _judgeable(r)):
+        r["p"] = probability(r["features"], w)
+
+
+def judged_by(threshold: float) -> Callable[[dict[str, Any]], bool]:
+    """The rule at ``threshold``: a question is answered with nothing when it finds nothing or its best hit's
+    probability is below it (a search the rule does not judge keeps its hits)."""
+    return lambda r: r["top"] is None or ("p" in r and r["p"] < threshold)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS), help="comma list of " + ", ".join(SETS))
@@ -208,6 +288,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--similar", action="store_true",
                         help="also measure the similar-line floor on the stores in --store-dir (after a run of codemem, convo, convo2)")
     parser.add_argument("--lme-data", type=Path, help="longmemeval_oracle.json.gz (default: bench/longmemeval.py's)")
+    parser.add_argument("--fit", type=Path, help="fit the learned rule on the dev halves and write its weights here")
+    parser.add_argument("--rule", type=Path, help="report the learned rule of these weights (default: the package's)")
+    parser.add_argument("--fit-sets", help="comma list: fit on these sets' dev halves only (default: every set read)")
+    parser.add_argument("--lme-questions", type=int, help="LongMemEval: only this many questions (spread) and their sessions")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
     if set(wanted) - set(SETS):
@@ -227,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for name in wanted:
                 started = time.perf_counter()
                 say(f"{name}: building the store and searching ...")
-                per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say, args.lme_data)
+                per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say, args.lme_data, args.lme_questions)
                                  if name == "longmemeval" else convo_rows(name, store_dir, say))
                 say(f"  {name}: {len(per_set[name])} questions in {time.perf_counter() - started:.0f} s")
     floor = args.floor if args.floor is not None else choose(per_set)
@@ -239,6 +323,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         for half, f in report["sets"][name].items():
             shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
             print(f"{name} {half}: {shown}")
+    if args.fit or args.rule:
+        if args.fit:
+            chosen = [s.strip() for s in args.fit_sets.split(",")] if args.fit_sets else list(per_set)
+            weights = fit({k: v for k, v in per_set.items() if k in chosen}, args.fit)
+        else:
+            weights = json.loads(args.rule.read_text(encoding="utf-8"))
+        score_rows(per_set, weights)
+        rule = judged_by(weights["threshold"])
+        report["answerable_rule"] = {"threshold": weights["threshold"], "sets": {}}
+        print(f"learned rule: threshold {weights['threshold']:.4f} (dev); coef {dict(zip(weights['features'], weights['coef']))}")
+        for name, rows in per_set.items():
+            report["answerable_rule"]["sets"][name] = {half: figures(rows, 0, half, rule) for half in ("dev", "test")}
+            for half, f in report["answerable_rule"]["sets"][name].items():
+                shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
+                print(f"rule {name} {half}: {shown}")
     if args.similar:
         report["similar"] = unrelated_neighbours(args.store_dir)
         print(json.dumps(report["similar"], indent=1))

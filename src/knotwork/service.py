@@ -448,13 +448,15 @@ class Knotwork(Parts, GraphApi):
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
         at = _optional_time(now, "now") or temporal.now()
-        from knotwork.search.floor import above_floor
+        from knotwork.search.floor import above_floor, answered
         from knotwork.search.pipeline import Query
 
         q = Query(text, flt, rules.limit(limit), at, center_id)
         with self.foreground.held():  # a worker thread of this process waits meanwhile
             cands, memories, trace = self._pipeline.run(chosen, q)
         cands = above_floor(chosen, cands, self.settings.search_floor, center_id)  # nothing matches: say so
+        cands, trace.answerable = answered(chosen, cands, memories, text, flt.workspace, self._pipeline.lexical,
+                                           self.settings.search_answerable, explain, center_id, trace.tops, q.at)
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
             self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)

@@ -82,3 +82,19 @@ def test_a_miss_through_the_server_names_where_to_look_as_in_process(launcher: H
                                        "1 match in workspace 'ledgerly'; pass -w ledgerly.")
     assert json.loads(cli(home, env, "search", query, "-w", "ledgerlyy", "--json").out)["unknown_workspace"] == "ledgerlyy"
     assert json.loads(cli(home, env, "search", "tokens", "-w", "ledgerly", "--json").out).get("unknown_workspace") is None
+
+
+def test_a_listing_of_a_workspace_that_does_not_exist_names_it_as_in_process(launcher: HttpLauncher, tmp_path: Path) -> None:
+    """``list -w`` with a misspelt workspace says that workspace holds nothing, through a server as in process
+    (exit 0, as a search's miss); an existing workspace's listing and an empty store's default do not."""
+    home = tmp_path / "home"
+    served = launcher.start(home / "knotwork.db")
+    env = port_env(served)
+    assert cli(home, env, "list")[:2] == (0, "No memories.")
+    assert cli(home, env, "add", "Session tokens are cached in Valkey for 15 minutes.", "-w", "ledgerly")[0] == 0
+    remote, local = cli(home, env, "list", "-w", "ledgerlyy"), cli(home, LOCAL, "list", "-w", "ledgerlyy")
+    assert remote.code == local.code == 0 and not remote.loaded
+    assert remote.out == local.out == "No memories: workspace 'ledgerlyy' does not exist (nothing is stored in it)."
+    assert json.loads(cli(home, env, "list", "-w", "ledgerlyy", "--json").out)["unknown_workspace"] == "ledgerlyy"
+    listed = json.loads(cli(home, env, "list", "-w", "ledgerly", "--json").out)
+    assert len(listed["memories"]) == 1 and "unknown_workspace" not in listed

@@ -41,3 +41,22 @@ def test_a_relative_fusion_and_a_named_memory_are_never_emptied(target: str) -> 
         assert mem.search(ANSWERED, workspace="w", recipe="memory_chat_turns")  # scores of this query alone
         named = mem.search("ADR-0042", workspace="w")
         assert named and named[0].memory.content == NOTES[1]
+
+
+def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_answers(target: str) -> None:
+    """``search_answerable`` (search/answerable.py): questions about what the store never mentions find nothing,
+    a question it answers keeps every hit in order, and what the rule reads does not depend on ``limit``."""
+    with knotwork.open(target) as mem:  # the default: off, but ``explain`` shows what the rule would read
+        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        before = {q: [(h.memory.id, h.score) for h in mem.search(q, workspace="w")] for q in [*UNRELATED, ANSWERED]}
+        mem.search(ANSWERED, workspace="w", limit=1, explain=True)
+        one = mem.last_trace.answerable
+        mem.search(ANSWERED, workspace="w", limit=10, explain=True)
+        assert one is not None and one == mem.last_trace.answerable
+    assert all(before[q] for q in UNRELATED)  # without the rule, off-topic questions find something
+    with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
+        assert [q for q in UNRELATED if mem.search(q, workspace="w")] == []
+        assert [(h.memory.id, h.score) for h in mem.search(ANSWERED, workspace="w")] == before[ANSWERED]
+        miss = elsewhere.search(mem, ANSWERED, workspace="other")  # a miss names where the rule keeps a hit
+        assert list(miss) == [] and miss.elsewhere == {"w": len(before[ANSWERED])}
+        assert elsewhere.search(mem, UNRELATED[1], workspace="other").elsewhere == {}

@@ -234,8 +234,8 @@ def test_a_server_with_a_token_asks_for_it_once_and_then_answers(browser_context
             tab.close()
 
 
-def options(page: Any, selector: str) -> list[str]:
-    return page.locator(selector).evaluate_all("els => els.map(e => e.value)")
+def options(page: Any, selector: str, field: str = "value") -> list[str]:
+    return page.locator(selector).evaluate_all(f"els => els.map(e => e.{field})")
 
 
 def test_a_token_limited_to_one_workspace_sees_that_workspace_alone(page: Any, tmp_path: Path) -> None:
@@ -359,3 +359,28 @@ def test_a_hits_age_is_since_it_became_true_with_the_stored_time_beside_it(page:
     hit = page.locator(f'li.hit[data-id="{told_late}"]')
     hit.wait_for()
     assert hit.locator(".age").inner_text() in ("1y ago (stored now)", "1y ago (stored 1m ago)")
+
+
+def test_dashboard_counts_by_when_memories_became_true_and_shows_the_whole_store_path(browser_context: Any, tmp_path: Path) -> None:
+    """The activity charts count a memory in the period it became true (the age every view shows), or, when
+    asked, in the one it was stored; the health card shows the store's whole path, wrapped, and names it in a
+    tooltip."""
+    folder = tmp_path / "a-store-kept-in-a-folder-whose-name-goes-on-and-on-past-the-width-of-a-card" / "nested"
+    folder.mkdir(parents=True)
+    with knotwork.open(folder / "knotwork.db", settings=Settings(embedder="none")) as mem:
+        stored = mem.add("We moved the billing service to Postgres.", workspace="w", valid_at="2019-03-01T00:00:00Z")
+        with serving(mem) as http:
+            tab = browser_context.new_page()
+            try:
+                open_view(tab, str(http.base_url).rstrip("/"), "/dashboard?bucket=year")
+                bars = '[data-chart="by workspace"] rect.bar title'
+                assert options(tab, bars, "textContent") == ["2019 · w: 1"]
+                tab.locator("select#by").select_option("created")
+                tab.wait_for_function("location.hash.includes('by=created')")
+                tab.wait_for_selector('#view[data-ready] [data-chart="by workspace"] rect.bar')
+                assert options(tab, bars, "textContent") == [f"{stored.created_at.year} · w: 1"]
+                where = tab.locator("#health .store-path")
+                assert str(folder) in where.inner_text() and str(folder) in (where.get_attribute("title") or "")
+                assert where.evaluate("e => e.scrollWidth <= e.clientWidth && e.closest('.card').scrollWidth <= e.closest('.card').clientWidth")
+            finally:
+                tab.close()

@@ -51,6 +51,8 @@ def test_activity_counts_every_memory_once_per_dimension(mem: Knotwork, seeded: 
     with serving(mem) as http:
         act = http.get("/ui/api/activity", params={"bucket": "day"}).json()
         bad = http.get("/ui/api/activity", params={"bucket": "week"})
+        bad_by = http.get("/ui/api/activity", params={"by": "updated"})
+    assert act["by"] == "valid" and bad_by.status_code == 400 and bad_by.json()["error"]["field"] == "by"
     assert len(act["periods"]) == 1 and len(act["periods"][0]) == 10
     for dimension in ("workspace", "category", "agent"):
         assert sum(sum(v) for v in act["series"][dimension].values()) == 2

@@ -73,6 +73,8 @@ const OWNERS = "the owner's token shows it (this one is limited to some workspac
 
 export async function dashboardView(root: HTMLElement, params: URLSearchParams): Promise<void> {
   const bucket = params.get("bucket") ?? "month";
+  // Counted by when each memory became true (valid_at: the age every view shows) unless asked by when it was stored.
+  const by = params.get("by") === "created" ? "created" : "valid";
   clear(root, h("h1", {}, "Dashboard"), h("p", { class: "muted" }, "Loading…"));
   try {
     const [whole, status, latency, savings, queue, activity] = await Promise.all([
@@ -81,7 +83,7 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
       api<any>("GET", "/ui/api/latency"),
       api<any>("GET", "/ui/api/token_savings"),
       ownerOnly("/extraction"),
-      api<any>("GET", `/ui/api/activity${query({ bucket })}`),
+      api<any>("GET", `/ui/api/activity${query({ bucket, by })}`),
     ]);
     // A limited token: the counts of its workspaces (and the global scope's), from /status.
     const stats = whole ?? { memories: status.memories, links: status.links, vectors: status.vectors, retired: null, size_bytes: null, embedded_memories: null };
@@ -103,8 +105,11 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
       health.push(`graph worker: ${worker.process ? "a process" : "in each process"}${last}`);
     }
     for (const f of status.graph_failures ?? []) health.push(`graph failed: ${f.memory_id} after ${f.attempts} tries (${f.given_up ? "given up" : "tried again"}): ${f.error ?? "no reason recorded"}`);
-    const buckets = h("label", {}, "per ", h("select", { id: "bucket", onchange: (e: Event) => { location.hash = `#/dashboard?bucket=${(e.target as HTMLSelectElement).value}`; } },
+    const go = (b: string, w: string) => { location.hash = `#/dashboard?bucket=${b}&by=${w}`; };
+    const buckets = h("label", {}, "per ", h("select", { id: "bucket", onchange: (e: Event) => go((e.target as HTMLSelectElement).value, by) },
       ["day", "month", "year"].map((b) => h("option", { value: b, selected: b === bucket }, b))));
+    const times = h("label", {}, " of ", h("select", { id: "by", onchange: (e: Event) => go(bucket, (e.target as HTMLSelectElement).value) },
+      [["valid", "when they became true"], ["created", "when they were stored"]].map(([v, text]) => h("option", { value: v, selected: v === by }, text))));
     clear(root,
       h("h1", {}, "Dashboard"),
       h("div", { class: "stats" },
@@ -116,7 +121,7 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
         stat("schema", status.schema_version, status.embedder),
       ),
       h("div", { class: "cols3" },
-        h("section", { class: "card", id: "health" }, h("h2", {}, "Health"), h("ul", {}, health.map((x) => h("li", {}, x))), h("p", { class: "muted" }, `${status.store} · knotwork ${status.version}`)),
+        h("section", { class: "card", id: "health" }, h("h2", {}, "Health"), h("ul", {}, health.map((x) => h("li", {}, x))), h("p", { class: "muted store-path", title: status.store }, `${status.store} · knotwork ${status.version}`)),
         h("section", { class: "card", id: "latency" }, h("h2", {}, "Latency (this server)"),
           h("table", {},
             h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "calls"), h("th", {}, "p50"), h("th", {}, "p95"))),
@@ -135,7 +140,7 @@ export async function dashboardView(root: HTMLElement, params: URLSearchParams):
           h("table", {}, h("tbody", {}, Object.entries(queue?.counts ?? {}).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", { class: "num" }, String(v)))))),
         ),
       ),
-      h("h2", {}, "Memories created ", buckets),
+      h("h2", {}, "Memories ", buckets, times),
       h("div", { class: "charts" },
         stackedBars(activity.periods, activity.series.workspace, "by workspace", "(global)"),
         stackedBars(activity.periods, activity.series.category, "by category"),

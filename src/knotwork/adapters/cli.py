@@ -289,7 +289,8 @@ def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @through_server
 def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, all_workspaces: bool, **opts: Any) -> str:
     """List memories, newest first."""
-    page = mem.list(
+    page = elsewhere.listed(
+        mem,
         workspace=_workspace(settings, workspace, all_workspaces),
         agent_id=opts["agent_id"],
         category=opts["category"],

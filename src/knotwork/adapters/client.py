@@ -229,7 +229,7 @@ class RemoteKnotwork:
         if "tags" in query:
             query["tag"] = query.pop("tags")
         answer = self._call("GET", "/memories", query=query)
-        return Page([Memory.from_dict(m) for m in answer["memories"]], answer.get("next_cursor"))
+        return Page([Memory.from_dict(m) for m in answer["memories"]], answer.get("next_cursor"), answer.get("unknown_workspace"))
 
     def search(self, query: str, **options: Any) -> list[Hit]:
         answer = self._call("POST", "/search", {"query": query, **_drop_none(options)})

@@ -365,7 +365,8 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """List memories, newest first."""
-        page = mem.list(
+        page = elsewhere.listed(
+            mem,
             workspace=ws(workspace),
             agent_id=agent_id,
             category=category,

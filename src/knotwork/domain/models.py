@@ -185,14 +185,19 @@ class Hits(list):
 
 
 class Page(list):
-    """A list of memories plus the cursor that fetches the next page (None at the end)."""
+    """A list of memories plus the cursor that fetches the next page (None at the end); ``unknown_workspace``:
+    the workspace asked about when no memory is stored in it (as :class:`Hits`)."""
 
-    def __init__(self, items: list[Memory], next_cursor: str | None) -> None:
+    def __init__(self, items: list[Memory], next_cursor: str | None, unknown_workspace: str | None = None) -> None:
         super().__init__(items)
         self.next_cursor = next_cursor
+        self.unknown_workspace = unknown_workspace
 
     def to_dict(self) -> dict[str, Any]:
-        return {"memories": [m.to_dict() for m in self], "next_cursor": self.next_cursor}
+        out: dict[str, Any] = {"memories": [m.to_dict() for m in self], "next_cursor": self.next_cursor}
+        if self.unknown_workspace:
+            out["unknown_workspace"] = self.unknown_workspace
+        return out
 
 
 ALL_WORKSPACES = "*"

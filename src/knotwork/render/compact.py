@@ -146,7 +146,8 @@ def failed(operation: str, reason: str) -> str:
 # -- reads -------------------------------------------------------------------------
 def page(p: Page, view: View) -> str:
     if not p:
-        return "No memories."
+        unknown = getattr(p, "unknown_workspace", None)
+        return f"No memories: workspace {unknown!r} does not exist (nothing is stored in it)." if unknown else "No memories."
     lines = [_line(m, view) for m in p]
     if p.next_cursor:
         lines.append(f"next cursor: {p.next_cursor}")

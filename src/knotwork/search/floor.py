@@ -10,21 +10,49 @@ list whose best hit passes it: a right answer at rank 4 stays there. It applies 
 the same in every query (``convex``); a relative fusion (``rrf``, ``weighted``) ranks within one query only,
 and is left as it is, as are a search around a ``center`` and one that names a memory by an identifier (the
 ``names`` source): those say what they want. The figures behind the default: bench/nothing.py, bench/RESULTS.md.
+
+A floor alone leaves off-topic questions that share a common word with some memory answered; the learned rule
+of :mod:`~knotwork.search.answerable` (``Settings.search_answerable``) judges the best hit on more than its
+score, under the same conditions (:func:`answered`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from knotwork.search.fusion import RELATIVE_FUSIONS
 from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import Candidate
 
 
+def _judged(recipe: Recipe, candidates: Sequence[Candidate], center: str | None) -> bool:
+    """Whether a search's hits may be judged at all: an absolute fusion, no center, no memory named."""
+    if not candidates or center or recipe.fusion in RELATIVE_FUSIONS:
+        return False
+    return not any("names" in c.scores for c in candidates)
+
+
 def above_floor(recipe: Recipe, candidates: Sequence[Candidate], floor: float, center: str | None = None) -> list[Candidate]:
     """``candidates`` as they are, or none when the best scores below ``floor`` (see the module)."""
-    if not candidates or floor <= 0 or center or recipe.fusion in RELATIVE_FUSIONS:
-        return list(candidates)
-    if any("names" in c.scores for c in candidates):
+    if floor <= 0 or not _judged(recipe, candidates, center):
         return list(candidates)
     return list(candidates) if candidates[0].score >= floor else []
+
+
+def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[str, Any], text: str, workspace: str | None,
+             lexical: Any, on: bool, measure: bool = False, center: str | None = None,
+             tops: Mapping[str, float] | None = None, at: Any = None) -> tuple[list[Candidate], dict[str, float] | None]:
+    """``candidates`` as they are, or none when ``on`` and the learned rule says the best hit answers nothing
+    (:mod:`~knotwork.search.answerable`); with the numbers the rule read (None: not judged; computed only when
+    ``on`` or ``measure``). ``contents`` maps a candidate's id to its memory; ``tops`` each source's best score;
+    ``at`` when the question is asked."""
+    if not (on or measure) or not _judged(recipe, candidates, center):
+        return list(candidates), None
+    from knotwork.search.answerable import answerable, features, query_df
+
+    best = candidates[0]
+    df, live = query_df(lexical, text, workspace)
+    memory = contents[best.id]
+    values = features(text, best.scores, best.score, memory.content, df, live, tops, at, memory.valid_at)
+    return (list(candidates) if not on or answerable(values) else []), values

@@ -362,6 +362,18 @@ class LexicalIndex:
                 out[t] = IDF(live, df) if df else 0.0
             return out
 
+    def frequencies(self, terms: Sequence[str], workspace: str | None = ALL_WORKSPACES) -> tuple[dict[str, int], int]:
+        """Each of ``terms``' document frequency over the memories ``workspace`` sees, and how many those are."""
+        self.sync()
+        with self._lock:
+            scopes = self._visible(workspace)
+            out: dict[str, int] = {}
+            for t in dict.fromkeys(terms):
+                term = self._vocab.get(t)
+                found = [(s, s.postings(term)) for s in scopes] if term is not None else []
+                out[t] = sum(int(s.alive[p[0]].sum()) for s, p in found if p is not None)
+            return out, sum(s.live for s in scopes)
+
     def search(self, terms: Sequence[str], k: int, workspace: str | None = ALL_WORKSPACES,
                parts: Sequence[str] = ()) -> list[LexicalHit]:
         """The ``k`` best BM25 matches for the (analyzed, distinct) query ``terms``, best first.

@@ -51,6 +51,8 @@ class Trace:
     """What a search did: each stage in order, how many candidates it produced and how long it took."""
 
     stages: list[tuple[str, int, float]] = field(default_factory=list)
+    answerable: dict[str, float] | None = None  # what the "nothing matches" rule read (search/answerable.py)
+    tops: dict[str, float] = field(default_factory=dict)  # each source's best score, whatever the fusion kept
 
     def add(self, stage: str, count: int, started: float) -> None:
         self.stages.append((stage, count, (time.perf_counter() - started) * 1000))
@@ -247,6 +249,8 @@ class Pipeline:
         for source in recipe.sources:
             ranked[source], took = self._timed(source, q, n, state)
             trace.stages.append((f"source:{source}", len(ranked[source]), took))
+            if ranked[source]:
+                trace.tops[source] = max(s for _, s in ranked[source])
 
         started = time.perf_counter()
         if recipe.fusion == "rrf":

@@ -47,11 +47,13 @@ class Choices:
 
 @dataclass(frozen=True, slots=True)
 class Activity:
-    """Memories created per period, split by workspace, category, partition (agent) and tag key."""
+    """Memories per period (of when each became true, or of when it was stored), split by workspace, category,
+    partition (agent) and tag key."""
 
     bucket: str
     periods: list[str]
     series: dict[str, dict[str, list[int]]]  # dimension -> key -> count per period
+    by: str = "valid"  # the time counted: "valid" (valid_at, the age every surface shows) or "created"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,17 +155,21 @@ def tag_keys(mem: Knotwork, limit: int = 200, workspaces: frozenset[str] | None 
     return [k for k, _ in tags.most_common(rules.limit(limit))]
 
 
-def activity(mem: Knotwork, bucket: str = "month", workspaces: frozenset[str] | None = None) -> Activity:
-    """Memories (retired ones too; of ``workspaces``, when given) by the period of ``created_at``; each
+def activity(mem: Knotwork, bucket: str = "month", workspaces: frozenset[str] | None = None, by: str = "valid") -> Activity:
+    """Memories (retired ones too; of ``workspaces``, when given) by the period of ``valid_at`` (when each
+    became true: the time every age is read from, docs/concepts.md) or, with ``by="created"``, of
+    ``created_at`` (when it was stored; an import of old notes piles up on the import's day there); each
     dimension keeps its :data:`TOP_KEYS` largest keys and sums the rest as ``other``. ``''`` is global /
     none / shared."""
     if bucket not in BUCKETS:
         raise InvalidInput("bucket", f"must be one of {', '.join(BUCKETS)}, not {quote(bucket)}")
+    if by not in ("valid", "created"):
+        raise InvalidInput("by", f"must be valid or created, not {quote(by)}")
     width = BUCKETS[bucket]
     counts: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     periods: set[str] = set()
     for m in _memories(mem, workspaces):
-        period = to_text(m.created_at)[:width]
+        period = to_text(m.valid_at if by == "valid" else m.created_at)[:width]
         periods.add(period)
         counts["workspace"][(m.workspace or "", period)] += 1
         counts["category"][(m.category or "", period)] += 1
@@ -183,7 +189,7 @@ def activity(mem: Knotwork, bucket: str = "month", workspaces: frozenset[str] | 
             name = key if key in keep else "other"
             lines.setdefault(name, [0] * len(ordered))[at[period]] += n
         series[dimension] = dict(sorted(lines.items(), key=lambda kv: -sum(kv[1])))
-    return Activity(bucket, ordered, series)
+    return Activity(bucket, ordered, series, by)
 
 
 def token_savings(mem: Knotwork) -> TokenSavings:

@@ -1,7 +1,8 @@
 """Misses that say where to look: a memory search, an entity or fact search of the knowledge graph, or an
 entity lookup that finds nothing in the workspace it was asked about, but would in other workspaces its caller
 reads, names them ("2 matches in workspace 'ledgerly'; pass -w ledgerly"). A memory search in a workspace
-that holds no memory at all says so (``Hits.unknown_workspace``): a misspelt name is not an empty answer.
+that holds no memory at all says so (``Hits.unknown_workspace``), as a listing of one does
+(``Page.unknown_workspace``): a misspelt name is not an empty answer.
 
 Every surface (CLI, MCP, REST, the web UI through REST) searches and looks entities up through these
 functions. Where to look is found among the caller's workspaces only: the owner's (the library, a server
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import rules
-from knotwork.domain.models import ALL_WORKSPACES, Hits
+from knotwork.domain.models import ALL_WORKSPACES, Hits, Page
 from knotwork.errors import NotFound
 from knotwork.knowledge.models import Found
 
@@ -52,6 +53,17 @@ def search(mem: Any, query: str, *, workspace: str | None = None, **options: Any
     here = rules.workspace(workspace)
     unknown = here if here and here not in owner.store.count_memories_by("workspace") else None
     return Hits(hits, memories(owner, query, here, readable, options), unknown)
+
+
+def listed(mem: Any, *, workspace: str | None = None, **filters: Any) -> Page:
+    """``mem.list(...)``; an empty page of a workspace that holds no memory names it (``Page.unknown_workspace``)."""
+    page = mem.list(workspace=workspace, **filters)
+    if _final(mem) or page or workspace == ALL_WORKSPACES:  # a server's page names it already
+        return page
+    here = rules.workspace(workspace)
+    if here and here not in _caller(mem)[0].store.count_memories_by("workspace"):
+        page.unknown_workspace = here
+    return page
 
 
 def memories(owner: Knotwork, query: str, workspace: str | None, readable: frozenset[str] | None,

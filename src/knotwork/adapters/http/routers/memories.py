@@ -119,7 +119,8 @@ def list_memories(
     thread: Annotated[str | None, Query(description="only the memories of this thread")] = None,
     format: Format = "json",
 ) -> Response:
-    page = mem.list(
+    page = elsewhere.listed(
+        mem,
         workspace=default_workspace(request, workspace),
         agent_id=agent_id,
         category=category,

@@ -46,10 +46,11 @@ def tags(mem: Mem, reply: Reply, limit: Annotated[int, Query(**ranged(1, 1000))]
     return reply("ui_tags", {"tags": browse.tag_keys(owner, limit, readable)})
 
 
-@router.get("/ui/api/activity", summary="Memories created per day, month or year, by workspace, category, partition and tag")
-def activity(mem: Mem, reply: Reply, bucket: str = "month") -> Response:
+@router.get("/ui/api/activity", summary="Memories per day, month or year of when they became true (by=valid) or were "
+            "stored (by=created), by workspace, category, partition and tag")
+def activity(mem: Mem, reply: Reply, bucket: str = "month", by: str = "valid") -> Response:
     owner, readable = unwrapped(mem)
-    return reply("ui_activity", browse.activity(owner, bucket, readable))
+    return reply("ui_activity", browse.activity(owner, bucket, readable, by))
 
 
 @router.get("/ui/api/latency", summary="p50/p95 of recall (service) and of POST /search (this server), recent calls")

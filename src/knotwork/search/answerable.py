@@ -1,0 +1,106 @@
+"""Knowing when nothing matches, by a learned rule: is the best hit of a search an answer at all?
+
+Trigger: a score floor (:mod:`~knotwork.search.floor`) that loses no answer left 7-40% of the questions a store
+cannot answer with a hit (bench/RESULTS.md): "What is the capital of Peru?" in a meeting store shares a common
+word with some memory and scores like a weak answer. Why a score alone cannot tell: the fused score mixes how
+much of the query a memory holds with how close its vector is, and says nothing of the query's words the store
+never holds. Outcome: a logistic model over a few numbers the search has at hand, the score and its two parts
+for the best hit, how much of the query's weight (IDF) the best hit holds, how much the whole store holds at all
+(a name or rare word the store never saw is the strongest sign of a question it cannot answer), and the query's
+length. Every number is independent of the search's ``limit``; computing them reads the idf of the query's
+terms and the best hit's words (no model call, well under a millisecond).
+
+The weights are ``data/answerable.json``, fitted by ``bench/nothing.py --fit`` on the dev halves of the sets
+(answerable questions of each benchmark and bench/data/unanswerable/), its threshold chosen there so that no
+set's dev half loses more than 0.005 of its recall@5. Reading them needs only the standard library and NumPy.
+The rule applies where the floor does (an absolute fusion, no ``center``, no memory named by an identifier).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from knotwork.search.lexical import analyze, analyze_query
+from knotwork.search.speakers import names_in
+from knotwork.search.when import time_window
+
+WEIGHTS = Path(__file__).parent / "data" / "answerable.json"
+FEATURES = ("score", "bm25", "vector", "bm25_top", "vector_top", "matched", "known", "names_known", "unknown_terms",
+            "terms", "in_window")
+LATE = timedelta(days=2)  # a time told a day or two after it happened still answers (rerankers.time_window)
+#: Words that say how a question is asked, not what about: left out of the shares (a store of notes that never
+#: says "which" holds the question's subject all the same).
+FUNCTION_WORDS = frozenset(analyze_query(
+    "a an the of in on at to for from by with about into over under and or but not no is are was were be been being "
+    "am do does did doing have has had having can could will would shall should may might must what which who whom "
+    "whose when where why how i me my mine we us our you your he him his she her it its they them their this that "
+    "these those there here some any all many much more most other one ever again also just than then so if as "
+    "whats what's did i tell you remind me know"
+))
+
+
+def features(text: str, best_scores: Mapping[str, float], best_score: float, best_content: str,
+             df: Mapping[str, int], live: int, tops: Mapping[str, float] | None = None,
+             at: datetime | None = None, best_valid_at: datetime | None = None) -> dict[str, float]:
+    """The numbers the model reads, for a query ``text`` whose best hit scored ``best_score`` (its stages'
+    scores ``best_scores``, its text ``best_content``); ``df`` is each query term's document frequency among
+    the ``live`` memories the search sees (0: no memory holds it); ``tops`` each source's best score (a best
+    hit may have come from one source only); ``at`` when the question is asked and ``best_valid_at`` when the best
+    hit became true: a question that names a time ("What did click ship in July 2023?") is answered by the
+    memories of that time, whatever words they share with it."""
+    terms = [t for t in analyze_query(text) if t not in FUNCTION_WORDS] or analyze_query(text)
+    n = max(live, 1)
+    # Lucene's idf, as BM25 weighs a term; a term no memory holds weighs what the rarest possible term would.
+    weight = {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+    total = sum(weight.values()) or 1.0
+    window = time_window(text, at) if at is not None else None
+    held = set(analyze(best_content))
+    names = [n for n in names_in(text) if " " not in n and n not in FUNCTION_WORDS]
+    name_terms = [analyze_query(n) for n in names]
+    return {
+        "score": best_score,
+        "bm25": float(best_scores.get("bm25", 0.0)),
+        "vector": float(best_scores.get("vector", 0.0)),
+        "bm25_top": float((tops or {}).get("bm25", 0.0)),
+        "vector_top": float((tops or {}).get("vector", 0.0)),
+        "matched": sum(w for t, w in weight.items() if t in held) / total,
+        "known": sum(w for t, w in weight.items() if df.get(t, 0)) / total,
+        "names_known": (sum(any(df.get(t, 0) for t in ts) for ts in name_terms) / len(name_terms)) if name_terms else 1.0,
+        "unknown_terms": math.log1p(sum(1 for t in terms if not df.get(t, 0))),
+        "terms": math.log1p(len(terms)),
+        "in_window": float(bool(window and best_valid_at and window[0] <= best_valid_at <= window[1] + LATE)),
+    }
+
+
+@lru_cache(maxsize=1)
+def model(path: Path = WEIGHTS) -> dict[str, Any]:
+    """The fitted weights: feature names, their mean and scale, coefficients, intercept, threshold."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {**raw, "mean": np.asarray(raw["mean"]), "scale": np.asarray(raw["scale"]), "coef": np.asarray(raw["coef"])}
+
+
+def probability(values: Mapping[str, float], weights: Mapping[str, Any] | None = None) -> float:
+    """How likely the search's best hit answers the query, by the fitted model."""
+    w = weights or model()
+    x = (np.asarray([values[f] for f in w["features"]]) - w["mean"]) / w["scale"]
+    z = float(x @ w["coef"] + w["intercept"])
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def answerable(values: Mapping[str, float], weights: Mapping[str, Any] | None = None) -> bool:
+    """Whether the best hit passes the model's threshold (chosen on the dev halves)."""
+    w = weights or model()
+    return probability(values, w) >= w["threshold"]
+
+
+def query_df(lexical: Any, text: str, workspace: str | None) -> tuple[dict[str, int], int]:
+    """Each term of ``text``'s document frequency in the memories ``workspace`` sees, and how many those are."""
+    return lexical.frequencies([t for t in analyze_query(text) if t not in FUNCTION_WORDS] or analyze_query(text), workspace)
