@@ -1,0 +1,212 @@
+"""Readings of the ways documentation, issue threads and chat state facts that a verb clause does not.
+
+The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corpus' dev half
+(``bench/extraction_misses.py``) showed facts stated without such a clause, frequent in these registers:
+
+- a glossary line, "`clai/`: CLI tool", "`httpcore` - The underlying transport implementation for
+  `httpx`", "uv (fast Python package manager)": X is_a the head noun with its noun modifiers ("CLI
+  tool"), only when that head is a kind of software part (``KINDS``); "`h11` - HTTP/1.1 support": X
+  supports HTTP/1.1;
+- "X has support for A and B": X supports A, B (named things only; "no support for" is over);
+- an environment line of a bug report, "Python Version: 3.10.12", "MacOS: 11.3": a version in use;
+- "I am a student at X": where the person studies;
+- "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X.
+
+Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
+stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
+``parse:student-at``, ``parse:likes-whose``). Cheap: a regular expression and a walk over the sentence's tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from knotwork.knowledge import ends as _ends
+from knotwork.knowledge.models import Extraction, FactDraft
+
+USER = "User"
+TEAM = "Team"
+
+#: Heads of a glossary line's noun phrase that say what kind of software part X is.
+KINDS = frozenset(
+    """tool framework library engine system service package manager client server layer module interface class
+    decorator implementation infrastructure database runtime compiler parser formatter linter monorepo workspace
+    protocol plugin extension wrapper driver toolkit crate component app application utility helper backend
+    frontend cli sdk editor language platform orchestrator generator""".split()
+)
+#: "`X`: ...", "X - ...", "X — ...": a name, then a colon or a spaced dash, then the description.
+_GLOSSARY = re.compile(r"^\s*(?:[-*+]\s+)?(?P<x>`[^`]{1,80}`|[\w@./:-]{2,60})\s*(?P<sep>:\s|\s[-–—]\s)\s*(?P<rest>\S.*)$")
+#: "X (fast Python package manager)" after a colon: the parenthesis describes X.
+_PAREN = re.compile(r"(?P<x>`[^`]{1,80}`|[\w@./-]{2,60})\s+\((?P<rest>[^()]{3,80})\)")
+_ENV = re.compile(r"(?:^|[-,;|)]\s*|\s)(?P<name>[A-Z][\w.+]*(?:\s[A-Z][\w.+]*)?)(?:\s[Vv]ersion)?\s*:\s*v?"
+                  r"(?P<v>\d+(?:\.\d+)+)(?![\w.])")
+_STUDENT = frozenset("student pupil undergraduate postgraduate freshman sophomore".split())
+
+
+def _draft(subj: tuple[str, str | None], predicate: str, obj: tuple[str, str | None], how: str,
+           past: bool = False) -> FactDraft | None:
+    if predicate != "uses_version":
+        subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
+    if not obj[0] or not subj[0] or subj[0].casefold() == obj[0].casefold():
+        return None
+    return FactDraft(subj[0], predicate, obj[0], subject_type=subj[1], object_type=obj[1], past=past,
+                     rule=f"parse:{how}")
+
+
+def _span_named(names: Any, start: int, end: int) -> tuple[str, str | None] | None:
+    """The regex name span covering sentence characters [start, end) whole (give or take a quote)."""
+    span = names.span_at(start, end)
+    if span is None or span.start > start + 1 or span.end < end - 1:
+        return None
+    return span.name, span.type
+
+
+def _kind_phrase(toks: list[Any]) -> tuple[Any, str] | None:
+    """The first noun phrase of a description: its head and "noun modifiers + head" ("CLI tool")."""
+    for tok in toks:
+        if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ != "compound":
+            mods = [c for c in tok.subtree if c.i < tok.i and c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")]
+            lo = max(min([c.i for c in mods], default=tok.i), toks[0].i)
+            words = [t.text for t in tok.doc[lo : tok.i + 1] if t.i == tok.i or (
+                t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") and t.doc[t.i - 1].text != "-")]
+            return tok, " ".join(words)
+        if tok.pos_ in ("VERB", "AUX", "ADP") and tok.i > toks[0].i:
+            return None  # "`run()`: starts the agent": a verb phrase, not a kind
+    return None
+
+
+def _glossary(sent: Any, names: Any, out: Extraction) -> None:
+    text = sent.text
+    m = _GLOSSARY.match(text)
+    found = []
+    if m:
+        found.append((m.start("x"), m.end("x"), m.start("rest"), len(text)))
+    for p in _PAREN.finditer(text):
+        if p.start() == 0 or text[: p.start()].rstrip().endswith(":"):
+            found.append((p.start("x"), p.end("x"), p.start("rest"), p.end("rest")))
+    for xs, xe, rs, re_ in found:
+        x = _span_named(names, xs, xe)
+        if x is None:
+            continue
+        base = sent.start_char
+        toks = [t for t in sent if rs <= t.idx - base < re_]
+        kind = _kind_phrase(toks)
+        if kind is None:
+            continue
+        head, phrase = kind
+        if head.lemma_.lower() == "support":  # "`h11` - HTTP/1.1 support."
+            for c in head.subtree:
+                if c.i < head.i and c.dep_ in ("compound", "nmod", "amod"):
+                    n = _span_named(names, c.idx - base, c.idx - base + len(c))
+                    if n:
+                        f = _draft(x, "supports", n, "glossary-support")
+                        if f:
+                            out.facts.append(f)
+                        break
+            continue
+        if head.lemma_.lower() in KINDS and head.tag_ != "NNS":
+            f = _draft(x, "is_a", (phrase, None), "glossary")
+            if f:
+                out.facts.append(f)
+
+
+def _support_for(sent: Any, names: Any, out: Extraction) -> None:
+    """"X has support for A and B", "X added support for A"."""
+    for tok in sent:
+        if tok.lemma_.lower() != "support" or tok.dep_ != "dobj" or tok.head.lemma_ not in ("have", "add", "include"):
+            continue
+        verb = tok.head
+        subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+        if not subjects:
+            continue
+        subj = names.name(subjects[0])
+        if not subj:
+            continue
+        past = any(c.dep_ == "neg" for c in verb.children) or any(c.lower_ == "no" for c in tok.children)
+        for prep in tok.children:
+            if prep.dep_ != "prep" or prep.lower_ != "for":
+                continue
+            stack = [c for c in prep.children if c.dep_ == "pobj"]
+            while stack:
+                o = stack.pop()
+                stack += [c for c in o.children if c.dep_ == "conj"]
+                n = names.name(o) if (o.pos_ == "PROPN" or names.span_at(o.idx - sent.start_char,
+                                                                          o.idx - sent.start_char + len(o))) else None
+                f = _draft(subj, "supports", n, "support-for", past) if n else None
+                if f:
+                    out.facts.append(f)
+
+
+def _environment(sent: Any, names: Any, out: Extraction) -> None:
+    """"OS: Ubuntu 22.04 - Python Version: 3.10.12": the versions of a report's environment."""
+    if sent.text.count(":") < 1:
+        return
+    for m in _ENV.finditer(sent.text):
+        name = re.sub(r"\s[Vv]ersion$", "", m.group("name"))
+        if name.lower() in ("version", "app", "application", "os", "system", "device", "note"):
+            continue
+        if names.span_at(m.start("name"), m.end("name")) is None and not name[:1].isupper():
+            continue
+        f = _draft((name, "technology"), "uses_version", (m.group("v"), "version"), "env-version")
+        if f:
+            out.facts.append(f)
+
+
+def _student_at(sent: Any, names: Any, out: Extraction) -> None:
+    """"I am a student at/in Cambridge University": studies_at."""
+    for tok in sent:
+        if tok.lemma_.lower() not in _STUDENT or tok.dep_ != "attr" or tok.head.lemma_ != "be":
+            continue
+        subj = next((names.name(c) for c in tok.head.children if c.dep_ == "nsubj"), None)
+        if not subj or subj[0] == TEAM:
+            continue
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ in ("at", "in", "of"):
+                for o in prep.children:
+                    if o.dep_ == "pobj" and o.pos_ == "PROPN":
+                        n = names.name(o)
+                        f = _draft(subj, "studies_at", n, "student-at") if n else None
+                        if f:
+                            out.facts.append(f)
+
+
+_WORKS = frozenset("song songs music movie movies film films book books album albums show shows work works".split())
+_LIKE = frozenset("like love enjoy adore".split())
+
+
+def _likes_whose(sent: Any, names: Any, out: Extraction) -> None:
+    """"I like the songs of Justin Bieber", "I love the album Sex Rock", "I'm a Shawn Mendes fan": the named
+    artist or work is what the person likes (not "songs")."""
+    for tok in sent:
+        subj_tok = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
+        if subj_tok is None or any(c.dep_ == "neg" for c in tok.head.children):
+            continue
+        named: list[Any] = []
+        if tok.dep_ == "dobj" and tok.head.lemma_ in _LIKE and tok.lower_ in _WORKS:
+            named = [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+            named += [q for p in tok.children if p.dep_ == "prep" and p.lower_ in ("of", "by", "from")
+                      for q in p.children if q.dep_ == "pobj" and q.pos_ == "PROPN"]
+            named += [a for p in tok.children if p.dep_ == "prep" and p.lower_ == "from" for q in p.children
+                      if q.dep_ == "pobj" and q.lower_ in _WORKS for a in q.children if a.dep_ == "appos"]
+        elif tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.lower_ == "fan":
+            named = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN"][-1:]
+        subj = names.name(subj_tok) if named else None
+        if not subj or subj[0] != USER:
+            continue
+        for n in named:
+            name = names.name(n)
+            if name and name[0].split(" ", 1)[0].lower() in _WORKS and " " in name[0]:
+                name = (name[0].split(" ", 1)[1], name[1])  # "the album Loud": Loud
+            f = _draft(subj, "likes", name, "likes-whose") if name else None
+            if f:
+                out.facts.append(f)
+
+
+def read(sent: Any, names: Any, out: Extraction) -> None:
+    """The facts of one parsed sentence that these readings find (appended to ``out``)."""
+    _glossary(sent, names, out)
+    _support_for(sent, names, out)
+    _environment(sent, names, out)
+    _student_at(sent, names, out)
+    _likes_whose(sent, names, out)

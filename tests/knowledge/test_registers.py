@@ -1,0 +1,55 @@
+"""Readings of glossary lines, "has support for", bug-report environment lines, "a student at X" and
+"the songs of X" (knowledge/registers.py): what they propose, what they leave alone, and that a sure one
+reaches the graph on both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+import knotwork
+from knotwork import Settings
+from knotwork.knowledge.extract import candidates
+from knotwork.knowledge.nlp import pipeline
+
+needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
+
+
+def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
+    ((ex, _doc),) = candidates([text])
+    return {(f.subject, f.predicate, f.object, f.past) for f in ex.facts}
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("`clai/`: CLI tool", ("clai/", "is_a", "CLI tool", False)),
+    ("Package manager: uv (fast Python package manager)", ("uv", "is_a", "Python package manager", False)),
+    ("HTTPX - A next-generation HTTP client for Python.", ("HTTPX", "is_a", "HTTP client", False)),
+    ("HTTPX has support for HTTP/1.1.", ("HTTPX", "supports", "HTTP/1.1", False)),
+    ("OS: Ubuntu 22.04 - Python Version: 3.10.12", ("Python", "uses_version", "3.10.12", False)),
+    ("I am a student in Cambridge University.", ("User", "studies_at", "Cambridge University", False)),
+    ("I like the songs of Justin Bieber.", ("User", "likes", "Justin Bieber", False)),
+    ("I'm a Shawn Mendes fan.", ("User", "likes", "Shawn Mendes", False)),
+    ("Kitsune is dependent on Redis.", ("Kitsune", "depends_on", "Redis", False)),
+])
+def test_the_register_readings_propose_the_fact(text: str, fact: tuple) -> None:
+    assert fact in _proposed(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text, predicate", [
+    ("`run()`: starts the agent", "is_a"),  # a verb phrase describes what it does, not what it is
+    ("`examples/`: Example applications", "is_a"),  # not a kind of software part
+    ("Application version: 2.5.6", "uses_version"),  # the application, unnamed
+    ("I don't like the songs of Justin Bieber.", "likes"),
+])
+def test_they_leave_alone_what_states_no_such_fact(text: str, predicate: str) -> None:
+    assert not [f for f in _proposed(text) if f[1] == predicate and not f[3]]
+
+
+@needs_parser
+def test_a_sure_reading_reaches_the_graph(target: str) -> None:
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
+        mem.add("I am a student in Cambridge University.", workspace="home", consolidate=False)
+        mem.wait_for_extraction()
+        facts = {(f.predicate, f.object) for f in mem.entity_facts("User", workspace="home")}
+    assert ("studies_at", "Cambridge University") in facts
