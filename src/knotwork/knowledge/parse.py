@@ -779,7 +779,7 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict
             note_person(out.facts[at:], state)  # "Amira is my sister; she is a civil engineer": she is Amira
         _registers.read(sent, names, out)  # glossary lines, "has support for", environment lines
         out.facts[before:] = [f for f in out.facts[before:]
-                              if _ends.allowed(f.predicate, f.subject, f.object, names.kinds)]
+                              if _ends.allowed(f.predicate, f.subject, f.object, names.kinds) and not _registers.holderless(f.subject)]
         for f in out.facts[before:]:
             if f.subject_type == "person" or (f.predicate.endswith("_of") and f.subject not in (USER, TEAM)):
                 if f.subject not in (USER, TEAM) and not f.subject.startswith((USER + "'s", TEAM + "'s")):

@@ -44,6 +44,16 @@ _ENV = re.compile(r"(?:^|[-,;|)]\s*|\s)(?P<name>[A-Z][\w.+]*(?:\s[A-Z][\w.+]*)?)
 _STUDENT = frozenset("student pupil undergraduate postgraduate freshman sophomore".split())
 
 
+#: Subjects that hold nothing: "This PR migrates from Webpack to Vite" records a change with no holder (GUIDE.md).
+_HOLDERLESS = frozenset("pr prs pull request pull requests commit commits patch change changes diff".split(" ")) | {
+    "pull request", "pull requests"}
+
+
+def holderless(subject: str) -> bool:
+    """Whether a fact's subject is a change request or a commit rather than what holds the value."""
+    return subject.casefold().removeprefix("this ").removeprefix("the ") in _HOLDERLESS
+
+
 def _draft(subj: tuple[str, str | None], predicate: str, obj: tuple[str, str | None], how: str,
            past: bool = False) -> FactDraft | None:
     if predicate != "uses_version":
