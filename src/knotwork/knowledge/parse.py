@@ -768,16 +768,17 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict
                 n = names.name(tok)
                 if n and n[0] not in (USER, TEAM) and n[0].lower() not in COMMON:
                     out.entities.append(EntityDraft(n[0], n[1]))
+        before = len(out.facts)
+        _registers.read_line(sent, out)  # "Bump temporalio to 1.17.0": a change made, not an order
         if _question_or_order(sent):
             continue
-        before = len(out.facts)
         _relatives(sent, names, out)
         note_person(out.facts[before:], state)
         for verb in _verbs(sent):
             at = len(out.facts)
             _clause(verb, names, out)
             note_person(out.facts[at:], state)  # "Amira is my sister; she is a civil engineer": she is Amira
-        _registers.read(sent, names, out)  # glossary lines, "has support for", environment lines
+        _registers.read(sent, names, out, before)  # glossary lines, "has support for", environment lines
         out.facts[before:] = [f for f in out.facts[before:]
                               if _ends.allowed(f.predicate, f.subject, f.object, names.kinds) and not _registers.holderless(f.subject)]
         for f in out.facts[before:]:

@@ -10,11 +10,14 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 - "X has support for A and B": X supports A, B (named things only; "no support for" is over);
 - an environment line of a bug report, "Python Version: 3.10.12", "MacOS: 11.3": a version in use;
 - "I am a student at X": where the person studies;
-- "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X.
+- "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X;
+- "Bump temporalio to 1.17.0" (a changelog line, read before the check for orders), "Master is on V8
+  6.5", "V8 6.6 landed on master": a version in use;
+- "I'm from Lexington Software": works_at, when the name ends in a word for an organisation.
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
 stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
-``parse:student-at``, ``parse:likes-whose``). Cheap: a regular expression and a walk over the sentence's tokens.
+``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:on-release``). Cheap: a regular expression and a walk over the sentence's tokens.
 """
 
 from __future__ import annotations
@@ -40,7 +43,17 @@ _GLOSSARY = re.compile(r"^\s*(?:[-*+]\s+)?(?P<x>`[^`]{1,80}`|[\w@./:-]{2,60})\s*
 #: "X (fast Python package manager)" after a colon: the parenthesis describes X.
 _PAREN = re.compile(r"(?P<x>`[^`]{1,80}`|[\w@./-]{2,60})\s+\((?P<rest>[^()]{3,80})\)")
 _ENV = re.compile(r"(?:^|[-,;|)]\s*|\s)(?P<name>[A-Z][\w.+]*(?:\s[A-Z][\w.+]*)?)(?:\s[Vv]ersion)?\s*:\s*v?"
-                  r"(?P<v>\d+(?:\.\d+)+)(?![\w.])")
+                  r"(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)")
+#: A changelog or commit line that records a version change: "Bump temporalio to 1.17.0 (#2811)".
+_BUMP = re.compile(r"^\s*(?:[-*]\s+)?(?:Bump(?:ed)?|Pin(?:ned)?|Upgrade[d]?|Update[d]?|Downgrade[d]?)\s+(?:the\s+)?`?"
+                   r"(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+(?:dependency|package|crate|version))?"
+                   r"(?:\s+from\s+\S+)?\s+to\s+(?:version\s+)?`?(?P<v>(?:[<>=~^]=?)?v?\d+(?:\.\d+)*)`?(?!\w|\.\d)")
+#: "Master is on V8 6.5", "now on v8 6.9", "V8 6.6 landed today on master", "1.1.1 now in master": a release in use.
+_ON_RELEASE = re.compile(r"\bon\s+(?P<name>[A-Za-z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)"
+                         r"|(?P<name2>[A-Za-z][\w+-]*)\s+v?(?P<v2>\d+(?:\.\d+)+)\s+(?:\w+\s+)?(?:landed|(?:is\s+)?in\s+master)\b")
+#: Last words of an organisation's name: "I'm from Lexington Software" is where the person works, not comes from.
+_ORG_WORDS = frozenset("software company co corp corporation inc ltd llc bank group labs technologies systems "
+                       "solutions consulting agency studio studios".split())
 _STUDENT = frozenset("student pupil undergraduate postgraduate freshman sophomore".split())
 
 
@@ -213,10 +226,47 @@ def _likes_whose(sent: Any, names: Any, out: Extraction) -> None:
                 out.facts.append(f)
 
 
-def read(sent: Any, names: Any, out: Extraction) -> None:
+def _release(sent: Any, names: Any, out: Extraction) -> None:
+    """"Master is on V8 6.5", "V8 6.6 landed on master": the named thing is at that version."""
+    for m in _ON_RELEASE.finditer(sent.text):
+        name, v = (m.group("name"), m.group("v")) if m.group("name") else (m.group("name2"), m.group("v2"))
+        named = names.span_at(m.start("name" if m.group("name") else "name2"), m.end("name" if m.group("name") else "name2"))
+        if named is None and not re.search(r"[A-Z]|\d", name):
+            continue
+        f = _draft((name, "technology"), "uses_version", (v, "version"), "on-release")
+        if f:
+            out.facts.append(f)
+
+
+def _from_org(out: Extraction, before: int) -> None:
+    """"I'm from Lexington Software": works_at when the place's last word names an organisation."""
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if f.predicate == "from" and f.object.split()[-1].lower().strip(".") in _ORG_WORDS and len(f.object.split()) > 1:
+            out.facts[i] = FactDraft(f.subject, "works_at", f.object, subject_type=f.subject_type,
+                                     object_type=f.object_type, past=f.past, rule=f.rule + "/org")
+
+
+def read_line(sent: Any, out: Extraction) -> None:
+    """Before the check for orders: a changelog line in the imperative records a change that was made."""
+    m = _BUMP.match(sent.text)
+    if m:
+        f = _draft((m.group("name"), "technology"), "uses_version", (m.group("v"), "version"), "bump")
+        if f:
+            out.facts.append(f)
+
+
+def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     """The facts of one parsed sentence that these readings find (appended to ``out``)."""
     _glossary(sent, names, out)
     _support_for(sent, names, out)
     _environment(sent, names, out)
     _student_at(sent, names, out)
     _likes_whose(sent, names, out)
+    _release(sent, names, out)
+    _from_org(out, before)
+    # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next
+    # sentence is the one piece of code this one stated a fact about
+    code = {f.subject for f in out.facts[before:] if f.subject_type in ("identifier", "function", "file")}
+    if len(code) == 1:
+        names.state["thing"] = code.pop()

@@ -219,7 +219,7 @@ def kind(name: str, type_: str | None) -> str | None:
         return PERSON
     if text == "Team":
         return GROUP
-    if type_ in ("version", "status") or _VERSION.fullmatch(text.lower()):
+    if type_ in ("version", "status") or (type_ != "technology" and _VERSION.fullmatch(text.lower())):
         return VALUE
     if type_ == "person":
         return PERSON
