@@ -13,6 +13,7 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 - "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X;
 - "Bump temporalio to 1.17.0" (a changelog line, read before the check for orders), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
+- "I've been using the latest version of yarn": uses yarn (not "version");
 - "I'm from Lexington Software": works_at, when the name ends in a word for an organisation.
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
@@ -226,6 +227,28 @@ def _likes_whose(sent: Any, names: Any, out: Extraction) -> None:
                 out.facts.append(f)
 
 
+def _version_of(sent: Any, names: Any, out: Extraction) -> None:
+    """"I've been using the latest version of yarn and node v21": the person uses yarn and node."""
+    for tok in sent:
+        if tok.lemma_.lower() != "version" or tok.dep_ != "dobj" or tok.head.lemma_ != "use":
+            continue
+        verb = tok.head
+        subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        subj = names.name(subj_tok) if subj_tok is not None else None
+        if not subj or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of":
+                stack = [c for c in prep.children if c.dep_ == "pobj"]
+                while stack:
+                    o = stack.pop()
+                    stack += [c for c in o.children if c.dep_ == "conj"]
+                    n = names.name(o)
+                    f = _draft(subj, "uses", n, "version-of") if n else None
+                    if f:
+                        out.facts.append(f)
+
+
 def _release(sent: Any, names: Any, out: Extraction) -> None:
     """"Master is on V8 6.5", "V8 6.6 landed on master": the named thing is at that version."""
     for m in _ON_RELEASE.finditer(sent.text):
@@ -264,6 +287,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _student_at(sent, names, out)
     _likes_whose(sent, names, out)
     _release(sent, names, out)
+    _version_of(sent, names, out)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next
     # sentence is the one piece of code this one stated a fact about
