@@ -1,6 +1,6 @@
-"""Readings of glossary lines, "has support for", bug-report environment lines, "a student at X" and
-"the songs of X" (knowledge/registers.py): what they propose, what they leave alone, and that a sure one
-reaches the graph on both backends."""
+"""Readings of glossary lines, "has support for", bug-report environment lines, changelog lines, "a student
+at X", "the songs of X" (knowledge/registers.py): what they propose, what they leave alone, and that a sure
+one reaches the graph on both backends."""
 
 from __future__ import annotations
 
@@ -30,9 +30,19 @@ def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
     ("I like the songs of Justin Bieber.", ("User", "likes", "Justin Bieber", False)),
     ("I'm a Shawn Mendes fan.", ("User", "likes", "Shawn Mendes", False)),
     ("Kitsune is dependent on Redis.", ("Kitsune", "depends_on", "Redis", False)),
+    ("This repository contains Ruff (a Python linter) and more.", ("Ruff", "is_a", "Python linter", False)),
+    ("Bump temporalio to 1.17.0 (#2811)", ("temporalio", "uses_version", "1.17.0", False)),
+    ("Bump `genai-prices` to >=0.0.69 (#6212)", ("genai-prices", "uses_version", ">=0.0.69", False)),
+    ("Master is on V8 6.5.", ("V8", "uses_version", "6.5", False)),
+    ("I'm from Lexington Software.", ("User", "works_at", "Lexington Software", False)),
+    ("I've been using the latest version of yarn.", ("User", "uses", "Yarn", False)),
+    ("The deprecated `proxies` argument has now been removed.", ("proxies", "status", "deprecated", True)),
+    ("The `allow_redirects` flag is now `follow_redirects`.", ("allow_redirects", "renamed_to", "follow_redirects", False)),
+    ("The `URLLib3Transport` class no longer exists.", ("URLLib3Transport", "status", "removed", False)),
 ])
 def test_the_register_readings_propose_the_fact(text: str, fact: tuple) -> None:
-    assert fact in _proposed(text)
+    fold = {(s.casefold(), p, o.casefold(), past) for s, p, o, past in _proposed(text)}  # "Ruff" is spelled "ruff"
+    assert (fact[0].casefold(), fact[1], fact[2].casefold(), fact[3]) in fold
 
 
 @needs_parser
@@ -41,9 +51,18 @@ def test_the_register_readings_propose_the_fact(text: str, fact: tuple) -> None:
     ("`examples/`: Example applications", "is_a"),  # not a kind of software part
     ("Application version: 2.5.6", "uses_version"),  # the application, unnamed
     ("I don't like the songs of Justin Bieber.", "likes"),
+    ("Can you bump numpy to 2.1?", "uses_version"),  # a request
+    ("This PR migrates from Webpack to Vite.", "uses"),  # a change with no holder
+    ("Can we migrate from webpack to vite.", "uses"),  # a question without its mark
 ])
 def test_they_leave_alone_what_states_no_such_fact(text: str, predicate: str) -> None:
     assert not [f for f in _proposed(text) if f[1] == predicate and not f[3]]
+
+
+@needs_parser
+def test_it_after_a_sentence_about_one_piece_of_code_is_that_code() -> None:
+    text = "The `Headers.getlist()` method had been deprecated in favour of `Headers.get_list()`. It is now removed."
+    assert ("Headers.getlist", "status", "removed", False) in _proposed(text)
 
 
 @needs_parser

@@ -14,6 +14,8 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 - "Bump temporalio to 1.17.0" (a changelog line, read before the check for orders), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
 - "I've been using the latest version of yarn": uses yarn (not "version");
+- changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence says
+  removed), "`X` is now `Y`" (renamed_to), "`X` no longer exists" (status removed);
 - "I'm from Lexington Software": works_at, when the name ends in a word for an organisation.
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
@@ -37,12 +39,18 @@ KINDS = frozenset(
     """tool framework library engine system service package manager client server layer module interface class
     decorator implementation infrastructure database runtime compiler parser formatter linter monorepo workspace
     protocol plugin extension wrapper driver toolkit crate component app application utility helper backend
-    frontend cli sdk editor language platform orchestrator generator""".split()
+    frontend cli sdk editor language platform orchestrator generator checker bundler""".split()
 )
 #: "`X`: ...", "X - ...", "X — ...": a name, then a colon or a spaced dash, then the description.
 _GLOSSARY = re.compile(r"^\s*(?:[-*+]\s+)?(?P<x>`[^`]{1,80}`|[\w@./:-]{2,60})\s*(?P<sep>:\s|\s[-–—]\s)\s*(?P<rest>\S.*)$")
-#: "X (fast Python package manager)" after a colon: the parenthesis describes X.
-_PAREN = re.compile(r"(?P<x>`[^`]{1,80}`|[\w@./-]{2,60})\s+\((?P<rest>[^()]{3,80})\)")
+#: "X (fast Python package manager)" after a colon, "Ruff (a Python linter)" anywhere: the parenthesis describes X.
+_PAREN = re.compile(r"(?P<x>`[^`]{1,80}`|[\w@./-]{2,60})\s+\((?P<a>an?\s+)?(?P<rest>[^()]{3,80})\)")
+#: "The deprecated `proxies` argument": a status said in passing (over when the sentence removes it).
+_DEPRECATED = re.compile(r"\bdeprecated\s+(?P<x>`[^`]{1,80}`)")
+#: "The `allow_redirects` flag is now `follow_redirects`", "`httpx.ResponseClosed` is now named `httpx.StreamClosed`".
+_RENAMED = re.compile(r"(?P<x>`[^`]{1,80}`)(?:\s+[a-z]+)?\s+(?:is|are)\s+now\s+(?:named\s+|called\s+)?(?P<y>`[^`]{1,80}`)")
+#: "The `URLLib3Transport` class no longer exists."
+_GONE = re.compile(r"(?P<x>`[^`]{1,80}`)(?:\s+[a-z]+)?\s+no\s+longer\s+exists\b")
 _ENV = re.compile(r"(?:^|[-,;|)]\s*|\s)(?P<name>[A-Z][\w.+]*(?:\s[A-Z][\w.+]*)?)(?:\s[Vv]ersion)?\s*:\s*v?"
                   r"(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)")
 #: A changelog or commit line that records a version change: "Bump temporalio to 1.17.0 (#2811)".
@@ -80,20 +88,21 @@ def _draft(subj: tuple[str, str | None], predicate: str, obj: tuple[str, str | N
 
 def _span_named(names: Any, start: int, end: int) -> tuple[str, str | None] | None:
     """The regex name span covering sentence characters [start, end) whole (give or take a quote)."""
-    span = names.span_at(start, end)
-    if span is None or span.start > start + 1 or span.end < end - 1:
+    inside = [s for s in names.spans if s.start <= start + 1 and s.end >= end - 1 and s.end - s.start <= end - start]
+    if not inside:
         return None
+    span = max(inside, key=lambda s: s.end - s.start)
     return span.name, span.type
 
 
 def _kind_phrase(toks: list[Any]) -> tuple[Any, str] | None:
     """The first noun phrase of a description: its head and "noun modifiers + head" ("CLI tool")."""
     for tok in toks:
-        if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ != "compound":
-            mods = [c for c in tok.subtree if c.i < tok.i and c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")]
+        if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ not in ("compound", "nmod", "amod", "poss"):
+            mods = [c for c in tok.subtree if c.i < tok.i and c.dep_ in ("compound", "nmod") and c.pos_ in ("NOUN", "PROPN")]
             lo = max(min([c.i for c in mods], default=tok.i), toks[0].i)
             words = [t.text for t in tok.doc[lo : tok.i + 1] if t.i == tok.i or (
-                t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") and t.doc[t.i - 1].text != "-")]
+                t.dep_ in ("compound", "nmod") and t.pos_ in ("NOUN", "PROPN") and t.doc[t.i - 1].text != "-")]
             return tok, " ".join(words)
         if tok.pos_ in ("VERB", "AUX", "ADP") and tok.i > toks[0].i:
             return None  # "`run()`: starts the agent": a verb phrase, not a kind
@@ -107,13 +116,16 @@ def _glossary(sent: Any, names: Any, out: Extraction) -> None:
     if m:
         found.append((m.start("x"), m.end("x"), m.start("rest"), len(text)))
     for p in _PAREN.finditer(text):
-        if p.start() == 0 or text[: p.start()].rstrip().endswith(":"):
+        if p.group("a") or p.start() == 0 or text[: p.start()].rstrip().endswith(":"):
             found.append((p.start("x"), p.end("x"), p.start("rest"), p.end("rest")))
+    base = sent.start_char
     for xs, xe, rs, re_ in found:
         x = _span_named(names, xs, xe)
+        one = [t for t in sent if xs <= t.idx - base < xe]
+        if x is None and len(one) == 1 and one[0].pos_ == "PROPN":  # "ty (a Python type checker)"
+            x = (one[0].text, None)
         if x is None:
             continue
-        base = sent.start_char
         toks = [t for t in sent if rs <= t.idx - base < re_]
         kind = _kind_phrase(toks)
         if kind is None:
@@ -270,6 +282,27 @@ def _from_org(out: Extraction, before: int) -> None:
                                      object_type=f.object_type, past=f.past, rule=f.rule + "/org")
 
 
+def _code_words(sent: Any, names: Any, out: Extraction) -> None:
+    """Changelog wording about a piece of code: "the deprecated `X`", "`X` is now `Y`", "`X` no longer exists"."""
+    text = sent.text
+    removed = re.search(r"\bremoved\b", text) is not None
+    for m in _DEPRECATED.finditer(text):
+        x = _span_named(names, m.start("x"), m.end("x"))
+        f = _draft(x, "status", ("deprecated", "status"), "deprecated-x", removed) if x else None
+        if f:
+            out.facts.append(f)
+    for m in _RENAMED.finditer(text):
+        x, y = _span_named(names, m.start("x"), m.end("x")), _span_named(names, m.start("y"), m.end("y"))
+        f = _draft(x, "renamed_to", y, "now-named") if x and y else None
+        if f:
+            out.facts.append(f)
+    for m in _GONE.finditer(text):
+        x = _span_named(names, m.start("x"), m.end("x"))
+        f = _draft(x, "status", ("removed", "status"), "no-longer-exists") if x else None
+        if f:
+            out.facts.append(f)
+
+
 def read_line(sent: Any, out: Extraction) -> None:
     """Before the check for orders: a changelog line in the imperative records a change that was made."""
     m = _BUMP.match(sent.text)
@@ -288,6 +321,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _likes_whose(sent, names, out)
     _release(sent, names, out)
     _version_of(sent, names, out)
+    _code_words(sent, names, out)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next
     # sentence is the one piece of code this one stated a fact about
