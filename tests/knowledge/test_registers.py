@@ -33,6 +33,8 @@ def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
     ("This repository contains Ruff (a Python linter) and more.", ("Ruff", "is_a", "Python linter", False)),
     ("Bump temporalio to 1.17.0 (#2811)", ("temporalio", "uses_version", "1.17.0", False)),
     ("Bump `genai-prices` to >=0.0.69 (#6212)", ("genai-prices", "uses_version", ">=0.0.69", False)),
+    ("Rock is my favorite genre.", ("User", "favorite_genre", "Rock", False)),
+    ("Install: `make install` (requires uv and deno)", ("make install", "depends_on", "uv", False)),
     ("Master is on V8 6.5.", ("V8", "uses_version", "6.5", False)),
     ("I'm from Lexington Software.", ("User", "works_at", "Lexington Software", False)),
     ("I've been using the latest version of yarn.", ("User", "uses", "Yarn", False)),

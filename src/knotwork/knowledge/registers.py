@@ -9,7 +9,7 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
   supports HTTP/1.1;
 - "X has support for A and B": X supports A, B (named things only; "no support for" is over);
 - an environment line of a bug report, "Python Version: 3.10.12", "MacOS: 11.3": a version in use;
-- "I am a student at X": where the person studies;
+- "I am a student at X": where the person studies; "Rock is my favorite genre": favorite_genre; "`make install` (requires uv and deno)": depends_on;
 - "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X;
 - "Bump temporalio to 1.17.0" (a changelog line, read before the check for orders), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
@@ -119,6 +119,13 @@ def _glossary(sent: Any, names: Any, out: Extraction) -> None:
         if p.group("a") or p.start() == 0 or text[: p.start()].rstrip().endswith(":"):
             found.append((p.start("x"), p.end("x"), p.start("rest"), p.end("rest")))
     base = sent.start_char
+    for p in _PAREN.finditer(text):  # "`make install` (requires uv, pre-commit, and deno)"
+        need = re.match(r"(?:requires|needs)\s", p.group("rest"))
+        x = _span_named(names, p.start("x"), p.end("x")) if need else None
+        for span in [s for s in names.spans if x and p.start("rest") + need.end() <= s.start and s.end <= p.end("rest")]:
+            f = _draft(x, "depends_on", (span.name, span.type), "paren-requires")
+            if f:
+                out.facts.append(f)
     for xs, xe, rs, re_ in found:
         x = _span_named(names, xs, xe)
         one = [t for t in sent if xs <= t.idx - base < xe]
@@ -185,6 +192,26 @@ def _environment(sent: Any, names: Any, out: Extraction) -> None:
         if names.span_at(m.start("name"), m.end("name")) is None and not name[:1].isupper():
             continue
         f = _draft((name, "technology"), "uses_version", (m.group("v"), "version"), "env-version")
+        if f:
+            out.facts.append(f)
+
+
+def _favorite_is(sent: Any, names: Any, out: Extraction) -> None:
+    """"Rock is my favorite genre", "Berlin, which is my favorite city": favorite_<noun>."""
+    for tok in sent:
+        if tok.dep_ != "attr" or tok.head.lemma_ != "be" or tok.pos_ != "NOUN":
+            continue
+        mods = {c.lower_ for c in tok.children}
+        if not ({"favorite", "favourite"} & mods and "my" in mods):
+            continue
+        verb = tok.head
+        subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj_tok is not None and subj_tok.lower_ == "which" and verb.dep_ == "relcl":
+            subj_tok = verb.head  # "Berlin which is my favorite city"
+        if subj_tok is None or subj_tok.pos_ != "PROPN" or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        n = names.name(subj_tok)
+        f = _draft((USER, "person"), f"favorite_{tok.lemma_.lower()}", n, "favorite-is") if n else None
         if f:
             out.facts.append(f)
 
@@ -319,6 +346,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _environment(sent, names, out)
     _student_at(sent, names, out)
     _likes_whose(sent, names, out)
+    _favorite_is(sent, names, out)
     _release(sent, names, out)
     _version_of(sent, names, out)
     _code_words(sent, names, out)
