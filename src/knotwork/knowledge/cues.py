@@ -325,4 +325,7 @@ def question_or_order(sent: Any) -> bool:
         return True
     if first.dep_ == "ROOT" and first.tag_ == "VB" and first.lower_ not in ("moved",):
         return True  # "Use the logger", "Remember to rebase"
+    if first.lower_ in ("can", "could", "should", "shall", "would", "will") and first.tag_ == "MD" and first.dep_ == "aux" \
+            and first.i + 1 < sent.end and first.nbor().lower_ in ("we", "i", "you"):
+        return True  # "Can we migrate from webpack to vite.": a question without its mark
     return first.lower_ in ("don't", "do", "never", "always", "please", "let's") and first.dep_ != "nsubj"

@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
+from knotwork.knowledge import registers as _registers
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW,
@@ -59,7 +60,7 @@ _ARG_DEPS = {"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "conj", "opr
 _NAME_MODS = {"compound", "flat", "nmod", "nummod"}
 _SKIP_NOUNS = frozenset(
     "everything something anything nothing everyone someone anyone nobody one thing things stuff lot bit way time "
-    "week month year day weekend today yesterday tomorrow morning evening night place job work home all".split()
+    "week month year day weekend today yesterday tomorrow morning evening night place job work home all version versions".split()
 )
 NOT_NAMES = _SKIP_NOUNS | {"no one", "none"}
 _PERSON_PREDICATES = frozenset(
@@ -767,17 +768,19 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict
                 n = names.name(tok)
                 if n and n[0] not in (USER, TEAM) and n[0].lower() not in COMMON:
                     out.entities.append(EntityDraft(n[0], n[1]))
+        before = len(out.facts)
+        _registers.read_line(sent, out)  # "Bump temporalio to 1.17.0": a change made, not an order
         if _question_or_order(sent):
             continue
-        before = len(out.facts)
         _relatives(sent, names, out)
         note_person(out.facts[before:], state)
         for verb in _verbs(sent):
             at = len(out.facts)
             _clause(verb, names, out)
             note_person(out.facts[at:], state)  # "Amira is my sister; she is a civil engineer": she is Amira
+        _registers.read(sent, names, out, before)  # glossary lines, "has support for", environment lines
         out.facts[before:] = [f for f in out.facts[before:]
-                              if _ends.allowed(f.predicate, f.subject, f.object, names.kinds)]
+                              if _ends.allowed(f.predicate, f.subject, f.object, names.kinds) and not _registers.holderless(f.subject)]
         for f in out.facts[before:]:
             if f.subject_type == "person" or (f.predicate.endswith("_of") and f.subject not in (USER, TEAM)):
                 if f.subject not in (USER, TEAM) and not f.subject.startswith((USER + "'s", TEAM + "'s")):

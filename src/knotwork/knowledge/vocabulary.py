@@ -87,7 +87,7 @@ PHRASES: dict[str, tuple[str, bool]] = {
     "run on": ("runs_on", False), "deploy on": ("runs_on", False), "deploy to": ("runs_on", False),
     "host on": ("runs_on", False), "host at": ("runs_on", False), "host by": ("runs_on", False),
     "deploy": ("runs_on", False), "ship to": ("runs_on", False),
-    "be compatible with": ("supports", False), "work with": ("supports", False),
+    "be compatible with": ("supports", False), "work with": ("supports", False), "be dependent on": ("depends_on", False),
     "maintain": ("owns", False), "lead": ("owns", False), "be responsible for": ("owns", False),
     "be in charge of": ("owns", False), "manage": ("owns", False),
     "be part of": ("part_of", False),
@@ -219,7 +219,7 @@ def kind(name: str, type_: str | None) -> str | None:
         return PERSON
     if text == "Team":
         return GROUP
-    if type_ in ("version", "status") or _VERSION.fullmatch(text.lower()):
+    if type_ in ("version", "status") or (type_ != "technology" and _VERSION.fullmatch(text.lower())):
         return VALUE
     if type_ == "person":
         return PERSON

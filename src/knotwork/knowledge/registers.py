@@ -1,0 +1,358 @@
+"""Readings of the ways documentation, issue threads and chat state facts that a verb clause does not.
+
+The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corpus' dev half
+(``bench/extraction_misses.py``) showed facts stated without such a clause, frequent in these registers:
+
+- a glossary line, "`clai/`: CLI tool", "`httpcore` - The underlying transport implementation for
+  `httpx`", "uv (fast Python package manager)": X is_a the head noun with its noun modifiers ("CLI
+  tool"), only when that head is a kind of software part (``KINDS``); "`h11` - HTTP/1.1 support": X
+  supports HTTP/1.1;
+- "X has support for A and B": X supports A, B (named things only; "no support for" is over);
+- an environment line of a bug report, "Python Version: 3.10.12", "MacOS: 11.3": a version in use;
+- "I am a student at X": where the person studies; "Rock is my favorite genre": favorite_genre; "`make install` (requires uv and deno)": depends_on;
+- "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X;
+- "Bump temporalio to 1.17.0" (a changelog line, read before the check for orders), "Master is on V8
+  6.5", "V8 6.6 landed on master": a version in use;
+- "I've been using the latest version of yarn": uses yarn (not "version");
+- changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence says
+  removed), "`X` is now `Y`" (renamed_to), "`X` no longer exists" (status removed);
+- "I'm from Lexington Software": works_at, when the name ends in a word for an organisation.
+
+Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
+stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
+``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:on-release``). Cheap: a regular expression and a walk over the sentence's tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from knotwork.knowledge import ends as _ends
+from knotwork.knowledge.models import Extraction, FactDraft
+
+USER = "User"
+TEAM = "Team"
+
+#: Heads of a glossary line's noun phrase that say what kind of software part X is.
+KINDS = frozenset(
+    """tool framework library engine system service package manager client server layer module interface class
+    decorator implementation infrastructure database runtime compiler parser formatter linter monorepo workspace
+    protocol plugin extension wrapper driver toolkit crate component app application utility helper backend
+    frontend cli sdk editor language platform orchestrator generator checker bundler""".split()
+)
+#: "`X`: ...", "X - ...", "X — ...": a name, then a colon or a spaced dash, then the description.
+_GLOSSARY = re.compile(r"^\s*(?:[-*+]\s+)?(?P<x>`[^`]{1,80}`|[\w@./:-]{2,60})\s*(?P<sep>:\s|\s[-–—]\s)\s*(?P<rest>\S.*)$")
+#: "X (fast Python package manager)" after a colon, "Ruff (a Python linter)" anywhere: the parenthesis describes X.
+_PAREN = re.compile(r"(?P<x>`[^`]{1,80}`|[\w@./-]{2,60})\s+\((?P<a>an?\s+)?(?P<rest>[^()]{3,80})\)")
+#: "The deprecated `proxies` argument": a status said in passing (over when the sentence removes it).
+_DEPRECATED = re.compile(r"\bdeprecated\s+(?P<x>`[^`]{1,80}`)")
+#: "The `allow_redirects` flag is now `follow_redirects`", "`httpx.ResponseClosed` is now named `httpx.StreamClosed`".
+_RENAMED = re.compile(r"(?P<x>`[^`]{1,80}`)(?:\s+[a-z]+)?\s+(?:is|are)\s+now\s+(?:named\s+|called\s+)?(?P<y>`[^`]{1,80}`)")
+#: "The `URLLib3Transport` class no longer exists."
+_GONE = re.compile(r"(?P<x>`[^`]{1,80}`)(?:\s+[a-z]+)?\s+no\s+longer\s+exists\b")
+_ENV = re.compile(r"(?:^|[-,;|)]\s*|\s)(?P<name>[A-Z][\w.+]*(?:\s[A-Z][\w.+]*)?)(?:\s[Vv]ersion)?\s*:\s*v?"
+                  r"(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)")
+#: A changelog or commit line that records a version change: "Bump temporalio to 1.17.0 (#2811)".
+_BUMP = re.compile(r"^\s*(?:[-*]\s+)?(?:Bump(?:ed)?|Pin(?:ned)?|Upgrade[d]?|Update[d]?|Downgrade[d]?)\s+(?:the\s+)?`?"
+                   r"(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+(?:dependency|package|crate|version))?"
+                   r"(?:\s+from\s+\S+)?\s+to\s+(?:version\s+)?`?(?P<v>(?:[<>=~^]=?)?v?\d+(?:\.\d+)*)`?(?!\w|\.\d)")
+#: "Master is on V8 6.5", "now on v8 6.9", "V8 6.6 landed today on master", "1.1.1 now in master": a release in use.
+_ON_RELEASE = re.compile(r"\bon\s+(?P<name>[A-Za-z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)"
+                         r"|(?P<name2>[A-Za-z][\w+-]*)\s+v?(?P<v2>\d+(?:\.\d+)+)\s+(?:\w+\s+)?(?:landed|(?:is\s+)?in\s+master)\b")
+#: Last words of an organisation's name: "I'm from Lexington Software" is where the person works, not comes from.
+_ORG_WORDS = frozenset("software company co corp corporation inc ltd llc bank group labs technologies systems "
+                       "solutions consulting agency studio studios".split())
+_STUDENT = frozenset("student pupil undergraduate postgraduate freshman sophomore".split())
+
+
+#: Subjects that hold nothing: "This PR migrates from Webpack to Vite" records a change with no holder (GUIDE.md).
+_HOLDERLESS = frozenset("pr prs pull request pull requests commit commits patch change changes diff".split(" ")) | {
+    "pull request", "pull requests"}
+
+
+def holderless(subject: str) -> bool:
+    """Whether a fact's subject is a change request or a commit rather than what holds the value."""
+    return subject.casefold().removeprefix("this ").removeprefix("the ") in _HOLDERLESS
+
+
+def _draft(subj: tuple[str, str | None], predicate: str, obj: tuple[str, str | None], how: str,
+           past: bool = False) -> FactDraft | None:
+    if predicate != "uses_version":
+        subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
+    if not obj[0] or not subj[0] or subj[0].casefold() == obj[0].casefold():
+        return None
+    return FactDraft(subj[0], predicate, obj[0], subject_type=subj[1], object_type=obj[1], past=past,
+                     rule=f"parse:{how}")
+
+
+def _span_named(names: Any, start: int, end: int) -> tuple[str, str | None] | None:
+    """The regex name span covering sentence characters [start, end) whole (give or take a quote)."""
+    inside = [s for s in names.spans if s.start <= start + 1 and s.end >= end - 1 and s.end - s.start <= end - start]
+    if not inside:
+        return None
+    span = max(inside, key=lambda s: s.end - s.start)
+    return span.name, span.type
+
+
+def _kind_phrase(toks: list[Any]) -> tuple[Any, str] | None:
+    """The first noun phrase of a description: its head and "noun modifiers + head" ("CLI tool")."""
+    for tok in toks:
+        if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ not in ("compound", "nmod", "amod", "poss"):
+            mods = [c for c in tok.subtree if c.i < tok.i and c.dep_ in ("compound", "nmod") and c.pos_ in ("NOUN", "PROPN")]
+            lo = max(min([c.i for c in mods], default=tok.i), toks[0].i)
+            words = [t.text for t in tok.doc[lo : tok.i + 1] if t.i == tok.i or (
+                t.dep_ in ("compound", "nmod") and t.pos_ in ("NOUN", "PROPN") and t.doc[t.i - 1].text != "-")]
+            return tok, " ".join(words)
+        if tok.pos_ in ("VERB", "AUX", "ADP") and tok.i > toks[0].i:
+            return None  # "`run()`: starts the agent": a verb phrase, not a kind
+    return None
+
+
+def _glossary(sent: Any, names: Any, out: Extraction) -> None:
+    text = sent.text
+    m = _GLOSSARY.match(text)
+    found = []
+    if m:
+        found.append((m.start("x"), m.end("x"), m.start("rest"), len(text)))
+    for p in _PAREN.finditer(text):
+        if p.group("a") or p.start() == 0 or text[: p.start()].rstrip().endswith(":"):
+            found.append((p.start("x"), p.end("x"), p.start("rest"), p.end("rest")))
+    base = sent.start_char
+    for p in _PAREN.finditer(text):  # "`make install` (requires uv, pre-commit, and deno)"
+        need = re.match(r"(?:requires|needs)\s", p.group("rest"))
+        x = _span_named(names, p.start("x"), p.end("x")) if need else None
+        for span in [s for s in names.spans if x and p.start("rest") + need.end() <= s.start and s.end <= p.end("rest")]:
+            f = _draft(x, "depends_on", (span.name, span.type), "paren-requires")
+            if f:
+                out.facts.append(f)
+    for xs, xe, rs, re_ in found:
+        x = _span_named(names, xs, xe)
+        one = [t for t in sent if xs <= t.idx - base < xe]
+        if x is None and len(one) == 1 and one[0].pos_ == "PROPN":  # "ty (a Python type checker)"
+            x = (one[0].text, None)
+        if x is None:
+            continue
+        toks = [t for t in sent if rs <= t.idx - base < re_]
+        kind = _kind_phrase(toks)
+        if kind is None:
+            continue
+        head, phrase = kind
+        if head.lemma_.lower() == "support":  # "`h11` - HTTP/1.1 support."
+            for c in head.subtree:
+                if c.i < head.i and c.dep_ in ("compound", "nmod", "amod"):
+                    n = _span_named(names, c.idx - base, c.idx - base + len(c))
+                    if n:
+                        f = _draft(x, "supports", n, "glossary-support")
+                        if f:
+                            out.facts.append(f)
+                        break
+            continue
+        if head.lemma_.lower() in KINDS and head.tag_ != "NNS":
+            f = _draft(x, "is_a", (phrase, None), "glossary")
+            if f:
+                out.facts.append(f)
+
+
+def _support_for(sent: Any, names: Any, out: Extraction) -> None:
+    """"X has support for A and B", "X added support for A"."""
+    for tok in sent:
+        if tok.lemma_.lower() != "support" or tok.dep_ != "dobj" or tok.head.lemma_ not in ("have", "add", "include"):
+            continue
+        verb = tok.head
+        subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+        if not subjects:
+            continue
+        subj = names.name(subjects[0])
+        if not subj:
+            continue
+        past = any(c.dep_ == "neg" for c in verb.children) or any(c.lower_ == "no" for c in tok.children)
+        for prep in tok.children:
+            if prep.dep_ != "prep" or prep.lower_ != "for":
+                continue
+            stack = [c for c in prep.children if c.dep_ == "pobj"]
+            while stack:
+                o = stack.pop()
+                stack += [c for c in o.children if c.dep_ == "conj"]
+                n = names.name(o) if (o.pos_ == "PROPN" or names.span_at(o.idx - sent.start_char,
+                                                                          o.idx - sent.start_char + len(o))) else None
+                f = _draft(subj, "supports", n, "support-for", past) if n else None
+                if f:
+                    out.facts.append(f)
+
+
+def _environment(sent: Any, names: Any, out: Extraction) -> None:
+    """"OS: Ubuntu 22.04 - Python Version: 3.10.12": the versions of a report's environment."""
+    if sent.text.count(":") < 1:
+        return
+    for m in _ENV.finditer(sent.text):
+        name = re.sub(r"\s[Vv]ersion$", "", m.group("name"))
+        if name.lower() in ("version", "app", "application", "os", "system", "device", "note"):
+            continue
+        if names.span_at(m.start("name"), m.end("name")) is None and not name[:1].isupper():
+            continue
+        f = _draft((name, "technology"), "uses_version", (m.group("v"), "version"), "env-version")
+        if f:
+            out.facts.append(f)
+
+
+def _favorite_is(sent: Any, names: Any, out: Extraction) -> None:
+    """"Rock is my favorite genre", "Berlin, which is my favorite city": favorite_<noun>."""
+    for tok in sent:
+        if tok.dep_ != "attr" or tok.head.lemma_ != "be" or tok.pos_ != "NOUN":
+            continue
+        mods = {c.lower_ for c in tok.children}
+        if not ({"favorite", "favourite"} & mods and "my" in mods):
+            continue
+        verb = tok.head
+        subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj_tok is not None and subj_tok.lower_ == "which" and verb.dep_ == "relcl":
+            subj_tok = verb.head  # "Berlin which is my favorite city"
+        if subj_tok is None or subj_tok.pos_ != "PROPN" or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        n = names.name(subj_tok)
+        f = _draft((USER, "person"), f"favorite_{tok.lemma_.lower()}", n, "favorite-is") if n else None
+        if f:
+            out.facts.append(f)
+
+
+def _student_at(sent: Any, names: Any, out: Extraction) -> None:
+    """"I am a student at/in Cambridge University": studies_at."""
+    for tok in sent:
+        if tok.lemma_.lower() not in _STUDENT or tok.dep_ != "attr" or tok.head.lemma_ != "be":
+            continue
+        subj = next((names.name(c) for c in tok.head.children if c.dep_ == "nsubj"), None)
+        if not subj or subj[0] == TEAM:
+            continue
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ in ("at", "in", "of"):
+                for o in prep.children:
+                    if o.dep_ == "pobj" and o.pos_ == "PROPN":
+                        n = names.name(o)
+                        f = _draft(subj, "studies_at", n, "student-at") if n else None
+                        if f:
+                            out.facts.append(f)
+
+
+_WORKS = frozenset("song songs music movie movies film films book books album albums show shows work works".split())
+_LIKE = frozenset("like love enjoy adore".split())
+
+
+def _likes_whose(sent: Any, names: Any, out: Extraction) -> None:
+    """"I like the songs of Justin Bieber", "I love the album Sex Rock", "I'm a Shawn Mendes fan": the named
+    artist or work is what the person likes (not "songs")."""
+    for tok in sent:
+        subj_tok = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
+        if subj_tok is None or any(c.dep_ == "neg" for c in tok.head.children):
+            continue
+        named: list[Any] = []
+        if tok.dep_ == "dobj" and tok.head.lemma_ in _LIKE and tok.lower_ in _WORKS:
+            named = [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+            named += [q for p in tok.children if p.dep_ == "prep" and p.lower_ in ("of", "by", "from")
+                      for q in p.children if q.dep_ == "pobj" and q.pos_ == "PROPN"]
+            named += [a for p in tok.children if p.dep_ == "prep" and p.lower_ == "from" for q in p.children
+                      if q.dep_ == "pobj" and q.lower_ in _WORKS for a in q.children if a.dep_ == "appos"]
+        elif tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.lower_ == "fan":
+            named = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN"][-1:]
+        subj = names.name(subj_tok) if named else None
+        if not subj or subj[0] != USER:
+            continue
+        for n in named:
+            name = names.name(n)
+            if name and name[0].split(" ", 1)[0].lower() in _WORKS and " " in name[0]:
+                name = (name[0].split(" ", 1)[1], name[1])  # "the album Loud": Loud
+            f = _draft(subj, "likes", name, "likes-whose") if name else None
+            if f:
+                out.facts.append(f)
+
+
+def _version_of(sent: Any, names: Any, out: Extraction) -> None:
+    """"I've been using the latest version of yarn and node v21": the person uses yarn and node."""
+    for tok in sent:
+        if tok.lemma_.lower() != "version" or tok.dep_ != "dobj" or tok.head.lemma_ != "use":
+            continue
+        verb = tok.head
+        subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        subj = names.name(subj_tok) if subj_tok is not None else None
+        if not subj or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of":
+                stack = [c for c in prep.children if c.dep_ == "pobj"]
+                while stack:
+                    o = stack.pop()
+                    stack += [c for c in o.children if c.dep_ == "conj"]
+                    n = names.name(o)
+                    f = _draft(subj, "uses", n, "version-of") if n else None
+                    if f:
+                        out.facts.append(f)
+
+
+def _release(sent: Any, names: Any, out: Extraction) -> None:
+    """"Master is on V8 6.5", "V8 6.6 landed on master": the named thing is at that version."""
+    for m in _ON_RELEASE.finditer(sent.text):
+        name, v = (m.group("name"), m.group("v")) if m.group("name") else (m.group("name2"), m.group("v2"))
+        named = names.span_at(m.start("name" if m.group("name") else "name2"), m.end("name" if m.group("name") else "name2"))
+        if named is None and not re.search(r"[A-Z]|\d", name):
+            continue
+        f = _draft((name, "technology"), "uses_version", (v, "version"), "on-release")
+        if f:
+            out.facts.append(f)
+
+
+def _from_org(out: Extraction, before: int) -> None:
+    """"I'm from Lexington Software": works_at when the place's last word names an organisation."""
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if f.predicate == "from" and f.object.split()[-1].lower().strip(".") in _ORG_WORDS and len(f.object.split()) > 1:
+            out.facts[i] = FactDraft(f.subject, "works_at", f.object, subject_type=f.subject_type,
+                                     object_type=f.object_type, past=f.past, rule=f.rule + "/org")
+
+
+def _code_words(sent: Any, names: Any, out: Extraction) -> None:
+    """Changelog wording about a piece of code: "the deprecated `X`", "`X` is now `Y`", "`X` no longer exists"."""
+    text = sent.text
+    removed = re.search(r"\bremoved\b", text) is not None
+    for m in _DEPRECATED.finditer(text):
+        x = _span_named(names, m.start("x"), m.end("x"))
+        f = _draft(x, "status", ("deprecated", "status"), "deprecated-x", removed) if x else None
+        if f:
+            out.facts.append(f)
+    for m in _RENAMED.finditer(text):
+        x, y = _span_named(names, m.start("x"), m.end("x")), _span_named(names, m.start("y"), m.end("y"))
+        f = _draft(x, "renamed_to", y, "now-named") if x and y else None
+        if f:
+            out.facts.append(f)
+    for m in _GONE.finditer(text):
+        x = _span_named(names, m.start("x"), m.end("x"))
+        f = _draft(x, "status", ("removed", "status"), "no-longer-exists") if x else None
+        if f:
+            out.facts.append(f)
+
+
+def read_line(sent: Any, out: Extraction) -> None:
+    """Before the check for orders: a changelog line in the imperative records a change that was made."""
+    m = _BUMP.match(sent.text)
+    if m:
+        f = _draft((m.group("name"), "technology"), "uses_version", (m.group("v"), "version"), "bump")
+        if f:
+            out.facts.append(f)
+
+
+def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
+    """The facts of one parsed sentence that these readings find (appended to ``out``)."""
+    _glossary(sent, names, out)
+    _support_for(sent, names, out)
+    _environment(sent, names, out)
+    _student_at(sent, names, out)
+    _likes_whose(sent, names, out)
+    _favorite_is(sent, names, out)
+    _release(sent, names, out)
+    _version_of(sent, names, out)
+    _code_words(sent, names, out)
+    _from_org(out, before)
+    # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next
+    # sentence is the one piece of code this one stated a fact about
+    code = {f.subject for f in out.facts[before:] if f.subject_type in ("identifier", "function", "file")}
+    if len(code) == 1:
+        names.state["thing"] = code.pop()

@@ -1,0 +1,76 @@
+"""Readings of glossary lines, "has support for", bug-report environment lines, changelog lines, "a student
+at X", "the songs of X" (knowledge/registers.py): what they propose, what they leave alone, and that a sure
+one reaches the graph on both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+import knotwork
+from knotwork import Settings
+from knotwork.knowledge.extract import candidates
+from knotwork.knowledge.nlp import pipeline
+
+needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
+
+
+def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
+    ((ex, _doc),) = candidates([text])
+    return {(f.subject, f.predicate, f.object, f.past) for f in ex.facts}
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("`clai/`: CLI tool", ("clai/", "is_a", "CLI tool", False)),
+    ("Package manager: uv (fast Python package manager)", ("uv", "is_a", "Python package manager", False)),
+    ("HTTPX - A next-generation HTTP client for Python.", ("HTTPX", "is_a", "HTTP client", False)),
+    ("HTTPX has support for HTTP/1.1.", ("HTTPX", "supports", "HTTP/1.1", False)),
+    ("OS: Ubuntu 22.04 - Python Version: 3.10.12", ("Python", "uses_version", "3.10.12", False)),
+    ("I am a student in Cambridge University.", ("User", "studies_at", "Cambridge University", False)),
+    ("I like the songs of Justin Bieber.", ("User", "likes", "Justin Bieber", False)),
+    ("I'm a Shawn Mendes fan.", ("User", "likes", "Shawn Mendes", False)),
+    ("Kitsune is dependent on Redis.", ("Kitsune", "depends_on", "Redis", False)),
+    ("This repository contains Ruff (a Python linter) and more.", ("Ruff", "is_a", "Python linter", False)),
+    ("Bump temporalio to 1.17.0 (#2811)", ("temporalio", "uses_version", "1.17.0", False)),
+    ("Bump `genai-prices` to >=0.0.69 (#6212)", ("genai-prices", "uses_version", ">=0.0.69", False)),
+    ("Rock is my favorite genre.", ("User", "favorite_genre", "Rock", False)),
+    ("Install: `make install` (requires uv and deno)", ("make install", "depends_on", "uv", False)),
+    ("Master is on V8 6.5.", ("V8", "uses_version", "6.5", False)),
+    ("I'm from Lexington Software.", ("User", "works_at", "Lexington Software", False)),
+    ("I've been using the latest version of yarn.", ("User", "uses", "Yarn", False)),
+    ("The deprecated `proxies` argument has now been removed.", ("proxies", "status", "deprecated", True)),
+    ("The `allow_redirects` flag is now `follow_redirects`.", ("allow_redirects", "renamed_to", "follow_redirects", False)),
+    ("The `URLLib3Transport` class no longer exists.", ("URLLib3Transport", "status", "removed", False)),
+])
+def test_the_register_readings_propose_the_fact(text: str, fact: tuple) -> None:
+    fold = {(s.casefold(), p, o.casefold(), past) for s, p, o, past in _proposed(text)}  # "Ruff" is spelled "ruff"
+    assert (fact[0].casefold(), fact[1], fact[2].casefold(), fact[3]) in fold
+
+
+@needs_parser
+@pytest.mark.parametrize("text, predicate", [
+    ("`run()`: starts the agent", "is_a"),  # a verb phrase describes what it does, not what it is
+    ("`examples/`: Example applications", "is_a"),  # not a kind of software part
+    ("Application version: 2.5.6", "uses_version"),  # the application, unnamed
+    ("I don't like the songs of Justin Bieber.", "likes"),
+    ("Can you bump numpy to 2.1?", "uses_version"),  # a request
+    ("This PR migrates from Webpack to Vite.", "uses"),  # a change with no holder
+    ("Can we migrate from webpack to vite.", "uses"),  # a question without its mark
+])
+def test_they_leave_alone_what_states_no_such_fact(text: str, predicate: str) -> None:
+    assert not [f for f in _proposed(text) if f[1] == predicate and not f[3]]
+
+
+@needs_parser
+def test_it_after_a_sentence_about_one_piece_of_code_is_that_code() -> None:
+    text = "The `Headers.getlist()` method had been deprecated in favour of `Headers.get_list()`. It is now removed."
+    assert ("Headers.getlist", "status", "removed", False) in _proposed(text)
+
+
+@needs_parser
+def test_a_sure_reading_reaches_the_graph(target: str) -> None:
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
+        mem.add("I am a student in Cambridge University.", workspace="home", consolidate=False)
+        mem.wait_for_extraction()
+        facts = {(f.predicate, f.object) for f in mem.entity_facts("User", workspace="home")}
+    assert ("studies_at", "Cambridge University") in facts
