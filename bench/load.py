@@ -1,7 +1,7 @@
 """Load: concurrent clients against a real ``knotwork serve`` on loopback, with and without a hostile one.
 
     .venv/bin/python bench/load.py [--clients 8] [--seconds 60] [--memories 5000] [--hostile] [--workers 1]
-        [--client lean|httpx] [--soak] [--constant-size] [--keep-db FILE] [--tracemalloc DIR] [--profile FILE]
+        [--client lean|httpx] [--soak [--soak-every S] [--warm-up S]] [--constant-size] [--keep-db FILE] [--tracemalloc DIR] [--profile FILE]
 
 Builds (once, cached as bench/.cache/load-<memories>.db) a store of generated memories (bench/ingest.py's
 generator) with the bundled embedder, copies it, starts ``knotwork serve`` on 127.0.0.1 over the copy,
@@ -17,10 +17,14 @@ The clients share the machine with the server, so their own CPU per request is r
 (``client_cpu_ms_per_request``). ``--client lean`` (the default) sends each request over one kept-alive
 ``http.client`` connection per client; ``--client httpx`` sends the same requests (same paths, bodies and
 JSON encoding) through an ``httpx2.Client`` per client, which costs the load generator several times the CPU.
-``--soak`` samples the server's RSS once a minute (``rss_curve``: minute, RSS and its anonymous part in MB,
-memories added and deleted so far, the database file and its WAL in MB) for a long run; ``rss_mb_per_1000_added`` is the growth from the first
-minute on (the warm-up) over the memories added meanwhile. The 30% adds grow the store, and RSS follows
-the in-memory indexes by right, so a growing soak cannot tell a leak from that growth.
+``--soak`` samples the server's RSS (its processes': the store's graph worker is its child) every ``--soak-every``
+seconds (60 by default; ``rss_curve``: minute, RSS and its anonymous part in MB, the server process's own RSS and
+the number of processes, memories added and deleted so far, the database file and its WAL in MB) for a long run;
+``rss_mb_per_1000_added`` is the growth from the first minute on (the warm-up) over the memories added meanwhile.
+``rss_flat`` compares every sample after ``--warm-up`` seconds (120 by default) with the first of them: the RSS
+after warm-up, at the end, the lowest and highest, the largest change in % and whether every sample stayed within
+±10 % (the soak target). The 30% adds grow the store, and RSS follows the in-memory indexes by right, so a growing
+soak cannot tell a leak from that growth.
 ``--constant-size`` keeps the store at ``--memories``: each add that lands is followed, by the same client,
 by ``DELETE /memories/{id}`` of the oldest memory left (the preloaded ones first, oldest first, then the
 run's own). That is a long-running server at its steady state: a store kept at a size by forgetting its
@@ -104,21 +108,49 @@ def rss_kb(pid: int, field: str = "VmRSS") -> int:
     return 0
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started, from any of its threads (``/proc/PID/task/PID/children`` names only the main
+    thread's: the store's graph worker, started by a thread of the server, would be missed); gone ones skipped."""
+    out: list[int] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            out += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return out
+
+
 def rss_kb_tree(pid: int, field: str = "VmRSS") -> int:
     """RSS of a process and its children (the worker processes of ``serve --workers``); ``field`` RssAnon: the part
     not backed by a file (the heap: what the process allocated, as against the model and libraries it maps)."""
     total = rss_kb(pid, field)
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        total += rss_kb_tree(int(child), field)
+    for child in children(pid):
+        try:
+            total += rss_kb_tree(child, field)
+        except OSError:  # it ended meanwhile
+            continue
     return total
 
 
+def process_count(pid: int) -> int:
+    """The process and its children: the server, its ``--workers`` processes and the store's graph worker."""
+    return 1 + sum(process_count(child) for child in children(pid))
+
+
 def cpu_s_tree(pid: int) -> float:
-    """User + system CPU seconds of a process and its children (``serve --workers``), so far."""
+    """User + system CPU seconds of a process and its children (``serve --workers``, the store's graph worker), so
+    far: the live ones' own, and those of children that ended and were waited for (``cutime``, ``cstime``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        total += cpu_s_tree(int(child))
+    total = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    for child in children(pid):
+        try:
+            total += cpu_s_tree(child)
+        except OSError:  # it ended meanwhile
+            continue
     return total
 
 
@@ -297,7 +329,8 @@ def rss_point(pid: int, minute: float, tally: Tally, db: Path) -> dict[str, floa
         deleted = tally.statuses.get("delete", {}).get(200, 0)
     files = [db, db.with_name(db.name + "-wal")]
     return {"minute": minute, "rss_mb": round(rss_kb_tree(pid) / 1024, 1),
-            "anon_mb": round(rss_kb_tree(pid, "RssAnon") / 1024, 1), "added": added, "deleted": deleted,
+            "anon_mb": round(rss_kb_tree(pid, "RssAnon") / 1024, 1), "server_mb": round(rss_kb(pid, "VmRSS") / 1024, 1),
+            "processes": process_count(pid), "added": added, "deleted": deleted,
             "db_mb": round(sum(f.stat().st_size for f in files if f.exists()) / 2**20, 1)}
 
 
@@ -312,7 +345,8 @@ def sample_rss(pid: int, tally: Tally, stop: float, curve: list[dict[str, float]
         if time.monotonic() < stop:
             point = rss_point(pid, round((time.monotonic() - started) / 60, 1), tally, db)
             curve.append(point)
-            print(f"soak: {point['minute']} min, server RSS {point['rss_mb']} MB (anonymous {point['anon_mb']}),"
+            print(f"soak: {point['minute']} min, server RSS {point['rss_mb']} MB (anonymous {point['anon_mb']}; the server"
+                  f" process alone {point['server_mb']}, {point['processes']} processes),"
                   f" {point['added']} memories added, {point['deleted']} deleted, database {point['db_mb']} MB", file=sys.stderr, flush=True)
 
 
@@ -323,6 +357,20 @@ def per_thousand_added(curve: list[dict[str, float]]) -> float | None:
     first, last = curve[1], curve[-1]
     added = (last["added"] - last["deleted"]) - (first["added"] - first["deleted"])
     return round(1000 * (last["rss_mb"] - first["rss_mb"]) / added, 1) if added > 0 else None
+
+
+def flat_after(curve: list[dict[str, float]], warm_up_min: float, band_pct: float = 10.0) -> dict[str, Any] | None:
+    """RSS from the first sample at or after ``warm_up_min`` minutes to the end: that sample, the last, the lowest
+    and highest, the largest change from the first in %, and whether every sample stayed within ``band_pct``."""
+    after = [p for p in curve if p["minute"] >= warm_up_min]
+    if len(after) < 2:
+        return None
+    base = after[0]["rss_mb"]
+    worst = max(abs(p["rss_mb"] - base) for p in after)
+    return {"from_minute": after[0]["minute"], "rss_after_warm_up_mb": base, "rss_end_mb": after[-1]["rss_mb"],
+            "rss_min_mb": min(p["rss_mb"] for p in after), "rss_max_mb": max(p["rss_mb"] for p in after),
+            "largest_change_pct": round(100 * worst / base, 1), "end_change_pct": round(100 * (after[-1]["rss_mb"] - base) / base, 1),
+            f"within_{band_pct:g}_pct": worst <= base * band_pct / 100, "samples": len(after)}
 
 
 def oldest_first(db: Path) -> list[str]:
@@ -359,7 +407,10 @@ def main() -> None:
     parser.add_argument("--hostile", action="store_true", help="add one client sending 10-20k-item requests")
     parser.add_argument("--workers", type=int, default=1, help="server processes (knotwork serve --workers)")
     parser.add_argument("--client", choices=sorted(CLIENTS), default="lean", help="how the clients send (see above)")
-    parser.add_argument("--soak", action="store_true", help="sample the server's RSS once a minute")
+    parser.add_argument("--soak", action="store_true", help="sample the server's RSS every --soak-every seconds")
+    parser.add_argument("--soak-every", type=float, default=60.0, metavar="SECONDS", help="with --soak: the sampling interval")
+    parser.add_argument("--warm-up", type=float, default=120.0, metavar="SECONDS",
+                        help="with --soak: RSS is held to ±10%% of its first sample after this many seconds")
     parser.add_argument("--constant-size", action="store_true",
                         help="each add is followed by the delete of the oldest memory: the store keeps its size")
     parser.add_argument("--keep-db", type=Path, metavar="FILE", help="copy the store as the run left it to FILE")
@@ -405,7 +456,7 @@ def main() -> None:
         if args.hostile:
             threads.append(threading.Thread(target=hostile, args=(make, port, tally, stop)))
         if args.soak:
-            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve, db)))
+            threads.append(threading.Thread(target=sample_rss, args=(server.pid, tally, stop, curve, db, args.soak_every)))
         profiler = None
         if args.profile is not None:
             spy = [py_spy(), "record", "--pid", str(server.pid), "--duration", str(int(args.seconds)), "--rate", "200",
@@ -467,7 +518,8 @@ def main() -> None:
         "rss_mb": [round(rss_start / 1024, 1), round(rss_end / 1024, 1)],
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1),
         "constant_size": args.constant_size,
-        **({"rss_curve": curve, "rss_mb_per_1000_added": per_thousand_added(curve)} if args.soak else {}),
+        **({"rss_curve": curve, "rss_mb_per_1000_added": per_thousand_added(curve),
+            "rss_flat": flat_after(curve, args.warm_up / 60)} if args.soak else {}),
         "loadavg": [load_start, load_end],
     }
     if any(status >= 500 for op in tally.statuses.values() for status in op):

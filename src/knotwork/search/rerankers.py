@@ -17,6 +17,9 @@ from datetime import datetime, timedelta
 import numpy as np
 
 
+_FRESH: dict[str, float] = {}  # "no scores given": each such candidate gets a new dict of its own
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A memory id moving through the pipeline, with the score of every stage it passed."""
@@ -25,10 +28,22 @@ class Candidate:
     score: float
     scores: dict[str, float] = field(default_factory=dict)
 
+    def __init__(self, id: str, score: float, scores: dict[str, float] = _FRESH) -> None:  # noqa: A002
+        # Trigger: a search builds some 1,300 candidates (fusion, then each reranker rescores every one). Why:
+        # the ``__init__`` a frozen dataclass is given sets each field through ``object.__setattr__``, about
+        # 7% of a search's CPU. Outcome: the fields are set through their slots' own setters (the frozen
+        # class still refuses every later assignment); the same fields, defaults and checks as before.
+        _set_id(self, id)
+        _set_score(self, score)
+        _set_scores(self, {} if scores is _FRESH else scores)
+
     def rescored(self, stage: str, score: float) -> Candidate:
         # Built directly, not with dataclasses.replace: a search rescores a few hundred candidates per
         # reranker, and replace() costs about twice the construction.
         return Candidate(self.id, score, {**self.scores, stage: score})
+
+
+_set_id, _set_score, _set_scores = Candidate.id.__set__, Candidate.score.__set__, Candidate.scores.__set__  # type: ignore[attr-defined]
 
 
 def _noted(c: Candidate, stage: str, value: float) -> Candidate:
