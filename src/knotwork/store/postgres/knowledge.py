@@ -14,54 +14,26 @@ from typing import Any
 from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
 from knotwork.knowledge.resolve import search_terms
+from knotwork.store import knowledge_sql
 from knotwork.store.postgres.rows import WORKSPACE_OF_ENTITY, WORKSPACE_OF_FACT, WORKSPACE_OF_MEMORY
+from knotwork.store.where import POSTGRES
 
-_ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
-_FACT = (
-    "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.origin, f.confidence,"
-    " (SELECT string_agg(memory_id, ',') FROM fact_sources x WHERE x.fact_id = f.id)"
-)
-_FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
+_FACT = knowledge_sql.fact_columns(POSTGRES)
+_FACT_FROM = knowledge_sql.FACT_FROM
 # ts_rank's weights for D, C, B, A: an entity's name terms (A) weigh three times its summary (D).
 _ENTITY_WEIGHTS = "'{0.333, 0.2, 0.4, 1.0}'"
 
 
 def _fact(row: Sequence[Any]) -> Fact:
-    return Fact(
-        id=row[0],
-        workspace=row[1] or None,
-        subject_id=row[2],
-        subject=row[3],
-        predicate=row[4],
-        object_id=row[5],
-        object=row[6],
-        fact=row[7],
-        valid_at=row[8],
-        invalid_at=row[9],
-        created_at=row[10],
-        expired_at=row[11],
-        superseded_by=row[12],
-        extractor=row[13],
-        confidence=float(row[14]),
-        sources=tuple(sorted(row[15].split(","))) if row[15] else (),
-    )
+    return knowledge_sql.fact_row(row, POSTGRES)
 
 
 def scope_sql(workspace: str | None, column: str) -> tuple[str, list[Any]]:
-    """Rows a caller in ``workspace`` may see: W and global, global only, or all (``*``)."""
-    if workspace == ALL_WORKSPACES:
-        return "TRUE", []
-    if workspace:
-        return f"{column} IN ('', %s)", [workspace]
-    return f"{column} = ''", []
+    return knowledge_sql.scope_sql(workspace, column, POSTGRES)
 
 
 def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tuple[str, list[Any]]:
-    """Facts true at world time ``at`` (or every fact when ``include_invalid``)."""
-    if include_invalid or at is None:
-        return "TRUE", []
-    return f"({alias}.valid_at IS NULL OR {alias}.valid_at <= %s) AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > %s)", [at, at]
+    return knowledge_sql.time_sql(at, include_invalid, POSTGRES, alias)
 
 
 def _tsquery(terms: Sequence[str]) -> str:
@@ -120,91 +92,6 @@ class KnowledgeStore:
                 "INSERT INTO entity_grams (workspace, gram, entity_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 [(e.workspace or "", g, e.id) for g in dict.fromkeys(grams)],
             )
-
-    def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
-        """Set ``type``, ``summary`` or ``note`` of an entity."""
-        if not values:
-            return
-        sets = ", ".join(f"{k} = %s" for k in values)
-        with self.transaction():
-            self._run(f"UPDATE entities SET {sets}, updated_at = %s WHERE id = %s", (*values.values(), at, entity_id))
-
-    def kg_entity_rows(self, entity_ids: Sequence[str]) -> dict[str, tuple[Entity, str]]:
-        """(entity, note) by id, with aliases and mention counts."""
-        out: dict[str, tuple[Entity, str]] = {}
-        rows = self._rows_by_ids(
-            f"SELECT {_ENTITY}, e.note,"
-            " (SELECT array_agg(alias ORDER BY alias) FROM entity_aliases a WHERE a.entity_id = e.id),"
-            " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
-            " FROM entities e WHERE e.id = ANY(%s)",
-            entity_ids,
-        )
-        for r in rows:
-            aliases = tuple(sorted(r[8])) if r[8] else ()
-            entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], r[5], r[6], aliases, r[9])
-            out[r[0]] = (entity, r[7])
-        return out
-
-    def kg_entity_ids(self) -> list[str]:
-        """Every entity id, in id order (time of creation)."""
-        return [r[0] for r in self._run("SELECT id FROM entities ORDER BY id")]
-
-    def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        """The words full-text search knows each entity by (its name's and its aliases')."""
-        return dict(self._rows_by_ids("SELECT id, terms FROM entities WHERE id = ANY(%s)", entity_ids))
-
-    def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
-        return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
-
-    def kg_entity_names(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """(name, summary) by entity id: what a search's ``about`` relations show, without the aliases and the
-        mention counts of :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        return {r[0]: (r[1], r[2]) for r in self._rows_by_ids("SELECT id, name, summary FROM entities WHERE id = ANY(%s)", entity_ids)}
-
-    def kg_entity_aliases(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """(name, aliases) by entity id: the names a text may call each entity by, without the mention counts of
-        :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        rows = self._rows_by_ids(
-            "SELECT e.id, e.name, (SELECT array_agg(alias ORDER BY alias) FROM entity_aliases a WHERE a.entity_id = e.id)"
-            " FROM entities e WHERE e.id = ANY(%s)",
-            entity_ids,
-        )
-        return {r[0]: (r[1], tuple(sorted(r[2])) if r[2] else ()) for r in rows}
-
-    def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
-        """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
-        rows = self._rows_by_ids("SELECT id, type, note, summary FROM entities WHERE id = ANY(%s)", entity_ids)
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
-
-    def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
-        """Ids of entities in scope whose name or alias normalises to ``norm``."""
-        where, params = scope_sql(workspace, "workspace")
-        rows = self._run(
-            f"SELECT id FROM entities WHERE norm = %s AND {where}"
-            f" UNION SELECT entity_id FROM entity_aliases WHERE norm = %s AND {where}",
-            (norm, *params, norm, *params),
-        )
-        return [r[0] for r in rows]
-
-    def kg_entities_by_prefix(self, workspace: str | None, prefix: str, limit: int = 64) -> list[tuple[str, str, str | None]]:
-        """(id, name, type) of the entities of exactly this workspace whose normalised name starts with ``prefix``
-        (but is longer): the full names a given name may stand for."""
-        rows = self._run(
-            "SELECT id, name, type FROM entities WHERE workspace = %s AND norm > %s AND norm < %s ORDER BY norm LIMIT %s",
-            (workspace or "", prefix, prefix + "\uffff", limit),
-        )
-        return [(r[0], r[1], r[2]) for r in rows]
-
-    def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
-        """Ids in ``table`` that start or end with ``ref``."""
-        rows = self._run(
-            f"SELECT id FROM {table} WHERE (id >= %s AND id < %s) OR right(id, length(%s)) = %s ORDER BY id LIMIT %s",
-            (ref, ref + "~", ref, ref, limit),
-        )
-        return [r[0] for r in rows]
-
-    def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
-        return self._resolve_ref("entities", ref, limit)
 
     def kg_gram_candidates(
         self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
@@ -359,16 +246,6 @@ class KnowledgeStore:
                 (invalid_at, expired_at, superseded_by, superseded_by, fact_id),
             )
 
-    def kg_restart_fact(self, fact_id: str, valid_at: datetime) -> None:
-        """The fact holds from ``valid_at`` (an earlier start, stated by another memory)."""
-        with self.transaction():
-            self._run("UPDATE facts SET valid_at = %s WHERE id = %s", (valid_at, fact_id))
-
-    def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
-        """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
-        with self.transaction():
-            self._run("UPDATE facts SET confidence = %s WHERE id = %s AND confidence < %s", (confidence, fact_id, confidence))
-
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():
             self._run(
@@ -376,25 +253,6 @@ class KnowledgeStore:
                 f" VALUES ({WORKSPACE_OF_FACT}, %s, {WORKSPACE_OF_MEMORY}, %s) ON CONFLICT DO NOTHING",
                 (fact_id, fact_id, memory_id, memory_id),
             )
-
-    def kg_facts_of(self, subject_id: str, predicate: str) -> list[Fact]:
-        """Every fact (current or retired) with this subject and predicate, oldest first."""
-        rows = self._run(
-            # NULLS FIRST: SQLite sorts a NULL valid_at ("since always") first
-            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.subject_id = %s AND f.predicate = %s ORDER BY f.valid_at NULLS FIRST, f.id",
-            (subject_id, predicate),
-        )
-        return [_fact(r) for r in rows]
-
-    def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
-        return {r[0]: _fact(r) for r in self._rows_by_ids(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id = ANY(%s)", fact_ids)}
-
-    def kg_fact_ids(self) -> list[str]:
-        """Every fact id, in id order (time of creation)."""
-        return [r[0] for r in self._run("SELECT id FROM facts ORDER BY id")]
-
-    def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
-        return self._resolve_ref("facts", ref, limit)
 
     def kg_facts_fts(
         self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
@@ -427,15 +285,6 @@ class KnowledgeStore:
         )
         return [_fact(r) for r in rows]
 
-    def kg_facts_only_from(self, memory_id: str) -> list[str]:
-        """Facts whose only source is this memory."""
-        rows = self._run(
-            "SELECT fact_id FROM fact_sources s WHERE memory_id = %(m)s AND NOT EXISTS"
-            " (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id != %(m)s)",
-            {"m": memory_id},
-        )
-        return [r[0] for r in rows]
-
     def kg_delete_orphans(self, entity_ids: Sequence[str]) -> int:
         """Delete those of these entities that no memory mentions and no fact joins; returns how many."""
         ids = list(dict.fromkeys(entity_ids))
@@ -456,13 +305,6 @@ class KnowledgeStore:
             self._forget_facts([fact_id])
             return self._run("DELETE FROM facts WHERE id = %s", (fact_id,)).rowcount > 0
 
-    def kg_edges(self, workspace: str | None, at: datetime) -> list[tuple[str, str]]:
-        """(subject id, object id) of the facts true at ``at`` in exactly this workspace."""
-        when, tparams = time_sql(at, False)
-        return [tuple(r) for r in self._run(
-            f"SELECT f.subject_id, f.object_id FROM facts f WHERE f.workspace = %s AND {when}", (workspace or "", *tparams)
-        )]
-
     def kg_clear(self, workspace: str | None) -> tuple[int, int]:
         """Delete the graph of one workspace (or everything with ``*``); returns (entities, facts) deleted."""
         where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else ("workspace = %s", [workspace or ""])
@@ -476,28 +318,7 @@ class KnowledgeStore:
             entities = self._run(f"DELETE FROM entities WHERE {where}", params).rowcount
         return entities, facts
 
-    # -- episodes -------------------------------------------------------------
-    def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Entity ids each memory mentions."""
-        out: dict[str, list[str]] = {}
-        rows = self._rows_by_ids("SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id = ANY(%s)", memory_ids)
-        for mid, eid in sorted(rows):
-            out.setdefault(mid, []).append(eid)
-        return out
-
-    def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        sql = "SELECT memory_id, count(*) FROM fact_sources WHERE memory_id = ANY(%s) GROUP BY memory_id"
-        return dict(self._rows_by_ids(sql, memory_ids))
-
     # -- communities ----------------------------------------------------------
-    def kg_replace_communities(
-        self, workspace: str | None, groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
-    ) -> None:
-        """Every community of the workspace replaced by ``groups``."""
-        with self.transaction():
-            old = [r[0] for r in self._run("SELECT id FROM communities WHERE workspace = %s", (workspace or "",))]
-            self.kg_swap_communities(workspace, old, groups, at)
-
     def kg_swap_communities(
         self, workspace: str | None, drop: Sequence[str], groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
     ) -> None:
@@ -524,23 +345,6 @@ class KnowledgeStore:
                 [(eid, workspace or "") for eid in dict.fromkeys(entity_ids)],
             )
 
-    def kg_dirty(self, workspace: str | None) -> list[str]:
-        return [r[0] for r in self._run("SELECT entity_id FROM community_dirty WHERE workspace = %s", (workspace or "",))]
-
-    def kg_dirty_workspaces(self) -> list[str]:
-        return [r[0] for r in self._run("SELECT DISTINCT workspace FROM community_dirty ORDER BY workspace")]
-
-    def kg_clear_dirty(self, workspace: str | None, entity_ids: Sequence[str] | None = None) -> None:
-        with self.transaction():
-            if entity_ids is None:
-                self._run("DELETE FROM community_dirty WHERE workspace = %s", (workspace or "",))
-                return
-            self._rows_by_ids("DELETE FROM community_dirty WHERE entity_id = ANY(%s)", entity_ids)
-
-    def kg_graph_workspaces(self) -> list[str]:
-        """Every workspace that has entities (``''`` is the global one)."""
-        return [r[0] for r in self._run("SELECT DISTINCT workspace FROM entities ORDER BY workspace")]
-
     def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
         where, params = scope_sql(workspace, "c.workspace")
         rows = self._run(
@@ -550,18 +354,6 @@ class KnowledgeStore:
             params,
         )
         return [(Community(r[0], r[1] or None, r[2], r[3], ()), list(r[4] or ())) for r in rows]
-
-    def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
-        """Communities by id (members not filled in)."""
-        rows = self._rows_by_ids("SELECT id, workspace, name, summary FROM communities WHERE id = ANY(%s)", community_ids)
-        return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
-
-    def kg_community_times(self, community_ids: Sequence[str]) -> dict[str, datetime]:
-        """When each community was computed."""
-        return dict(self._rows_by_ids("SELECT id, created_at FROM communities WHERE id = ANY(%s)", community_ids))
-
-    def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        return dict(self._rows_by_ids("SELECT entity_id, community_id FROM community_members WHERE entity_id = ANY(%s)", entity_ids))
 
     # -- the LLM extraction queue ---------------------------------------------
     def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -586,48 +378,3 @@ class KnowledgeStore:
                     (at, ids),
                 )
         return self.kg_queue(memory_ids=ids) if ids else []
-
-    def kg_queue_set(
-        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None,
-        attempts: int | None = None,
-    ) -> None:
-        """Set an item's status (``attempts``: its count of attempts too, as a moved store had it)."""
-        with self.transaction():
-            self._run(
-                "UPDATE extraction_queue SET status = %s, last_error = %s, updated_at = %s, available_at = %s,"
-                " attempts = coalesce(%s, attempts) WHERE memory_id = %s",
-                (status, error, at, available_at or at, attempts, memory_id),
-            )
-
-    def kg_queue_retry_failed(self, at: datetime) -> int:
-        """Give every failed item a fresh start (attempts back to 0); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE extraction_queue SET status = 'pending', attempts = 0, updated_at = %s, available_at = %s"
-                " WHERE status = 'failed'",
-                (at, at),
-            ).rowcount
-
-    def kg_queue(
-        self, status: str | None = None, limit: int = 1000, memory_ids: Sequence[str] | None = None, exclude: str | None = None
-    ) -> list[QueueItem]:
-        clauses, params = [], []
-        if status:
-            clauses.append("status = %s")
-            params.append(status)
-        if exclude:
-            clauses.append("status != %s")
-            params.append(exclude)
-        if memory_ids is not None:
-            clauses.append("memory_id = ANY(%s)")
-            params.append(list(memory_ids)[:900])
-        where = " AND ".join(clauses) or "TRUE"
-        rows = self._run(
-            "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at, available_at FROM extraction_queue"
-            f" WHERE {where} ORDER BY enqueued_at, memory_id LIMIT %s",
-            (*params, limit),
-        )
-        return [QueueItem(*r) for r in rows]
-
-    def kg_queue_counts(self) -> dict[str, int]:
-        return dict(self._run("SELECT status, count(*) FROM extraction_queue GROUP BY status").fetchall())
