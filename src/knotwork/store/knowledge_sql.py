@@ -17,6 +17,7 @@ from typing import Any
 
 from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
+from knotwork.knowledge.resolve import search_terms
 from knotwork.store.where import Dialect
 
 ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
@@ -77,9 +78,17 @@ class KnowledgeSql:
     _ids_in: str
     _read: Any
     _run: Any
+    _run_many: Any
     _rows_by_ids: Any
     transaction: Any
-    kg_swap_communities: Any  # the engine's own
+    # the engine's own: its writes, its full-text ranking, its id lists
+    kg_swap_communities: Any
+    _entities_ranked: Any
+    _facts_ranked: Any
+    _facts_touching: Any
+    _community_rows: Any
+    _mark_running: Any
+    _gram_rows: Any
 
     # -- entities -------------------------------------------------------------
     def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
@@ -162,6 +171,15 @@ class KnowledgeSql:
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
+    def kg_gram_candidates(
+        self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
+    ) -> list[tuple[str, int]]:
+        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first.
+
+        ``after``: only entities whose id sorts after it (created later).
+        """
+        return self._gram_rows(workspace, grams, limit, after) if grams else []
+
     def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
         """Ids in ``table`` that start or end with ``ref``."""
         q = self._dialect.mark
@@ -175,7 +193,28 @@ class KnowledgeSql:
     def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("entities", ref, limit)
 
+    def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = scope_sql(workspace, "e.workspace", self._dialect)
+        return [(r[0], float(r[1])) for r in self._entities_ranked(terms, where, params, limit)]
+
     # -- facts ----------------------------------------------------------------
+    def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
+        """The text (and its search terms) of every fact of these entities made again from their names."""
+        q = self._dialect.mark
+        with self.transaction():
+            for eid in entity_ids:
+                rows = self._run(
+                    "SELECT f.id, s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name FROM facts f"
+                    " JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
+                    f" WHERE f.subject_id = {q} OR f.object_id = {q}",
+                    (eid, eid),
+                ).fetchall()
+                self._run_many(
+                    f"UPDATE facts SET fact = {q}, terms = {q} WHERE id = {q}", [(text, search_terms(text), fid) for fid, text in rows]
+                )
+
     def kg_restart_fact(self, fact_id: str, valid_at: datetime) -> None:
         """The fact holds from ``valid_at`` (an earlier start, stated by another memory)."""
         q = self._dialect.mark
@@ -209,6 +248,25 @@ class KnowledgeSql:
 
     def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
         return self._resolve_ref("facts", ref, limit)
+
+    def kg_facts_fts(
+        self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
+    ) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = scope_sql(workspace, "f.workspace", self._dialect)
+        when, tparams = time_sql(at, include_invalid, self._dialect)
+        return [(r[0], float(r[1])) for r in self._facts_ranked(terms, f"{where} AND {when}", [*params, *tparams], limit)]
+
+    def kg_facts_touching(
+        self, entity_ids: Sequence[str], workspace: str | None = ALL_WORKSPACES, at: datetime | None = None,
+        include_invalid: bool = True, limit: int = 10_000,
+    ) -> list[Fact]:
+        """Facts whose subject or object is one of ``entity_ids``."""
+        where, params = scope_sql(workspace, "f.workspace", self._dialect)
+        when, tparams = time_sql(at, include_invalid, self._dialect)
+        rows = self._facts_touching(entity_ids, f"{where} AND {when}", [*params, *tparams], limit)
+        return [fact_row(r, self._dialect) for r in rows]
 
     def kg_facts_only_from(self, memory_id: str) -> list[str]:
         """Facts whose only source is this memory."""
@@ -268,6 +326,10 @@ class KnowledgeSql:
         """Every workspace that has entities (``''`` is the global one)."""
         return [r[0] for r in self._read("SELECT DISTINCT workspace FROM entities ORDER BY workspace")]
 
+    def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
+        where, params = scope_sql(workspace, "c.workspace", self._dialect)
+        return self._community_rows(where, params)
+
     def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
         """Communities by id (members not filled in)."""
         rows = self._rows_by_ids(f"SELECT id, workspace, name, summary FROM communities WHERE id {self._ids_in}", community_ids)
@@ -283,6 +345,19 @@ class KnowledgeSql:
         return dict(self._rows_by_ids(sql, entity_ids))
 
     # -- the LLM extraction queue ---------------------------------------------
+    def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:
+        """Mark up to ``limit`` due pending (or stale running) items as running, counting an attempt; return them."""
+        q, t = self._dialect.mark, self._dialect.time
+        with self.transaction():
+            rows = self._run(
+                f"SELECT memory_id FROM extraction_queue WHERE (status = 'pending' AND available_at <= {q})"
+                f" OR (status = 'running' AND updated_at < {q}) ORDER BY enqueued_at, memory_id LIMIT {q}",
+                (t(at), t(stale_before), limit),
+            ).fetchall()
+            ids = [r[0] for r in rows]
+            self._mark_running(ids, at)
+        return self.kg_queue(memory_ids=ids) if ids else []
+
     def kg_queue_set(
         self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None,
         attempts: int | None = None,

@@ -32,6 +32,7 @@ class Dialect:
     split: Callable[[Any], list[str]]  # the values ``gather`` made (not NULL)
     ends: str  # ``{col}`` ends with the parameter ``{mark}`` (bound twice)
     nulls_first: str  # after ``ORDER BY x``: NULLs first, as SQLite sorts them
+    bytewise: str  # after a text column in ORDER BY: compared byte by byte, as SQLite's BINARY does
     in_list: Callable[[str, list[Any]], tuple[str, list[Any]]]  # ``column`` is one of these values: SQL, parameters
 
     def opt_time(self, value: datetime | None) -> Any:
@@ -54,6 +55,7 @@ SQLITE = Dialect(
     split=lambda text: text.split("\x1f"),
     ends="substr({col}, -length({mark})) = {mark}",
     nulls_first="",
+    bytewise="",
     in_list=lambda column, values: (f"{column} IN ({', '.join('?' * len(values)) or 'NULL'})", values),
 )
 POSTGRES = Dialect(
@@ -67,6 +69,7 @@ POSTGRES = Dialect(
     split=list,
     ends="right({col}, length({mark})) = {mark}",
     nulls_first=" NULLS FIRST",
+    bytewise=' COLLATE "C"',
     in_list=lambda column, values: (f"{column} = ANY(%s)", [values]),
 )
 

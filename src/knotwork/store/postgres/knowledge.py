@@ -2,7 +2,9 @@
 
 The same capabilities as store/sqlite/knowledge.py, method for method, in
 PostgreSQL's SQL: ``= ANY(%s)`` for id lists, ``ON CONFLICT`` for SQLite's
-``OR IGNORE`` / ``OR REPLACE``, tsvector + ``ts_rank`` for FTS5's ``bm25()``.
+``OR IGNORE`` / ``OR REPLACE``, tsvector + ``ts_rank`` for FTS5's ``bm25()``,
+the workspace of every row a key names. What both engines run alike is
+written once in store/knowledge_sql.py (``KnowledgeSql``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
+from knotwork.knowledge.models import Community, Entity, Fact
 from knotwork.knowledge.resolve import search_terms
 from knotwork.store import knowledge_sql
 from knotwork.store.postgres.rows import WORKSPACE_OF_ENTITY, WORKSPACE_OF_FACT, WORKSPACE_OF_MEMORY
@@ -22,18 +24,6 @@ _FACT = knowledge_sql.fact_columns(POSTGRES)
 _FACT_FROM = knowledge_sql.FACT_FROM
 # ts_rank's weights for D, C, B, A: an entity's name terms (A) weigh three times its summary (D).
 _ENTITY_WEIGHTS = "'{0.333, 0.2, 0.4, 1.0}'"
-
-
-def _fact(row: Sequence[Any]) -> Fact:
-    return knowledge_sql.fact_row(row, POSTGRES)
-
-
-def scope_sql(workspace: str | None, column: str) -> tuple[str, list[Any]]:
-    return knowledge_sql.scope_sql(workspace, column, POSTGRES)
-
-
-def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tuple[str, list[Any]]:
-    return knowledge_sql.time_sql(at, include_invalid, POSTGRES, alias)
 
 
 def _tsquery(terms: Sequence[str]) -> str:
@@ -93,15 +83,8 @@ class KnowledgeStore:
                 [(e.workspace or "", g, e.id) for g in dict.fromkeys(grams)],
             )
 
-    def kg_gram_candidates(
-        self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
-    ) -> list[tuple[str, int]]:
-        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first.
-
-        ``after``: only entities whose id sorts after it (created later).
-        """
-        if not grams:
-            return []
+    def _gram_rows(self, workspace: str | None, grams: Sequence[str], limit: int, after: str | None) -> list[Any]:
+        """(entity id, trigrams shared) for :meth:`KnowledgeSql.kg_gram_candidates`."""
         since, extra = ("AND entity_id > %s", [after]) if after else ("", [])
         return self._run(
             f"SELECT entity_id, count(*) AS n FROM entity_grams WHERE workspace = %s AND gram = ANY(%s) {since}"
@@ -195,29 +178,13 @@ class KnowledgeStore:
                 self._run("UPDATE entities SET terms = terms || ' ' || %s WHERE id = %s", (row[3], keep))
             self.kg_refresh_fact_text([keep])
 
-    def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
-        with self.transaction():
-            for eid in entity_ids:
-                rows = self._run(
-                    "SELECT f.id, s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name FROM facts f"
-                    " JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
-                    " WHERE f.subject_id = %s OR f.object_id = %s",
-                    (eid, eid),
-                ).fetchall()
-                self._run_many(
-                    "UPDATE facts SET fact = %s, terms = %s WHERE id = %s", [(text, search_terms(text), fid) for fid, text in rows]
-                )
-
-    def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "e.workspace")
-        rows = self._run(
+    def _entities_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the entities whose text vector matches any of ``terms`` and ``where``, best first."""
+        return self._run(
             f"SELECT e.id, ts_rank({_ENTITY_WEIGHTS}, e.tsv, tq.q) AS r FROM entities e, {_tsquery(terms)}"
             f" WHERE e.tsv @@ tq.q AND {where} ORDER BY r DESC, e.id LIMIT %s",
             (*terms, *params, limit),
-        )
-        return [(r[0], float(r[1])) for r in rows]
+        ).fetchall()
 
     def kg_insert_fact(self, f: Fact) -> None:
         with self.transaction():
@@ -254,36 +221,24 @@ class KnowledgeStore:
                 (fact_id, fact_id, memory_id, memory_id),
             )
 
-    def kg_facts_fts(
-        self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
-    ) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
-        rows = self._run(
+    def _facts_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the facts whose text vector matches any of ``terms`` and ``where``, best first."""
+        return self._run(
             f"SELECT f.id, ts_rank(f.tsv, tq.q) AS r FROM facts f, {_tsquery(terms)}"
-            f" WHERE f.tsv @@ tq.q AND {where} AND {when} ORDER BY r DESC, f.id LIMIT %s",
-            (*terms, *params, *tparams, limit),
-        )
-        return [(r[0], float(r[1])) for r in rows]
+            f" WHERE f.tsv @@ tq.q AND {where} ORDER BY r DESC, f.id LIMIT %s",
+            (*terms, *params, limit),
+        ).fetchall()
 
-    def kg_facts_touching(
-        self, entity_ids: Sequence[str], workspace: str | None = ALL_WORKSPACES, at: datetime | None = None,
-        include_invalid: bool = True, limit: int = 10_000,
-    ) -> list[Fact]:
-        """Facts whose subject or object is one of ``entity_ids``."""
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
+    def _facts_touching(self, entity_ids: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """Rows of :data:`knowledge_sql.FACT_FROM` for facts whose subject or object is one of ``entity_ids``."""
         ids = list(dict.fromkeys(entity_ids))
         if not ids:
             return []
-        rows = self._run(
+        return self._run(
             f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id = ANY(%s) OR f.object_id = ANY(%s))"
-            f" AND {where} AND {when} ORDER BY f.id DESC LIMIT %s",
-            (ids, ids, *params, *tparams, limit),
-        )
-        return [_fact(r) for r in rows]
+            f" AND {where} ORDER BY f.id DESC LIMIT %s",
+            (ids, ids, *params, limit),
+        ).fetchall()
 
     def kg_delete_orphans(self, entity_ids: Sequence[str]) -> int:
         """Delete those of these entities that no memory mentions and no fact joins; returns how many."""
@@ -345,8 +300,8 @@ class KnowledgeStore:
                 [(eid, workspace or "") for eid in dict.fromkeys(entity_ids)],
             )
 
-    def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
-        where, params = scope_sql(workspace, "c.workspace")
+    def _community_rows(self, where: str, params: list[Any]) -> list[tuple[Community, list[str]]]:
+        """Communities aliased ``c`` that meet ``where``, largest first, each with its members' ids."""
         rows = self._run(
             "SELECT c.id, c.workspace, c.name, c.summary,"
             " (SELECT array_agg(entity_id ORDER BY entity_id) FROM community_members m WHERE m.community_id = c.id)"
@@ -364,17 +319,10 @@ class KnowledgeStore:
                 [(mid, mid, at, at, at) for mid in dict.fromkeys(memory_ids)],
             )
 
-    def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:
-        """Mark up to ``limit`` due pending (or stale running) items as running, counting an attempt; return them."""
-        with self.transaction():
-            ids = [r[0] for r in self._run(
-                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' AND available_at <= %s)"
-                " OR (status = 'running' AND updated_at < %s) ORDER BY enqueued_at, memory_id LIMIT %s",
-                (at, stale_before, limit),
-            )]
-            if ids:
-                self._run(
-                    "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = %s WHERE memory_id = ANY(%s)",
-                    (at, ids),
-                )
-        return self.kg_queue(memory_ids=ids) if ids else []
+    def _mark_running(self, memory_ids: Sequence[str], at: datetime) -> None:
+        """Claimed items: running, one more attempt (in the claim's transaction)."""
+        if memory_ids:
+            self._run(
+                "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = %s WHERE memory_id = ANY(%s)",
+                (at, list(memory_ids)),
+            )

@@ -30,6 +30,7 @@ from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Mem
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store import filtered
+from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.enrich import EnrichStore
@@ -53,6 +54,7 @@ from knotwork.store.postgres.termstats import TermStats
 from knotwork.store.postgres.threads import ThreadStore
 from knotwork.store.postgres.vectors import VectorStore
 from knotwork.store.protocol import Tracer
+from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
 from knotwork.store.where import POSTGRES
 
@@ -104,7 +106,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, EnrichStore, ThreadStore, SharedStore):
+class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``, those both engines share from
     ``SharedStore``)."""

@@ -3,7 +3,10 @@
 Entities, aliases, name trigrams, entity vectors, mentions, facts with their
 source memories, communities and the LLM extraction queue. Every method is
 a capability (no business rules here: the knowledge service decides what to
-write; this only writes it). Methods are prefixed ``kg_``.
+write; this only writes it). Methods are prefixed ``kg_``. What both engines
+run alike is written once in store/knowledge_sql.py (``KnowledgeSql``); this
+module keeps SQLite's own: its inserts (``OR IGNORE`` / ``OR REPLACE``), the
+trigram index keyed by rowid, FTS5's ``bm25()``, the batched id lists.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.temporal import to_text
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
+from knotwork.domain.temporal import to_text
+from knotwork.knowledge.models import Community, Entity, Fact
 from knotwork.knowledge.resolve import grams, search_terms
 from knotwork.store import knowledge_sql
 from knotwork.store.sqlite import scaled
@@ -28,26 +31,16 @@ def _ts(value: datetime | None) -> str | None:
     return SQLITE.opt_time(value)
 
 
-def _fact(row: Sequence[Any]) -> Fact:
-    return knowledge_sql.fact_row(row, SQLITE)
-
-
-def scope_sql(workspace: str | None, column: str) -> tuple[str, list[Any]]:
-    return knowledge_sql.scope_sql(workspace, column, SQLITE)
-
-
-def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tuple[str, list[Any]]:
-    return knowledge_sql.time_sql(at, include_invalid, SQLITE, alias)
-
-
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 class KnowledgeStore:
-    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_reads`` (reads), ``_lock`` and ``transaction``."""
+    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_read`` and ``_reads`` (reads), ``_lock`` and
+    ``transaction``."""
 
     _run: Any
+    _read: Any
     _lock: Any
     _reads: Any
     _rows_by_ids: Any
@@ -81,15 +74,8 @@ class KnowledgeStore:
                 [(e.workspace or "", g, rowid) for g in grams],
             )
 
-    def kg_gram_candidates(
-        self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
-    ) -> list[tuple[str, int]]:
-        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first.
-
-        ``after``: only entities whose id sorts after it (created later).
-        """
-        if not grams:
-            return []
+    def _gram_rows(self, workspace: str | None, grams: Sequence[str], limit: int, after: str | None) -> list[Any]:
+        """(entity id, trigrams shared) for :meth:`KnowledgeSql.kg_gram_candidates`."""
         marks = ", ".join("?" * len(grams))
         since, extra = ("WHERE e.id > ?", [after]) if after else ("", [])
         with self._reads:
@@ -178,29 +164,14 @@ class KnowledgeStore:
                 self._run("UPDATE entities SET terms = terms || ' ' || ? WHERE id = ?", (row[3], keep))
             self.kg_refresh_fact_text([keep])
 
-    def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
-        with self.transaction():
-            for eid in entity_ids:
-                rows = self._run(
-                    "SELECT f.id, s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name FROM facts f"
-                    " JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
-                    " WHERE f.subject_id = ?1 OR f.object_id = ?1",
-                    (eid,),
-                ).fetchall()
-                for fid, text in rows:
-                    self._run("UPDATE facts SET fact = ?, terms = ? WHERE id = ?", (text, search_terms(text), fid))
-
-    def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "e.workspace")
-        with self._reads:
-            rows = self._run(
-                "SELECT e.id, -bm25(entities_fts, 3.0, 1.0) FROM entities_fts JOIN entities e ON e.rowid = entities_fts.rowid"
-                f" WHERE entities_fts MATCH ? AND {where} ORDER BY bm25(entities_fts, 3.0, 1.0) LIMIT ?",
-                (_match(terms), *params, limit),
-            ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
+    def _entities_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the entities whose terms match any of ``terms`` and ``where``, best first (FTS5's BM25:
+        the name's terms weigh three times the summary's)."""
+        return self._read(
+            "SELECT e.id, -bm25(entities_fts, 3.0, 1.0) FROM entities_fts JOIN entities e ON e.rowid = entities_fts.rowid"
+            f" WHERE entities_fts MATCH ? AND {where} ORDER BY bm25(entities_fts, 3.0, 1.0) LIMIT ?",
+            (_match(terms), *params, limit),
+        )
 
     def kg_insert_fact(self, f: Fact) -> None:
         with self.transaction():
@@ -227,35 +198,22 @@ class KnowledgeStore:
         with self.transaction():
             self._run("INSERT OR IGNORE INTO fact_sources (fact_id, memory_id) VALUES (?, ?)", (fact_id, memory_id))
 
-    def kg_facts_fts(
-        self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
-    ) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
-        with self._reads:
-            rows = self._run(
-                "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid"
-                f" WHERE facts_fts MATCH ? AND {where} AND {when} ORDER BY bm25(facts_fts) LIMIT ?",
-                (_match(terms), *params, *tparams, limit),
-            ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
-
-    def kg_facts_touching(
-        self, entity_ids: Sequence[str], workspace: str | None = ALL_WORKSPACES, at: datetime | None = None,
-        include_invalid: bool = True, limit: int = 10_000,
-    ) -> list[Fact]:
-        """Facts whose subject or object is one of ``entity_ids``."""
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
-        rows = self._rows_by_ids(
-            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({{ids}}) OR f.object_id IN ({{ids}}))"
-            f" AND {where} AND {when} ORDER BY f.id DESC LIMIT ?",
-            entity_ids,
-            lambda batch: (*batch, *batch, *params, *tparams, limit),
+    def _facts_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the facts whose terms match any of ``terms`` and ``where``, best first (FTS5's BM25)."""
+        return self._read(
+            "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid"
+            f" WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?",
+            (_match(terms), *params, limit),
         )
-        return [_fact(r) for r in rows]
+
+    def _facts_touching(self, entity_ids: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """Rows of :data:`knowledge_sql.FACT_FROM` for facts whose subject or object is one of ``entity_ids``."""
+        return self._rows_by_ids(
+            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({{ids}}) OR f.object_id IN ({{ids}}))"
+            f" AND {where} ORDER BY f.id DESC LIMIT ?",
+            entity_ids,
+            lambda batch: (*batch, *batch, *params, limit),
+        )
 
     def kg_delete_orphans(self, entity_ids: Sequence[str]) -> int:
         """Delete those of these entities that no memory mentions and no fact joins; returns how many."""
@@ -309,8 +267,8 @@ class KnowledgeStore:
             for eid in dict.fromkeys(entity_ids):
                 self._run("INSERT OR IGNORE INTO community_dirty (entity_id, workspace) VALUES (?, ?)", (eid, workspace or ""))
 
-    def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
-        where, params = scope_sql(workspace, "c.workspace")
+    def _community_rows(self, where: str, params: list[Any]) -> list[tuple[Community, list[str]]]:
+        """Communities aliased ``c`` that meet ``where``, largest first, each with its members' ids."""
         with self._reads:
             rows = self._run(
                 f"SELECT c.id, c.workspace, c.name, c.summary FROM communities c WHERE {where} ORDER BY c.size DESC, c.id",
@@ -334,18 +292,10 @@ class KnowledgeStore:
                     (mid, to_text(at), to_text(at), to_text(at)),
                 )
 
-    def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:
-        """Mark up to ``limit`` due pending (or stale running) items as running, counting an attempt; return them."""
-        with self.transaction():
-            rows = self._run(
-                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' AND available_at <= ?)"
-                " OR (status = 'running' AND updated_at < ?) ORDER BY enqueued_at, memory_id LIMIT ?",
-                (to_text(at), to_text(stale_before), limit),
-            ).fetchall()
-            ids = [r[0] for r in rows]
-            for mid in ids:
-                self._run(
-                    "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE memory_id = ?",
-                    (to_text(at), mid),
-                )
-        return self.kg_queue(memory_ids=ids) if ids else []
+    def _mark_running(self, memory_ids: Sequence[str], at: datetime) -> None:
+        """Claimed items: running, one more attempt (in the claim's transaction)."""
+        for mid in memory_ids:
+            self._run(
+                "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE memory_id = ?",
+                (to_text(at), mid),
+            )

@@ -27,8 +27,10 @@ from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Mem
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store import filtered
+from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
 from knotwork.store.protocol import Tracer
+from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
 from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.connections import MMAP_BYTES, Readers, WriterLock
@@ -131,7 +133,7 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
 BY_ID = "+m"
 
 
-class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, EnrichStore, ThreadStore, SharedStore):
+class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
     ``HygieneStore``, those both engines share from ``SharedStore``)."""
