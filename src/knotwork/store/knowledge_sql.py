@@ -199,6 +199,12 @@ class KnowledgeSql:
         where, params = scope_sql(workspace, "e.workspace", self._dialect)
         return [(r[0], float(r[1])) for r in self._entities_ranked(terms, where, params, limit)]
 
+    def _move_facts(self, keep: str, drop: str) -> None:
+        """The facts of ``drop`` become ``keep``'s (in the transaction of a merge)."""
+        q = self._dialect.mark
+        self._run(f"UPDATE facts SET subject_id = {q} WHERE subject_id = {q}", (keep, drop))
+        self._run(f"UPDATE facts SET object_id = {q} WHERE object_id = {q}", (keep, drop))
+
     # -- facts ----------------------------------------------------------------
     def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
         """The text (and its search terms) of every fact of these entities made again from their names."""

@@ -3,12 +3,13 @@
 ``first_untried`` decides which claimable rows a worker takes; ``EnrichSql``, a mixin of both stores (after
 each engine's own ``EnrichStore``), holds the queue's methods whose SQL differs only in the dialect
 (``store/where.py``). Each engine keeps what is its own: how an item is queued (PostgreSQL names its
-workspace), which rows are claimable (``_claimable``), how a batch of claims, completions and releases is
+workspace: ``_enqueue``), which rows are claimable (``_claimable``), how a batch of claims, completions and releases is
 written, the cross-process locks and the counts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -39,6 +40,16 @@ class EnrichSql:
     _claimable: str  # (seq, memory id, rules, graph, attempts) of claimable rows in queue order; parameters:
     #                  max attempts, stale before, limit
     _mark_claimed: Any  # (owner, at, seqs): held by owner, one more attempt
+    _enqueue: str  # the insert of one queued item, whose parameters ``_enqueued`` gives
+    _enqueued: Any  # (memory id, run the rules?, graph JSON, at) -> parameters of ``_enqueue``
+    _run_many: Any
+
+    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
+        """Queue (memory id, run the rules?, caller's graph JSON) rows; call inside the memories' transaction."""
+        if not items:
+            return
+        with self.transaction():
+            self._run_many(self._enqueue, [self._enqueued(mid, use_rules, graph, at) for mid, use_rules, graph in items])
 
     def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
         """Mark up to ``limit`` items as held by ``owner``, in the order their memories hold in time (valid_at,

@@ -8,7 +8,7 @@ take the same row.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -33,16 +33,13 @@ class EnrichStore:
     _url: str
     transaction: Any
     _claimable = CLAIMABLE  # EnrichSql.enrich_claim
+    _enqueue = (  # EnrichSql.enrich_enqueue: the row's workspace is its memory's
+        f"INSERT INTO enrich_queue (workspace, memory_id, rules, graph, enqueued_at) VALUES ({WORKSPACE_OF_MEMORY}, %s, %s, %s, %s)"
+    )
 
-    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
-        """Queue (memory id, run the rules?, caller's graph JSON) rows; call inside the memories' transaction."""
-        if not items:
-            return
-        with self.transaction():
-            self._run_many(
-                f"INSERT INTO enrich_queue (workspace, memory_id, rules, graph, enqueued_at) VALUES ({WORKSPACE_OF_MEMORY}, %s, %s, %s, %s)",
-                [(mid, mid, use_rules, graph, at) for mid, use_rules, graph in items],
-            )
+    @staticmethod
+    def _enqueued(memory_id: str, use_rules: bool, graph: str | None, at: datetime) -> tuple[Any, ...]:
+        return (memory_id, memory_id, use_rules, graph, at)
 
     def _mark_claimed(self, owner: str, at: datetime, seqs: list[int]) -> None:
         """Claimed rows (``EnrichSql.enrich_claim``): held by ``owner``, one more attempt."""

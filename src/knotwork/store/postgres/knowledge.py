@@ -35,6 +35,7 @@ class KnowledgeStore:
 
     _run: Any
     _run_many: Any
+    _move_facts: Any
     _rows_by_ids: Any
     transaction: Any
 
@@ -154,8 +155,7 @@ class KnowledgeStore:
         """Move everything of ``drop`` onto ``keep`` and delete ``drop`` (its own name becomes an alias)."""
         with self.transaction():
             row = self._run("SELECT workspace, norm, name, terms FROM entities WHERE id = %s", (drop,)).fetchone()
-            self._run("UPDATE facts SET subject_id = %s WHERE subject_id = %s", (keep, drop))
-            self._run("UPDATE facts SET object_id = %s WHERE object_id = %s", (keep, drop))
+            self._move_facts(keep, drop)
             loops = [r[0] for r in self._run("SELECT id FROM facts WHERE subject_id = object_id AND subject_id = %s", (keep,))]
             self._forget_facts(loops)
             self._rows_by_ids("DELETE FROM facts WHERE id = ANY(%s)", loops)

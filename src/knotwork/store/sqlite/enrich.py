@@ -9,7 +9,7 @@ engines run alike (the claim, releases, reads) are ``EnrichSql``'s, in store/que
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -33,16 +33,11 @@ class EnrichStore:
     location: str
     transaction: Any
     _claimable = CLAIMABLE  # EnrichSql.enrich_claim
+    _enqueue = "INSERT INTO enrich_queue (memory_id, rules, graph, enqueued_at) VALUES (?, ?, ?, ?)"  # EnrichSql
 
-    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
-        """Queue (memory id, run the rules?, caller's graph JSON) rows; call inside the memories' transaction."""
-        if not items:
-            return
-        with self.transaction():
-            self._run_many(
-                "INSERT INTO enrich_queue (memory_id, rules, graph, enqueued_at) VALUES (?, ?, ?, ?)",
-                [(mid, int(use_rules), graph, to_text(at)) for mid, use_rules, graph in items],
-            )
+    @staticmethod
+    def _enqueued(memory_id: str, use_rules: bool, graph: str | None, at: datetime) -> tuple[Any, ...]:
+        return (memory_id, int(use_rules), graph, to_text(at))
 
     def _mark_claimed(self, owner: str, at: datetime, seqs: list[int]) -> None:
         """Claimed rows (``EnrichSql.enrich_claim``): held by ``owner``, one more attempt."""

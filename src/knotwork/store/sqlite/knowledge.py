@@ -45,6 +45,7 @@ class KnowledgeStore:
     _reads: Any
     _rows_by_ids: Any
     _run_many: Any
+    _move_facts: Any
     transaction: Any
 
     # -- entities -------------------------------------------------------------
@@ -146,8 +147,7 @@ class KnowledgeStore:
         """Move everything of ``drop`` onto ``keep`` and delete ``drop`` (its own name becomes an alias)."""
         with self.transaction():
             row = self._run("SELECT workspace, norm, name, terms, rowid FROM entities WHERE id = ?", (drop,)).fetchone()
-            self._run("UPDATE facts SET subject_id = ? WHERE subject_id = ?", (keep, drop))
-            self._run("UPDATE facts SET object_id = ? WHERE object_id = ?", (keep, drop))
+            self._move_facts(keep, drop)
             self._run("DELETE FROM facts WHERE subject_id = object_id AND subject_id = ?", (keep,))
             self._run(
                 "INSERT OR IGNORE INTO entity_mentions (memory_id, entity_id) SELECT memory_id, ? FROM entity_mentions WHERE entity_id = ?",
