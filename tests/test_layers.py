@@ -70,3 +70,12 @@ def test_the_command_line_modules_import_no_circle() -> None:
     for name in names:
         if name not in ("knotwork.adapters.cli", "knotwork.adapters.entry"):
             assert "knotwork.adapters.cli" not in imports(name), name
+
+
+def test_renderers_import_no_service_module() -> None:
+    """What the renderers show (``MetaRelation``, ``ImportReport``…) lives below both them and the services
+    (``domain/models.py``), so ``render/`` imports nothing from ``services/``."""
+    render = sorted(m for m in MODULES if m.startswith("knotwork.render"))
+    assert "knotwork.render.compact" in render
+    for name in render:
+        assert not any(m.startswith("knotwork.services") for m in imports(name)), (name, imports(name))

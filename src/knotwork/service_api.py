@@ -19,15 +19,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from knotwork.domain.models import ALL_WORKSPACES
 
 if TYPE_CHECKING:
-    from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
+    from knotwork.domain.models import Graph, Hit, ImportReport, Memory, MetaRelation, Page, Related, Relationship
     from knotwork.knowledge.models import (
         ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
     )
     from knotwork.search.recipes import Recipe
     from knotwork.services.hygiene import DuplicateGroup, MergeReport, PruneReport
-    from knotwork.services.links import MetaRelation
     from knotwork.services.recall import Recall
-    from knotwork.services.records import ImportReport
     from knotwork.services.status import Stats, Status
 
 
