@@ -57,3 +57,25 @@ def test_renderers_of_results_do_not_reach_up_to_the_facade() -> None:
     assert "knotwork.render.respond" in render  # the adapters' Responder too: typed against what it asks
     for name in render:
         assert reaches(name, "knotwork.service") is None, name
+
+
+def test_the_command_line_modules_import_no_circle() -> None:
+    """The ``knotwork`` command's modules share their helpers through ``adapters/cli_common.py`` and export their
+    commands for ``cli.py`` to gather: none of them imports ``cli.py`` back, and no import path among them
+    (``entry.py`` included) returns to where it started."""
+    names = sorted(m for m in MODULES if m.startswith("knotwork.adapters.cli") or m == "knotwork.adapters.entry")
+    assert {"knotwork.adapters.cli", "knotwork.adapters.cli_common", "knotwork.adapters.entry"} <= set(names)
+    for name in names:
+        assert reaches(name, name) is None, reaches(name, name)
+    for name in names:
+        if name not in ("knotwork.adapters.cli", "knotwork.adapters.entry"):
+            assert "knotwork.adapters.cli" not in imports(name), name
+
+
+def test_renderers_import_no_service_module() -> None:
+    """What the renderers show (``MetaRelation``, ``ImportReport``…) lives below both them and the services
+    (``domain/models.py``), so ``render/`` imports nothing from ``services/``."""
+    render = sorted(m for m in MODULES if m.startswith("knotwork.render"))
+    assert "knotwork.render.compact" in render
+    for name in render:
+        assert not any(m.startswith("knotwork.services") for m in imports(name)), (name, imports(name))

@@ -1,4 +1,4 @@
-"""``knotwork`` commands of the knowledge graph (registered on the main group by ``adapters.cli``)."""
+"""``knotwork`` commands of the knowledge graph (:data:`COMMANDS`, which ``adapters.cli`` adds to the main group)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from knotwork.adapters.cli import _answer, _workspace, cli, through_server, with_store, workspace_option
+from knotwork.adapters.cli_common import _answer, _workspace, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.errors import InvalidInput
 from knotwork.service import Knotwork
@@ -43,7 +43,7 @@ min_confidence_option = click.option(
 )
 
 
-@cli.command("nodes")
+@click.command("nodes")
 @click.argument("query")
 @workspace_option
 @center_option
@@ -56,7 +56,7 @@ def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
     return _answer(mem, "search_nodes", hits, fmt)
 
 
-@cli.command("facts")
+@click.command("facts")
 @click.argument("query")
 @workspace_option
 @center_option
@@ -75,7 +75,7 @@ def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
     return _answer(mem, "search_facts", hits, fmt)
 
 
-@cli.command("episodes")
+@click.command("episodes")
 @workspace_option
 @click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most episodes to show.")
 @click.option("--query", help="Only episodes matching this.")
@@ -86,7 +86,7 @@ def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None,
     return _answer(mem, "episodes", mem.episodes(workspace=_workspace(settings, workspace), limit=limit, query=query), fmt)
 
 
-@cli.command("entity")
+@click.command("entity")
 @click.argument("ref")
 @workspace_option
 @click.option("--as-of", help="Facts true at this time (ISO-8601).")
@@ -107,7 +107,7 @@ def entity(
     return _answer(mem, "entity", e, fmt) + "\n" + _answer(mem, "facts", fs, fmt)
 
 
-@cli.command("delete-fact")
+@click.command("delete-fact")
 @click.argument("id")
 @with_store
 @through_server
@@ -116,7 +116,7 @@ def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
     return _answer(mem, "delete_fact", mem.delete_fact(id), fmt)
 
 
-@cli.command("clear-graph")
+@click.command("clear-graph")
 @workspace_option
 @click.option("--yes", is_flag=True, help="Confirm: delete every entity and fact of the workspace.")
 @with_store
@@ -126,7 +126,7 @@ def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | No
     return _answer(mem, "clear_graph", mem.clear_graph(_workspace(settings, workspace), confirm=yes), fmt)
 
 
-@cli.command("merge-entities")
+@click.command("merge-entities")
 @click.argument("a")
 @click.argument("b")
 @workspace_option
@@ -137,7 +137,7 @@ def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, 
     return _answer(mem, "merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)
 
 
-@cli.command("communities")
+@click.command("communities")
 @workspace_option
 @click.option("--entity", help="Only the community of this entity (name or id).")
 @click.option("--rebuild", is_flag=True, help="Recompute every community of the workspace from scratch first.")
@@ -154,7 +154,7 @@ def communities(
     return _answer(mem, "communities", mem.communities(workspace=scope, entity=entity, limit=limit), fmt)
 
 
-@cli.command("extract")
+@click.command("extract")
 @click.option("--status", "show", is_flag=True, help="Only show the queue (counts, and the items not done).")
 @click.option("--retry-failed", is_flag=True, help="Give failed memories a fresh start before draining.")
 @click.option("-n", "--limit", type=int, help="Most extraction attempts to make.")
@@ -168,3 +168,6 @@ def extract(mem: Knotwork, settings: Settings, fmt: str, show: bool, retry_faile
             return _answer(mem, "extract", report, fmt)
         click.echo(_answer(mem, "extract", report, fmt))
     return _answer(mem, "extraction_status", mem.extraction_status(), fmt)
+
+
+COMMANDS = (nodes, facts, episodes, entity, delete_fact, clear_graph, merge_entities, communities, extract)

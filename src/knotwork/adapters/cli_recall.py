@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from knotwork.adapters.cli import _workspace, through_server, with_store, workspace_option
+from knotwork.adapters.cli_common import _workspace, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.render import render
 from knotwork.service import Knotwork

@@ -26,14 +26,12 @@ from urllib.request import Request, urlopen
 
 from knotwork.adapters.remote import Server
 from knotwork.config import Settings
-from knotwork.domain.models import Graph, Hit, Hits, Memory, MemoryBrief, Page, Related, Relationship
+from knotwork.domain.models import Graph, Hit, Hits, ImportReport, Memory, MemoryBrief, MetaRelation, Page, Related, Relationship
 from knotwork.domain.temporal import from_text
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, Found, NodeHit, QueueItem,
 )
 from knotwork.errors import AmbiguousId, BackendUnavailable, Conflict, Forbidden, InvalidInput, KnotworkError, NotFound
-from knotwork.services.links import MetaRelation
-from knotwork.services.records import ImportReport
 
 _EPOCH = from_text("1970-01-01T00:00:00Z")
 TIMEOUT_S = 120.0  # an add or a search on a busy server; a server that does not answer at all fails at connect

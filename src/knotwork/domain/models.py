@@ -333,3 +333,32 @@ class Graph:
             "edges": [e.to_dict() for e in self.edges],
             "truncated": self.truncated,
         }
+
+
+# -- results the services return and the renderers show (here, below both) ------------------------
+@dataclass(frozen=True, slots=True)
+class MetaRelation:
+    """A memory's own metadata seen as a graph edge (the verbose, "full" shape)."""
+
+    type: str
+    target_label: str
+    target_value: str
+    score: float | None = None
+    preview: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "target_label": self.target_label,
+            "target_value": self.target_value,
+            "score": self.score,
+            "preview": self.preview,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import did: memories added, and those already present (same id or same content)."""
+
+    added: int
+    skipped: int

@@ -17,14 +17,12 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain import versions
-from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, Memory, Page, Related, Relationship
+from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, ImportReport, Memory, MetaRelation, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
 from knotwork.errors import elsewhere_text
 from knotwork.render.ages import age, ago
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
-from knotwork.services.records import ImportReport
-from knotwork.services.links import MetaRelation
 
 PREVIEW_CHARS = 160  # a search hit or list line
 SHORT_PREVIEW_CHARS = 60  # a write confirmation

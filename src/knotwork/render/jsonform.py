@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from knotwork.domain import versions
-from knotwork.domain.models import Graph, Hit, Memory, Page, Related, Relationship
+from knotwork.domain.models import Graph, Hit, ImportReport, Memory, Page, Related, Relationship
 from knotwork.render import relations as rel
 from knotwork.render.view import View
-from knotwork.services.records import ImportReport
 
 
 def hit(h: Hit, view: View) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from knotwork.services.links import MetaRelation
+from knotwork.domain.models import MetaRelation
 
 DETAILS = ("none", "minimal", "standard", "full")
 DEFAULT_DETAIL = "standard"

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import ids, rules
@@ -326,12 +327,12 @@ class ScopedKnotwork:
         visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
         return [r for r in found if r.from_id in visible and r.to_id in visible]
 
-    def related(self, id: str, **options: Any) -> list[Related]:
-        found = self._mem.related(self.resolve(id), **options)
+    def related(self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = "both") -> list[Related]:
+        found = self._mem.related(self.resolve(id), types, depth, direction)
         return [r for r in found if self.scope.reads(r.memory.workspace)]
 
-    def graph(self, id: str, **options: Any) -> Graph:
-        g = self._mem.graph(self.resolve(id), **options)
+    def graph(self, id: str, max_depth: int = 2, max_nodes: int = 50) -> Graph:
+        g = self._mem.graph(self.resolve(id), max_depth, max_nodes)
         nodes = [n for n in g.nodes if self.scope.reads(n.workspace)]
         kept = {n.id for n in nodes}
         return Graph(
@@ -378,10 +379,15 @@ class ScopedKnotwork:
         ws = self._read_ws(workspace)
         return self._mem.search_nodes(query, self._entity_id(center, ws) if center else None, limit, workspace=ws)
 
-    def search_facts(self, query: str, center: str | None = None, limit: int = 10, *args: Any, workspace: str | None = None,
-                     **options: Any) -> Any:
+    def search_facts(
+        self, query: str, center: str | None = None, limit: int = 10, as_of: str | datetime | None = None,
+        include_invalid: bool = False, *, workspace: str | None = None, min_confidence: float | None = None,
+    ) -> Any:
         ws = self._read_ws(workspace)
-        return self._mem.search_facts(query, self._entity_id(center, ws) if center else None, limit, *args, workspace=ws, **options)
+        return self._mem.search_facts(
+            query, self._entity_id(center, ws) if center else None, limit, as_of, include_invalid,
+            workspace=ws, min_confidence=min_confidence,
+        )
 
     def episodes(self, *, workspace: str | None = None, **options: Any) -> Any:
         return self._mem.episodes(workspace=self._read_ws(workspace), **options)

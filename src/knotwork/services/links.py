@@ -3,37 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from knotwork.domain import ids, rules
-from knotwork.domain.models import LINK_TYPES, SUPERSEDED_BY, Graph, Memory, Related, Relationship
+from knotwork.domain.models import LINK_TYPES, SUPERSEDED_BY, Graph, Memory, MetaRelation, Related, Relationship
 from knotwork.domain.temporal import now
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound, quote
 from knotwork.graph.adjacency import Adjacency
 from knotwork.graph.traverse import DIRECTIONS, bfs
 from knotwork.store.protocol import Store
-
-
-@dataclass(frozen=True, slots=True)
-class MetaRelation:
-    """A memory's own metadata seen as a graph edge (the verbose, "full" shape)."""
-
-    type: str
-    target_label: str
-    target_value: str
-    score: float | None = None
-    preview: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "target_label": self.target_label,
-            "target_value": self.target_value,
-            "score": self.score,
-            "preview": self.preview,
-        }
 
 
 def _bounded(value: Any, field: str, low: int, high: int) -> int:

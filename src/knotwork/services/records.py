@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain import ids, rules
-from knotwork.domain.models import LINK_TYPES, Memory, Relationship
+from knotwork.domain.models import LINK_TYPES, ImportReport, Memory, Relationship  # noqa: F401  (ImportReport: read from here too)
 from knotwork.domain.temporal import parse_time, to_text
 from knotwork.errors import InvalidInput
 from knotwork.knowledge import validate
@@ -30,14 +30,6 @@ class BackupReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "bytes": self.bytes, "memories": self.memories, "schema_version": self.schema_version}
-
-
-@dataclass(frozen=True, slots=True)
-class ImportReport:
-    """What an import did: memories added, and those already present (same id or same content)."""
-
-    added: int
-    skipped: int
 
 
 #: Texts an import embeds per model run, so that its progress moves with the work rather than jumping from 0

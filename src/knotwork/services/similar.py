@@ -24,10 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from knotwork.domain.models import Memory, MemoryFilter
+from knotwork.domain.models import Memory, MemoryFilter, MetaRelation
 from knotwork.domain.temporal import now
 from knotwork.search.vector_index import VectorIndex
-from knotwork.services.links import MetaRelation
 
 SLOTS = 5  # neighbours kept per memory
 PREVIEW_CHARS = 80

@@ -1,9 +1,12 @@
 """A memory filter as SQL conditions, once for both engines, which differ only in their dialect.
 
 :data:`SQLITE` and :data:`POSTGRES` say what differs: the placeholder (``?`` against ``%s``), how a time is
-bound (ISO-8601 text against a ``timestamptz``), how the JSON columns are read (``json_each`` /
-``json_extract`` against ``jsonb``), and the empty condition (``1`` against ``TRUE``). Each engine's
-store binds its dialect (``sqlite/store.py``'s ``_where``, ``postgres/rows.py``'s ``where_sql``).
+bound (ISO-8601 text against a ``timestamptz``) and read back, how the JSON columns are read (``json_each`` /
+``json_extract`` against ``jsonb``), the empty condition (``1`` against ``TRUE``), how a list is gathered
+into one column (``group_concat`` against ``array_agg``), how a text's end is compared, and where NULLs
+sort. Each engine's store binds its dialect (``sqlite/store.py``'s ``_where``, ``postgres/rows.py``'s
+``where_sql``, and both stores' ``_dialect``, which the queries written once in ``knowledge_sql.py`` and
+``hygiene_sql.py`` read).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, MemoryFilter
-from knotwork.domain.temporal import to_text
+from knotwork.domain.temporal import from_text, to_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +27,21 @@ class Dialect:
     artifact: str  # ``{a}`` the memories' alias, ``{mark}`` the placeholder: the memory names the artifact
     thread: str  # the expression of the memories_thread index, ``{a}`` the alias
     true: str  # a condition that always holds
+    read_time: Callable[[Any], datetime]  # a stored time (never NULL) as a datetime
+    gather: str  # ``{col}``'s values of a group as one column, read back with ``split``
+    split: Callable[[Any], list[str]]  # the values ``gather`` made (not NULL)
+    ends: str  # ``{col}`` ends with the parameter ``{mark}`` (bound twice)
+    nulls_first: str  # after ``ORDER BY x``: NULLs first, as SQLite sorts them
+    bytewise: str  # after a text column in ORDER BY: compared byte by byte, as SQLite's BINARY does
+    in_list: Callable[[str, list[Any]], tuple[str, list[Any]]]  # ``column`` is one of these values: SQL, parameters
+
+    def opt_time(self, value: datetime | None) -> Any:
+        """A time that may be None, as the driver binds it."""
+        return self.time(value) if value else None
+
+    def read_opt(self, value: Any) -> datetime | None:
+        """A stored time that may be NULL."""
+        return self.read_time(value) if value else None
 
 
 SQLITE = Dialect(
@@ -32,6 +50,13 @@ SQLITE = Dialect(
     artifact="EXISTS (SELECT 1 FROM json_each({a}.artifacts) a WHERE a.value = {mark})",
     thread="coalesce(json_extract({a}.metadata, '$.thread'), '')",  # migration 0027
     true="1",
+    read_time=from_text,
+    gather="group_concat({col}, char(31))",
+    split=lambda text: text.split("\x1f"),
+    ends="substr({col}, -length({mark})) = {mark}",
+    nulls_first="",
+    bytewise="",
+    in_list=lambda column, values: (f"{column} IN ({', '.join('?' * len(values)) or 'NULL'})", values),
 )
 POSTGRES = Dialect(
     mark="%s",
@@ -39,6 +64,13 @@ POSTGRES = Dialect(
     artifact="{a}.artifacts::jsonb ? {mark}",
     thread="coalesce({a}.metadata::jsonb ->> 'thread', '')",  # migration 0015
     true="TRUE",
+    read_time=lambda t: t,
+    gather="array_agg({col} ORDER BY {col})",
+    split=list,
+    ends="right({col}, length({mark})) = {mark}",
+    nulls_first=" NULLS FIRST",
+    bytewise=' COLLATE "C"',
+    in_list=lambda column, values: (f"{column} = ANY(%s)", [values]),
 )
 
 

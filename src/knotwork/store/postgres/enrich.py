@@ -1,13 +1,14 @@
 """The PostgreSQL store's enrichment queue: memories waiting to be read into the knowledge graph.
 
-A mixin of ``PostgresStore``, read beside ``store/sqlite/enrich.py``: the same methods, in the same order.
+A mixin of ``PostgresStore``, read beside ``store/sqlite/enrich.py``: the same methods, in the same order;
+those both engines run alike are ``EnrichSql``'s, in store/queue.py.
 Claims are taken under the store's write lock (every write transaction holds it), so two workers never
 take the same row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -15,8 +16,6 @@ import psycopg
 
 from knotwork.store import locks
 from knotwork.store.postgres.rows import WORKSPACE_OF_MEMORY
-from knotwork.store.protocol import EnrichItem
-from knotwork.store.queue import first_untried
 
 LOCK_KEYS = {"drain": 0x6B6E_6F74_0010, "worker": 0x6B6E_6F74_0011}  # pg_try_advisory_lock keys of locks.NAMES
 
@@ -33,30 +32,22 @@ class EnrichStore:
     _run_many: Any
     _url: str
     transaction: Any
+    _claimable = CLAIMABLE  # EnrichSql.enrich_claim
+    _enqueue = (  # EnrichSql.enrich_enqueue: the row's workspace is its memory's
+        f"INSERT INTO enrich_queue (workspace, memory_id, rules, graph, enqueued_at) VALUES ({WORKSPACE_OF_MEMORY}, %s, %s, %s, %s)"
+    )
 
-    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
-        """Queue (memory id, run the rules?, caller's graph JSON) rows; call inside the memories' transaction."""
-        if not items:
-            return
-        with self.transaction():
-            self._run_many(
-                f"INSERT INTO enrich_queue (workspace, memory_id, rules, graph, enqueued_at) VALUES ({WORKSPACE_OF_MEMORY}, %s, %s, %s, %s)",
-                [(mid, mid, use_rules, graph, at) for mid, use_rules, graph in items],
+    @staticmethod
+    def _enqueued(memory_id: str, use_rules: bool, graph: str | None, at: datetime) -> tuple[Any, ...]:
+        return (memory_id, memory_id, use_rules, graph, at)
+
+    def _mark_claimed(self, owner: str, at: datetime, seqs: list[int]) -> None:
+        """Claimed rows (``EnrichSql.enrich_claim``): held by ``owner``, one more attempt."""
+        if seqs:
+            self._run(
+                "UPDATE enrich_queue SET claimed_by = %s, claimed_at = %s, attempts = attempts + 1 WHERE seq = ANY(%s)",
+                (owner, at, seqs),
             )
-
-    def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
-        """Mark up to ``limit`` items as held by ``owner``, in the order their memories hold in time (valid_at,
-        then arrival): free ones, and those whose claim is older than ``stale_before``; an item tried before is
-        claimed alone (``first_untried``). Each claim counts an attempt; items tried ``max_attempts`` times stay
-        put."""
-        with self.transaction():  # under the store's write lock: no other worker claims meanwhile
-            rows = first_untried(self._run(CLAIMABLE, (max_attempts, stale_before, limit)).rows, 4)
-            if rows:
-                self._run(
-                    "UPDATE enrich_queue SET claimed_by = %s, claimed_at = %s, attempts = attempts + 1 WHERE seq = ANY(%s)",
-                    (owner, at, [r[0] for r in rows]),
-                )
-        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4] + 1) for r in rows]
 
     def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
         """Of ``seqs``, those ``owner`` still holds (call inside the transaction that completes them)."""
@@ -78,15 +69,6 @@ class EnrichStore:
                 (error, list(seqs)),
             )
 
-    def enrich_release_others(self, owner: str, error: str) -> int:
-        """Free every claim not ``owner``'s, noting ``error`` (call holding the ``drain`` lock: whoever else holds
-        a claim then died, or lost its lock, before it finished); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL, last_error = %s"
-                " WHERE claimed_by IS NOT NULL AND claimed_by <> %s", (error, owner),
-            ).rowcount
-
     def enrich_lock(self, name: str) -> locks.Held | None:
         """The store's lock ``name`` (``locks.NAMES``) across processes, or None when another holds it: a session
         advisory lock on a connection of its own, which the server drops when the holder's process dies."""
@@ -103,17 +85,6 @@ class EnrichStore:
             return None
         return locks.Held(conn.close)  # the session's end drops its lock
 
-    def enrich_owners(self) -> list[str]:
-        """Every worker that holds a claim now."""
-        return [r[0] for r in self._run("SELECT DISTINCT claimed_by FROM enrich_queue WHERE claimed_by IS NOT NULL")]
-
-    def enrich_release_owner(self, owner: str) -> int:
-        """Free every claim of ``owner`` (a worker known to be dead); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = %s", (owner,)
-            ).rowcount
-
     def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
         """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times
         (``within``: of the memories of those workspaces, '' for the global scope)."""
@@ -124,20 +95,3 @@ class EnrichStore:
             (max_attempts, max_attempts, *params),
         ).fetchone()
         return {"pending": row[0], "running": row[1], "failed": row[2]}
-
-    def enrich_failed(self, limit: int = 20) -> list[tuple[str, int, str | None]]:
-        """(memory id, attempts, last error) of items that are not being tried again, oldest first."""
-        return [tuple(r) for r in self._run(
-            "SELECT memory_id, attempts, last_error FROM enrich_queue WHERE claimed_by IS NULL AND last_error IS NOT NULL"
-            " ORDER BY seq LIMIT %s", (limit,),
-        )]
-
-    def enrich_items(self) -> list[EnrichItem]:
-        """Every queued item, oldest first (``migrate`` carries them over)."""
-        rows = self._run("SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue ORDER BY seq")
-        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
-
-    def enrich_retry(self) -> int:
-        """Give every item that failed a fresh start (attempts back to 0); returns how many."""
-        with self.transaction():
-            return self._run("UPDATE enrich_queue SET attempts = 0 WHERE claimed_by IS NULL AND attempts > 0").rowcount

@@ -2,7 +2,9 @@
 
 The same capabilities as store/sqlite/knowledge.py, method for method, in
 PostgreSQL's SQL: ``= ANY(%s)`` for id lists, ``ON CONFLICT`` for SQLite's
-``OR IGNORE`` / ``OR REPLACE``, tsvector + ``ts_rank`` for FTS5's ``bm25()``.
+``OR IGNORE`` / ``OR REPLACE``, tsvector + ``ts_rank`` for FTS5's ``bm25()``,
+the workspace of every row a key names. What both engines run alike is
+written once in store/knowledge_sql.py (``KnowledgeSql``).
 """
 
 from __future__ import annotations
@@ -12,56 +14,16 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
+from knotwork.knowledge.models import Community, Entity, Fact
 from knotwork.knowledge.resolve import search_terms
+from knotwork.store import knowledge_sql
 from knotwork.store.postgres.rows import WORKSPACE_OF_ENTITY, WORKSPACE_OF_FACT, WORKSPACE_OF_MEMORY
+from knotwork.store.where import POSTGRES
 
-_ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
-_FACT = (
-    "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.origin, f.confidence,"
-    " (SELECT string_agg(memory_id, ',') FROM fact_sources x WHERE x.fact_id = f.id)"
-)
-_FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
+_FACT = knowledge_sql.fact_columns(POSTGRES)
+_FACT_FROM = knowledge_sql.FACT_FROM
 # ts_rank's weights for D, C, B, A: an entity's name terms (A) weigh three times its summary (D).
 _ENTITY_WEIGHTS = "'{0.333, 0.2, 0.4, 1.0}'"
-
-
-def _fact(row: Sequence[Any]) -> Fact:
-    return Fact(
-        id=row[0],
-        workspace=row[1] or None,
-        subject_id=row[2],
-        subject=row[3],
-        predicate=row[4],
-        object_id=row[5],
-        object=row[6],
-        fact=row[7],
-        valid_at=row[8],
-        invalid_at=row[9],
-        created_at=row[10],
-        expired_at=row[11],
-        superseded_by=row[12],
-        extractor=row[13],
-        confidence=float(row[14]),
-        sources=tuple(sorted(row[15].split(","))) if row[15] else (),
-    )
-
-
-def scope_sql(workspace: str | None, column: str) -> tuple[str, list[Any]]:
-    """Rows a caller in ``workspace`` may see: W and global, global only, or all (``*``)."""
-    if workspace == ALL_WORKSPACES:
-        return "TRUE", []
-    if workspace:
-        return f"{column} IN ('', %s)", [workspace]
-    return f"{column} = ''", []
-
-
-def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tuple[str, list[Any]]:
-    """Facts true at world time ``at`` (or every fact when ``include_invalid``)."""
-    if include_invalid or at is None:
-        return "TRUE", []
-    return f"({alias}.valid_at IS NULL OR {alias}.valid_at <= %s) AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > %s)", [at, at]
 
 
 def _tsquery(terms: Sequence[str]) -> str:
@@ -73,6 +35,7 @@ class KnowledgeStore:
 
     _run: Any
     _run_many: Any
+    _move_facts: Any
     _rows_by_ids: Any
     transaction: Any
 
@@ -121,100 +84,8 @@ class KnowledgeStore:
                 [(e.workspace or "", g, e.id) for g in dict.fromkeys(grams)],
             )
 
-    def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
-        """Set ``type``, ``summary`` or ``note`` of an entity."""
-        if not values:
-            return
-        sets = ", ".join(f"{k} = %s" for k in values)
-        with self.transaction():
-            self._run(f"UPDATE entities SET {sets}, updated_at = %s WHERE id = %s", (*values.values(), at, entity_id))
-
-    def kg_entity_rows(self, entity_ids: Sequence[str]) -> dict[str, tuple[Entity, str]]:
-        """(entity, note) by id, with aliases and mention counts."""
-        out: dict[str, tuple[Entity, str]] = {}
-        rows = self._rows_by_ids(
-            f"SELECT {_ENTITY}, e.note,"
-            " (SELECT array_agg(alias ORDER BY alias) FROM entity_aliases a WHERE a.entity_id = e.id),"
-            " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
-            " FROM entities e WHERE e.id = ANY(%s)",
-            entity_ids,
-        )
-        for r in rows:
-            aliases = tuple(sorted(r[8])) if r[8] else ()
-            entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], r[5], r[6], aliases, r[9])
-            out[r[0]] = (entity, r[7])
-        return out
-
-    def kg_entity_ids(self) -> list[str]:
-        """Every entity id, in id order (time of creation)."""
-        return [r[0] for r in self._run("SELECT id FROM entities ORDER BY id")]
-
-    def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        """The words full-text search knows each entity by (its name's and its aliases')."""
-        return dict(self._rows_by_ids("SELECT id, terms FROM entities WHERE id = ANY(%s)", entity_ids))
-
-    def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
-        return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
-
-    def kg_entity_names(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """(name, summary) by entity id: what a search's ``about`` relations show, without the aliases and the
-        mention counts of :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        return {r[0]: (r[1], r[2]) for r in self._rows_by_ids("SELECT id, name, summary FROM entities WHERE id = ANY(%s)", entity_ids)}
-
-    def kg_entity_aliases(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """(name, aliases) by entity id: the names a text may call each entity by, without the mention counts of
-        :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        rows = self._rows_by_ids(
-            "SELECT e.id, e.name, (SELECT array_agg(alias ORDER BY alias) FROM entity_aliases a WHERE a.entity_id = e.id)"
-            " FROM entities e WHERE e.id = ANY(%s)",
-            entity_ids,
-        )
-        return {r[0]: (r[1], tuple(sorted(r[2])) if r[2] else ()) for r in rows}
-
-    def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
-        """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
-        rows = self._rows_by_ids("SELECT id, type, note, summary FROM entities WHERE id = ANY(%s)", entity_ids)
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
-
-    def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
-        """Ids of entities in scope whose name or alias normalises to ``norm``."""
-        where, params = scope_sql(workspace, "workspace")
-        rows = self._run(
-            f"SELECT id FROM entities WHERE norm = %s AND {where}"
-            f" UNION SELECT entity_id FROM entity_aliases WHERE norm = %s AND {where}",
-            (norm, *params, norm, *params),
-        )
-        return [r[0] for r in rows]
-
-    def kg_entities_by_prefix(self, workspace: str | None, prefix: str, limit: int = 64) -> list[tuple[str, str, str | None]]:
-        """(id, name, type) of the entities of exactly this workspace whose normalised name starts with ``prefix``
-        (but is longer): the full names a given name may stand for."""
-        rows = self._run(
-            "SELECT id, name, type FROM entities WHERE workspace = %s AND norm > %s AND norm < %s ORDER BY norm LIMIT %s",
-            (workspace or "", prefix, prefix + "\uffff", limit),
-        )
-        return [(r[0], r[1], r[2]) for r in rows]
-
-    def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
-        """Ids in ``table`` that start or end with ``ref``."""
-        rows = self._run(
-            f"SELECT id FROM {table} WHERE (id >= %s AND id < %s) OR right(id, length(%s)) = %s ORDER BY id LIMIT %s",
-            (ref, ref + "~", ref, ref, limit),
-        )
-        return [r[0] for r in rows]
-
-    def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
-        return self._resolve_ref("entities", ref, limit)
-
-    def kg_gram_candidates(
-        self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
-    ) -> list[tuple[str, int]]:
-        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first.
-
-        ``after``: only entities whose id sorts after it (created later).
-        """
-        if not grams:
-            return []
+    def _gram_rows(self, workspace: str | None, grams: Sequence[str], limit: int, after: str | None) -> list[Any]:
+        """(entity id, trigrams shared) for :meth:`KnowledgeSql.kg_gram_candidates`."""
         since, extra = ("AND entity_id > %s", [after]) if after else ("", [])
         return self._run(
             f"SELECT entity_id, count(*) AS n FROM entity_grams WHERE workspace = %s AND gram = ANY(%s) {since}"
@@ -284,8 +155,7 @@ class KnowledgeStore:
         """Move everything of ``drop`` onto ``keep`` and delete ``drop`` (its own name becomes an alias)."""
         with self.transaction():
             row = self._run("SELECT workspace, norm, name, terms FROM entities WHERE id = %s", (drop,)).fetchone()
-            self._run("UPDATE facts SET subject_id = %s WHERE subject_id = %s", (keep, drop))
-            self._run("UPDATE facts SET object_id = %s WHERE object_id = %s", (keep, drop))
+            self._move_facts(keep, drop)
             loops = [r[0] for r in self._run("SELECT id FROM facts WHERE subject_id = object_id AND subject_id = %s", (keep,))]
             self._forget_facts(loops)
             self._rows_by_ids("DELETE FROM facts WHERE id = ANY(%s)", loops)
@@ -308,29 +178,13 @@ class KnowledgeStore:
                 self._run("UPDATE entities SET terms = terms || ' ' || %s WHERE id = %s", (row[3], keep))
             self.kg_refresh_fact_text([keep])
 
-    def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
-        with self.transaction():
-            for eid in entity_ids:
-                rows = self._run(
-                    "SELECT f.id, s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name FROM facts f"
-                    " JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
-                    " WHERE f.subject_id = %s OR f.object_id = %s",
-                    (eid, eid),
-                ).fetchall()
-                self._run_many(
-                    "UPDATE facts SET fact = %s, terms = %s WHERE id = %s", [(text, search_terms(text), fid) for fid, text in rows]
-                )
-
-    def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "e.workspace")
-        rows = self._run(
+    def _entities_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the entities whose text vector matches any of ``terms`` and ``where``, best first."""
+        return self._run(
             f"SELECT e.id, ts_rank({_ENTITY_WEIGHTS}, e.tsv, tq.q) AS r FROM entities e, {_tsquery(terms)}"
             f" WHERE e.tsv @@ tq.q AND {where} ORDER BY r DESC, e.id LIMIT %s",
             (*terms, *params, limit),
-        )
-        return [(r[0], float(r[1])) for r in rows]
+        ).fetchall()
 
     def kg_insert_fact(self, f: Fact) -> None:
         with self.transaction():
@@ -359,16 +213,6 @@ class KnowledgeStore:
                 (invalid_at, expired_at, superseded_by, superseded_by, fact_id),
             )
 
-    def kg_restart_fact(self, fact_id: str, valid_at: datetime) -> None:
-        """The fact holds from ``valid_at`` (an earlier start, stated by another memory)."""
-        with self.transaction():
-            self._run("UPDATE facts SET valid_at = %s WHERE id = %s", (valid_at, fact_id))
-
-    def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
-        """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
-        with self.transaction():
-            self._run("UPDATE facts SET confidence = %s WHERE id = %s AND confidence < %s", (confidence, fact_id, confidence))
-
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():
             self._run(
@@ -377,64 +221,24 @@ class KnowledgeStore:
                 (fact_id, fact_id, memory_id, memory_id),
             )
 
-    def kg_facts_of(self, subject_id: str, predicate: str) -> list[Fact]:
-        """Every fact (current or retired) with this subject and predicate, oldest first."""
-        rows = self._run(
-            # NULLS FIRST: SQLite sorts a NULL valid_at ("since always") first
-            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.subject_id = %s AND f.predicate = %s ORDER BY f.valid_at NULLS FIRST, f.id",
-            (subject_id, predicate),
-        )
-        return [_fact(r) for r in rows]
-
-    def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
-        return {r[0]: _fact(r) for r in self._rows_by_ids(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id = ANY(%s)", fact_ids)}
-
-    def kg_fact_ids(self) -> list[str]:
-        """Every fact id, in id order (time of creation)."""
-        return [r[0] for r in self._run("SELECT id FROM facts ORDER BY id")]
-
-    def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
-        return self._resolve_ref("facts", ref, limit)
-
-    def kg_facts_fts(
-        self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
-    ) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
-        rows = self._run(
+    def _facts_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the facts whose text vector matches any of ``terms`` and ``where``, best first."""
+        return self._run(
             f"SELECT f.id, ts_rank(f.tsv, tq.q) AS r FROM facts f, {_tsquery(terms)}"
-            f" WHERE f.tsv @@ tq.q AND {where} AND {when} ORDER BY r DESC, f.id LIMIT %s",
-            (*terms, *params, *tparams, limit),
-        )
-        return [(r[0], float(r[1])) for r in rows]
+            f" WHERE f.tsv @@ tq.q AND {where} ORDER BY r DESC, f.id LIMIT %s",
+            (*terms, *params, limit),
+        ).fetchall()
 
-    def kg_facts_touching(
-        self, entity_ids: Sequence[str], workspace: str | None = ALL_WORKSPACES, at: datetime | None = None,
-        include_invalid: bool = True, limit: int = 10_000,
-    ) -> list[Fact]:
-        """Facts whose subject or object is one of ``entity_ids``."""
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
+    def _facts_touching(self, entity_ids: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """Rows of :data:`knowledge_sql.FACT_FROM` for facts whose subject or object is one of ``entity_ids``."""
         ids = list(dict.fromkeys(entity_ids))
         if not ids:
             return []
-        rows = self._run(
+        return self._run(
             f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id = ANY(%s) OR f.object_id = ANY(%s))"
-            f" AND {where} AND {when} ORDER BY f.id DESC LIMIT %s",
-            (ids, ids, *params, *tparams, limit),
-        )
-        return [_fact(r) for r in rows]
-
-    def kg_facts_only_from(self, memory_id: str) -> list[str]:
-        """Facts whose only source is this memory."""
-        rows = self._run(
-            "SELECT fact_id FROM fact_sources s WHERE memory_id = %(m)s AND NOT EXISTS"
-            " (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id != %(m)s)",
-            {"m": memory_id},
-        )
-        return [r[0] for r in rows]
+            f" AND {where} ORDER BY f.id DESC LIMIT %s",
+            (ids, ids, *params, limit),
+        ).fetchall()
 
     def kg_delete_orphans(self, entity_ids: Sequence[str]) -> int:
         """Delete those of these entities that no memory mentions and no fact joins; returns how many."""
@@ -456,13 +260,6 @@ class KnowledgeStore:
             self._forget_facts([fact_id])
             return self._run("DELETE FROM facts WHERE id = %s", (fact_id,)).rowcount > 0
 
-    def kg_edges(self, workspace: str | None, at: datetime) -> list[tuple[str, str]]:
-        """(subject id, object id) of the facts true at ``at`` in exactly this workspace."""
-        when, tparams = time_sql(at, False)
-        return [tuple(r) for r in self._run(
-            f"SELECT f.subject_id, f.object_id FROM facts f WHERE f.workspace = %s AND {when}", (workspace or "", *tparams)
-        )]
-
     def kg_clear(self, workspace: str | None) -> tuple[int, int]:
         """Delete the graph of one workspace (or everything with ``*``); returns (entities, facts) deleted."""
         where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else ("workspace = %s", [workspace or ""])
@@ -476,28 +273,7 @@ class KnowledgeStore:
             entities = self._run(f"DELETE FROM entities WHERE {where}", params).rowcount
         return entities, facts
 
-    # -- episodes -------------------------------------------------------------
-    def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Entity ids each memory mentions."""
-        out: dict[str, list[str]] = {}
-        rows = self._rows_by_ids("SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id = ANY(%s)", memory_ids)
-        for mid, eid in sorted(rows):
-            out.setdefault(mid, []).append(eid)
-        return out
-
-    def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        sql = "SELECT memory_id, count(*) FROM fact_sources WHERE memory_id = ANY(%s) GROUP BY memory_id"
-        return dict(self._rows_by_ids(sql, memory_ids))
-
     # -- communities ----------------------------------------------------------
-    def kg_replace_communities(
-        self, workspace: str | None, groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
-    ) -> None:
-        """Every community of the workspace replaced by ``groups``."""
-        with self.transaction():
-            old = [r[0] for r in self._run("SELECT id FROM communities WHERE workspace = %s", (workspace or "",))]
-            self.kg_swap_communities(workspace, old, groups, at)
-
     def kg_swap_communities(
         self, workspace: str | None, drop: Sequence[str], groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
     ) -> None:
@@ -524,25 +300,8 @@ class KnowledgeStore:
                 [(eid, workspace or "") for eid in dict.fromkeys(entity_ids)],
             )
 
-    def kg_dirty(self, workspace: str | None) -> list[str]:
-        return [r[0] for r in self._run("SELECT entity_id FROM community_dirty WHERE workspace = %s", (workspace or "",))]
-
-    def kg_dirty_workspaces(self) -> list[str]:
-        return [r[0] for r in self._run("SELECT DISTINCT workspace FROM community_dirty ORDER BY workspace")]
-
-    def kg_clear_dirty(self, workspace: str | None, entity_ids: Sequence[str] | None = None) -> None:
-        with self.transaction():
-            if entity_ids is None:
-                self._run("DELETE FROM community_dirty WHERE workspace = %s", (workspace or "",))
-                return
-            self._rows_by_ids("DELETE FROM community_dirty WHERE entity_id = ANY(%s)", entity_ids)
-
-    def kg_graph_workspaces(self) -> list[str]:
-        """Every workspace that has entities (``''`` is the global one)."""
-        return [r[0] for r in self._run("SELECT DISTINCT workspace FROM entities ORDER BY workspace")]
-
-    def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
-        where, params = scope_sql(workspace, "c.workspace")
+    def _community_rows(self, where: str, params: list[Any]) -> list[tuple[Community, list[str]]]:
+        """Communities aliased ``c`` that meet ``where``, largest first, each with its members' ids."""
         rows = self._run(
             "SELECT c.id, c.workspace, c.name, c.summary,"
             " (SELECT array_agg(entity_id ORDER BY entity_id) FROM community_members m WHERE m.community_id = c.id)"
@@ -550,18 +309,6 @@ class KnowledgeStore:
             params,
         )
         return [(Community(r[0], r[1] or None, r[2], r[3], ()), list(r[4] or ())) for r in rows]
-
-    def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
-        """Communities by id (members not filled in)."""
-        rows = self._rows_by_ids("SELECT id, workspace, name, summary FROM communities WHERE id = ANY(%s)", community_ids)
-        return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
-
-    def kg_community_times(self, community_ids: Sequence[str]) -> dict[str, datetime]:
-        """When each community was computed."""
-        return dict(self._rows_by_ids("SELECT id, created_at FROM communities WHERE id = ANY(%s)", community_ids))
-
-    def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        return dict(self._rows_by_ids("SELECT entity_id, community_id FROM community_members WHERE entity_id = ANY(%s)", entity_ids))
 
     # -- the LLM extraction queue ---------------------------------------------
     def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -572,62 +319,10 @@ class KnowledgeStore:
                 [(mid, mid, at, at, at) for mid in dict.fromkeys(memory_ids)],
             )
 
-    def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:
-        """Mark up to ``limit`` due pending (or stale running) items as running, counting an attempt; return them."""
-        with self.transaction():
-            ids = [r[0] for r in self._run(
-                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' AND available_at <= %s)"
-                " OR (status = 'running' AND updated_at < %s) ORDER BY enqueued_at, memory_id LIMIT %s",
-                (at, stale_before, limit),
-            )]
-            if ids:
-                self._run(
-                    "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = %s WHERE memory_id = ANY(%s)",
-                    (at, ids),
-                )
-        return self.kg_queue(memory_ids=ids) if ids else []
-
-    def kg_queue_set(
-        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None,
-        attempts: int | None = None,
-    ) -> None:
-        """Set an item's status (``attempts``: its count of attempts too, as a moved store had it)."""
-        with self.transaction():
+    def _mark_running(self, memory_ids: Sequence[str], at: datetime) -> None:
+        """Claimed items: running, one more attempt (in the claim's transaction)."""
+        if memory_ids:
             self._run(
-                "UPDATE extraction_queue SET status = %s, last_error = %s, updated_at = %s, available_at = %s,"
-                " attempts = coalesce(%s, attempts) WHERE memory_id = %s",
-                (status, error, at, available_at or at, attempts, memory_id),
+                "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = %s WHERE memory_id = ANY(%s)",
+                (at, list(memory_ids)),
             )
-
-    def kg_queue_retry_failed(self, at: datetime) -> int:
-        """Give every failed item a fresh start (attempts back to 0); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE extraction_queue SET status = 'pending', attempts = 0, updated_at = %s, available_at = %s"
-                " WHERE status = 'failed'",
-                (at, at),
-            ).rowcount
-
-    def kg_queue(
-        self, status: str | None = None, limit: int = 1000, memory_ids: Sequence[str] | None = None, exclude: str | None = None
-    ) -> list[QueueItem]:
-        clauses, params = [], []
-        if status:
-            clauses.append("status = %s")
-            params.append(status)
-        if exclude:
-            clauses.append("status != %s")
-            params.append(exclude)
-        if memory_ids is not None:
-            clauses.append("memory_id = ANY(%s)")
-            params.append(list(memory_ids)[:900])
-        where = " AND ".join(clauses) or "TRUE"
-        rows = self._run(
-            "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at, available_at FROM extraction_queue"
-            f" WHERE {where} ORDER BY enqueued_at, memory_id LIMIT %s",
-            (*params, limit),
-        )
-        return [QueueItem(*r) for r in rows]
-
-    def kg_queue_counts(self) -> dict[str, int]:
-        return dict(self._run("SELECT status, count(*) FROM extraction_queue GROUP BY status").fetchall())

@@ -8,23 +8,15 @@ opening a new database at once do not both apply the same migration.
 
 from __future__ import annotations
 
-from importlib import resources
-
 import psycopg
 
-from knotwork.store.sqlite.migrate import Migration
+from knotwork.store.migrations import Migration, found_in
 
 MIGRATION_LOCK = 0x6B6E_6F74_0001  # pg_advisory_xact_lock key: "knot" + 1
 
 
 def available() -> list[Migration]:
-    folder = resources.files("knotwork.store.postgres") / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            number, _, rest = entry.name.partition("_")
-            found.append(Migration(int(number), rest.removesuffix(".sql"), entry.read_text("utf-8")))
-    return sorted(found, key=lambda m: m.version)
+    return found_in("knotwork.store.postgres")
 
 
 class SchemaMismatch(Exception):

@@ -30,6 +30,8 @@ from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Mem
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store import filtered
+from knotwork.store.hygiene_sql import HygieneSql
+from knotwork.store.knowledge_sql import KnowledgeSql
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.enrich import EnrichStore
 from knotwork.store.postgres.hygiene import HygieneStore
@@ -52,7 +54,9 @@ from knotwork.store.postgres.termstats import TermStats
 from knotwork.store.postgres.threads import ThreadStore
 from knotwork.store.postgres.vectors import VectorStore
 from knotwork.store.protocol import Tracer
+from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
+from knotwork.store.where import POSTGRES
 
 FTS_OVERFETCH = 2  # rows ranked per row asked for, before the filter (fts_candidates)
 WRITE_LOCK = 0x6B6E_6F74_0002  # pg_advisory_xact_lock key of the store's write lock
@@ -102,12 +106,13 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore, SharedStore):
+class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``, those both engines share from
     ``SharedStore``)."""
 
     _ids_in = "= ANY(%s)"  # SharedStore: the list of ids ``_rows_by_ids`` binds
+    _dialect = POSTGRES  # KnowledgeSql, HygieneSql: the queries written once
 
     def __init__(
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
@@ -270,6 +275,10 @@ class PostgresStore(VectorStore, KnowledgeStore, HygieneStore, EnrichStore, Thre
         if not unique:
             return []
         return self._run(sql, (unique, *params)).fetchall()
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Every row of one read."""
+        return self._run(sql, params).fetchall()
 
     # -- memories ---------------------------------------------------------
     def _insert(self, memories: Sequence[Memory]) -> None:

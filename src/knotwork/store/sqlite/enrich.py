@@ -2,21 +2,20 @@
 
 A mixin of ``SQLiteStore`` (like ``KnowledgeStore``): it uses the store's connection helpers
 (``_run``, ``_lock``, ``transaction``). Claims make the queue safe for many processes on one file:
-a worker takes rows under the write lock, and deletes only rows it still holds.
+a worker takes rows under the write lock, and deletes only rows it still holds. The methods both
+engines run alike (the claim, releases, reads) are ``EnrichSql``'s, in store/queue.py.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from knotwork.domain.temporal import to_text
 from knotwork.store import locks
-from knotwork.store.protocol import EnrichItem
-from knotwork.store.queue import first_untried
 
 # The queue in the order its memories hold in time, then of arrival: a value that changes A -> B -> A must be read
 # in that order, whichever worker died on the way (a memory deleted meanwhile has left the queue with it).
@@ -33,29 +32,19 @@ class EnrichStore:
     _reads: Any
     location: str
     transaction: Any
+    _claimable = CLAIMABLE  # EnrichSql.enrich_claim
+    _enqueue = "INSERT INTO enrich_queue (memory_id, rules, graph, enqueued_at) VALUES (?, ?, ?, ?)"  # EnrichSql
 
-    def enrich_enqueue(self, items: Sequence[tuple[str, bool, str | None]], at: datetime) -> None:
-        """Queue (memory id, run the rules?, caller's graph JSON) rows; call inside the memories' transaction."""
-        if not items:
-            return
-        with self.transaction():
-            self._run_many(
-                "INSERT INTO enrich_queue (memory_id, rules, graph, enqueued_at) VALUES (?, ?, ?, ?)",
-                [(mid, int(use_rules), graph, to_text(at)) for mid, use_rules, graph in items],
-            )
+    @staticmethod
+    def _enqueued(memory_id: str, use_rules: bool, graph: str | None, at: datetime) -> tuple[Any, ...]:
+        return (memory_id, int(use_rules), graph, to_text(at))
 
-    def enrich_claim(self, owner: str, limit: int, at: datetime, stale_before: datetime, max_attempts: int) -> list[EnrichItem]:
-        """Mark up to ``limit`` items as held by ``owner``, in the order their memories hold in time (valid_at,
-        then arrival): free ones, and those whose claim is older than ``stale_before``; an item tried before is
-        claimed alone (:func:`first_untried`). Each claim counts an attempt; items tried ``max_attempts`` times
-        stay put."""
-        with self.transaction():
-            rows = first_untried(self._run(CLAIMABLE, (max_attempts, to_text(stale_before), limit)).fetchall(), 4)
-            self._run_many(
-                "UPDATE enrich_queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE seq = ?",
-                [(owner, to_text(at), r[0]) for r in rows],
-            )
-        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4] + 1) for r in rows]
+    def _mark_claimed(self, owner: str, at: datetime, seqs: list[int]) -> None:
+        """Claimed rows (``EnrichSql.enrich_claim``): held by ``owner``, one more attempt."""
+        self._run_many(
+            "UPDATE enrich_queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE seq = ?",
+            [(owner, to_text(at), s) for s in seqs],
+        )
 
     def enrich_held(self, owner: str, seqs: Collection[int]) -> set[int]:
         """Of ``seqs``, those ``owner`` still holds (call inside the transaction that completes them)."""
@@ -84,15 +73,6 @@ class EnrichStore:
                 [(error, s) for s in seqs],
             )
 
-    def enrich_release_others(self, owner: str, error: str) -> int:
-        """Free every claim not ``owner``'s, noting ``error`` (call holding the ``drain`` lock: whoever else holds
-        a claim then died, or lost its lock, before it finished); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL, last_error = ?"
-                " WHERE claimed_by IS NOT NULL AND claimed_by <> ?", (error, owner),
-            ).rowcount
-
     def enrich_lock(self, name: str) -> locks.Held | None:
         """The store's lock ``name`` (``locks.NAMES``) across processes, or None when another holds it."""
         if name not in locks.NAMES:
@@ -101,18 +81,6 @@ class EnrichStore:
             own = self.__dict__.setdefault("_enrich_locks", {})
             return locks.take_thread_lock(own.setdefault(name, threading.Lock()))
         return locks.take_file(f"{Path(self.location).expanduser()}-{name}.lock")
-
-    def enrich_owners(self) -> list[str]:
-        """Every worker that holds a claim now."""
-        with self._reads:
-            return [r[0] for r in self._run("SELECT DISTINCT claimed_by FROM enrich_queue WHERE claimed_by IS NOT NULL")]
-
-    def enrich_release_owner(self, owner: str) -> int:
-        """Free every claim of ``owner`` (a worker known to be dead); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE enrich_queue SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = ?", (owner,)
-            ).rowcount
 
     def enrich_counts(self, max_attempts: int, within: Collection[str] | None = None) -> dict[str, int]:
         """{pending, running, failed}: free items, claimed ones, and those tried ``max_attempts`` times
@@ -129,22 +97,3 @@ class EnrichStore:
                 (max_attempts, max_attempts, *params),
             ).fetchone()
         return {"pending": row[0], "running": row[1], "failed": row[2]}
-
-    def enrich_failed(self, limit: int = 20) -> list[tuple[str, int, str | None]]:
-        """(memory id, attempts, last error) of items that are not being tried again, oldest first."""
-        with self._reads:
-            return [tuple(r) for r in self._run(
-                "SELECT memory_id, attempts, last_error FROM enrich_queue WHERE claimed_by IS NULL AND last_error IS NOT NULL"
-                " ORDER BY seq LIMIT ?", (limit,),
-            )]
-
-    def enrich_items(self) -> list[EnrichItem]:
-        """Every queued item, oldest first (``migrate`` carries them over)."""
-        with self._reads:
-            rows = self._run("SELECT seq, memory_id, rules, graph, attempts FROM enrich_queue ORDER BY seq").fetchall()
-        return [EnrichItem(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
-
-    def enrich_retry(self) -> int:
-        """Give every item that failed a fresh start (attempts back to 0); returns how many."""
-        with self.transaction():
-            return self._run("UPDATE enrich_queue SET attempts = 0 WHERE claimed_by IS NULL AND attempts > 0").rowcount

@@ -3,7 +3,10 @@
 Entities, aliases, name trigrams, entity vectors, mentions, facts with their
 source memories, communities and the LLM extraction queue. Every method is
 a capability (no business rules here: the knowledge service decides what to
-write; this only writes it). Methods are prefixed ``kg_``.
+write; this only writes it). Methods are prefixed ``kg_``. What both engines
+run alike is written once in store/knowledge_sql.py (``KnowledgeSql``); this
+module keeps SQLite's own: its inserts (``OR IGNORE`` / ``OR REPLACE``), the
+trigram index keyed by rowid, FTS5's ``bm25()``, the batched id lists.
 """
 
 from __future__ import annotations
@@ -13,64 +16,19 @@ from datetime import datetime
 from typing import Any
 
 from knotwork.domain.models import ALL_WORKSPACES
-from knotwork.domain.temporal import from_text, to_text
-from knotwork.knowledge.models import Community, Entity, Fact, QueueItem
+from knotwork.domain.temporal import to_text
+from knotwork.knowledge.models import Community, Entity, Fact
 from knotwork.knowledge.resolve import grams, search_terms
+from knotwork.store import knowledge_sql
 from knotwork.store.sqlite import scaled
+from knotwork.store.where import SQLITE
 
-_ENTITY = "e.id, e.workspace, e.name, e.type, e.summary, e.created_at, e.updated_at"
-_FACT = (
-    "f.id, f.workspace, f.subject_id, s.name, f.predicate, f.object_id, o.name, f.fact, f.valid_at, f.invalid_at,"
-    " f.created_at, f.expired_at, f.superseded_by, f.origin, f.confidence,"
-    " (SELECT group_concat(memory_id) FROM fact_sources x WHERE x.fact_id = f.id)"
-)
-_FACT_FROM = "facts f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
-
-
-def _opt(text: str | None) -> datetime | None:
-    return from_text(text) if text else None
+_FACT = knowledge_sql.fact_columns(SQLITE)
+_FACT_FROM = knowledge_sql.FACT_FROM
 
 
 def _ts(value: datetime | None) -> str | None:
-    return to_text(value) if value else None
-
-
-def _fact(row: Sequence[Any]) -> Fact:
-    return Fact(
-        id=row[0],
-        workspace=row[1] or None,
-        subject_id=row[2],
-        subject=row[3],
-        predicate=row[4],
-        object_id=row[5],
-        object=row[6],
-        fact=row[7],
-        valid_at=_opt(row[8]),
-        invalid_at=_opt(row[9]),
-        created_at=from_text(row[10]),
-        expired_at=_opt(row[11]),
-        superseded_by=row[12],
-        extractor=row[13],
-        confidence=float(row[14]),
-        sources=tuple(sorted(row[15].split(","))) if row[15] else (),
-    )
-
-
-def scope_sql(workspace: str | None, column: str) -> tuple[str, list[Any]]:
-    """Rows a caller in ``workspace`` may see: W and global, global only, or all (``*``)."""
-    if workspace == ALL_WORKSPACES:
-        return "1", []
-    if workspace:
-        return f"{column} IN ('', ?)", [workspace]
-    return f"{column} = ''", []
-
-
-def time_sql(at: datetime | None, include_invalid: bool, alias: str = "f") -> tuple[str, list[Any]]:
-    """Facts true at world time ``at`` (or every fact when ``include_invalid``)."""
-    if include_invalid or at is None:
-        return "1", []
-    t = to_text(at)
-    return f"({alias}.valid_at IS NULL OR {alias}.valid_at <= ?) AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)", [t, t]
+    return SQLITE.opt_time(value)
 
 
 def _match(terms: Sequence[str]) -> str:
@@ -78,13 +36,16 @@ def _match(terms: Sequence[str]) -> str:
 
 
 class KnowledgeStore:
-    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_reads`` (reads), ``_lock`` and ``transaction``."""
+    """Mixed into ``SQLiteStore``: relies on its ``_run``, ``_read`` and ``_reads`` (reads), ``_lock`` and
+    ``transaction``."""
 
     _run: Any
+    _read: Any
     _lock: Any
     _reads: Any
     _rows_by_ids: Any
     _run_many: Any
+    _move_facts: Any
     transaction: Any
 
     # -- entities -------------------------------------------------------------
@@ -114,104 +75,8 @@ class KnowledgeStore:
                 [(e.workspace or "", g, rowid) for g in grams],
             )
 
-    def kg_update_entity(self, entity_id: str, at: datetime, **values: Any) -> None:
-        """Set ``type``, ``summary`` or ``note`` of an entity."""
-        if not values:
-            return
-        sets = ", ".join(f"{k} = ?" for k in values)
-        with self.transaction():
-            self._run(f"UPDATE entities SET {sets}, updated_at = ? WHERE id = ?", (*values.values(), to_text(at), entity_id))
-
-    def kg_entity_rows(self, entity_ids: Sequence[str]) -> dict[str, tuple[Entity, str]]:
-        """(entity, note) by id, with aliases and mention counts."""
-        out: dict[str, tuple[Entity, str]] = {}
-        rows = self._rows_by_ids(
-            f"SELECT {_ENTITY}, e.note,"
-            " (SELECT group_concat(alias, char(31)) FROM entity_aliases a WHERE a.entity_id = e.id),"
-            " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
-            " FROM entities e WHERE e.id IN ({ids})",
-            entity_ids,
-        )
-        for r in rows:
-            aliases = tuple(sorted(r[8].split("\x1f"))) if r[8] else ()
-            entity = Entity(r[0], r[1] or None, r[2], r[3], r[4], from_text(r[5]), from_text(r[6]), aliases, r[9])
-            out[r[0]] = (entity, r[7])
-        return out
-
-    def kg_entity_ids(self) -> list[str]:
-        """Every entity id, in id order (time of creation)."""
-        with self._reads:
-            return [r[0] for r in self._run("SELECT id FROM entities ORDER BY id").fetchall()]
-
-    def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        """The words full-text search knows each entity by (its name's and its aliases')."""
-        return dict(self._rows_by_ids("SELECT id, terms FROM entities WHERE id IN ({ids})", entity_ids))
-
-    def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
-        return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
-
-    def kg_entity_names(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """(name, summary) by entity id: what a search's ``about`` relations show, without the aliases and the
-        mention counts of :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        return {r[0]: (r[1], r[2]) for r in self._rows_by_ids("SELECT id, name, summary FROM entities WHERE id IN ({ids})", entity_ids)}
-
-    def kg_entity_aliases(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """(name, aliases) by entity id: the names a text may call each entity by, without the mention counts of
-        :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        rows = self._rows_by_ids(
-            "SELECT e.id, e.name, (SELECT group_concat(alias, char(31)) FROM entity_aliases a WHERE a.entity_id = e.id)"
-            " FROM entities e WHERE e.id IN ({ids})",
-            entity_ids,
-        )
-        return {r[0]: (r[1], tuple(sorted(r[2].split("\x1f"))) if r[2] else ()) for r in rows}
-
-    def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
-        """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
-        sql = "SELECT id, type, note, summary FROM entities WHERE id IN ({ids})"
-        return {r[0]: (r[1], r[2], r[3]) for r in self._rows_by_ids(sql, entity_ids)}
-
-    def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
-        """Ids of entities in scope whose name or alias normalises to ``norm``."""
-        where, params = scope_sql(workspace, "workspace")
-        with self._reads:
-            rows = self._run(
-                f"SELECT id FROM entities WHERE norm = ? AND {where}"
-                f" UNION SELECT entity_id FROM entity_aliases WHERE norm = ? AND {where}",
-                (norm, *params, norm, *params),
-            ).fetchall()
-        return [r[0] for r in rows]
-
-    def kg_entities_by_prefix(self, workspace: str | None, prefix: str, limit: int = 64) -> list[tuple[str, str, str | None]]:
-        """(id, name, type) of the entities of exactly this workspace whose normalised name starts with ``prefix``
-        (but is longer): the full names a given name may stand for."""
-        with self._reads:
-            rows = self._run(
-                "SELECT id, name, type FROM entities WHERE workspace = ? AND norm > ? AND norm < ? ORDER BY norm LIMIT ?",
-                (workspace or "", prefix, prefix + "\uffff", limit),
-            ).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows]
-
-    def _resolve_ref(self, table: str, ref: str, limit: int) -> list[str]:
-        """Ids in ``table`` that start or end with ``ref``."""
-        with self._reads:
-            rows = self._run(
-                f"SELECT id FROM {table} WHERE (id >= ? AND id < ?) OR substr(id, -length(?)) = ? ORDER BY id LIMIT ?",
-                (ref, ref + "~", ref, ref, limit),
-            ).fetchall()
-        return [r[0] for r in rows]
-
-    def kg_resolve_entity_ref(self, ref: str, limit: int = 11) -> list[str]:
-        return self._resolve_ref("entities", ref, limit)
-
-    def kg_gram_candidates(
-        self, workspace: str | None, grams: Sequence[str], limit: int = 8, after: str | None = None
-    ) -> list[tuple[str, int]]:
-        """(entity id, trigrams shared) for entities of exactly this workspace, most shared first.
-
-        ``after``: only entities whose id sorts after it (created later).
-        """
-        if not grams:
-            return []
+    def _gram_rows(self, workspace: str | None, grams: Sequence[str], limit: int, after: str | None) -> list[Any]:
+        """(entity id, trigrams shared) for :meth:`KnowledgeSql.kg_gram_candidates`."""
         marks = ", ".join("?" * len(grams))
         since, extra = ("WHERE e.id > ?", [after]) if after else ("", [])
         with self._reads:
@@ -282,8 +147,7 @@ class KnowledgeStore:
         """Move everything of ``drop`` onto ``keep`` and delete ``drop`` (its own name becomes an alias)."""
         with self.transaction():
             row = self._run("SELECT workspace, norm, name, terms, rowid FROM entities WHERE id = ?", (drop,)).fetchone()
-            self._run("UPDATE facts SET subject_id = ? WHERE subject_id = ?", (keep, drop))
-            self._run("UPDATE facts SET object_id = ? WHERE object_id = ?", (keep, drop))
+            self._move_facts(keep, drop)
             self._run("DELETE FROM facts WHERE subject_id = object_id AND subject_id = ?", (keep,))
             self._run(
                 "INSERT OR IGNORE INTO entity_mentions (memory_id, entity_id) SELECT memory_id, ? FROM entity_mentions WHERE entity_id = ?",
@@ -300,29 +164,14 @@ class KnowledgeStore:
                 self._run("UPDATE entities SET terms = terms || ' ' || ? WHERE id = ?", (row[3], keep))
             self.kg_refresh_fact_text([keep])
 
-    def kg_refresh_fact_text(self, entity_ids: Sequence[str]) -> None:
-        with self.transaction():
-            for eid in entity_ids:
-                rows = self._run(
-                    "SELECT f.id, s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name FROM facts f"
-                    " JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id"
-                    " WHERE f.subject_id = ?1 OR f.object_id = ?1",
-                    (eid,),
-                ).fetchall()
-                for fid, text in rows:
-                    self._run("UPDATE facts SET fact = ?, terms = ? WHERE id = ?", (text, search_terms(text), fid))
-
-    def kg_entities_fts(self, terms: Sequence[str], workspace: str | None, limit: int) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "e.workspace")
-        with self._reads:
-            rows = self._run(
-                "SELECT e.id, -bm25(entities_fts, 3.0, 1.0) FROM entities_fts JOIN entities e ON e.rowid = entities_fts.rowid"
-                f" WHERE entities_fts MATCH ? AND {where} ORDER BY bm25(entities_fts, 3.0, 1.0) LIMIT ?",
-                (_match(terms), *params, limit),
-            ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
+    def _entities_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the entities whose terms match any of ``terms`` and ``where``, best first (FTS5's BM25:
+        the name's terms weigh three times the summary's)."""
+        return self._read(
+            "SELECT e.id, -bm25(entities_fts, 3.0, 1.0) FROM entities_fts JOIN entities e ON e.rowid = entities_fts.rowid"
+            f" WHERE entities_fts MATCH ? AND {where} ORDER BY bm25(entities_fts, 3.0, 1.0) LIMIT ?",
+            (_match(terms), *params, limit),
+        )
 
     def kg_insert_fact(self, f: Fact) -> None:
         with self.transaction():
@@ -345,79 +194,26 @@ class KnowledgeStore:
                 (_ts(invalid_at), _ts(expired_at), superseded_by, fact_id),
             )
 
-    def kg_restart_fact(self, fact_id: str, valid_at: datetime) -> None:
-        """The fact holds from ``valid_at`` (an earlier start, stated by another memory)."""
-        with self.transaction():
-            self._run("UPDATE facts SET valid_at = ? WHERE id = ?", (_ts(valid_at), fact_id))
-
-    def kg_raise_confidence(self, fact_id: str, confidence: float) -> None:
-        """The fact's confidence becomes ``confidence`` if that is higher (another source stated it too)."""
-        with self.transaction():
-            self._run("UPDATE facts SET confidence = ? WHERE id = ? AND confidence < ?", (confidence, fact_id, confidence))
-
     def kg_add_fact_source(self, fact_id: str, memory_id: str) -> None:
         with self.transaction():
             self._run("INSERT OR IGNORE INTO fact_sources (fact_id, memory_id) VALUES (?, ?)", (fact_id, memory_id))
 
-    def kg_facts_of(self, subject_id: str, predicate: str) -> list[Fact]:
-        """Every fact (current or retired) with this subject and predicate, oldest first."""
-        with self._reads:
-            rows = self._run(
-                f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.subject_id = ? AND f.predicate = ? ORDER BY f.valid_at, f.id",
-                (subject_id, predicate),
-            ).fetchall()
-        return [_fact(r) for r in rows]
-
-    def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
-        return {r[0]: _fact(r) for r in self._rows_by_ids(f"SELECT {_FACT} FROM {_FACT_FROM} WHERE f.id IN ({{ids}})", fact_ids)}
-
-    def kg_fact_ids(self) -> list[str]:
-        """Every fact id, in id order (time of creation)."""
-        with self._reads:
-            return [r[0] for r in self._run("SELECT id FROM facts ORDER BY id").fetchall()]
-
-    def kg_resolve_fact_ref(self, ref: str, limit: int = 11) -> list[str]:
-        return self._resolve_ref("facts", ref, limit)
-
-    def kg_facts_fts(
-        self, terms: Sequence[str], workspace: str | None, at: datetime | None, include_invalid: bool, limit: int
-    ) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
-        with self._reads:
-            rows = self._run(
-                "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid"
-                f" WHERE facts_fts MATCH ? AND {where} AND {when} ORDER BY bm25(facts_fts) LIMIT ?",
-                (_match(terms), *params, *tparams, limit),
-            ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
-
-    def kg_facts_touching(
-        self, entity_ids: Sequence[str], workspace: str | None = ALL_WORKSPACES, at: datetime | None = None,
-        include_invalid: bool = True, limit: int = 10_000,
-    ) -> list[Fact]:
-        """Facts whose subject or object is one of ``entity_ids``."""
-        where, params = scope_sql(workspace, "f.workspace")
-        when, tparams = time_sql(at, include_invalid)
-        rows = self._rows_by_ids(
-            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({{ids}}) OR f.object_id IN ({{ids}}))"
-            f" AND {where} AND {when} ORDER BY f.id DESC LIMIT ?",
-            entity_ids,
-            lambda batch: (*batch, *batch, *params, *tparams, limit),
+    def _facts_ranked(self, terms: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """(id, score) of the facts whose terms match any of ``terms`` and ``where``, best first (FTS5's BM25)."""
+        return self._read(
+            "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid"
+            f" WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?",
+            (_match(terms), *params, limit),
         )
-        return [_fact(r) for r in rows]
 
-    def kg_facts_only_from(self, memory_id: str) -> list[str]:
-        """Facts whose only source is this memory."""
-        with self._reads:
-            rows = self._run(
-                "SELECT fact_id FROM fact_sources s WHERE memory_id = ?1 AND NOT EXISTS"
-                " (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id != ?1)",
-                (memory_id,),
-            ).fetchall()
-        return [r[0] for r in rows]
+    def _facts_touching(self, entity_ids: Sequence[str], where: str, params: list[Any], limit: int) -> list[Any]:
+        """Rows of :data:`knowledge_sql.FACT_FROM` for facts whose subject or object is one of ``entity_ids``."""
+        return self._rows_by_ids(
+            f"SELECT {_FACT} FROM {_FACT_FROM} WHERE (f.subject_id IN ({{ids}}) OR f.object_id IN ({{ids}}))"
+            f" AND {where} ORDER BY f.id DESC LIMIT ?",
+            entity_ids,
+            lambda batch: (*batch, *batch, *params, limit),
+        )
 
     def kg_delete_orphans(self, entity_ids: Sequence[str]) -> int:
         """Delete those of these entities that no memory mentions and no fact joins; returns how many."""
@@ -439,14 +235,6 @@ class KnowledgeStore:
         with self.transaction():
             return self._run("DELETE FROM facts WHERE id = ?", (fact_id,)).rowcount > 0
 
-    def kg_edges(self, workspace: str | None, at: datetime) -> list[tuple[str, str]]:
-        """(subject id, object id) of the facts true at ``at`` in exactly this workspace."""
-        when, tparams = time_sql(at, False)
-        with self._reads:
-            return self._run(
-                f"SELECT f.subject_id, f.object_id FROM facts f WHERE f.workspace = ? AND {when}", (workspace or "", *tparams)
-            ).fetchall()
-
     def kg_clear(self, workspace: str | None) -> tuple[int, int]:
         """Delete the graph of one workspace (or everything with ``*``); returns (entities, facts) deleted."""
         where, params = ("1", []) if workspace == ALL_WORKSPACES else ("workspace = ?", [workspace or ""])
@@ -458,28 +246,7 @@ class KnowledgeStore:
             self._run(f"DELETE FROM entity_grams WHERE {where}", params)
         return entities, facts
 
-    # -- episodes -------------------------------------------------------------
-    def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Entity ids each memory mentions."""
-        out: dict[str, list[str]] = {}
-        rows = self._rows_by_ids("SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id IN ({ids})", memory_ids)
-        for mid, eid in sorted(rows):
-            out.setdefault(mid, []).append(eid)
-        return out
-
-    def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        sql = "SELECT memory_id, count(*) FROM fact_sources WHERE memory_id IN ({ids}) GROUP BY memory_id"
-        return dict(self._rows_by_ids(sql, memory_ids))
-
     # -- communities ----------------------------------------------------------
-    def kg_replace_communities(
-        self, workspace: str | None, groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
-    ) -> None:
-        """Every community of the workspace replaced by ``groups``."""
-        with self.transaction():
-            old = [r[0] for r in self._run("SELECT id FROM communities WHERE workspace = ?", (workspace or "",)).fetchall()]
-            self.kg_swap_communities(workspace, old, groups, at)
-
     def kg_swap_communities(
         self, workspace: str | None, drop: Sequence[str], groups: Sequence[tuple[Community, Sequence[str]]], at: datetime
     ) -> None:
@@ -500,29 +267,8 @@ class KnowledgeStore:
             for eid in dict.fromkeys(entity_ids):
                 self._run("INSERT OR IGNORE INTO community_dirty (entity_id, workspace) VALUES (?, ?)", (eid, workspace or ""))
 
-    def kg_dirty(self, workspace: str | None) -> list[str]:
-        with self._reads:
-            rows = self._run("SELECT entity_id FROM community_dirty WHERE workspace = ?", (workspace or "",)).fetchall()
-        return [r[0] for r in rows]
-
-    def kg_dirty_workspaces(self) -> list[str]:
-        with self._reads:
-            return [r[0] for r in self._run("SELECT DISTINCT workspace FROM community_dirty ORDER BY workspace").fetchall()]
-
-    def kg_clear_dirty(self, workspace: str | None, entity_ids: Sequence[str] | None = None) -> None:
-        with self.transaction():
-            if entity_ids is None:
-                self._run("DELETE FROM community_dirty WHERE workspace = ?", (workspace or "",))
-                return
-            self._rows_by_ids("DELETE FROM community_dirty WHERE entity_id IN ({ids})", entity_ids)
-
-    def kg_graph_workspaces(self) -> list[str]:
-        """Every workspace that has entities (``''`` is the global one)."""
-        with self._reads:
-            return [r[0] for r in self._run("SELECT DISTINCT workspace FROM entities ORDER BY workspace").fetchall()]
-
-    def kg_communities(self, workspace: str | None) -> list[tuple[Community, list[str]]]:
-        where, params = scope_sql(workspace, "c.workspace")
+    def _community_rows(self, where: str, params: list[Any]) -> list[tuple[Community, list[str]]]:
+        """Communities aliased ``c`` that meet ``where``, largest first, each with its members' ids."""
         with self._reads:
             rows = self._run(
                 f"SELECT c.id, c.workspace, c.name, c.summary FROM communities c WHERE {where} ORDER BY c.size DESC, c.id",
@@ -536,19 +282,6 @@ class KnowledgeStore:
                 out.append((Community(r[0], r[1] or None, r[2], r[3], ()), members))
         return out
 
-    def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
-        """Communities by id (members not filled in)."""
-        rows = self._rows_by_ids("SELECT id, workspace, name, summary FROM communities WHERE id IN ({ids})", community_ids)
-        return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
-
-    def kg_community_times(self, community_ids: Sequence[str]) -> dict[str, datetime]:
-        """When each community was computed."""
-        rows = self._rows_by_ids("SELECT id, created_at FROM communities WHERE id IN ({ids})", community_ids)
-        return {r[0]: from_text(r[1]) for r in rows}
-
-    def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        return dict(self._rows_by_ids("SELECT entity_id, community_id FROM community_members WHERE entity_id IN ({ids})", entity_ids))
-
     # -- the LLM extraction queue ---------------------------------------------
     def kg_enqueue(self, memory_ids: Sequence[str], at: datetime) -> None:
         with self.transaction():
@@ -559,66 +292,10 @@ class KnowledgeStore:
                     (mid, to_text(at), to_text(at), to_text(at)),
                 )
 
-    def kg_claim(self, limit: int, at: datetime, stale_before: datetime) -> list[QueueItem]:
-        """Mark up to ``limit`` due pending (or stale running) items as running, counting an attempt; return them."""
-        with self.transaction():
-            rows = self._run(
-                "SELECT memory_id FROM extraction_queue WHERE (status = 'pending' AND available_at <= ?)"
-                " OR (status = 'running' AND updated_at < ?) ORDER BY enqueued_at, memory_id LIMIT ?",
-                (to_text(at), to_text(stale_before), limit),
-            ).fetchall()
-            ids = [r[0] for r in rows]
-            for mid in ids:
-                self._run(
-                    "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE memory_id = ?",
-                    (to_text(at), mid),
-                )
-        return self.kg_queue(memory_ids=ids) if ids else []
-
-    def kg_queue_set(
-        self, memory_id: str, status: str, at: datetime, error: str | None = None, available_at: datetime | None = None,
-        attempts: int | None = None,
-    ) -> None:
-        """Set an item's status (``attempts``: its count of attempts too, as a moved store had it)."""
-        with self.transaction():
+    def _mark_running(self, memory_ids: Sequence[str], at: datetime) -> None:
+        """Claimed items: running, one more attempt (in the claim's transaction)."""
+        for mid in memory_ids:
             self._run(
-                "UPDATE extraction_queue SET status = ?, last_error = ?, updated_at = ?, available_at = ?,"
-                " attempts = coalesce(?, attempts) WHERE memory_id = ?",
-                (status, error, to_text(at), to_text(available_at or at), attempts, memory_id),
+                "UPDATE extraction_queue SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE memory_id = ?",
+                (to_text(at), mid),
             )
-
-    def kg_queue_retry_failed(self, at: datetime) -> int:
-        """Give every failed item a fresh start (attempts back to 0); returns how many."""
-        with self.transaction():
-            return self._run(
-                "UPDATE extraction_queue SET status = 'pending', attempts = 0, updated_at = ?1, available_at = ?1"
-                " WHERE status = 'failed'",
-                (to_text(at),),
-            ).rowcount
-
-    def kg_queue(
-        self, status: str | None = None, limit: int = 1000, memory_ids: Sequence[str] | None = None, exclude: str | None = None
-    ) -> list[QueueItem]:
-        clauses, params = [], []
-        if status:
-            clauses.append("status = ?")
-            params.append(status)
-        if exclude:
-            clauses.append("status != ?")
-            params.append(exclude)
-        if memory_ids is not None:
-            ids = list(memory_ids)[:900]
-            clauses.append(f"memory_id IN ({', '.join('?' * len(ids)) or 'NULL'})")
-            params += ids
-        where = " AND ".join(clauses) or "1"
-        with self._reads:
-            rows = self._run(
-                "SELECT memory_id, status, attempts, last_error, enqueued_at, updated_at, available_at FROM extraction_queue"
-                f" WHERE {where} ORDER BY enqueued_at, memory_id LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-        return [QueueItem(r[0], r[1], r[2], r[3], from_text(r[4]), from_text(r[5]), from_text(r[6])) for r in rows]
-
-    def kg_queue_counts(self) -> dict[str, int]:
-        with self._reads:
-            return dict(self._run("SELECT status, count(*) FROM extraction_queue GROUP BY status").fetchall())

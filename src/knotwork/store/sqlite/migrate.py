@@ -9,27 +9,13 @@ both apply the same migration.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from importlib import resources
 
+from knotwork.store.migrations import Migration, found_in
 from knotwork.store.sqlite import halves, scaled
 
 
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-
-
 def available() -> list[Migration]:
-    folder = resources.files("knotwork.store.sqlite") / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            number, _, rest = entry.name.partition("_")
-            found.append(Migration(int(number), rest.removesuffix(".sql"), entry.read_text("utf-8")))
-    return sorted(found, key=lambda m: m.version)
+    return found_in("knotwork.store.sqlite")
 
 
 def statements(sql: str) -> list[str]:

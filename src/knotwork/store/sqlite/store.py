@@ -27,7 +27,10 @@ from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Mem
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
 from knotwork.store import filtered
+from knotwork.store.hygiene_sql import HygieneSql
+from knotwork.store.knowledge_sql import KnowledgeSql
 from knotwork.store.protocol import Tracer
+from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
 from knotwork.store.sqlite import backup, migrate
 from knotwork.store.sqlite.connections import MMAP_BYTES, Readers, WriterLock
@@ -130,12 +133,13 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
 BY_ID = "+m"
 
 
-class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichStore, ThreadStore, SharedStore):
+class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
     ``HygieneStore``, those both engines share from ``SharedStore``)."""
 
     _ids_in = "IN ({ids})"  # SharedStore: one batch of ``_rows_by_ids``'s placeholders
+    _dialect = SQLITE  # KnowledgeSql, HygieneSql: the queries written once
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -271,6 +275,11 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, HygieneStore, EnrichSt
                 batch = unique[start : start + _ID_BATCH]
                 rows += self._run(sql.replace("{ids}", ", ".join("?" * len(batch))), params(batch)).fetchall()
         return rows
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Every row of one read (under the read lock when reads share the writer's connection)."""
+        with self._reads:
+            return self._run(sql, params).fetchall()
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Memory | None:
         with self._reads:
