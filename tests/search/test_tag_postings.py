@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from knotwork import ALL_WORKSPACES, Knotwork
+from knotwork.search import vector_index
 from knotwork.search.lexical import analyze_query
 from tests._sql import query
 from tests.test_similar import DIM, open_fake
@@ -77,7 +78,7 @@ def assert_filtered(reader: Knotwork, target: str, rng: random.Random) -> None:
             assert {h.memory.id for h in hits} <= allowed
 
 
-def test_tag_filtered_searches_follow_another_writers_tag_changes(target: str) -> None:
+def test_tag_filtered_searches_follow_another_writers_tag_changes(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(13)
     words = lambda: " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))  # noqa: E731
     with open_fake(target) as reader, open_fake(target) as writer:
@@ -102,3 +103,6 @@ def test_tag_filtered_searches_follow_another_writers_tag_changes(target: str) -
         assert moved in reader.lexical.tagged({"team": "web"}, "all", "a")
         assert moved not in {h.memory.id for h in reader.search(reader.get(moved).content, workspace="a",
                                                                  tags={"team": "core"}, limit=50)}
+        # a large index finds the tagged memories' rows from each one's first row instead of one pass over all
+        monkeypatch.setattr(vector_index, "AMONG_ISIN_MOST", 0)
+        assert_filtered(reader, target, rng)

@@ -48,6 +48,7 @@ ANN_CLOSE_WAIT = 30.0  # seconds closing waits for a graph build's step under wa
 ANN_INLINE = 2000  # new rows a search adds to a ready graph itself; more are added by a build thread
 ANN_MOST = 4096  # the longest list a graph search asks for (its walk grows with it); longer: the exact scan
 ANN_SAVE_EVERY = 5000  # rows a ready graph holds beyond its file before a build thread saves it (and 1/10 more)
+AMONG_ISIN_MOST = 200_000  # rows up to which a set of memories' rows are found in one pass over every row
 
 
 def limit_blas_threads(threads: int) -> None:
@@ -131,11 +132,11 @@ class VectorIndex:
         self._ws_code_of: dict[str, int] = {"": 0}
         self._row_of_seq: dict[int, int] = {}
         self._first_row: dict[str, int] = {}
-        # Each row's memory as a number (``_owner_of``), for masking rows by a set of memories in one call; and the
-        # mask made last, kept while the rows and the set stay the same (see :meth:`_among`).
+        # Each row's memory as a number (``_owner_of``), for finding a set of memories' rows in one call; and the
+        # rows found last, kept while the rows and the set stay the same (see :meth:`_among`).
         self._owners = np.zeros(0, dtype=np.int64)
         self._owner_of: dict[str, int] = {}
-        self._among_mask: tuple[Collection[str], int, int, np.ndarray] | None = None
+        self._among_rows: tuple[Collection[str], int, int, np.ndarray] | None = None
         self._vector_mark = 0
         self._tomb_mark = 0
         self._dead = 0
@@ -245,7 +246,7 @@ class VectorIndex:
         self._owner_of = {}
         self._owners = np.fromiter((self._owner_of.setdefault(m, len(self._owner_of)) for m in self._memory_ids),
                                    dtype=np.int64, count=len(self._memory_ids))
-        self._among_mask = None
+        self._among_rows = None
         self._dead = 0
         self.generation += 1
 
@@ -262,16 +263,19 @@ class VectorIndex:
         return np.concatenate([p.rows for p in parts]), np.concatenate(sims)
 
     def _among(self, memory_ids: Collection[str]) -> np.ndarray:
-        """A mask of the rows (every row, by number) of ``memory_ids``; the last one is kept while neither the rows
-        nor the set (the same object: the lexical index hands out one per tag filter until a write) change."""
-        kept = self._among_mask
+        """The rows (live or not) of ``memory_ids``, in order; the last answer is kept while neither the rows nor
+        the set (the same object: the lexical index hands out one per tag filter until a write) change."""
+        kept = self._among_rows
         if kept is not None and kept[0] is memory_ids and kept[1] == len(self._owners) and kept[2] == self.generation:
             return kept[3]
-        get = self._owner_of.get
-        wanted = np.fromiter((o for m in memory_ids if (o := get(m)) is not None), dtype=np.int64)
-        mask = np.isin(self._owners, wanted)
-        self._among_mask = (memory_ids, len(self._owners), self.generation, mask)
-        return mask
+        if len(self._owners) <= AMONG_ISIN_MOST:  # one pass over every row's memory number
+            get = self._owner_of.get
+            wanted = np.fromiter((o for m in memory_ids if (o := get(m)) is not None), dtype=np.int64)
+            rows = np.flatnonzero(np.isin(self._owners, wanted))
+        else:  # a large index: each memory's rows from its first (chunks are adjacent rows)
+            rows = np.sort(np.fromiter((r for _, r in self.rows_of(memory_ids)), dtype=np.int64))
+        self._among_rows = (memory_ids, len(self._owners), self.generation, rows)
+        return rows
 
     def search(self, query: np.ndarray, k: int, workspace: str | None = ALL_WORKSPACES,
                among: Collection[str] | None = None) -> list[VectorHit]:
@@ -305,15 +309,17 @@ class VectorIndex:
         0.6; bench/RESULTS.md). Outcome: when the memories' live rows are at least a quarter of the scope's, the
         scope is scanned and the other rows masked; fewer are gathered and scored alone. Same scores either way.
         """
-        mask = self._among(among) & self._alive
-        scope_rows = sum(len(self._parts[c].rows) for c in codes)
-        in_scope = np.isin(self._ws_codes, list(codes)) if len(codes) < len(self._parts) else None
-        wanted = np.flatnonzero(mask if in_scope is None else mask & in_scope)
+        wanted = self._among(among)
+        wanted = wanted[self._alive[wanted]]
+        if len(codes) < len(self._parts):
+            wanted = wanted[np.isin(self._ws_codes[wanted], list(codes))]
         if not len(wanted):
             return []
-        if 4 * len(wanted) >= scope_rows:
+        if 4 * len(wanted) >= sum(len(self._parts[c].rows) for c in codes):
+            keep = np.zeros(len(self._alive), dtype=bool)
+            keep[wanted] = True
             rows, sims = self._scan(codes, query)
-            sims = np.where(mask[rows], sims, -np.inf)
+            sims = np.where(keep[rows], sims, -np.inf)
         else:
             rows = wanted
             with _BLAS.limit(limits=1, user_api="blas"):
