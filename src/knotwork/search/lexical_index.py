@@ -47,6 +47,7 @@ K1 = 1.2
 B = 0.75
 _KEEP_WEIGHTS = 4096  # postings at least this long keep their term weights between searches
 _DENSE_FROM = 0.25  # a kept term in at least this share of a scope's documents keeps its weights as one dense array
+TAGGED_MOST = 2000  # the most memories a tag filter may let through for the index to answer it (see _tag_filter)
 
 
 def IDF(n: int, df: int) -> float:  # noqa: N802
@@ -236,7 +237,7 @@ class LexicalIndex:
         self._tagged: dict[tuple[str, str], set[int]] = {}  # (key, value) -> memory row numbers
         self._keyed: dict[str, set[int]] = {}  # key -> memory row numbers
         # (tags, mode, workspace) -> (memory ids, scope -> slot mask): kept until the index changes
-        self._filters: dict[tuple, tuple[frozenset[str], dict[str, np.ndarray]]] = {}
+        self._filters: dict[tuple, tuple[frozenset[str], dict[str, np.ndarray]] | None] = {}
         self._mark = 0
         self._loaded = False
 
@@ -373,36 +374,47 @@ class LexicalIndex:
                     out[memory_id] = min(out.get(memory_id, len(ids)), len(ids))
             return out
 
-    def tagged(self, tags: Mapping[str, str | None], mode: str = "all", workspace: str | None = ALL_WORKSPACES) -> frozenset[str]:
+    def tagged(self, tags: Mapping[str, str | None], mode: str = "all",
+               workspace: str | None = ALL_WORKSPACES) -> frozenset[str] | None:
         """The ids of the memories ``workspace`` sees (as in :meth:`search`) that hold ``tags``: every one (``mode``
         all) or at least one (any), a tag of value None by its key alone, as the store's tag filter reads them
         (store/where.py). Only the tags: a filter's other conditions (partition, validity, expiry) are the store's.
+        None when more than :data:`TAGGED_MOST` memories of the store hold them.
 
         The same object comes back while the store does not change, so a caller may keep what it derives from it.
         """
         self.sync()
         with self._lock:
-            return self._tag_filter(tags, mode, workspace)[0]
+            found = self._tag_filter(tags, mode, workspace)
+            return None if found is None else found[0]
 
-    def _tag_filter(self, tags: Mapping[str, str | None], mode: str, workspace: str | None) -> tuple[frozenset[str], dict[str, np.ndarray]]:
+    def _tag_filter(self, tags: Mapping[str, str | None], mode: str,
+                    workspace: str | None) -> tuple[frozenset[str], dict[str, np.ndarray]] | None:
         """:meth:`tagged`'s memory ids, and per visible scope a mask of their slots (called with the lock held).
 
         Trigger: a search under a tag filter (a LangGraph namespace is one: every store search has it). Why:
         reading the tag rows of the memories a filter lets through took longer than the search itself (1.24 ms
         for 500 memories against 0.9 ms for the vector source's scan; bench/RESULTS.md). Outcome: the postings
         answer, and the answer is kept until the next change the index applies (any write empties the cache).
+        Past :data:`TAGGED_MOST` memories (about a millisecond of Python to list them, again after every write)
+        the answer is None and the store's SQL filter serves, as it did before.
         """
         key = (tuple(tags.items()), mode, workspace)
-        found = self._filters.get(key)
-        if found is not None:
-            return found
+        if key in self._filters:
+            return self._filters[key]
         holders = [self._tagged.get((k, v), set()) if v is not None else self._keyed.get(k, set()) for k, v in tags.items()]
-        if not holders:
-            rows: set[int] = set()
-        elif mode == "any":
-            rows = set().union(*holders)
-        else:
-            rows = set.intersection(*sorted(holders, key=len))
+        if len(self._filters) >= 64:  # many different filters between two writes: keep the newest
+            self._filters.pop(next(iter(self._filters)))
+        # any: a tag held by too many lets too many through; all: the tag held by fewest bounds the answer
+        if holders and (max if mode == "any" else min)(map(len, holders)) > TAGGED_MOST:
+            self._filters[key] = None
+            return None
+        rows: set[int] = set()
+        if holders:
+            rows = set().union(*holders) if mode == "any" else set.intersection(*sorted(holders, key=len))
+        if len(rows) > TAGGED_MOST:
+            self._filters[key] = None
+            return None
         visible = None if workspace == ALL_WORKSPACES else {"", workspace or ""}
         masks: dict[str, np.ndarray] = {}
         ids: list[str] = []
@@ -416,8 +428,6 @@ class LexicalIndex:
                 mask = masks[ws] = np.zeros(len(scope.ids), dtype=bool)
             mask[slot] = True
             ids.append(scope.ids[slot])
-        if len(self._filters) >= 64:  # many different filters between two writes: keep the newest
-            self._filters.pop(next(iter(self._filters)))
         found = self._filters[key] = (frozenset(ids), masks)
         return found
 
@@ -443,7 +453,8 @@ class LexicalIndex:
         ``workspace`` W sees W and the global scope; None the global scope only; ``*`` everything.
         ``parts`` (:func:`~knotwork.search.lexical.query_parts`) score like terms, but only in a document that
         holds one of ``terms``: they rank the memories that hold the asked words, never bring up another.
-        ``tags`` (and ``tags_mode``, as in :meth:`tagged`): only the memories that hold them are returned. The
+        ``tags`` (and ``tags_mode``, as in :meth:`tagged`): only the memories that hold them are returned (when
+        more than :data:`TAGGED_MOST` do, the tags are not applied: the caller's filter keeps them out). The
         statistics stay those of every memory the search sees, so a memory scores as it does without the tags.
         """
         self.sync()
@@ -468,8 +479,9 @@ class LexicalIndex:
             for s, score in zip(scopes, scores):
                 if s.live != len(s.alive):  # dead documents score nothing
                     score[~s.alive] = 0
-            if tags:
-                masks = self._tag_filter(tags, tags_mode, workspace)[1]
+            filtered = self._tag_filter(tags, tags_mode, workspace) if tags else None
+            if filtered is not None:
+                masks = filtered[1]
                 for name, score in zip(self._visible_names(workspace), scores):
                     mask = masks.get(name)
                     if mask is None:

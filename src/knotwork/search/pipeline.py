@@ -109,7 +109,8 @@ class Pipeline:
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
             return []
-        # The memories holding the filter's tags, from the lexical index's postings: the store need not list them.
+        # The memories holding the filter's tags, from the lexical index's postings: the store need not list them
+        # (None when too many hold them: the store's filter serves).
         among = self.lexical.tagged(q.flt.tags, q.flt.tags_mode, q.flt.workspace) if q.flt.tags else None
         return self.store.vector_candidates(
             self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity, among=among
