@@ -8,7 +8,8 @@ What maps to what (docs/integrations.md#langgraph says it for users):
 - Its namespace and key are tags: ``lg.ns0`` … ``lg.ns<N-1>`` hold the labels, ``lg.depth`` their number,
   ``lg.key`` the key, ``lg.index`` ``1`` when the item is indexed for a query search (``0`` for
   ``index=False``). A get, a search under a prefix and a list of namespaces pass those tags to knotwork as a
-  tag filter, so the store's own query keeps other namespaces out (SQL ``EXISTS`` on the tags): a search
+  tag filter, so the store's own query keeps other namespaces out (a query search scores only the memories
+  holding the tags, from the search indexes' tag postings; a get or a list reads them by the tags' SQL index): a search
   under ``("users", "u1")`` cannot return another namespace's item, and cannot come back short because
   other namespaces' items took its places.
 - The value is kept as JSON in ``metadata.langgraph.value`` (with the namespace, the key and the TTL) and comes

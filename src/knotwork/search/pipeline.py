@@ -91,11 +91,15 @@ class Pipeline:
 
     # -- sources --------------------------------------------------------------
     def _bm25(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
-        """(memory id, lexical relevance in [0, 1]) of the best BM25 matches the filter lets through."""
+        """(memory id, lexical relevance in [0, 1]) of the best BM25 matches the filter lets through.
+
+        The filter's tags are applied by the index itself (its tag postings): only memories holding them are
+        scored, so a tag that few of the best matches hold does not send the search further down; the store
+        checks the rest of the filter (and the tags again) on what comes back."""
         terms, parts = analyze_query(q.text), query_parts(q.text)
         take = 2 * n
         while True:
-            hits = self.lexical.search(terms, take, q.flt.workspace, parts)
+            hits = self.lexical.search(terms, take, q.flt.workspace, parts, q.flt.tags, q.flt.tags_mode)
             allowed = self.store.filter_memory_ids([h.memory_id for h in hits], q.flt, q.at)
             scale = state["recipe"].lexical_scale
             kept = [(h.memory_id, h.coverage if scale == "coverage" else h.relevance) for h in hits if h.memory_id in allowed]
@@ -107,7 +111,12 @@ class Pipeline:
     def _vector(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         if self.index is None or self.embed_query is None:
             return []
-        return self.store.vector_candidates(self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity)
+        # The memories holding the filter's tags, from the lexical index's postings: the store need not list them
+        # (None when too many hold them: the store's filter serves).
+        among = self.lexical.tagged(q.flt.tags, q.flt.tags_mode, q.flt.workspace) if q.flt.tags else None
+        return self.store.vector_candidates(
+            self.index, self.embed_query(q.text), n, q.flt, q.at, state["recipe"].min_similarity, among=among
+        )
 
     def _names(self, q: Query, n: int, state: dict) -> list[tuple[str, float]]:
         """(memory id, 1 / holders) of the memories an identifier in the query names: an evidence id, artifact or

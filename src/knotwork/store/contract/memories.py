@@ -146,8 +146,9 @@ class Memories(Protocol):
         thread's (it waits for the write lock, then opens its own)."""
         ...
 
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...]]]:
-        """(row number, id, workspace, content, names) of the given memories that exist, or of every memory."""
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
+        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory
+        (the in-process lexical index keeps both: the names as words, the tags as postings for tag filters)."""
         ...
 
     def recent_memories(self, workspace: str | None, limit: int, at: datetime) -> list[Memory]:

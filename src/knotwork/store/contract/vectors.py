@@ -5,7 +5,7 @@ and tests/test_store_contract.py fails when code outside ``store/`` calls a meth
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -28,14 +28,17 @@ class Vectors(Protocol):
         ...
 
     def vector_candidates(
-        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0,
+        among: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """(memory id, cosine of its best chunk to ``query``; higher is better) of the ``k`` nearest memories ``flt`` lets through.
 
         ``index`` is the process's in-memory vector index
         (:class:`~knotwork.search.vector_index.VectorIndex`): a store with no
         k-NN of its own scans it; one that has its own (pgvector) ignores it.
-        Hits below ``min_similarity`` are left out.
+        Hits below ``min_similarity`` are left out. ``among``: the memories that hold ``flt``'s tags (the
+        lexical index's postings, :meth:`~knotwork.search.lexical_index.LexicalIndex.tagged`), which a store
+        that scans ``index`` may rank instead of listing the filter's memories itself.
         """
         ...
 

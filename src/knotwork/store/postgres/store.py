@@ -255,11 +255,15 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
         return [r[0] for r in self._run("SELECT DISTINCT memory_rowno FROM memory_changes WHERE seq > %s", (seq,))]
 
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...]]]:
-        """(row number, id, workspace, content, names) of the given memories that exist, or of every memory."""
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
+        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
         sql = "SELECT rowno, id, workspace, content, tags, artifacts, evidence FROM memories"
         rows = self._run(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)
-        return [(r[0], r[1], r[2], r[3], names_of(json_field(r[4]), json_field(r[5]), json_field(r[6]))) for r in rows]
+        out = []
+        for r in rows:
+            tags = json_field(r[4]) or {}
+            out.append((r[0], r[1], r[2], r[3], names_of(tags, json_field(r[5]), json_field(r[6])), tags))
+        return out
 
     def data_version(self) -> int:
         """Changes whenever another connection commits (this store's own commits leave it)."""

@@ -9,7 +9,7 @@ lets each process's in-memory index (similar lists, MMR) catch up, as on SQLite.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -57,7 +57,8 @@ class VectorStore:
     _wrote: Any
 
     def vector_candidates(
-        self, index: Any, query: np.ndarray, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+        self, index: Any, query: np.ndarray, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0,
+        among: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` memories whose best chunk is nearest ``query`` (cosine), among those ``flt`` lets through.
 
@@ -69,7 +70,8 @@ class VectorStore:
         filtered rows are scanned exactly. Rows come nearest first, so once
         one falls below ``min_similarity`` no wider beam can add a memory above
         it: the search stops there (an off-topic query costs one walk, not
-        three and a scan).
+        three and a scan). ``among`` (the memories holding the filter's tags, from the process's lexical index)
+        is not needed either: the database lists the filter's memories itself.
         """
         dim = len(query)
         vec = f"v.vector::vector({dim})"

@@ -505,15 +505,19 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
             rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
         return [r[0] for r in rows]
 
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...]]]:
-        """(row number, id, workspace, content, names) of the given memories that exist, or of every memory."""
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
+        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
         sql = "SELECT rowid, id, workspace, content, tags, artifacts, evidence FROM memories"
         if rowids is None:
             with self._reads:
                 rows = self._run(sql).fetchall()
         else:
             rows = self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
-        return [(r[0], r[1], r[2], r[3], names_of(_json(r[4]), _json(r[5]), _json(r[6]))) for r in rows]
+        out = []
+        for r in rows:
+            tags = _json(r[4]) or {}
+            out.append((r[0], r[1], r[2], r[3], names_of(tags, _json(r[5]), _json(r[6])), tags))
+        return out
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file (this one's own commits leave it)."""

@@ -10,7 +10,7 @@ The mixin uses the store's connection helpers (``_run``, ``_run_many``, ``_reads
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -31,20 +31,38 @@ class VectorStore:
     filtered_ids: Any
 
     def vector_candidates(
-        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0
+        self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float = -1.0,
+        among: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` memories nearest ``query`` that ``flt`` lets through, from the process's in-memory ``index``.
 
         SQLite has no k-NN of its own: the index scans its workspace's
         partitions for twice ``k``, and the filter keeps what it lets through. A filter that names a thread or
-        tags and lets few memories through (store/filtered.py) has each of them scored instead.
+        tags and lets few memories through (store/filtered.py) has each of them scored instead: ``among`` (the
+        memories that hold ``flt``'s tags, from the lexical index's postings) when given and at most
+        ``FILTERED_EXACT_MAX``, else the memories the store lists for the filter.
         """
+        if among is not None and not flt.thread and len(among) <= filtered.FILTERED_EXACT_MAX:
+            return self._nearest_among(index, query, k, flt, at, min_similarity, among)
         if filtered.selective(flt) and (few := self.filtered_ids(flt, at, filtered.FILTERED_EXACT_MAX)) is not None:
             scored = index.similarities(few, query)
             return sorted(((mid, s) for mid, s in scored.items() if s >= min_similarity), key=lambda p: (-p[1], p[0]))[:k]
         hits = [h for h in index.search(query, k * 2, flt.workspace) if h.similarity >= min_similarity]
         allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
         return [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed][:k]
+
+    def _nearest_among(self, index: Any, query: Any, k: int, flt: MemoryFilter, at: datetime, min_similarity: float,
+                       among: Collection[str]) -> list[tuple[str, float]]:
+        """The ``k`` nearest of ``among`` that ``flt``'s other conditions (partition, validity, expiry) let
+        through: the index ranks ``among`` exactly, the store checks the best, further down while too few pass."""
+        take = 2 * k
+        while True:
+            hits = [h for h in index.search(query, take, flt.workspace, among=among) if h.similarity >= min_similarity]
+            allowed = self.filter_memory_ids([h.memory_id for h in hits], flt, at)
+            kept = [(h.memory_id, h.similarity) for h in hits if h.memory_id in allowed]
+            if len(kept) >= k or len(hits) < take:
+                return sorted(kept, key=lambda p: (-p[1], p[0]))[:k]
+            take *= 4
 
     def put_vectors(self, memory_id: str, vectors: Sequence[bytes]) -> None:
         """Replace a memory's vectors (one per chunk)."""
