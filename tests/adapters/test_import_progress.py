@@ -60,7 +60,8 @@ def test_ctrl_c_during_an_import_keeps_nothing_and_says_so(tmp_path: Path) -> No
         assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=WAIT_S)
+    proc.wait(timeout=WAIT_S)  # not communicate(): it would read stderr too, and take the reader's last lines
+    out = proc.stdout.read()
     reader.join()
     text = bytes(said).decode()
     assert int(seen[-1]) < RECORDS  # the signal landed while records were being embedded
@@ -89,7 +90,7 @@ def test_ctrl_c_during_a_reembed_says_how_many_were_kept(tmp_path: Path) -> None
         assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=WAIT_S)
+    proc.wait(timeout=WAIT_S)  # not communicate(): it would read stderr too, and take the reader's last lines
     reader.join()
     last = bytes(said).decode().rstrip().splitlines()[-1]
     assert proc.returncode == 130, last
