@@ -19,9 +19,9 @@ import knotwork
 from ._mcp import ID_RE, count, ok, run, text
 from .conftest import Endpoint, clean_env
 
-PER_WRITER = 1000
-# The 2 x 1,000-write tests are about locking, not search: they switch embeddings off (a real setting,
-# ignored by versions without embeddings) so that embedding 4,000 texts on two shared cores does not
+PER_WRITER = 400
+# The 2 x 400-write tests are about locking, not search: they switch embeddings off (a real setting,
+# ignored by versions without embeddings) so that embedding their texts on two shared cores does not
 # dominate the suite's time. The many-calls-in-flight test keeps the default embedder.
 NO_EMBEDDINGS = {"KNOTWORK_EMBEDDER": "none"}
 

@@ -16,9 +16,9 @@ QUERY = "airplane tickets to Portugal"
 TARGET = "We booked the flight to Lisbon for the twelfth."  # shares no word with the query: only its vector finds it
 FILLERS = [
     f"Airplane tickets to Portugal for guest {i}: {kind}."
-    for i in range(700)
+    for i in range(300)
     for kind in ("window seat", "aisle seat", "economy fare")
-]  # 2,100 memories nearer the query than the target, in other threads
+]  # 900 memories nearer the query than the target, in other threads
 
 
 def _store(mem: Knotwork) -> str:
