@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from knotwork.domain.calibrated import CalibratedLogistic
 
 WEIGHTS = Path(__file__).parent / "data" / "supersession_scorer.json"
 
@@ -261,17 +261,12 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
     return out
 
 
-class Scorer:
-    """A fitted model: feature weights, a bias, the Platt map from its raw logit to a probability, and the
+class Scorer(CalibratedLogistic):
+    """A fitted model (weights, a bias, the Platt map from its raw logit to a probability) and the
     probability a pair needs to retire the older memory."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        self.bias = float(data["bias"])
-        self.weights: dict[str, float] = {k: float(v) for k, v in data["weights"].items()}
-        platt = data["calibration"].get("platt")
-        if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
-            raise ValueError(f"{WEIGHTS.name}: calibration.platt must be [slope > 0, intercept]")
-        self.slope, self.intercept = float(platt[0]), float(platt[1])
+        super().__init__(data, WEIGHTS.name)
         threshold = data["threshold"]
         self.rule_threshold = float(threshold["rule"])
         looser = threshold.get("looser")
@@ -284,9 +279,6 @@ class Scorer:
         when the looser reading is off: the scorer then only gates the rules)."""
         return self.rule_threshold if rule else self.looser_threshold
 
-    def probability(self, feats: list[str]) -> float:
-        z = self.slope * (self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))) + self.intercept
-        return float(np.clip(1.0 / (1.0 + np.exp(-z)), 0.0, 1.0))
 
 
 @lru_cache(maxsize=1)

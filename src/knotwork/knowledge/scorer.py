@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from knotwork.domain.calibrated import CalibratedLogistic
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -243,25 +242,12 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list
     return out
 
 
-class Scorer:
+class Scorer(CalibratedLogistic):
     """A fitted model: feature weights, a bias and the Platt map from its raw logit to a probability."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.version = int(data["version"])
-        self.bias = float(data["bias"])
-        self.weights: dict[str, float] = {k: float(v) for k, v in data["weights"].items()}
-        platt = data["calibration"].get("platt")
-        if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
-            raise ValueError(f"{WEIGHTS.name}: calibration.platt must be [slope > 0, intercept]")
-        self.slope, self.intercept = float(platt[0]), float(platt[1])
-
-    def logit(self, feats: Iterable[str]) -> float:
-        return self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))
-
-    def probability(self, feats: Iterable[str]) -> float:
-        """The calibrated probability that a candidate with these features is right, in [0, 1]."""
-        z = self.slope * self.logit(feats) + self.intercept
-        return float(np.clip(1.0 / (1.0 + np.exp(-z)), 0.0, 1.0))
+        super().__init__(data, WEIGHTS.name)
 
 
 @lru_cache(maxsize=1)

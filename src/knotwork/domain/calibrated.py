@@ -1,0 +1,34 @@
+"""A fitted linear model over named features, with its Platt calibration: the run-time half of the learned
+scorers (the fact scorer, knowledge/scorer.py; the supersession pair scorer, hygiene/pair_scorer.py).
+
+Each ships as JSON (``bias``, ``weights`` by feature name, ``calibration.platt`` = [slope, intercept]) written
+by its training script under bench/; only NumPy reads it at run time. A feature is present or absent: the
+logit is the bias plus the weights of the distinct features present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+
+class CalibratedLogistic:
+    """Weights, a bias and the Platt map from the raw logit to a probability; ``name`` names the file in errors."""
+
+    def __init__(self, data: dict[str, Any], name: str) -> None:
+        self.bias = float(data["bias"])
+        self.weights: dict[str, float] = {k: float(v) for k, v in data["weights"].items()}
+        platt = data["calibration"].get("platt")
+        if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
+            raise ValueError(f"{name}: calibration.platt must be [slope > 0, intercept]")
+        self.slope, self.intercept = float(platt[0]), float(platt[1])
+
+    def logit(self, feats: Iterable[str]) -> float:
+        return self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))
+
+    def probability(self, feats: Iterable[str]) -> float:
+        """The calibrated probability that a case with these features is a positive one, in [0, 1]."""
+        z = self.slope * self.logit(feats) + self.intercept
+        return float(np.clip(1.0 / (1.0 + np.exp(-z)), 0.0, 1.0))
