@@ -261,6 +261,33 @@ def relative(per_set: dict[str, list[dict[str, Any]]], stats: dict[str, dict[str
                  vector_top_rel=f["vector_top"] - s["vector_top"], score_p90=f["score"] - s["p90"])
 
 
+def probe_checks(per_set: dict[str, list[dict[str, Any]]], store_dir: Path, weights: dict[str, Any],
+                 where: dict[str, str], say: Callable[[str], None]) -> dict[str, Any]:
+    """Whether the probe baseline is a store identifier in disguise, and how much it hangs on the probes
+    chosen, on the dev halves only: the rule of ``weights`` with each workspace's baseline taken from half of
+    the probes, and with every workspace given one workspace's baseline (the lowest, a middle one, the highest)."""
+    import copy
+
+    full = probe_stats(store_dir)
+    order = sorted(full, key=lambda w: full[w]["score"])
+    trials = {"first 10 probes": probe_stats(store_dir, PROBES[:10]),
+              "last 10 probes": probe_stats(store_dir, PROBES[10:])}
+    for w in (order[0], order[len(order) // 2], order[-1]):
+        trials[f"every workspace given {w}'s"] = {k: full[w] for k in full}
+    rule, out = judged_by(weights["threshold"]), {}
+    for name, stats in trials.items():
+        rows = copy.deepcopy(per_set)
+        relative(rows, stats, where)
+        score_rows(rows, weights)
+        out[name] = {n: figures(r, 0, "dev", rule) for n, r in rows.items()}
+        shown = []
+        for n, f in out[name].items():
+            loss = max(v for k, v in f.items() if k.endswith(" loss"))
+            shown.append(f"{n} {f.get('unanswerable -> nothing', float('nan')):.2f} / loss {loss:.3f}")
+        say(f"check {name}: " + "; ".join(shown))
+    return out
+
+
 def figures(rows: Sequence[dict[str, Any]], floor: float, half: str,
             emptied: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     """At ``floor`` (or by the rule ``emptied``), on ``half``: the share of unanswerable (and own no-answer)
@@ -372,6 +399,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--lme-questions", type=int, help="LongMemEval: only this many questions (spread) and their sessions")
     parser.add_argument("--probes", action="store_true", help="add the probe-relative features (needs --store-dir with this script's stores)")
     parser.add_argument("--features", help="comma list: fit on these features (default the package's)")
+    parser.add_argument("--probe-checks", action="store_true",
+                        help="with --probes and --fit/--rule: the rule's dev figures under other probe baselines")
     parser.add_argument("--show-halves", default="dev,test", help="which halves to print (dev keeps the test halves unseen)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -427,6 +456,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             for half, f in report["answerable_rule"]["sets"][name].items():
                 shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
                 print(f"rule {name} {half}: {shown}")
+    if args.probe_checks and args.probes and (args.fit or args.rule):
+        report["probe_checks"] = probe_checks(per_set, args.store_dir, weights, workspaces(), print)
     if args.similar:
         report["similar"] = unrelated_neighbours(args.store_dir)
         print(json.dumps(report["similar"], indent=1))
