@@ -22,6 +22,13 @@ Each row also holds what the learned rule of src/knotwork/search/answerable.py r
 rule on the dev halves (of ``--fit-sets``, default every set read) and writes its weights; ``--rule W.json``
 reports given weights. The shipped weights: ``--rows all.json --fit ../src/knotwork/search/data/answerable.json
 --fit-sets codemem,convo,convo2`` (bench/RESULTS.md).
+
+``--probes`` (with ``--store-dir`` holding this script's stores) asks each workspace the fixed off-topic
+questions of PROBES and adds to every row how its best hit stands against what they get in its own workspace:
+``score_rel``, ``vector_rel``, ``vector_top_rel`` (the row's figure less the probes' median) and ``score_p90``
+(less their 90th percentile). A store whose every score runs high (LongMemEval's) then reads like any other.
+``--features`` fits on a chosen list of features (default the package's); ``--show-halves dev`` keeps the test
+halves unseen while features and sets are chosen.
 """
 
 from __future__ import annotations
@@ -45,6 +52,21 @@ SETS = ("codemem", "convo", "convo2", "longmemeval")
 FLOORS = [round(i * 0.0025, 4) for i in range(0, 121)]  # 0 .. 0.30
 MAX_LOSS = 0.005
 DEPTH = 10
+#: Questions no store of the benchmarks is about, and strings of unrelated words: what a store's best hit scores
+#: for a query it cannot answer. Written before any was searched; none is in bench/data/unanswerable/.
+PROBES = (
+    "What is the recipe for a lemon drizzle cake?", "Who painted the ceiling of the Sistine Chapel?",
+    "How tall is the tallest tree in the world?", "Which river flows through Budapest?",
+    "What is the airspeed of a migrating swallow?", "When does the ferry to the island leave on Sundays?",
+    "How do I tune a ukulele to open G?", "What did the astronomer see through the telescope last winter?",
+    "Which chess opening begins with the queen's pawn?", "How many moons does Neptune have?",
+    "What is the best fertiliser for tomato plants?", "Who wrote the opera about the barber of Seville?",
+    "quartz lantern pebble orchid saxophone", "velvet glacier turnip harbour compass",
+    "marmalade tractor nebula whistle cobalt", "zxqvbnm plorft wundle",
+    "Where can I rent a canoe for the weekend?", "What colour are the feathers of a flamingo chick?",
+    "How long should I boil an egg for a soft yolk?", "Which mountain pass crosses the Andes by rail?",
+)
+RELATIVE = ("score_rel", "vector_rel", "vector_top_rel", "score_p90")
 
 
 class Recorded:
@@ -184,6 +206,88 @@ def unrelated_neighbours(store_dir: Path) -> dict[str, Any]:
     return out
 
 
+def probe_stats(store_dir: Path, probes: Sequence[str] = PROBES) -> dict[str, dict[str, float]]:
+    """Each workspace of the stores in ``store_dir``: the median best-hit score, cosine and best cosine of the
+    ``probes``, and the 90th percentile of their best-hit scores (a probe that finds nothing is left out)."""
+    import sqlite3
+
+    import numpy as np
+
+    import knotwork
+
+    out: dict[str, dict[str, float]] = {}
+    for path in sorted(store_dir.glob("nothing-*.db")):
+        with sqlite3.connect(path) as conn:
+            spaces = [r[0] for r in conn.execute("SELECT DISTINCT workspace FROM memories")]
+        mem = knotwork.open(path)
+        try:
+            for ws in spaces:
+                got = []
+                for text in probes:
+                    hits = mem.search(text, workspace=ws, limit=DEPTH, explain=True)
+                    trace = mem.last_trace.answerable if hits and mem.last_trace is not None else None
+                    if hits and trace:
+                        got.append((hits[0].score, trace["vector"], trace["vector_top"]))
+                if got:
+                    a = np.array(got)
+                    out[ws] = {"score": float(np.median(a[:, 0])), "vector": float(np.median(a[:, 1])),
+                               "vector_top": float(np.median(a[:, 2])), "p90": float(np.percentile(a[:, 0], 90)), "n": len(got)}
+        finally:
+            mem.close()
+    return out
+
+
+def workspaces() -> dict[str, str]:
+    """Every question's workspace (rows of an earlier run do not hold it)."""
+    import codemem
+    import convo
+    import longmemeval as lme
+
+    out = {q.id: q.workspace for q in codemem.load().questions}
+    for name in ("convo", "convo2"):
+        out.update({q.id: q.workspace for q in convo.load(convo.DATA.parent / name).questions})
+    for name, prefix in (("codemem", ""), ("convo", "convo-"), ("convo2", "convo-")):
+        out.update({u["id"]: prefix + u["workspace"] for u in unanswerable(name)})
+    out.update({u["id"]: lme.WORKSPACE for u in unanswerable("longmemeval")})
+    return out
+
+
+def relative(per_set: dict[str, list[dict[str, Any]]], stats: dict[str, dict[str, float]],
+             where: dict[str, str], default: str = "longmemeval") -> None:
+    """Adds RELATIVE to each judged row's features, against its workspace's probes (``stats``)."""
+    for r in (r for rows in per_set.values() for r in rows if _judgeable(r)):
+        s, f = stats[r.get("workspace") or where.get(r["id"], default)], r["features"]
+        f.update(score_rel=f["score"] - s["score"], vector_rel=f["vector"] - s["vector"],
+                 vector_top_rel=f["vector_top"] - s["vector_top"], score_p90=f["score"] - s["p90"])
+
+
+def probe_checks(per_set: dict[str, list[dict[str, Any]]], store_dir: Path, weights: dict[str, Any],
+                 where: dict[str, str], say: Callable[[str], None]) -> dict[str, Any]:
+    """Whether the probe baseline is a store identifier in disguise, and how much it hangs on the probes
+    chosen, on the dev halves only: the rule of ``weights`` with each workspace's baseline taken from half of
+    the probes, and with every workspace given one workspace's baseline (the lowest, a middle one, the highest)."""
+    import copy
+
+    full = probe_stats(store_dir)
+    order = sorted(full, key=lambda w: full[w]["score"])
+    trials = {"first 10 probes": probe_stats(store_dir, PROBES[:10]),
+              "last 10 probes": probe_stats(store_dir, PROBES[10:])}
+    for w in (order[0], order[len(order) // 2], order[-1]):
+        trials[f"every workspace given {w}'s"] = {k: full[w] for k in full}
+    rule, out = judged_by(weights["threshold"]), {}
+    for name, stats in trials.items():
+        rows = copy.deepcopy(per_set)
+        relative(rows, stats, where)
+        score_rows(rows, weights)
+        out[name] = {n: figures(r, 0, "dev", rule) for n, r in rows.items()}
+        shown = []
+        for n, f in out[name].items():
+            loss = max(v for k, v in f.items() if k.endswith(" loss"))
+            shown.append(f"{n} {f.get('unanswerable -> nothing', float('nan')):.2f} / loss {loss:.3f}")
+        say(f"check {name}: " + "; ".join(shown))
+    return out
+
+
 def figures(rows: Sequence[dict[str, Any]], floor: float, half: str,
             emptied: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     """At ``floor`` (or by the rule ``emptied``), on ``half``: the share of unanswerable (and own no-answer)
@@ -225,7 +329,7 @@ def _judgeable(r: dict[str, Any]) -> bool:
     return r.get("features") is not None
 
 
-def fit(per_set: dict[str, list[dict[str, Any]]], out: Path) -> dict[str, Any]:
+def fit(per_set: dict[str, list[dict[str, Any]]], out: Path, features: Sequence[str] | None = None) -> dict[str, Any]:
     """The learned "answerable" rule (src/knotwork/search/answerable.py): a logistic regression over its
     features, fitted on the dev halves only (every set's answerable questions against its unanswerable ones;
     the own no-answer kinds are left out: they ask about what the store talks of), classes weighed alike; its
@@ -236,6 +340,7 @@ def fit(per_set: dict[str, list[dict[str, Any]]], out: Path) -> dict[str, Any]:
 
     from knotwork.search.answerable import FEATURES
 
+    FEATURES = tuple(features or FEATURES)
     train = [r for rows in per_set.values() for r in rows
              if r["half"] == "dev" and r["kind"] in ("answerable", "unanswerable") and _judgeable(r)]
     x = np.array([[r["features"][f] for f in FEATURES] for r in train])
@@ -292,6 +397,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rule", type=Path, help="report the learned rule of these weights (default: the package's)")
     parser.add_argument("--fit-sets", help="comma list: fit on these sets' dev halves only (default: every set read)")
     parser.add_argument("--lme-questions", type=int, help="LongMemEval: only this many questions (spread) and their sessions")
+    parser.add_argument("--probes", action="store_true", help="add the probe-relative features (needs --store-dir with this script's stores)")
+    parser.add_argument("--features", help="comma list: fit on these features (default the package's)")
+    parser.add_argument("--probe-checks", action="store_true",
+                        help="with --probes and --fit/--rule: the rule's dev figures under other probe baselines")
+    parser.add_argument("--show-halves", default="dev,test", help="which halves to print (dev keeps the test halves unseen)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
     if set(wanted) - set(SETS):
@@ -314,19 +424,27 @@ def main(argv: Sequence[str] | None = None) -> None:
                 per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say, args.lme_data, args.lme_questions)
                                  if name == "longmemeval" else convo_rows(name, store_dir, say))
                 say(f"  {name}: {len(per_set[name])} questions in {time.perf_counter() - started:.0f} s")
+    if args.probes:
+        if not args.store_dir:
+            parser.error("--probes needs --store-dir")
+        stats = probe_stats(args.store_dir)
+        relative(per_set, stats, workspaces())
+        say("probes (median best-hit score per workspace): " + ", ".join(f"{k} {v['score']:.3f}" for k, v in stats.items()))
+    halves = [h.strip() for h in args.show_halves.split(",") if h.strip()]
     floor = args.floor if args.floor is not None else choose(per_set)
     report: dict[str, Any] = {"floor": floor, "chosen_on": "dev" if args.floor is None else "given", "load_before": load,
                               "load_after": os.getloadavg(), "sets": {}}
     print(f"floor {floor:.4f} ({report['chosen_on']}); a query whose best hit scores below it is answered with nothing")
     for name, rows in per_set.items():
-        report["sets"][name] = {half: figures(rows, floor, half) for half in ("dev", "test")}
+        report["sets"][name] = {half: figures(rows, floor, half) for half in halves}
         for half, f in report["sets"][name].items():
             shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
             print(f"{name} {half}: {shown}")
     if args.fit or args.rule:
         if args.fit:
             chosen = [s.strip() for s in args.fit_sets.split(",")] if args.fit_sets else list(per_set)
-            weights = fit({k: v for k, v in per_set.items() if k in chosen}, args.fit)
+            weights = fit({k: v for k, v in per_set.items() if k in chosen}, args.fit,
+                          args.features.split(",") if args.features else None)
         else:
             weights = json.loads(args.rule.read_text(encoding="utf-8"))
         score_rows(per_set, weights)
@@ -334,10 +452,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         report["answerable_rule"] = {"threshold": weights["threshold"], "sets": {}}
         print(f"learned rule: threshold {weights['threshold']:.4f} (dev); coef {dict(zip(weights['features'], weights['coef']))}")
         for name, rows in per_set.items():
-            report["answerable_rule"]["sets"][name] = {half: figures(rows, 0, half, rule) for half in ("dev", "test")}
+            report["answerable_rule"]["sets"][name] = {half: figures(rows, 0, half, rule) for half in halves}
             for half, f in report["answerable_rule"]["sets"][name].items():
                 shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
                 print(f"rule {name} {half}: {shown}")
+    if args.probe_checks and args.probes and (args.fit or args.rule):
+        report["probe_checks"] = probe_checks(per_set, args.store_dir, weights, workspaces(), print)
     if args.similar:
         report["similar"] = unrelated_neighbours(args.store_dir)
         print(json.dumps(report["similar"], indent=1))
