@@ -1,4 +1,5 @@
-"""Memories as rows, and memory filters as SQL: shared by the PostgreSQL store's modules."""
+"""Memories as rows, and memory filters as SQL: shared by the PostgreSQL store's modules (the column lists
+are ``store/memory_sql.py``'s)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,6 @@ from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, Relationsh
 from knotwork.domain.temporal import to_text
 from knotwork.store.where import POSTGRES, conditions
 
-COLUMNS = (
-    "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
-)
 
 # The workspace a referenced row lives in, for the ``*_workspace`` column that goes with each reference (every
 # key carries the workspace: migrations/0008_workspace_keys.sql). One parameter: the referenced row's id.
@@ -50,9 +47,6 @@ def memory_row(row: Sequence[Any]) -> Memory:
         version=row[15],
         expires_at=row[16],
     )
-
-
-BRIEF_COLUMNS = "id, content, workspace, category, importance, valid_at, invalid_at"
 
 
 def brief_row(row: Sequence[Any]) -> MemoryBrief:

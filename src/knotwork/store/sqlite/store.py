@@ -23,12 +23,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
 from knotwork.domain.temporal import from_text, to_text
-from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
+from knotwork.store.memory_sql import COLUMNS, DIRECTIVES_WHERE, MemorySql, version_record
 from knotwork.store.protocol import Tracer
 from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
@@ -43,12 +44,6 @@ from knotwork.store.sqlite.termstats import TermStats
 from knotwork.store.sqlite.threads import ThreadStore
 from knotwork.store.sqlite.vectors import VectorStore
 from knotwork.store.where import SQLITE, conditions
-
-_COLUMNS = (
-    "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
-)
-
 
 _EMPTY = {"{}": dict, "[]": list}
 
@@ -91,9 +86,6 @@ def _memory(row: Sequence[Any]) -> Memory:
     )
 
 
-_BRIEF_COLUMNS = "id, content, workspace, category, importance, valid_at, invalid_at"
-
-
 def _brief(row: Sequence[Any]) -> MemoryBrief:
     return MemoryBrief(row[0], row[1], row[2] or None, row[3], row[4], from_text(row[5]), from_text(row[6]) if row[6] else None)
 
@@ -133,13 +125,18 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
 BY_ID = "+m"
 
 
-class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
+class SQLiteStore(
+    LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
+):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
     ``HygieneStore``, those both engines share from ``SharedStore``)."""
 
     _ids_in = "IN ({ids})"  # SharedStore: one batch of ``_rows_by_ids``'s placeholders
-    _dialect = SQLITE  # KnowledgeSql, HygieneSql: the queries written once
+    _dialect = SQLITE  # KnowledgeSql, MemorySql, HygieneSql: the queries written once
+    _memory_row = staticmethod(_memory)  # MemorySql: this engine's row decoders and encoder
+    _brief_row = staticmethod(_brief)
+    _memory_params = staticmethod(_params)
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -287,23 +284,29 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         return _memory(row) if row else None
 
     # -- memories ---------------------------------------------------------
-    def _insert(self, m: Memory) -> None:
-        self._run(
-            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 17)}, ?)",
-            (*_params(m), m.id[::-1]),
-        )
-        self._write_tags(m)
+    def _insert(self, memories: Sequence[Memory]) -> None:
+        """Insert new memories and their tags, one statement a memory."""
+        for m in memories:
+            self._run(
+                f"INSERT INTO memories ({COLUMNS}, rid) VALUES ({', '.join('?' * 17)}, ?)",
+                (*_params(m), m.id[::-1]),
+            )
+            self._write_tags(m)
+
+    def _keep_versions(self, workspace: str | None, memory_id: str, past: Sequence[Memory]) -> None:
+        """Past versions of a memory into memory_versions (keyed by the memory alone: ``workspace`` is unused)."""
+        for old in past:
+            self._run(
+                "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)", (memory_id, old.version, version_record(old))
+            )
+
+    def _wrote(self, rows: int) -> None:
+        """Nothing to note: SQLite's planner needs no statistics gathered after a load (PostgreSQL's does)."""
 
     def _write_tags(self, m: Memory) -> None:
         self._run("DELETE FROM memory_tags WHERE memory_id = ?", (m.id,))
         for key, value in m.tags.items():
             self._run("INSERT INTO memory_tags (memory_id, key, value) VALUES (?, ?, ?)", (m.id, key, value))
-
-    def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
-        return self._one(
-            f"SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ? AND content_hash = ?",
-            (workspace or "", agent_id or "", content_hash),
-        )
 
     def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
         out: list[Memory] = []
@@ -313,21 +316,9 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
                 if existing:
                     out.append(existing.with_duplicate())
                     continue
-                self._insert(m)
+                self._insert((m,))
                 out.append(m)
         return out
-
-    def get_memory(self, memory_id: str) -> Memory | None:
-        return self._one(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
-
-    def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        rows = self._rows_by_ids(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({{ids}})", memory_ids)
-        return {r[0]: _memory(r) for r in rows}
-
-    def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
-        """Each memory that exists in brief: the seven columns a walk's results show (related, graph)."""
-        rows = self._rows_by_ids(f"SELECT {_BRIEF_COLUMNS} FROM memories WHERE id IN ({{ids}})", memory_ids)
-        return {r[0]: _brief(r) for r in rows}
 
     def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
         """The columns rerankers use, without decoding whole memories (most candidates are never shown)."""
@@ -367,22 +358,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
                 (ref, ref + "~", rev, rev + "~", *params),
             ).fetchone()[0]
 
-    def replace_memory(self, old: Memory, new: Memory) -> Memory:
-        with self.transaction():
-            clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
-            if clash and clash.id != new.id:
-                raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
-            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
-            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
-            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
-                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
-            self._run(
-                "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
-                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
-            )
-            self._write_tags(new)
-        return new
-
     def delete_memory(self, memory_id: str) -> bool:
         with self.transaction():
             return self._run("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount > 0
@@ -402,50 +377,9 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
             params.append(before_id)
         with self._reads:
             rows = self._run(
-                f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
+                f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
             ).fetchall()
         return [_memory(r) for r in rows]
-
-    def memory_versions(self, memory_id: str) -> list[Memory]:
-        with self._reads:
-            rows = self._run(
-                "SELECT record FROM memory_versions WHERE memory_id = ? ORDER BY version", (memory_id,)
-            ).fetchall()
-        return [Memory.from_dict(json.loads(r[0])) for r in rows]
-
-    def import_memory(self, memory: Memory, past_versions: Sequence[Memory]) -> bool:
-        with self.transaction():
-            if self.get_memory(memory.id):
-                return False
-            clash = self.find_memory_by_hash(memory.workspace, memory.agent_id, memory.content_hash)
-            if clash:
-                raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
-            self._insert(memory)
-            for old in past_versions:
-                self._run(
-                    "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
-                    (memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
-                )
-        return True
-
-    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
-        after = ""
-        while True:
-            with self._reads:
-                rows = self._run(
-                    f"SELECT {_COLUMNS} FROM memories WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
-                ).fetchall()
-            if not rows:
-                return
-            for r in rows:
-                yield _memory(r)
-            after = rows[-1][0]
-
-    def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
-        where, params = _where(flt or everything, at)
-        with self._reads:
-            return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     # -- retrieval --------------------------------------------------------
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
@@ -488,16 +422,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
                     (match, *params, limit),
                 ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
-
-    def text_mark(self) -> int:
-        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
-        with self._reads:
-            return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
-
-    def first_text_change(self) -> int:
-        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
-        with self._reads:
-            return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
 
     def texts_changed_after(self, seq: int) -> list[int]:
         """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
@@ -544,7 +468,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
     def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
         with self._reads:
             rows = self._run(
-                f"SELECT {_COLUMNS} FROM memories m WHERE NOT EXISTS"
+                f"SELECT {COLUMNS} FROM memories m WHERE NOT EXISTS"
                 " (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT ?",
                 (limit,),
             ).fetchall()
@@ -614,7 +538,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         where, params = _where(flt, at)
         with self._reads:
             rows = self._run(
-                f"SELECT {_COLUMNS} FROM memories m INDEXED BY memories_directives"
+                f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_directives"
                 f" WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
@@ -629,7 +553,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         """
         scopes = ("", workspace) if workspace else ("",)
         part = (
-            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ''"
+            f"SELECT * FROM (SELECT {COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ''"
             f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > ?)"
             " AND (invalid_at IS NULL OR invalid_at > ?) ORDER BY id DESC LIMIT ?)"
         )
@@ -640,21 +564,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         with self._reads:
             rows = self._run(sql, (*params, limit)).fetchall()
         return [_memory(r) for r in rows]
-
-    def count_memories_by(self, column: str) -> dict[str, int]:
-        """How many memories each value of ``column`` (workspace, category or agent_id) holds; '' is none."""
-        if column not in _GROUPABLE:
-            raise ValueError(f"cannot group memories by {column!r}")
-        with self._reads:
-            rows = self._run(f"SELECT coalesce({column}, ''), count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def count_retired(self, at: datetime) -> int:
-        """Memories whose ``invalid_at`` has passed."""
-        with self._reads:
-            return self._run(
-                "SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= ?", (to_text(at),)
-            ).fetchone()[0]
 
     def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
         """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
@@ -677,17 +586,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
             ).fetchone()
         return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
 
-    def count_links_by_type(self) -> dict[str, int]:
-        with self._reads:
-            rows = self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1").fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def count_vectors(self) -> tuple[int, int]:
-        """(memories with at least one vector, vector rows)."""
-        with self._reads:
-            row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
-        return row[0], row[1]
-
     def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """A consistent copy of the database in the new file ``target``, taken while others go on writing."""
         if self.location == ":memory:":
@@ -701,11 +599,3 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
             pages = self._run("PRAGMA page_count").fetchone()[0] * self._run("PRAGMA page_size").fetchone()[0]
         wal = Path(self.location + "-wal").expanduser()
         return pages + (wal.stat().st_size if self.location != ":memory:" and wal.exists() else 0)
-
-
-# Word for word the WHERE clause of the partial index memories_directives (migration 0011).
-DIRECTIVE_CATEGORIES = ("directive", "preference", "decision", "rule", "convention", "instruction")
-DIRECTIVES_WHERE = (
-    "(category IN ('directive', 'preference', 'decision', 'rule', 'convention', 'instruction') OR importance >= 0.8)"
-)
-_GROUPABLE = frozenset({"workspace", "category", "agent_id"})
