@@ -7,6 +7,9 @@ keeps what is truly its own:
   row of every read, and SQLite's read and write times as text where PostgreSQL's driver hands over datetimes;
 - ``_one`` (one memory or None), ``_read``, ``_rows_by_ids`` with ``_ids_in`` (see ``shared.py``), ``_run``
   inside ``transaction``;
+- ``_within``, ``_retired_count`` and ``_vector_memory`` (``count_within``'s scope test, retired count, and
+  vector join: PostgreSQL's vectors are keyed by workspace too);
+- ``_rowno``, the memories' row number column (``memory_changes`` names it ``memory_`` and the same);
 - ``_insert`` (SQLite one statement a memory, PostgreSQL a statement a thousand), ``_keep_versions`` (PostgreSQL
   names the version's workspace in its key), ``_wrote`` (the rows PostgreSQL counts toward analyzing its tables).
 
@@ -17,11 +20,11 @@ for the planner's sake (SQLite's ``+m`` alias and ``INDEXED BY``, PostgreSQL's `
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter
+from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, Memory, MemoryBrief, MemoryFilter, names_of
 from knotwork.errors import Conflict
 from knotwork.store.where import Dialect, conditions
 
@@ -40,6 +43,15 @@ GROUPABLE = frozenset({"workspace", "category", "agent_id"})
 
 #: What ``count_memories`` counts without a filter: every memory of every workspace and partition.
 EVERYTHING = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
+
+
+_EMPTY = {"{}": dict, "[]": list}
+
+
+def json_field(text: str) -> Any:
+    """json.loads with a fast path for the empty values most rows hold (both engines' row decoders use it)."""
+    empty = _EMPTY.get(text)
+    return empty() if empty else json.loads(text)
 
 
 def version_record(m: Memory) -> str:
@@ -61,6 +73,13 @@ class MemorySql:
     _write_tags: Any
     _keep_versions: Any  # the engine's own: (workspace, memory id, past versions) into memory_versions
     _wrote: Any
+    _reads: Any  # held around reads that belong together (SQLite's read lock when reads share the writer's connection)
+    # The engine's own for count_within: ``AND <column> IN (...)`` of a set of workspaces with its parameters,
+    # the retired memories' count (one parameter: the time), and how a vector row meets its memory.
+    _within: Any
+    _retired_count: str
+    _vector_memory: str
+    _rowno: str  # the engine's own: the memories' row number column (SQLite's rowid, PostgreSQL's rowno)
     # The engine's own row decoders and encoder (module functions, bound as staticmethods).
     _memory_row: Any
     _brief_row: Any
@@ -150,6 +169,27 @@ class MemorySql:
             f"SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= {self._dialect.mark}", (self._dialect.time(at),)
         )[0][0]
 
+    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
+        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
+        ones at ``at``), the links between two of them, and their vectors."""
+        within, true = self._within, self._dialect.true
+        mine, params = within(workspaces, "m.workspace")
+        ends, end_params = within(workspaces, "a.workspace")
+        other, other_params = within(workspaces, "b.workspace")
+        with self._reads:  # the three counts read together
+            memories, retired = self._read(
+                f"SELECT count(*), {self._retired_count} FROM memories m WHERE {true}{mine}", (self._dialect.time(at), *params)
+            )[0]
+            links = self._read(
+                "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
+                f" WHERE {true}{ends}{other}", (*end_params, *other_params),
+            )[0][0]
+            embedded, vectors = self._read(
+                f"SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v JOIN memories m ON {self._vector_memory}"
+                f" WHERE {true}{mine}", params,
+            )[0]
+        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
+
     def count_links_by_type(self) -> dict[str, int]:
         return {r[0]: r[1] for r in self._read("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1")}
 
@@ -166,3 +206,22 @@ class MemorySql:
     def first_text_change(self) -> int:
         """The oldest memory text change number still kept (0 when none): older ones are pruned."""
         return self._read("SELECT coalesce(min(seq), 0) FROM memory_changes")[0][0]
+
+    def texts_changed_after(self, seq: int) -> list[int]:
+        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
+        rows = self._read(f"SELECT DISTINCT memory_{self._rowno} FROM memory_changes WHERE seq > {self._dialect.mark}", (seq,))
+        return [r[0] for r in rows]
+
+    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
+        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
+        sql = f"SELECT {self._rowno}, id, workspace, content, tags, artifacts, evidence FROM memories"
+        rows = self._read(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE {self._rowno} {self._ids_in}", list(rowids))
+        out = []
+        for r in rows:
+            tags = json_field(r[4]) or {}
+            out.append((r[0], r[1], r[2], r[3], names_of(tags, json_field(r[5]), json_field(r[6])), tags))
+        return out
+
+    # -- signals for rerankers ------------------------------------------------------------------
+    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
+        return dict(self._rows_by_ids(f"SELECT to_id, count(*) FROM links WHERE to_id {self._ids_in} GROUP BY to_id", memory_ids))

@@ -10,6 +10,7 @@ from typing import Any
 
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
+from knotwork.store.memory_sql import json_field
 from knotwork.store.where import POSTGRES, conditions
 
 
@@ -18,14 +19,6 @@ from knotwork.store.where import POSTGRES, conditions
 WORKSPACE_OF_MEMORY = "(SELECT workspace FROM memories WHERE id = %s)"
 WORKSPACE_OF_ENTITY = "(SELECT workspace FROM entities WHERE id = %s)"
 WORKSPACE_OF_FACT = "(SELECT workspace FROM facts WHERE id = %s)"
-
-_EMPTY = {"{}": dict, "[]": list}
-
-
-def json_field(text: str) -> Any:
-    empty = _EMPTY.get(text)
-    return empty() if empty else json.loads(text)
-
 
 def memory_row(row: Sequence[Any]) -> Memory:
     return Memory(

@@ -12,6 +12,7 @@ versions, one after the other, never a lost update.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -26,7 +27,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from knotwork.domain.models import ALL_WORKSPACES, SNAPSHOT, Memory, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
+from knotwork.domain.models import ALL_WORKSPACES, SNAPSHOT, Memory, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
@@ -42,7 +43,6 @@ from knotwork.store.postgres.rows import (
     WORKSPACE_OF_MEMORY,
     bm25_sql,
     brief_row,
-    json_field,
     link_row,
     memory_params,
     memory_row,
@@ -117,6 +117,11 @@ class PostgresStore(
     _memory_row = staticmethod(memory_row)  # MemorySql: this engine's row decoders and encoder
     _brief_row = staticmethod(brief_row)
     _memory_params = staticmethod(memory_params)
+    _within = staticmethod(_within)  # MemorySql.count_within: a scope test, the retired, a vector's memory
+    _retired_count = "count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
+    _vector_memory = "m.workspace = v.workspace AND m.id = v.memory_id"
+    _rowno = "rowno"  # MemorySql.memory_texts
+    _reads = contextlib.nullcontext()  # MemorySql: every read takes a pooled connection of its own; nothing to hold
 
     def __init__(
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
@@ -246,20 +251,6 @@ class PostgresStore(
     def in_transaction(self) -> bool:
         """True while this thread has a transaction open (its own writes not yet committed)."""
         return getattr(self._local, "conn", None) is not None
-
-    def texts_changed_after(self, seq: int) -> list[int]:
-        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
-        return [r[0] for r in self._run("SELECT DISTINCT memory_rowno FROM memory_changes WHERE seq > %s", (seq,))]
-
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
-        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
-        sql = "SELECT rowno, id, workspace, content, tags, artifacts, evidence FROM memories"
-        rows = self._run(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)
-        out = []
-        for r in rows:
-            tags = json_field(r[4]) or {}
-            out.append((r[0], r[1], r[2], r[3], names_of(tags, json_field(r[5]), json_field(r[6])), tags))
-        return out
 
     def data_version(self) -> int:
         """Changes whenever another connection commits (this store's own commits leave it)."""
@@ -563,9 +554,6 @@ class PostgresStore(
         return self._rows_by_ids(sql(where), memory_ids, *params)
 
     # -- signals for rerankers ------------------------------------------------
-    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        return dict(self._rows_by_ids("SELECT to_id, count(*) FROM links WHERE to_id = ANY(%s) GROUP BY to_id", memory_ids))
-
     def surfaced_counts(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> dict[str, float]:
         rows = self._rows_by_ids(
             "SELECT memory_id, count, last_at FROM surfacing WHERE memory_id = ANY(%s) AND workspace = %s",
@@ -612,27 +600,6 @@ class PostgresStore(
         for scope in scopes:
             params += [scope, at, at, limit]
         return [memory_row(r) for r in self._run(sql, (*params, limit))]
-
-    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
-        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
-        ones at ``at``), the links between two of them, and their vectors."""
-        mine, params = _within(workspaces, "m.workspace")
-        ends, end_params = _within(workspaces, "a.workspace")
-        other, other_params = _within(workspaces, "b.workspace")
-        memories, retired = self._run(
-            "SELECT count(*), count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
-            f" FROM memories m WHERE TRUE{mine}", (at, *params),
-        ).fetchone()
-        links = self._run(
-            "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
-            f" WHERE TRUE{ends}{other}", (*end_params, *other_params),
-        ).fetchone()[0]
-        embedded, vectors = self._run(
-            "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v"
-            " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
-            f" WHERE TRUE{mine}", params,
-        ).fetchone()
-        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
 
     def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """No file copy of a server's database: its own tools take consistent online backups."""

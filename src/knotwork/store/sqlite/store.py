@@ -23,13 +23,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
 from knotwork.store.memory_sql import COLUMNS, DIRECTIVES_WHERE, MemorySql, version_record
+from knotwork.store.memory_sql import json_field as _json
 from knotwork.store.protocol import Tracer
 from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
@@ -45,9 +46,6 @@ from knotwork.store.sqlite.threads import ThreadStore
 from knotwork.store.sqlite.vectors import VectorStore
 from knotwork.store.where import SQLITE, conditions
 
-_EMPTY = {"{}": dict, "[]": list}
-
-
 def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[str]]:
     """`` AND <column> IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
     if workspaces is None:
@@ -56,12 +54,6 @@ def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tu
     return (f" AND {column} IN ({', '.join('?' * len(names))})", names) if names else (" AND 0", [])
 _ID_BATCH = 500  # ids per statement: well under SQLite's bound-parameter limit
 FTS_OVERFETCH = 2  # BM25 rows ranked per row asked for, before the filter (fts_candidates)
-
-
-def _json(text: str) -> Any:
-    """json.loads with a fast path for the empty values most rows hold."""
-    empty = _EMPTY.get(text)
-    return empty() if empty else json.loads(text)
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -137,6 +129,10 @@ class SQLiteStore(
     _memory_row = staticmethod(_memory)  # MemorySql: this engine's row decoders and encoder
     _brief_row = staticmethod(_brief)
     _memory_params = staticmethod(_params)
+    _within = staticmethod(_within)  # MemorySql.count_within: a scope test, the retired, a vector's memory
+    _retired_count = "coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0)"
+    _vector_memory = "m.id = v.memory_id"
+    _rowno = "rowid"  # MemorySql.memory_texts
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -423,26 +419,6 @@ class SQLiteStore(
                 ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
 
-    def texts_changed_after(self, seq: int) -> list[int]:
-        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
-        with self._reads:
-            rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
-        return [r[0] for r in rows]
-
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
-        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
-        sql = "SELECT rowid, id, workspace, content, tags, artifacts, evidence FROM memories"
-        if rowids is None:
-            with self._reads:
-                rows = self._run(sql).fetchall()
-        else:
-            rows = self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
-        out = []
-        for r in rows:
-            tags = _json(r[4]) or {}
-            out.append((r[0], r[1], r[2], r[3], names_of(tags, _json(r[5]), _json(r[6])), tags))
-        return out
-
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file (this one's own commits leave it)."""
         with self._lock:
@@ -502,9 +478,6 @@ class SQLiteStore(
         return self._rows_by_ids(sql(where), memory_ids, lambda batch: [*batch, *params])
 
     # -- signals for rerankers ------------------------------------------------
-    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        return dict(self._rows_by_ids("SELECT to_id, count(*) FROM links WHERE to_id IN ({ids}) GROUP BY to_id", memory_ids))
-
     def surfaced_counts(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> dict[str, float]:
         """Surfacing counts, halved every ``half_life_hours`` since the last surfacing."""
         rows = self._rows_by_ids(
@@ -564,27 +537,6 @@ class SQLiteStore(
         with self._reads:
             rows = self._run(sql, (*params, limit)).fetchall()
         return [_memory(r) for r in rows]
-
-    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
-        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
-        ones at ``at``), the links between two of them, and their vectors."""
-        mine, params = _within(workspaces, "m.workspace")
-        ends, end_params = _within(workspaces, "a.workspace")
-        other, other_params = _within(workspaces, "b.workspace")
-        with self._reads:
-            memories, retired = self._run(
-                f"SELECT count(*), coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0) FROM memories m WHERE 1{mine}",
-                (to_text(at), *params),
-            ).fetchone()
-            links = self._run(
-                "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
-                f" WHERE 1{ends}{other}", (*end_params, *other_params),
-            ).fetchone()[0]
-            embedded, vectors = self._run(
-                "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-                f" WHERE 1{mine}", params,
-            ).fetchone()
-        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
 
     def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """A consistent copy of the database in the new file ``target``, taken while others go on writing."""
