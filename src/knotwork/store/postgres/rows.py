@@ -69,7 +69,6 @@ def memory_params(m: Memory) -> tuple[Any, ...]:
 
 
 # Links are read as StoredLink: time as to_text, metadata as the JSON text written.
-LINK_COLUMNS = "id, from_id, to_id, type, workspace, created_at, metadata"
 
 
 def stored_link_row(row: Sequence[Any]) -> StoredLink:

@@ -17,7 +17,6 @@ import json
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,19 +26,19 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from knotwork.domain.models import ALL_WORKSPACES, SNAPSHOT, Memory, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
+from knotwork.store.links_sql import LINK_COLUMNS, LinkSql
 from knotwork.store.memory_sql import COLUMNS, DIRECTIVES_WHERE, MemorySql, version_record
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.enrich import EnrichStore
 from knotwork.store.postgres.hygiene import HygieneStore
 from knotwork.store.postgres.knowledge import KnowledgeStore
 from knotwork.store.postgres.rows import (
-    LINK_COLUMNS,
     WORKSPACE_OF_MEMORY,
     bm25_sql,
     brief_row,
@@ -106,7 +105,7 @@ def redact(url: str) -> str:
 
 
 class PostgresStore(
-    VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
+    VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, LinkSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
 ):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``, those both engines share from
@@ -121,6 +120,7 @@ class PostgresStore(
     _retired_count = "count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
     _vector_memory = "m.workspace = v.workspace AND m.id = v.memory_id"
     _rowno = "rowno"  # MemorySql.memory_texts
+    _link_row = staticmethod(link_row)  # LinkSql: this engine's row decoder
     _reads = contextlib.nullcontext()  # MemorySql: every read takes a pooled connection of its own; nothing to hold
 
     def __init__(
@@ -413,34 +413,23 @@ class PostgresStore(
         return [(h[0], float(h[1])) for h in hits]
 
     # -- links --------------------------------------------------------------
-    def insert_link(self, rel: Relationship) -> Relationship:
-        with self.transaction():
-            row = self._run(
-                f"SELECT {LINK_COLUMNS} FROM links WHERE from_id = %s AND to_id = %s AND type = %s",
-                (rel.from_id, rel.to_id, rel.type),
-            ).fetchone()
-            if row:
-                return replace(link_row(row), existing=True)
-            self._run(
-                f"INSERT INTO links ({LINK_COLUMNS}, from_workspace, to_workspace)"
-                f" VALUES (%s, %s, %s, %s, %s, %s, %s, {WORKSPACE_OF_MEMORY}, {WORKSPACE_OF_MEMORY})",
-                (
-                    rel.id,
-                    rel.from_id,
-                    rel.to_id,
-                    rel.type,
-                    rel.workspace or "",
-                    rel.created_at,
-                    json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
-                    rel.from_id,
-                    rel.to_id,
-                ),
-            )
-        return rel
-
-    def get_link(self, link_id: str) -> Relationship | None:
-        row = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE id = %s", (link_id,)).fetchone()
-        return link_row(row) if row else None
+    def _insert_link(self, rel: Relationship) -> None:
+        """A new link's row, with both ends' workspaces (LinkSql.insert_link has checked that it is new)."""
+        self._run(
+            f"INSERT INTO links ({LINK_COLUMNS}, from_workspace, to_workspace)"
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, {WORKSPACE_OF_MEMORY}, {WORKSPACE_OF_MEMORY})",
+            (
+                rel.id,
+                rel.from_id,
+                rel.to_id,
+                rel.type,
+                rel.workspace or "",
+                rel.created_at,
+                json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
+                rel.from_id,
+                rel.to_id,
+            ),
+        )
 
     def stored_links(self, link_ids: Sequence[str] | None = None) -> list[StoredLink]:
         """The links of ``link_ids`` (those that exist), or every link when None, as stored (repeated values shared)."""
@@ -453,26 +442,6 @@ class PostgresStore(
         return [
             new(StoredLink, (i, one(f, f), one(t, t), one(k, k), one(w, w), to_text(c), one(m, m))) for i, f, t, k, w, c, m in rows
         ]
-
-    def link_mark(self) -> int:
-        return self._run("SELECT coalesce(max(seq), 0) FROM link_changes").fetchone()[0]
-
-    def first_link_change(self) -> int:
-        return self._run("SELECT coalesce(min(seq), 0) FROM link_changes").fetchone()[0]
-
-    def links_changed_after(self, seq: int) -> list[str]:
-        return [r[0] for r in self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > %s", (seq,))]
-
-    def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
-        rows = self._run(
-            "SELECT id FROM links WHERE id >= %s AND id < %s OR right(id, length(%s)) = %s ORDER BY id LIMIT %s",
-            (ref, ref + "~", ref, ref, limit),
-        )
-        return [r[0] for r in rows]
-
-    def delete_link(self, link_id: str) -> bool:
-        with self.transaction():
-            return self._run("DELETE FROM links WHERE id = %s", (link_id,)).rowcount > 0
 
     def stored_links_touching(
         self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
@@ -488,16 +457,6 @@ class PostgresStore(
         for _ in ends:
             params += [ids, list(types)] if types else [ids]
         return [stored_link_row(r) for r in self._run(sql + " ORDER BY id", params)]
-
-    def list_links(self, workspace: str | None, limit: int = 1000) -> list[Relationship]:
-        where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else (
-            ("workspace IN ('', %s)", [workspace]) if workspace else ("workspace = ''", [])
-        )
-        rows = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT %s", (*params, limit))
-        return [link_row(r) for r in rows]
-
-    def count_links(self) -> int:
-        return self._run("SELECT count(*) FROM links").fetchone()[0]
 
     # -- vectors ------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:

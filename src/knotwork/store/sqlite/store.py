@@ -29,6 +29,7 @@ from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
+from knotwork.store.links_sql import LinkSql
 from knotwork.store.memory_sql import COLUMNS, DIRECTIVES_WHERE, MemorySql, version_record
 from knotwork.store.memory_sql import json_field as _json
 from knotwork.store.protocol import Tracer
@@ -118,7 +119,7 @@ BY_ID = "+m"
 
 
 class SQLiteStore(
-    LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
+    LinkStore, LinkSql, VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
 ):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
