@@ -5,8 +5,8 @@ bound (ISO-8601 text against a ``timestamptz``) and read back, how the JSON colu
 ``json_extract`` against ``jsonb``), the empty condition (``1`` against ``TRUE``), how a list is gathered
 into one column (``group_concat`` against ``array_agg``), how a text's end is compared, and where NULLs
 sort. Each engine's store binds its dialect (``sqlite/store.py``'s ``_where``, ``postgres/rows.py``'s
-``where_sql``, and both stores' ``_dialect``, which the queries written once in ``knowledge_sql.py`` and
-``hygiene_sql.py`` read).
+``where_sql``, and both stores' ``_dialect``, which the queries written once in ``memory_sql.py``,
+``knowledge_sql.py`` and ``hygiene_sql.py`` read).
 """
 
 from __future__ import annotations

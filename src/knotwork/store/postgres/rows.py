@@ -1,4 +1,5 @@
-"""Memories as rows, and memory filters as SQL: shared by the PostgreSQL store's modules."""
+"""Memories as rows, and memory filters as SQL: shared by the PostgreSQL store's modules (the column lists
+are ``store/memory_sql.py``'s)."""
 
 from __future__ import annotations
 
@@ -9,26 +10,15 @@ from typing import Any
 
 from knotwork.domain.models import Memory, MemoryBrief, MemoryFilter, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
+from knotwork.store.memory_sql import json_field
 from knotwork.store.where import POSTGRES, conditions
 
-COLUMNS = (
-    "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
-)
 
 # The workspace a referenced row lives in, for the ``*_workspace`` column that goes with each reference (every
 # key carries the workspace: migrations/0008_workspace_keys.sql). One parameter: the referenced row's id.
 WORKSPACE_OF_MEMORY = "(SELECT workspace FROM memories WHERE id = %s)"
 WORKSPACE_OF_ENTITY = "(SELECT workspace FROM entities WHERE id = %s)"
 WORKSPACE_OF_FACT = "(SELECT workspace FROM facts WHERE id = %s)"
-
-_EMPTY = {"{}": dict, "[]": list}
-
-
-def json_field(text: str) -> Any:
-    empty = _EMPTY.get(text)
-    return empty() if empty else json.loads(text)
-
 
 def memory_row(row: Sequence[Any]) -> Memory:
     return Memory(
@@ -50,9 +40,6 @@ def memory_row(row: Sequence[Any]) -> Memory:
         version=row[15],
         expires_at=row[16],
     )
-
-
-BRIEF_COLUMNS = "id, content, workspace, category, importance, valid_at, invalid_at"
 
 
 def brief_row(row: Sequence[Any]) -> MemoryBrief:
@@ -82,7 +69,6 @@ def memory_params(m: Memory) -> tuple[Any, ...]:
 
 
 # Links are read as StoredLink: time as to_text, metadata as the JSON text written.
-LINK_COLUMNS = "id, from_id, to_id, type, workspace, created_at, metadata"
 
 
 def stored_link_row(row: Sequence[Any]) -> StoredLink:

@@ -12,11 +12,11 @@ versions, one after the other, never a lost update.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,24 +26,22 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, Relationship, StoredLink, names_of
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter, RankingFacts, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
-from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
+from knotwork.store.links_sql import LINK_COLUMNS, LinkSql
+from knotwork.store.memory_sql import COLUMNS, DIRECTIVES_WHERE, MemorySql, version_record
 from knotwork.store.postgres import migrate
 from knotwork.store.postgres.enrich import EnrichStore
 from knotwork.store.postgres.hygiene import HygieneStore
 from knotwork.store.postgres.knowledge import KnowledgeStore
 from knotwork.store.postgres.rows import (
-    BRIEF_COLUMNS,
-    COLUMNS,
-    LINK_COLUMNS,
     WORKSPACE_OF_MEMORY,
     bm25_sql,
     brief_row,
-    json_field,
     link_row,
     memory_params,
     memory_row,
@@ -106,13 +104,24 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
+class PostgresStore(
+    VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, LinkSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
+):
     """The Store protocol on one PostgreSQL database (vectors from ``VectorStore``, the knowledge graph from
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``, those both engines share from
     ``SharedStore``)."""
 
     _ids_in = "= ANY(%s)"  # SharedStore: the list of ids ``_rows_by_ids`` binds
-    _dialect = POSTGRES  # KnowledgeSql, HygieneSql: the queries written once
+    _dialect = POSTGRES  # KnowledgeSql, MemorySql, HygieneSql: the queries written once
+    _memory_row = staticmethod(memory_row)  # MemorySql: this engine's row decoders and encoder
+    _brief_row = staticmethod(brief_row)
+    _memory_params = staticmethod(memory_params)
+    _within = staticmethod(_within)  # MemorySql.count_within: a scope test, the retired, a vector's memory
+    _retired_count = "count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
+    _vector_memory = "m.workspace = v.workspace AND m.id = v.memory_id"
+    _rowno = "rowno"  # MemorySql.memory_texts
+    _link_row = staticmethod(link_row)  # LinkSql: this engine's row decoder
+    _reads = contextlib.nullcontext()  # MemorySql: every read takes a pooled connection of its own; nothing to hold
 
     def __init__(
         self, url: str, *, busy_timeout_ms: int = 30_000, pool_size: int = 8, tracer: Tracer | None = None
@@ -243,28 +252,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         """True while this thread has a transaction open (its own writes not yet committed)."""
         return getattr(self._local, "conn", None) is not None
 
-    def text_mark(self) -> int:
-        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
-        return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
-
-    def first_text_change(self) -> int:
-        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
-        return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
-
-    def texts_changed_after(self, seq: int) -> list[int]:
-        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
-        return [r[0] for r in self._run("SELECT DISTINCT memory_rowno FROM memory_changes WHERE seq > %s", (seq,))]
-
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
-        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
-        sql = "SELECT rowno, id, workspace, content, tags, artifacts, evidence FROM memories"
-        rows = self._run(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE rowno = ANY(%s)", rowids)
-        out = []
-        for r in rows:
-            tags = json_field(r[4]) or {}
-            out.append((r[0], r[1], r[2], r[3], names_of(tags, json_field(r[5]), json_field(r[6])), tags))
-        return out
-
     def data_version(self) -> int:
         """Changes whenever another connection commits (this store's own commits leave it)."""
         return self._run("SELECT n FROM store_clock").fetchone()[0] - self._own_writes
@@ -297,17 +284,18 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         tags = [(m.workspace or "", m.id, key, value) for m in memories for key, value in m.tags.items()]
         self._run_many("INSERT INTO memory_tags (workspace, memory_id, key, value) VALUES (%s, %s, %s, %s)", tags)
 
+    def _keep_versions(self, workspace: str | None, memory_id: str, past: Sequence[Memory]) -> None:
+        """Past versions of a memory into memory_versions, in ``workspace`` (every key names its workspace)."""
+        self._run_many(
+            "INSERT INTO memory_versions (workspace, memory_id, version, record) VALUES (%s, %s, %s, %s)",
+            [(workspace or "", memory_id, old.version, version_record(old)) for old in past],
+        )
+
     def _write_tags(self, m: Memory) -> None:
         self._run("DELETE FROM memory_tags WHERE memory_id = %s", (m.id,))
         self._run_many(
             "INSERT INTO memory_tags (workspace, memory_id, key, value) VALUES (%s, %s, %s, %s)",
             [(m.workspace or "", m.id, key, value) for key, value in m.tags.items()],
-        )
-
-    def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
-        return self._one(
-            f"SELECT {COLUMNS} FROM memories WHERE workspace = %s AND agent_id = %s AND content_hash = %s",
-            (workspace or "", agent_id or "", content_hash),
         )
 
     def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
@@ -337,17 +325,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
                 self._insert(new)
                 self._wrote(len(new))
         return out
-
-    def get_memory(self, memory_id: str) -> Memory | None:
-        return self._one(f"SELECT {COLUMNS} FROM memories WHERE id = %s", (memory_id,))
-
-    def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        rows = self._rows_by_ids(f"SELECT {COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
-        return {r[0]: memory_row(r) for r in rows}
-
-    def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
-        rows = self._rows_by_ids(f"SELECT {BRIEF_COLUMNS} FROM memories WHERE id = ANY(%s)", memory_ids)
-        return {r[0]: brief_row(r) for r in rows}
 
     def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
         rows = self._rows_by_ids(
@@ -383,24 +360,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
             (ref, ref + "~", rev, rev + "~", *params),
         ).fetchone()[0]
 
-    def replace_memory(self, old: Memory, new: Memory) -> Memory:
-        with self.transaction():
-            clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
-            if clash and clash.id != new.id:
-                raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
-            assignments = ", ".join(f"{c.strip()} = %s" for c in COLUMNS.split(",")[1:])
-            cur = self._run(
-                f"UPDATE memories SET {assignments} WHERE id = %s AND version = %s", (*memory_params(new)[1:], old.id, old.version)
-            )
-            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
-                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
-            self._run(  # in the memory's workspace as it is now (the key follows the memory)
-                "INSERT INTO memory_versions (workspace, memory_id, version, record) VALUES (%s, %s, %s, %s)",
-                (new.workspace or "", old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
-            )
-            self._write_tags(new)
-        return new
-
     def delete_memory(self, memory_id: str) -> bool:
         with self.transaction():
             self._forget_memory(memory_id)
@@ -425,43 +384,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
             params.append(before_id)
         rows = self._run(f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT %s", (*params, limit))
         return [memory_row(r) for r in rows]
-
-    def memory_versions(self, memory_id: str) -> list[Memory]:
-        rows = self._run("SELECT record FROM memory_versions WHERE memory_id = %s ORDER BY version", (memory_id,))
-        return [Memory.from_dict(json.loads(r[0])) for r in rows]
-
-    def import_memory(self, memory: Memory, past_versions: Sequence[Memory]) -> bool:
-        with self.transaction():
-            if self.get_memory(memory.id):
-                return False
-            clash = self.find_memory_by_hash(memory.workspace, memory.agent_id, memory.content_hash)
-            if clash:
-                raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
-            self._insert([memory])
-            self._wrote(1 + len(past_versions))
-            self._run_many(
-                "INSERT INTO memory_versions (workspace, memory_id, version, record) VALUES (%s, %s, %s, %s)",
-                [
-                    (memory.workspace or "", memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True))
-                    for old in past_versions
-                ],
-            )
-        return True
-
-    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
-        after = ""
-        while True:
-            rows = self._run(f"SELECT {COLUMNS} FROM memories WHERE id > %s ORDER BY id LIMIT %s", (after, batch)).fetchall()
-            if not rows:
-                return
-            for r in rows:
-                yield memory_row(r)
-            after = rows[-1][0]
-
-    def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
-        where, params = where_sql(flt or everything, at)
-        return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     # -- retrieval --------------------------------------------------------
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
@@ -491,34 +413,23 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         return [(h[0], float(h[1])) for h in hits]
 
     # -- links --------------------------------------------------------------
-    def insert_link(self, rel: Relationship) -> Relationship:
-        with self.transaction():
-            row = self._run(
-                f"SELECT {LINK_COLUMNS} FROM links WHERE from_id = %s AND to_id = %s AND type = %s",
-                (rel.from_id, rel.to_id, rel.type),
-            ).fetchone()
-            if row:
-                return replace(link_row(row), existing=True)
-            self._run(
-                f"INSERT INTO links ({LINK_COLUMNS}, from_workspace, to_workspace)"
-                f" VALUES (%s, %s, %s, %s, %s, %s, %s, {WORKSPACE_OF_MEMORY}, {WORKSPACE_OF_MEMORY})",
-                (
-                    rel.id,
-                    rel.from_id,
-                    rel.to_id,
-                    rel.type,
-                    rel.workspace or "",
-                    rel.created_at,
-                    json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
-                    rel.from_id,
-                    rel.to_id,
-                ),
-            )
-        return rel
-
-    def get_link(self, link_id: str) -> Relationship | None:
-        row = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE id = %s", (link_id,)).fetchone()
-        return link_row(row) if row else None
+    def _insert_link(self, rel: Relationship) -> None:
+        """A new link's row, with both ends' workspaces (LinkSql.insert_link has checked that it is new)."""
+        self._run(
+            f"INSERT INTO links ({LINK_COLUMNS}, from_workspace, to_workspace)"
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, {WORKSPACE_OF_MEMORY}, {WORKSPACE_OF_MEMORY})",
+            (
+                rel.id,
+                rel.from_id,
+                rel.to_id,
+                rel.type,
+                rel.workspace or "",
+                rel.created_at,
+                json.dumps(rel.metadata, ensure_ascii=False, sort_keys=True),
+                rel.from_id,
+                rel.to_id,
+            ),
+        )
 
     def stored_links(self, link_ids: Sequence[str] | None = None) -> list[StoredLink]:
         """The links of ``link_ids`` (those that exist), or every link when None, as stored (repeated values shared)."""
@@ -531,26 +442,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         return [
             new(StoredLink, (i, one(f, f), one(t, t), one(k, k), one(w, w), to_text(c), one(m, m))) for i, f, t, k, w, c, m in rows
         ]
-
-    def link_mark(self) -> int:
-        return self._run("SELECT coalesce(max(seq), 0) FROM link_changes").fetchone()[0]
-
-    def first_link_change(self) -> int:
-        return self._run("SELECT coalesce(min(seq), 0) FROM link_changes").fetchone()[0]
-
-    def links_changed_after(self, seq: int) -> list[str]:
-        return [r[0] for r in self._run("SELECT DISTINCT link_id FROM link_changes WHERE seq > %s", (seq,))]
-
-    def resolve_link_ref(self, ref: str, limit: int = 11) -> list[str]:
-        rows = self._run(
-            "SELECT id FROM links WHERE id >= %s AND id < %s OR right(id, length(%s)) = %s ORDER BY id LIMIT %s",
-            (ref, ref + "~", ref, ref, limit),
-        )
-        return [r[0] for r in rows]
-
-    def delete_link(self, link_id: str) -> bool:
-        with self.transaction():
-            return self._run("DELETE FROM links WHERE id = %s", (link_id,)).rowcount > 0
 
     def stored_links_touching(
         self, memory_ids: Sequence[str], direction: str = "both", types: Sequence[str] | None = None
@@ -566,16 +457,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         for _ in ends:
             params += [ids, list(types)] if types else [ids]
         return [stored_link_row(r) for r in self._run(sql + " ORDER BY id", params)]
-
-    def list_links(self, workspace: str | None, limit: int = 1000) -> list[Relationship]:
-        where, params = ("TRUE", []) if workspace == ALL_WORKSPACES else (
-            ("workspace IN ('', %s)", [workspace]) if workspace else ("workspace = ''", [])
-        )
-        rows = self._run(f"SELECT {LINK_COLUMNS} FROM links WHERE {where} ORDER BY id DESC LIMIT %s", (*params, limit))
-        return [link_row(r) for r in rows]
-
-    def count_links(self) -> int:
-        return self._run("SELECT count(*) FROM links").fetchone()[0]
 
     # -- vectors ------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -632,9 +513,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
         return self._rows_by_ids(sql(where), memory_ids, *params)
 
     # -- signals for rerankers ------------------------------------------------
-    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        return dict(self._rows_by_ids("SELECT to_id, count(*) FROM links WHERE to_id = ANY(%s) GROUP BY to_id", memory_ids))
-
     def surfaced_counts(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> dict[str, float]:
         rows = self._rows_by_ids(
             "SELECT memory_id, count, last_at FROM surfacing WHERE memory_id = ANY(%s) AND workspace = %s",
@@ -682,43 +560,6 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
             params += [scope, at, at, limit]
         return [memory_row(r) for r in self._run(sql, (*params, limit))]
 
-    def count_memories_by(self, column: str) -> dict[str, int]:
-        if column not in _GROUPABLE:
-            raise ValueError(f"cannot group memories by {column!r}")
-        rows = self._run(f"SELECT coalesce({column}, ''), count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1")
-        return {r[0]: r[1] for r in rows}
-
-    def count_retired(self, at: datetime) -> int:
-        return self._run("SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= %s", (at,)).fetchone()[0]
-
-    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
-        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
-        ones at ``at``), the links between two of them, and their vectors."""
-        mine, params = _within(workspaces, "m.workspace")
-        ends, end_params = _within(workspaces, "a.workspace")
-        other, other_params = _within(workspaces, "b.workspace")
-        memories, retired = self._run(
-            "SELECT count(*), count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
-            f" FROM memories m WHERE TRUE{mine}", (at, *params),
-        ).fetchone()
-        links = self._run(
-            "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
-            f" WHERE TRUE{ends}{other}", (*end_params, *other_params),
-        ).fetchone()[0]
-        embedded, vectors = self._run(
-            "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v"
-            " JOIN memories m ON m.workspace = v.workspace AND m.id = v.memory_id"
-            f" WHERE TRUE{mine}", params,
-        ).fetchone()
-        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
-
-    def count_links_by_type(self) -> dict[str, int]:
-        return {r[0]: r[1] for r in self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1")}
-
-    def count_vectors(self) -> tuple[int, int]:
-        row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
-        return row[0], row[1]
-
     def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """No file copy of a server's database: its own tools take consistent online backups."""
         raise InvalidInput(
@@ -727,11 +568,3 @@ class PostgresStore(VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, Hyg
 
     def size_bytes(self) -> int:
         return self._run("SELECT pg_database_size(current_database())").fetchone()[0]
-
-
-# Word for word the WHERE clause of the partial index memories_directives (migration 0004).
-DIRECTIVE_CATEGORIES = ("directive", "preference", "decision", "rule", "convention", "instruction")
-DIRECTIVES_WHERE = (
-    "(category IN ('directive', 'preference', 'decision', 'rule', 'convention', 'instruction') OR importance >= 0.8)"
-)
-_GROUPABLE = frozenset({"workspace", "category", "agent_id"})

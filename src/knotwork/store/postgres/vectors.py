@@ -17,7 +17,8 @@ import numpy as np
 
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
 from knotwork.store import filtered
-from knotwork.store.postgres.rows import COLUMNS, WORKSPACE_OF_MEMORY, memory_row, where_sql
+from knotwork.store.memory_sql import COLUMNS
+from knotwork.store.postgres.rows import WORKSPACE_OF_MEMORY, memory_row, where_sql
 
 VECTOR_OVERFETCH = 4  # chunks read per memory asked for (a memory may have several chunks)
 HNSW_EF_MAX = 1000  # pgvector's largest hnsw.ef_search

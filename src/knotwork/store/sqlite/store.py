@@ -23,12 +23,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import ALL_PARTITIONS, ALL_WORKSPACES, SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts, names_of
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts
 from knotwork.domain.temporal import from_text, to_text
-from knotwork.errors import BackendUnavailable, Conflict, InvalidInput
+from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
 from knotwork.store.hygiene_sql import HygieneSql
 from knotwork.store.knowledge_sql import KnowledgeSql
+from knotwork.store.links_sql import LinkSql
+from knotwork.store.memory_sql import COLUMNS, DIRECTIVES_WHERE, MemorySql, version_record
+from knotwork.store.memory_sql import json_field as _json
 from knotwork.store.protocol import Tracer
 from knotwork.store.queue import EnrichSql
 from knotwork.store.shared import SharedStore
@@ -44,15 +47,6 @@ from knotwork.store.sqlite.threads import ThreadStore
 from knotwork.store.sqlite.vectors import VectorStore
 from knotwork.store.where import SQLITE, conditions
 
-_COLUMNS = (
-    "id, content, workspace, agent_id, category, tags, artifacts, evidence, importance, metadata,"
-    " created_at, updated_at, valid_at, invalid_at, content_hash, version, expires_at"
-)
-
-
-_EMPTY = {"{}": dict, "[]": list}
-
-
 def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[str]]:
     """`` AND <column> IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
     if workspaces is None:
@@ -61,12 +55,6 @@ def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tu
     return (f" AND {column} IN ({', '.join('?' * len(names))})", names) if names else (" AND 0", [])
 _ID_BATCH = 500  # ids per statement: well under SQLite's bound-parameter limit
 FTS_OVERFETCH = 2  # BM25 rows ranked per row asked for, before the filter (fts_candidates)
-
-
-def _json(text: str) -> Any:
-    """json.loads with a fast path for the empty values most rows hold."""
-    empty = _EMPTY.get(text)
-    return empty() if empty else json.loads(text)
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -89,9 +77,6 @@ def _memory(row: Sequence[Any]) -> Memory:
         version=row[15],
         expires_at=from_text(row[16]) if row[16] else None,
     )
-
-
-_BRIEF_COLUMNS = "id, content, workspace, category, importance, valid_at, invalid_at"
 
 
 def _brief(row: Sequence[Any]) -> MemoryBrief:
@@ -133,13 +118,22 @@ def _where(flt: MemoryFilter, at: datetime | None = None, alias: str = "m") -> t
 BY_ID = "+m"
 
 
-class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore):
+class SQLiteStore(
+    LinkStore, LinkSql, VectorStore, KnowledgeStore, KnowledgeSql, MemorySql, HygieneStore, HygieneSql, EnrichStore, EnrichSql, ThreadStore, SharedStore
+):
     """The Store protocol on one SQLite file (the links' methods come from ``LinkStore``, the vectors' and
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
     ``HygieneStore``, those both engines share from ``SharedStore``)."""
 
     _ids_in = "IN ({ids})"  # SharedStore: one batch of ``_rows_by_ids``'s placeholders
-    _dialect = SQLITE  # KnowledgeSql, HygieneSql: the queries written once
+    _dialect = SQLITE  # KnowledgeSql, MemorySql, HygieneSql: the queries written once
+    _memory_row = staticmethod(_memory)  # MemorySql: this engine's row decoders and encoder
+    _brief_row = staticmethod(_brief)
+    _memory_params = staticmethod(_params)
+    _within = staticmethod(_within)  # MemorySql.count_within: a scope test, the retired, a vector's memory
+    _retired_count = "coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0)"
+    _vector_memory = "m.id = v.memory_id"
+    _rowno = "rowid"  # MemorySql.memory_texts
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -287,23 +281,29 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         return _memory(row) if row else None
 
     # -- memories ---------------------------------------------------------
-    def _insert(self, m: Memory) -> None:
-        self._run(
-            f"INSERT INTO memories ({_COLUMNS}, rid) VALUES ({', '.join('?' * 17)}, ?)",
-            (*_params(m), m.id[::-1]),
-        )
-        self._write_tags(m)
+    def _insert(self, memories: Sequence[Memory]) -> None:
+        """Insert new memories and their tags, one statement a memory."""
+        for m in memories:
+            self._run(
+                f"INSERT INTO memories ({COLUMNS}, rid) VALUES ({', '.join('?' * 17)}, ?)",
+                (*_params(m), m.id[::-1]),
+            )
+            self._write_tags(m)
+
+    def _keep_versions(self, workspace: str | None, memory_id: str, past: Sequence[Memory]) -> None:
+        """Past versions of a memory into memory_versions (keyed by the memory alone: ``workspace`` is unused)."""
+        for old in past:
+            self._run(
+                "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)", (memory_id, old.version, version_record(old))
+            )
+
+    def _wrote(self, rows: int) -> None:
+        """Nothing to note: SQLite's planner needs no statistics gathered after a load (PostgreSQL's does)."""
 
     def _write_tags(self, m: Memory) -> None:
         self._run("DELETE FROM memory_tags WHERE memory_id = ?", (m.id,))
         for key, value in m.tags.items():
             self._run("INSERT INTO memory_tags (memory_id, key, value) VALUES (?, ?, ?)", (m.id, key, value))
-
-    def find_memory_by_hash(self, workspace: str | None, agent_id: str | None, content_hash: str) -> Memory | None:
-        return self._one(
-            f"SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ? AND content_hash = ?",
-            (workspace or "", agent_id or "", content_hash),
-        )
 
     def insert_memories(self, memories: Sequence[Memory]) -> list[Memory]:
         out: list[Memory] = []
@@ -313,21 +313,9 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
                 if existing:
                     out.append(existing.with_duplicate())
                     continue
-                self._insert(m)
+                self._insert((m,))
                 out.append(m)
         return out
-
-    def get_memory(self, memory_id: str) -> Memory | None:
-        return self._one(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
-
-    def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        rows = self._rows_by_ids(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({{ids}})", memory_ids)
-        return {r[0]: _memory(r) for r in rows}
-
-    def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
-        """Each memory that exists in brief: the seven columns a walk's results show (related, graph)."""
-        rows = self._rows_by_ids(f"SELECT {_BRIEF_COLUMNS} FROM memories WHERE id IN ({{ids}})", memory_ids)
-        return {r[0]: _brief(r) for r in rows}
 
     def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
         """The columns rerankers use, without decoding whole memories (most candidates are never shown)."""
@@ -367,22 +355,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
                 (ref, ref + "~", rev, rev + "~", *params),
             ).fetchone()[0]
 
-    def replace_memory(self, old: Memory, new: Memory) -> Memory:
-        with self.transaction():
-            clash = self.find_memory_by_hash(new.workspace, new.agent_id, new.content_hash)
-            if clash and clash.id != new.id:
-                raise Conflict(f"memory {clash.id} already holds this content in the same workspace and partition")
-            assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
-            cur = self._run(f"UPDATE memories SET {assignments} WHERE id = ? AND version = ?", (*_params(new)[1:], old.id, old.version))
-            if cur.rowcount != 1:  # checked before the old version is kept: another writer's kept it already
-                raise Conflict(f"memory {old.id} was changed by someone else; read it again and retry")
-            self._run(
-                "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
-                (old.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
-            )
-            self._write_tags(new)
-        return new
-
     def delete_memory(self, memory_id: str) -> bool:
         with self.transaction():
             return self._run("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount > 0
@@ -402,50 +374,9 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
             params.append(before_id)
         with self._reads:
             rows = self._run(
-                f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
+                f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
             ).fetchall()
         return [_memory(r) for r in rows]
-
-    def memory_versions(self, memory_id: str) -> list[Memory]:
-        with self._reads:
-            rows = self._run(
-                "SELECT record FROM memory_versions WHERE memory_id = ? ORDER BY version", (memory_id,)
-            ).fetchall()
-        return [Memory.from_dict(json.loads(r[0])) for r in rows]
-
-    def import_memory(self, memory: Memory, past_versions: Sequence[Memory]) -> bool:
-        with self.transaction():
-            if self.get_memory(memory.id):
-                return False
-            clash = self.find_memory_by_hash(memory.workspace, memory.agent_id, memory.content_hash)
-            if clash:
-                raise Conflict(f"memory {clash.id} already holds the content of {memory.id}")
-            self._insert(memory)
-            for old in past_versions:
-                self._run(
-                    "INSERT INTO memory_versions (memory_id, version, record) VALUES (?, ?, ?)",
-                    (memory.id, old.version, json.dumps(old.to_dict(), ensure_ascii=False, sort_keys=True)),
-                )
-        return True
-
-    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
-        after = ""
-        while True:
-            with self._reads:
-                rows = self._run(
-                    f"SELECT {_COLUMNS} FROM memories WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
-                ).fetchall()
-            if not rows:
-                return
-            for r in rows:
-                yield _memory(r)
-            after = rows[-1][0]
-
-    def count_memories(self, flt: MemoryFilter | None = None, at: datetime | None = None) -> int:
-        everything = MemoryFilter(workspace=ALL_WORKSPACES, agent_id=ALL_PARTITIONS, include_invalid=True, include_snapshots=True)
-        where, params = _where(flt or everything, at)
-        with self._reads:
-            return self._run(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     # -- retrieval --------------------------------------------------------
     def fts_candidates(self, terms: Sequence[str], flt: MemoryFilter, limit: int, at: datetime) -> list[tuple[str, float]]:
@@ -489,36 +420,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
                 ).fetchall()
         return [(h[0], float(h[1])) for h in hits]
 
-    def text_mark(self) -> int:
-        """The newest memory text change number: cheap change detection for in-memory lexical indexes."""
-        with self._reads:
-            return self._run("SELECT coalesce(max(seq), 0) FROM memory_changes").fetchone()[0]
-
-    def first_text_change(self) -> int:
-        """The oldest memory text change number still kept (0 when none): older ones are pruned."""
-        with self._reads:
-            return self._run("SELECT coalesce(min(seq), 0) FROM memory_changes").fetchone()[0]
-
-    def texts_changed_after(self, seq: int) -> list[int]:
-        """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
-        with self._reads:
-            rows = self._run("SELECT DISTINCT memory_rowid FROM memory_changes WHERE seq > ?", (seq,)).fetchall()
-        return [r[0] for r in rows]
-
-    def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
-        """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
-        sql = "SELECT rowid, id, workspace, content, tags, artifacts, evidence FROM memories"
-        if rowids is None:
-            with self._reads:
-                rows = self._run(sql).fetchall()
-        else:
-            rows = self._rows_by_ids(f"{sql} WHERE rowid IN ({{ids}})", list(rowids))
-        out = []
-        for r in rows:
-            tags = _json(r[4]) or {}
-            out.append((r[0], r[1], r[2], r[3], names_of(tags, _json(r[5]), _json(r[6])), tags))
-        return out
-
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file (this one's own commits leave it)."""
         with self._lock:
@@ -544,7 +445,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
     def memories_without_vectors(self, limit: int = 1000) -> list[Memory]:
         with self._reads:
             rows = self._run(
-                f"SELECT {_COLUMNS} FROM memories m WHERE NOT EXISTS"
+                f"SELECT {COLUMNS} FROM memories m WHERE NOT EXISTS"
                 " (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT ?",
                 (limit,),
             ).fetchall()
@@ -578,9 +479,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         return self._rows_by_ids(sql(where), memory_ids, lambda batch: [*batch, *params])
 
     # -- signals for rerankers ------------------------------------------------
-    def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        return dict(self._rows_by_ids("SELECT to_id, count(*) FROM links WHERE to_id IN ({ids}) GROUP BY to_id", memory_ids))
-
     def surfaced_counts(self, workspace: str | None, memory_ids: Sequence[str], at: datetime, half_life_hours: float = 24.0) -> dict[str, float]:
         """Surfacing counts, halved every ``half_life_hours`` since the last surfacing."""
         rows = self._rows_by_ids(
@@ -614,7 +512,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         where, params = _where(flt, at)
         with self._reads:
             rows = self._run(
-                f"SELECT {_COLUMNS} FROM memories m INDEXED BY memories_directives"
+                f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_directives"
                 f" WHERE {DIRECTIVES_WHERE} AND {where} ORDER BY m.importance DESC, m.id DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
@@ -629,7 +527,7 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         """
         scopes = ("", workspace) if workspace else ("",)
         part = (
-            f"SELECT * FROM (SELECT {_COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ''"
+            f"SELECT * FROM (SELECT {COLUMNS} FROM memories WHERE workspace = ? AND agent_id = ''"
             f" AND coalesce(category, '') != '{SNAPSHOT}' AND (expires_at IS NULL OR expires_at > ?)"
             " AND (invalid_at IS NULL OR invalid_at > ?) ORDER BY id DESC LIMIT ?)"
         )
@@ -640,53 +538,6 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
         with self._reads:
             rows = self._run(sql, (*params, limit)).fetchall()
         return [_memory(r) for r in rows]
-
-    def count_memories_by(self, column: str) -> dict[str, int]:
-        """How many memories each value of ``column`` (workspace, category or agent_id) holds; '' is none."""
-        if column not in _GROUPABLE:
-            raise ValueError(f"cannot group memories by {column!r}")
-        with self._reads:
-            rows = self._run(f"SELECT coalesce({column}, ''), count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def count_retired(self, at: datetime) -> int:
-        """Memories whose ``invalid_at`` has passed."""
-        with self._reads:
-            return self._run(
-                "SELECT count(*) FROM memories WHERE invalid_at IS NOT NULL AND invalid_at <= ?", (to_text(at),)
-            ).fetchone()[0]
-
-    def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
-        """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
-        ones at ``at``), the links between two of them, and their vectors."""
-        mine, params = _within(workspaces, "m.workspace")
-        ends, end_params = _within(workspaces, "a.workspace")
-        other, other_params = _within(workspaces, "b.workspace")
-        with self._reads:
-            memories, retired = self._run(
-                f"SELECT count(*), coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0) FROM memories m WHERE 1{mine}",
-                (to_text(at), *params),
-            ).fetchone()
-            links = self._run(
-                "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
-                f" WHERE 1{ends}{other}", (*end_params, *other_params),
-            ).fetchone()[0]
-            embedded, vectors = self._run(
-                "SELECT count(DISTINCT v.memory_id), count(*) FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-                f" WHERE 1{mine}", params,
-            ).fetchone()
-        return {"memories": memories, "retired": retired, "links": links, "embedded": embedded, "vectors": vectors}
-
-    def count_links_by_type(self) -> dict[str, int]:
-        with self._reads:
-            rows = self._run("SELECT type, count(*) FROM links GROUP BY type ORDER BY 2 DESC, 1").fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def count_vectors(self) -> tuple[int, int]:
-        """(memories with at least one vector, vector rows)."""
-        with self._reads:
-            row = self._run("SELECT count(DISTINCT memory_id), count(*) FROM memory_vectors").fetchone()
-        return row[0], row[1]
 
     def backup(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """A consistent copy of the database in the new file ``target``, taken while others go on writing."""
@@ -701,11 +552,3 @@ class SQLiteStore(LinkStore, VectorStore, KnowledgeStore, KnowledgeSql, HygieneS
             pages = self._run("PRAGMA page_count").fetchone()[0] * self._run("PRAGMA page_size").fetchone()[0]
         wal = Path(self.location + "-wal").expanduser()
         return pages + (wal.stat().st_size if self.location != ":memory:" and wal.exists() else 0)
-
-
-# Word for word the WHERE clause of the partial index memories_directives (migration 0011).
-DIRECTIVE_CATEGORIES = ("directive", "preference", "decision", "rule", "convention", "instruction")
-DIRECTIVES_WHERE = (
-    "(category IN ('directive', 'preference', 'decision', 'rule', 'convention', 'instruction') OR importance >= 0.8)"
-)
-_GROUPABLE = frozenset({"workspace", "category", "agent_id"})
