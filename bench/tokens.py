@@ -2,7 +2,7 @@
 
     python bench/tokens.py [--memories 2000] [--queries 60] [--longmemeval-questions 100] [--markdown]
 
-Every figure is an exact o200k token count (``knotwork.render.metrics``),
+Every figure is an exact o200k token count (``knotwork.metrics``),
 taken by the same ``Responder`` the MCP server and CLI answer through:
 "full JSON" is the JSON form with every field and every meta-relation
 (``relation_detail="full"``); "sent" is what the adapter sends.
@@ -39,7 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import knotwork  # noqa: E402
-from knotwork.render.metrics import CallMetrics, MetricsLog, count_tokens  # noqa: E402
+from knotwork.metrics import CallMetrics, MetricsLog, count_tokens  # noqa: E402
 from knotwork.render.respond import Responder  # noqa: E402
 from knotwork.services.links import MetaRelation  # noqa: E402
 

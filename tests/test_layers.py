@@ -79,3 +79,13 @@ def test_renderers_import_no_service_module() -> None:
     assert "knotwork.render.compact" in render
     for name in render:
         assert not any(m.startswith("knotwork.services") for m in imports(name)), (name, imports(name))
+
+
+def test_services_import_no_renderer() -> None:
+    """The services hand results up and the adapters render them: what a service must write itself (ambient
+    recall measures the very text it hands out; the status views read the metrics file) lives below both
+    (``text/``, ``metrics.py``), so ``services/`` imports nothing from ``render/``."""
+    services = sorted(m for m in MODULES if m.startswith("knotwork.services."))
+    assert {"knotwork.services.recall", "knotwork.services.browse"} <= set(services)
+    for name in services:
+        assert not any(m.startswith("knotwork.render") for m in imports(name)), (name, imports(name))

@@ -156,7 +156,7 @@ def test_the_server_records_token_metrics_when_a_file_is_set(tmp_path: Path) -> 
                 return sent
 
     sent = asyncio.run(go())
-    from knotwork.render.metrics import count_tokens, read
+    from knotwork.metrics import count_tokens, read
 
     records = read(path)
     assert [(r["operation"], r["relation_detail"]) for r in records] == [

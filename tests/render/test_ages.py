@@ -9,8 +9,8 @@ from pathlib import Path
 import knotwork
 from knotwork import Settings
 from knotwork.domain.temporal import now as clock
-from knotwork.render import recall as recall_text
-from knotwork.render.ages import age, ago
+from knotwork.text import recall as recall_text
+from knotwork.text.ages import age, ago
 from knotwork.render.respond import Responder
 
 

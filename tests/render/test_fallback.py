@@ -12,7 +12,7 @@ import knotwork
 from knotwork.config import Settings
 from knotwork.render import RENDERERS, render_safe
 from knotwork.render.core import Renderer, View, WARN_MS
-from knotwork.render.metrics import MetricsLog
+from knotwork.metrics import MetricsLog
 from knotwork.render.respond import Responder
 
 

@@ -10,7 +10,7 @@ import knotwork
 from knotwork.adapters.cli import main
 from knotwork.config import Settings
 from knotwork.render import View, render
-from knotwork.render.metrics import count_tokens, read, summary
+from knotwork.metrics import count_tokens, read, summary
 from knotwork.render.respond import Responder
 
 

@@ -347,7 +347,7 @@ def test_a_token_limited_to_one_workspace_sees_that_workspace_alone(page: Any, t
 
 
 def test_a_hits_age_is_since_it_became_true_with_the_stored_time_beside_it(page: Any, served: Seeded) -> None:
-    """The rule of src/knotwork/render/ages.py, in the browser: the CLI prints the same for this memory."""
+    """The rule of src/knotwork/text/ages.py, in the browser: the CLI prints the same for this memory."""
     from datetime import datetime, timedelta, timezone
 
     became_true = (datetime.now(timezone.utc) - timedelta(days=400)).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -38,7 +38,7 @@ export function select(name: string, options: [string, string][], value = ""): H
 }
 
 /** "3d", "5h", "12m", "now": how long ago an ISO-8601 time was. */
-/** An age in the units of every surface (src/knotwork/render/ages.py): "now", "5m ago", "3d ago", "4mo ago", "2y ago". */
+/** An age in the units of every surface (src/knotwork/text/ages.py): "now", "5m ago", "3d ago", "4mo ago", "2y ago". */
 export function age(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return "";
   const s = Math.max(0, (now - Date.parse(iso)) / 1000);
@@ -50,7 +50,7 @@ export function age(iso: string | null | undefined, now = Date.now()): string {
   return `${Math.floor(s / (86400 * 365))}y ago`;
 }
 
-/** A memory's age by the one rule (render/ages.py): since it became true (valid_at), with the time it was
+/** A memory's age by the one rule (text/ages.py): since it became true (valid_at), with the time it was
  * stored beside it when that reads differently: "1y ago (stored 1mo ago)". */
 export function ageOf(m: { valid_at: string; created_at: string }, now = Date.now()): string {
   const since = age(m.valid_at, now), stored = age(m.created_at, now);

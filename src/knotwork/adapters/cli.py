@@ -41,7 +41,8 @@ from knotwork.domain.models import LINK_TYPES
 from knotwork.graph.traverse import DIRECTIONS
 from knotwork.errors import InvalidInput
 from knotwork.limits import MAX_IMPORT_RECORDS
-from knotwork.render import DETAILS, metrics as render_metrics
+from knotwork import metrics as call_metrics
+from knotwork.render import DETAILS
 from knotwork.service import Knotwork
 from knotwork.services import elsewhere
 
@@ -600,7 +601,7 @@ def metrics(ctx: click.Context, path: str | None) -> None:
         raise InvalidInput("file", "no metrics file: pass --file or set KNOTWORK_METRICS_FILE")
     if not Path(target).expanduser().is_file():
         raise InvalidInput("file", f"{target} does not exist (no call has been recorded there yet)")
-    click.echo(render_metrics.summary(render_metrics.read(target)))
+    click.echo(call_metrics.summary(call_metrics.read(target)))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -20,7 +20,7 @@ from knotwork.domain import versions
 from knotwork.domain.models import ADD_DECISIONS, Graph, Hit, ImportReport, Memory, MetaRelation, Page, Related, Relationship
 from knotwork.domain.temporal import to_text
 from knotwork.errors import elsewhere_text
-from knotwork.render.ages import age, ago
+from knotwork.text.ages import age, ago
 from knotwork.render import relations as rel
 from knotwork.render.core import View, register
 

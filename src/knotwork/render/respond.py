@@ -26,7 +26,7 @@ from knotwork.domain.models import Graph, Hit, Memory, Related, Relationship
 from knotwork.errors import WORKSPACE_ARG, KnotworkError
 from knotwork.render import compact
 from knotwork.render.core import View, render_safe, to_json
-from knotwork.render.metrics import CallMetrics, MetricsLog
+from knotwork.metrics import CallMetrics, MetricsLog
 from knotwork.render.relations import DEFAULT_DETAIL, check_detail, targets
 from knotwork.render.status import backlog_note
 

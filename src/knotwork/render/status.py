@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from knotwork.render.core import register
-from knotwork.render.recall import count_of
+from knotwork.text.recall import count_of
 
 
 def _ms(value: float | None) -> str:

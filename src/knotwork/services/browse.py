@@ -194,7 +194,7 @@ def activity(mem: Knotwork, bucket: str = "month", workspaces: frozenset[str] | 
 
 def token_savings(mem: Knotwork) -> TokenSavings:
     """Totals of the metrics file (``KNOTWORK_METRICS_FILE``); empty when none is set or written yet."""
-    from knotwork.render.metrics import read
+    from knotwork.metrics import read
 
     path: Path | None = mem.settings.metrics_file
     if path is None:

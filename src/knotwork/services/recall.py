@@ -32,7 +32,7 @@ from knotwork.domain import rules
 from knotwork.domain.models import ALL_WORKSPACES, Memory, MemoryFilter
 from knotwork.domain.temporal import from_text, now, to_text
 from knotwork.errors import InvalidInput, quote
-from knotwork.render import recall as text
+from knotwork.text import recall as text
 from knotwork.search.lexical import query_terms
 from knotwork.search.recipes import RECIPES
 
