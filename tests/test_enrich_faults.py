@@ -403,19 +403,10 @@ print("building:", mem.index._builder is not None and mem.index._builder.is_aliv
 def test_a_process_that_exits_without_close_while_a_thread_is_in_native_code_does_not_abort(tmp_path: Path) -> None:
     """The interpreter's exit closes the stores left open first (services/exiting.py): a thread still
     inside hnswlib (or the parser, or the model) while the interpreter ends aborts the process (exit 134)."""
-    import numpy as np
-
-    from .search.test_ann_index import DIM, open_ann
+    from .search.test_ann_index import fill_without_graph
 
     db = tmp_path / "k.db"
-    rng = np.random.default_rng(5)
-    with open_ann(db, min_rows=10**9) as mem:  # filled without a graph: the child starts the build
-        with mem.store.transaction():
-            stored = mem.store.insert_memories([mem._draft(f"memory {i}") for i in range(60_000)])
-            vectors = rng.standard_normal((len(stored), DIM)).astype("<f4")
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            for m, v in zip(stored, vectors):
-                mem.store.put_vectors(m.id, [v.tobytes()])
+    fill_without_graph(db)  # the child starts the graph's build
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-c", EXITER, str(db)], cwd=root, capture_output=True, text=True, timeout=300)
     assert "building: True" in done.stdout, done.stdout + done.stderr  # the exit came while the build ran

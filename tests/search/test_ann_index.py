@@ -28,6 +28,19 @@ def ready(mem: Knotwork) -> None:
     assert mem.index.wait_for_ann(60)
 
 
+def fill_without_graph(path: Path, n: int = 60_000) -> None:
+    """``n`` memories with random unit vectors and no graph yet: large enough that the graph's build, started
+    by the next process that searches, is still inside hnswlib a moment later."""
+    rng = np.random.default_rng(5)
+    with open_ann(path, min_rows=10**9) as mem:
+        with mem.store.transaction():
+            stored = mem.store.insert_memories([mem._draft(f"memory {i}") for i in range(n)])
+            vectors = rng.standard_normal((len(stored), DIM)).astype("<f4")
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            for m, v in zip(stored, vectors):
+                mem.store.put_vectors(m.id, [v.tobytes()])
+
+
 def fill(mem: Knotwork, n: int, rng: random.Random) -> list[str]:
     return [m.id for m in mem.add_many([{"content": chunky(i), "workspace": rng.choice(SPACES)} for i in range(n)])]
 
@@ -293,14 +306,7 @@ def test_a_process_that_closes_while_the_graph_is_built_exits_cleanly(db_path: P
     import subprocess
     import sys
 
-    rng = np.random.default_rng(5)
-    with open_ann(db_path, min_rows=10**9) as mem:  # filled without a graph: the child starts the build
-        with mem.store.transaction():
-            stored = mem.store.insert_memories([mem._draft(f"memory {i}") for i in range(60_000)])
-            vectors = rng.standard_normal((len(stored), DIM)).astype("<f4")
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            for m, v in zip(stored, vectors):
-                mem.store.put_vectors(m.id, [v.tobytes()])
+    fill_without_graph(db_path)
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", CLOSER, str(db_path)], cwd=root, capture_output=True, text=True, timeout=300)
     assert "building: True" in done.stdout, done.stdout + done.stderr  # the close came while the build ran
