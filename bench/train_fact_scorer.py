@@ -39,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import calibrated_fit  # noqa: E402
 from extraction import AGENTS, DATA, HELDOUT, LABELS, load  # noqa: E402
 
 CORPUS = DATA / "extraction_corpus"
@@ -121,56 +122,11 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
     return feats, labels, groups, read
 
 
-def _matrix(feats: list[list[str]], vocab: dict[str, int]):
-    from scipy.sparse import csr_matrix
-
-    rows, cols = [], []
-    for r, fs in enumerate(feats):
-        for c in sorted({vocab[f] for f in fs if f in vocab}):
-            rows.append(r)
-            cols.append(c)
-    return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(feats), len(vocab)))
-
-
-def _fit(x, y, w):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=C, solver="liblinear", max_iter=1000, random_state=0).fit(x, y, sample_weight=w)
-
-
-def _platt(logit: np.ndarray, y: np.ndarray, w):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=1e6, solver="lbfgs").fit(logit, y, sample_weight=w)
-
-
 def fit(feats: list[list[str]], labels: list[int], groups: list[int]) -> tuple[dict, np.ndarray]:
-    """The model's data (for the JSON file) and out-of-fold probabilities (each fold's raw score from a model
-    fitted without it, calibrated by an isotonic map fitted without it)."""
-    from sklearn.model_selection import GroupKFold
-
-    counts: dict[str, int] = {}
-    for fs in feats:
-        for f in set(fs):
-            counts[f] = counts.get(f, 0) + 1
-    vocab = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= MIN_COUNT))}
-    x, y, g = _matrix(feats, vocab), np.asarray(labels), np.asarray(groups)
-    w = np.where(g < 0, CORPUS_WEIGHT, 1.0)
-    raw = np.zeros(len(y))
-    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, g):
-        raw[test] = _fit(x[train], y[train], w[train]).predict_proba(x[test])[:, 1]
-    raw = np.round(raw, DIGITS)
-    logit = np.log(np.clip(raw, 1e-6, 1 - 1e-6) / np.clip(1 - raw, 1e-6, 1)).reshape(-1, 1)
-    crossed = np.zeros(len(y))  # each fold calibrated by a map fitted on the other folds: an honest estimate
-    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, g):
-        crossed[test] = _platt(logit[train], y[train], w[train]).predict_proba(logit[test])[:, 1]
-    platt = _platt(logit, y, w)
-    model = _fit(x, y, w)
-    names = sorted(vocab, key=vocab.get)
-    weights = {n: round(float(w), DIGITS) for n, w in zip(names, model.coef_[0]) if round(float(w), DIGITS) != 0.0}
-    data = {"version": 1, "bias": round(float(model.intercept_[0]), DIGITS), "weights": weights,
-            "calibration": {"platt": [round(float(platt.coef_[0][0]), DIGITS), round(float(platt.intercept_[0]), DIGITS)]}}
-    return data, crossed
+    """The model's data (for the JSON file) and out-of-fold probabilities (bench/calibrated_fit.py); the new
+    corpus' examples (negative groups) weigh ``CORPUS_WEIGHT``."""
+    return calibrated_fit.fit(feats, labels, groups, C, weights=np.where(np.asarray(groups) < 0, CORPUS_WEIGHT, 1.0),
+                              min_count=MIN_COUNT, folds=FOLDS, digits=DIGITS)
 
 
 def render(data: dict, read: list[str]) -> str:
@@ -225,15 +181,7 @@ def main() -> int:
     for t in (0.0, 0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
         m = oof >= t
         print(f"| {t:.2f} | {int(m.sum())} | {m.mean():.3f} | {y[m].mean() if m.any() else float('nan'):.3f} |")
-    if args.check:
-        same = target.exists() and target.read_text(encoding="utf-8") == text
-        print(f"\n{target}: {'same as a fresh rebuild' if same else 'DIFFERS from a fresh rebuild'}")
-        return 0 if same else 1
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    print(f"\nwrote {target} ({len(text)} bytes)")
-    return 0
-
+    return calibrated_fit.write_or_check(target, text, args.check)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import calibrated_fit  # noqa: E402
 from consolidation import PAIRS as CONSOLIDATION  # noqa: E402
 from consolidation import cosines  # noqa: E402
 
@@ -92,60 +93,9 @@ def examples() -> tuple[list[list[str]], list[int], list[int], list[str], list[s
     return feats, labels, groups, sets, read
 
 
-def _matrix(feats: list[list[str]], vocab: dict[str, int]):
-    from scipy.sparse import csr_matrix
-
-    rows, cols = [], []
-    for r, fs in enumerate(feats):
-        for col in sorted({vocab[f] for f in fs if f in vocab}):
-            rows.append(r)
-            cols.append(col)
-    return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(feats), len(vocab)))
-
-
-def _fit(x, y, c: float):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=0).fit(x, y)
-
-
-def _platt(logit: np.ndarray, y: np.ndarray):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=1e6, solver="lbfgs").fit(logit, y)
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p)).reshape(-1, 1)
-
-
 def fit(feats: list[list[str]], labels: list[int], groups: list[int], c: float) -> tuple[dict, np.ndarray]:
-    """The model's data (without the threshold) and out-of-fold probabilities (each fold's raw score from a
-    model fitted without it, calibrated by a Platt map fitted without it)."""
-    from sklearn.model_selection import GroupKFold
-
-    counts: dict[str, int] = {}
-    for fs in feats:
-        for f in set(fs):
-            counts[f] = counts.get(f, 0) + 1
-    vocab = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= MIN_COUNT))}
-    x, y, g = _matrix(feats, vocab), np.asarray(labels), np.asarray(groups)
-    raw = np.zeros(len(y))
-    folds = list(GroupKFold(n_splits=FOLDS).split(x, y, g))
-    for train, test in folds:
-        raw[test] = _fit(x[train], y[train], c).predict_proba(x[test])[:, 1]
-    logit = _logit(np.round(raw, DIGITS))
-    crossed = np.zeros(len(y))
-    for train, test in folds:
-        crossed[test] = _platt(logit[train], y[train]).predict_proba(logit[test])[:, 1]
-    platt = _platt(logit, y)
-    model = _fit(x, y, c)
-    names = sorted(vocab, key=vocab.get)
-    weights = {n: round(float(w), DIGITS) for n, w in zip(names, model.coef_[0]) if round(float(w), DIGITS) != 0.0}
-    data = {"version": 1, "bias": round(float(model.intercept_[0]), DIGITS), "weights": weights,
-            "calibration": {"platt": [round(float(platt.coef_[0][0]), DIGITS), round(float(platt.intercept_[0]), DIGITS)]}}
-    return data, crossed
+    """The model's data (without the threshold) and out-of-fold probabilities (bench/calibrated_fit.py)."""
+    return calibrated_fit.fit(feats, labels, groups, c, min_count=MIN_COUNT, folds=FOLDS, digits=DIGITS)
 
 
 def curve(p: np.ndarray, y: np.ndarray, real: int, t: float) -> tuple[float, float, int, int]:
@@ -210,15 +160,7 @@ def main() -> int:
           f"({int(y[keep].sum())}/{int(keep.sum())}), recall {y[keep].sum() / reals['supersession']:.3f}")
     text = json.dumps(dict(data, trained_on=read), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
     target = args.out or ps.WEIGHTS
-    if args.check:
-        same = target.exists() and target.read_text(encoding="utf-8") == text
-        print(f"\n{target}: {'same as a fresh rebuild' if same else 'DIFFERS from a fresh rebuild'}")
-        return 0 if same else 1
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    print(f"\nwrote {target} ({len(text)} bytes)")
-    return 0
-
+    return calibrated_fit.write_or_check(target, text, args.check)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,82 @@
+"""The fitting half of knotwork's learned scorers: a logistic regression over named present-or-absent
+features, Platt-calibrated, with out-of-fold probabilities from folds grouped by source. What it returns is
+the JSON that ``knotwork.domain.calibrated.CalibratedLogistic`` reads at run time.
+
+Used by bench/train_fact_scorer.py and bench/train_supersession_scorer.py; each rebuilds its shipped file
+byte for byte (``--check``), so every rounding here is part of the file format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def _matrix(feats: list[list[str]], vocab: dict[str, int]):
+    from scipy.sparse import csr_matrix
+
+    rows, cols = [], []
+    for r, fs in enumerate(feats):
+        for col in sorted({vocab[f] for f in fs if f in vocab}):
+            rows.append(r)
+            cols.append(col)
+    return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(feats), len(vocab)))
+
+
+def _fit(x, y, c: float, w):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=0).fit(x, y, sample_weight=w)
+
+
+def _platt(logit: np.ndarray, y: np.ndarray, w):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=1e6, solver="lbfgs").fit(logit, y, sample_weight=w)
+
+
+def fit(feats: list[list[str]], labels: list[int], groups: list[int], c: float, *, weights: np.ndarray | None = None,
+        min_count: int = 2, folds: int = 5, digits: int = 5) -> tuple[dict, np.ndarray]:
+    """The model's data (for the JSON file) and out-of-fold probabilities: each fold's raw score from a model
+    fitted without it, calibrated by a Platt map fitted without it (an honest estimate). ``weights``: one per
+    example (None: all alike); a feature seen in fewer than ``min_count`` examples is left out (its weight would
+    be noise)."""
+    from sklearn.model_selection import GroupKFold
+
+    counts: dict[str, int] = {}
+    for fs in feats:
+        for f in set(fs):
+            counts[f] = counts.get(f, 0) + 1
+    vocab = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= min_count))}
+    x, y, g = _matrix(feats, vocab), np.asarray(labels), np.asarray(groups)
+    w = (lambda rows: None) if weights is None else (lambda rows: weights[rows])
+    split = list(GroupKFold(n_splits=folds).split(x, y, g))
+    raw = np.zeros(len(y))
+    for train, test in split:
+        raw[test] = _fit(x[train], y[train], c, w(train)).predict_proba(x[test])[:, 1]
+    raw = np.round(raw, digits)
+    logit = np.log(np.clip(raw, 1e-6, 1 - 1e-6) / np.clip(1 - raw, 1e-6, 1)).reshape(-1, 1)
+    crossed = np.zeros(len(y))
+    for train, test in split:
+        crossed[test] = _platt(logit[train], y[train], w(train)).predict_proba(logit[test])[:, 1]
+    everything = np.arange(len(y))
+    platt = _platt(logit, y, w(everything))
+    model = _fit(x, y, c, w(everything))
+    names = sorted(vocab, key=vocab.get)
+    kept = {n: round(float(v), digits) for n, v in zip(names, model.coef_[0]) if round(float(v), digits) != 0.0}
+    data = {"version": 1, "bias": round(float(model.intercept_[0]), digits), "weights": kept,
+            "calibration": {"platt": [round(float(platt.coef_[0][0]), digits), round(float(platt.intercept_[0]), digits)]}}
+    return data, crossed
+
+
+def write_or_check(target: Path, text: str, check: bool) -> int:
+    """Write the rebuilt file, or (``check``) say whether the shipped one is the same; an exit status."""
+    if check:
+        same = target.exists() and target.read_text(encoding="utf-8") == text
+        print(f"\n{target}: {'same as a fresh rebuild' if same else 'DIFFERS from a fresh rebuild'}")
+        return 0 if same else 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"\nwrote {target} ({len(text)} bytes)")
+    return 0
