@@ -49,6 +49,7 @@ import re
 from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
+from knotwork.hygiene.spans import NEGATIONS, short_swap
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -65,14 +66,11 @@ _COPULA = "copula: "
 _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
-MAX_SPAN = 3  # words a superseding value may take on either side
 MIN_LEAD = 2  # shared words before the changed value
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
-NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
-                       "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
                            "moved", "switched", "changed", "default", "set", "now", "called", "named", "equals"})
 STATE_WORDS = SINGLE_VALUED | frozenset({"uses", "use", "using", "runs", "run", "version", "requires", "needs",
@@ -109,13 +107,11 @@ def _value_like(tokens: list[str]) -> bool:
 
 def value_change(old: list[str], new: list[str]) -> str | None:
     """The changed value when ``new`` is ``old`` with one short span replaced after a stateful lead, else None."""
-    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "replace":
+    found = short_swap(old, new)
+    if found is None or found[0] < MIN_LEAD:
         return None
-    _, i1, i2, j1, j2 = ops[0]
+    i1, i2, j1, j2 = found
     gone, came = old[i1:i2], new[j1:j2]
-    if len(gone) > MAX_SPAN or len(came) > MAX_SPAN or i1 < MIN_LEAD:
-        return None
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
     if _NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came):
@@ -293,13 +289,6 @@ def _clauses(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
     return _RAW_WORD.findall(text), words(text), _RAW_WORD.findall(clause), words(clause)
 
 
-def _one_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | None:
-    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "replace":
-        return None
-    return ops[0][1:]
-
-
 def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | None:
     """The changed value when ``old_text`` and ``new_text`` are one frame with one value swapped: the whole
     texts, or their first clauses ("Harbor's primary database is MySQL 5.7, ..." -> "... is PostgreSQL 16
@@ -332,12 +321,10 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
     """``frame_change`` over one pair of token lists (case kept, lower case)."""
     if len(old_raw) != len(old) or len(new_raw) != len(new):
         return None  # a letter whose lower case tokenizes otherwise ("İ"): the two lists do not align
-    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "replace":
+    found = short_swap(old, new)
+    if found is None:
         return None
-    _, i1, i2, j1, j2 = ops[0]
-    if i2 - i1 > MAX_SPAN or j2 - j1 > MAX_SPAN:
-        return None
+    i1, i2, j1, j2 = found
     gone, came = old[i1:i2], new[j1:j2]
     if _respelled(gone, came):
         return None

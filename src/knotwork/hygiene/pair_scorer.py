@@ -25,7 +25,6 @@ library and NumPy.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -34,17 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic
+from knotwork.hygiene.spans import NEGATIONS, short_swap
 
 WEIGHTS = Path(__file__).parent / "data" / "supersession_scorer.json"
 
-MAX_SPAN = 3  # words the differing span may take on either side (as the rules)
 _RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
 _CLAUSE_END = re.compile(
     r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
     r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
 )
-NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
-                       "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
 NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
@@ -111,12 +108,10 @@ def _one_replace(old: list[str], new: list[str], clause: bool) -> Swap | None:
     lo, ln = [t.lower() for t in old], [t.lower() for t in new]
     if lo == ln or len(lo) < 2:
         return None
-    ops = [op for op in difflib.SequenceMatcher(a=lo, b=ln, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "replace":
+    found = short_swap(lo, ln)
+    if found is None:
         return None
-    _, i1, i2, j1, j2 = ops[0]
-    if i2 - i1 > MAX_SPAN or j2 - j1 > MAX_SPAN:
-        return None
+    i1, i2, j1, j2 = found
     if NEGATIONS & set(lo[i1:i2] + ln[j1:j2]):
         return None  # "is" -> "is not": a contradiction to keep, not a value to overwrite
     a, b = "".join(lo[i1:i2]).replace(".", ""), "".join(ln[j1:j2]).replace(".", "")
