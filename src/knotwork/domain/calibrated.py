@@ -8,8 +8,10 @@ logit is the bias plus the weights of the distinct features present.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
-from typing import Any
+from pathlib import Path
+from typing import Any, Self
 
 import numpy as np
 
@@ -24,6 +26,13 @@ class CalibratedLogistic:
         if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
             raise ValueError(f"{name}: calibration.platt must be [slope > 0, intercept]")
         self.slope, self.intercept = float(platt[0]), float(platt[1])
+
+    @classmethod
+    def read(cls, path: Path) -> Self | None:
+        """The model in ``path`` (an instance of ``cls``), or None when there is no such file."""
+        if not path.exists():
+            return None
+        return cls(json.loads(path.read_text(encoding="utf-8")))
 
     def logit(self, feats: Iterable[str]) -> float:
         return self.bias + sum(self.weights.get(k, 0.0) for k in set(feats))

@@ -25,7 +25,6 @@ library and NumPy.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -279,7 +278,4 @@ class Scorer(CalibratedLogistic):
 @lru_cache(maxsize=1)
 def load(path: str | None = None) -> Scorer | None:
     """The shipped model (None when the file is absent: the rules then decide alone)."""
-    p = Path(path) if path else WEIGHTS
-    if not p.exists():
-        return None
-    return Scorer(json.loads(p.read_text(encoding="utf-8")))
+    return Scorer.read(Path(path) if path else WEIGHTS)

@@ -16,7 +16,6 @@ the standard library and NumPy. Caller facts and LLM facts never pass through he
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -253,10 +252,7 @@ class Scorer(CalibratedLogistic):
 @lru_cache(maxsize=1)
 def load(path: str | None = None) -> Scorer | None:
     """The shipped model (None when the file is absent: confidence then stays the rules' constant)."""
-    p = Path(path) if path else WEIGHTS
-    if not p.exists():
-        return None
-    return Scorer(json.loads(p.read_text(encoding="utf-8")))
+    return Scorer.read(Path(path) if path else WEIGHTS)
 
 
 def score(out: Extraction, text: str, doc: Any = None) -> Extraction:
