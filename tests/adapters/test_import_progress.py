@@ -29,6 +29,26 @@ def export_file(path: Path, n: int) -> Path:
     return path
 
 
+def interrupt_while(args: list[str], home: Path, step: bytes, total: int) -> tuple[int, int, bytes, str]:
+    """Run ``knotwork *args``, send one SIGINT once its progress line ``step`` shows some but not all of ``total``
+    done; (the count last seen before the signal, the exit status, stdout, everything it wrote on stderr)."""
+    proc = subprocess.Popen([KNOTWORK, *args], env=clean_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    said = bytearray()
+    reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
+    reader.start()
+    deadline = time.monotonic() + WAIT_S
+    counted = re.compile(rb"%s: .*\| ([1-9]\d*)/%d " % (step, total))
+    while not (seen := [int(n) for n in counted.findall(bytes(said)) if int(n) < total]):  # begun, not done
+        assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=WAIT_S)  # not communicate(): it would read stderr too, and take the reader's last lines
+    out = proc.stdout.read()
+    reader.join()
+    return seen[-1], proc.returncode, out, bytes(said).decode()
+
+
 def test_progress_moves_with_each_step(tmp_path: Path) -> None:
     db, records = tmp_path / "store.db", export_file(tmp_path / "export.jsonl", 200)
     with knotwork.open(db):
@@ -49,23 +69,10 @@ def test_ctrl_c_during_an_import_keeps_nothing_and_says_so(tmp_path: Path) -> No
     db, records = tmp_path / "store.db", export_file(tmp_path / "export.jsonl", RECORDS)
     with knotwork.open(db) as mem:
         kept = mem.add("Deploys need two approvals.").id
-    proc = subprocess.Popen([KNOTWORK, "import", str(records), "--db", str(db), "--progress"], env=clean_env(tmp_path / "home"),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    said = bytearray()
-    reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
-    reader.start()
-    deadline = time.monotonic() + WAIT_S
-    embedding = re.compile(rb"embedded: .*\| ([1-9]\d*)/%d " % RECORDS)
-    while not (seen := [int(n) for n in embedding.findall(bytes(said)) if int(n) < RECORDS]):  # begun, not done
-        assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=WAIT_S)  # not communicate(): it would read stderr too, and take the reader's last lines
-    out = proc.stdout.read()
-    reader.join()
-    text = bytes(said).decode()
-    assert int(seen[-1]) < RECORDS  # the signal landed while records were being embedded
-    assert proc.returncode == 130, text
+    seen, status, out, text = interrupt_while(["import", str(records), "--db", str(db), "--progress"], tmp_path / "home",
+                                              b"embedded", RECORDS)
+    assert seen < RECORDS  # the signal landed while records were being embedded
+    assert status == 130, text
     assert text.rstrip().splitlines()[-1] == "interrupted: nothing imported; the store is unchanged"
     assert out == b"" and "stored: 100%" not in text
     with knotwork.open(db) as mem:
@@ -79,21 +86,9 @@ def test_ctrl_c_during_a_reembed_says_how_many_were_kept(tmp_path: Path) -> None
     with knotwork.open(db) as mem:
         mem.add_many([{"content": f"Service {i} rotates its keys every {i % 9 + 1} days in region {i % 17}."} for i in range(total)],
                      consolidate=False)
-    proc = subprocess.Popen([KNOTWORK, "reembed", "--db", str(db), "--progress"], env=clean_env(tmp_path / "home"),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    said = bytearray()
-    reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
-    reader.start()
-    deadline = time.monotonic() + WAIT_S
-    batch = re.compile(rb"re-embedded: .*\| ([1-9]\d*)/%d " % total)
-    while not [n for n in batch.findall(bytes(said)) if int(n) < total]:  # a batch written, and more to come
-        assert proc.poll() is None and time.monotonic() < deadline, bytes(said).decode(errors="replace")
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=WAIT_S)  # not communicate(): it would read stderr too, and take the reader's last lines
-    reader.join()
-    last = bytes(said).decode().rstrip().splitlines()[-1]
-    assert proc.returncode == 130, last
+    _, status, _, text = interrupt_while(["reembed", "--db", str(db), "--progress"], tmp_path / "home", b"re-embedded", total)
+    last = text.rstrip().splitlines()[-1]
+    assert status == 130, last
     kept = int(re.fullmatch(r"interrupted: (\d+) of 900 memories re-embedded \(each batch is kept as it is written\); "
                             r"the rest are found by their words only until `knotwork reembed` runs again", last).group(1))
     assert 0 < kept < total  # the signal landed between the first batch and the last
