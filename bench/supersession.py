@@ -1,7 +1,9 @@
 """Supersession on labelled pairs: does a newer memory retire an older one when it should, and only then?
 
-Pairs: bench/data/supersession_pairs.jsonl (see bench/data/supersession_pairs.md; labels written before any
-rule ran). Each pair goes through the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would
+Pairs: two labelled sets, each with a dev and a test half (labels written before any rule ran):
+``old``, bench/data/supersession_pairs.jsonl (documentation revisions; bench/data/supersession_pairs.md), and
+``memory``, bench/data/supersession_memory_pairs.jsonl (the same question in memory wording: roles, cities,
+employers, version floors, tools, defaults; bench/data/supersession_memory_pairs.md). Each pair goes through the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would
 on ``add``: the new text against the old one, with the configured embedder's cosine (default: the bundled
 MiniLM). A pair counts as superseded when the decision is SUPERSEDE.
 
@@ -9,7 +11,8 @@ Reported per half: supersession precision (of the pairs the rules retire, the sh
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that
 lose a true memory (an ADD pair decided SUPERSEDE or NOOP). Rules are tuned on dev; test is reported as is.
 
-Run: python bench/supersession.py [--sweep] [--show dev|test] [--kind revision|same-document|adapted] [--half dev|test]
+Run: python bench/supersession.py [--set old|memory] [--half dev|test] [--show dev|test] [--kind KIND] [--sweep]
+(both sets unless ``--set``; ``--sweep`` reads the dev half of the chosen sets)
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from consolidation import LABELS, cosines  # noqa: E402  (the same embedding of each pair's two texts)
 
 PAIRS = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
+MEMORY_PAIRS = Path(__file__).resolve().parent / "data/supersession_memory_pairs.jsonl"
+SETS = {"old": PAIRS, "memory": MEMORY_PAIRS}
 
 
 def decisions(pairs: list[dict], cos: np.ndarray) -> list[c.Decision]:
@@ -73,11 +78,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", choices=("dev", "test"), help="print that half's errors")
     parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floors on dev")
-    parser.add_argument("--kind", help="only pairs of this kind (revision, same-document, adapted)")
+    parser.add_argument("--kind", help="only pairs of this kind (old: revision, same-document, adapted; "
+                        "memory: adapted, restated)")
+    parser.add_argument("--set", choices=tuple(SETS), help="score only this set (default: both)")
     parser.add_argument("--half", choices=("dev", "test"), help="score only this half (tune on dev alone)")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}; SUPERSEDE_COSINE {c.SUPERSEDE_COSINE}")
-    pairs = [json.loads(line) for line in PAIRS.open()]
+    for name in (args.set,) if args.set else tuple(SETS):
+        print(f"\n== {name} set: {SETS[name].name}")
+        score(name, [json.loads(line) for line in SETS[name].open(encoding="utf-8")], args)
+
+
+def score(name: str, pairs: list[dict], args: argparse.Namespace) -> None:
+    """One set's halves (or the asked one): the report, and that half's errors if asked."""
     if args.kind:
         pairs = [p for p in pairs if p["kind"] == args.kind]
     if args.half:
@@ -88,9 +101,9 @@ def main() -> None:
     found = decisions(pairs, cos)
     for split in (args.half,) if args.half else ("dev", "test"):
         idx = [i for i, p in enumerate(pairs) if p["split"] == split]
-        report(split, [pairs[i]["label"] for i in idx], [found[i].kind for i in idx])
+        report(f"{name} {split}", [pairs[i]["label"] for i in idx], [found[i].kind for i in idx])
         if args.show == split:
-            print(f"\n{split} errors (gold -> decided, cosine, reason):")
+            print(f"\n{name} {split} errors (gold -> decided, cosine, reason):")
             for i in idx:
                 gold, dec = pairs[i]["label"], found[i].kind
                 if (gold == "SUPERSEDE") != (dec == "SUPERSEDE"):
