@@ -3,7 +3,8 @@
     python bench/train_supersession_scorer.py [--check] [--out FILE] [--c C]
 
 Training data (dev halves only; the test halves are never read): every pair of
-``bench/data/supersession_pairs.jsonl`` and ``bench/data/consolidation_pairs.jsonl`` whose texts, or first clauses,
+``bench/data/supersession_pairs.jsonl``, ``bench/data/supersession_memory_pairs.jsonl`` (memory wording) and
+``bench/data/consolidation_pairs.jsonl`` whose texts, or first clauses,
 differ in one short span (:func:`knotwork.hygiene.pair_scorer.swap`): the candidates the scorer sees on add. A
 candidate is right when its label is SUPERSEDE. The cosine of each pair is the configured embedder's (default: the
 bundled MiniLM), as on add.
@@ -11,7 +12,8 @@ bundled MiniLM), as on add.
 A logistic regression (scikit-learn, L2, liblinear) over the named binary features of
 :func:`knotwork.hygiene.pair_scorer.features` gives a raw score; Platt scaling fitted on out-of-fold raw scores
 maps it to a probability. Folds (five) are grouped by sentence family: a pair's old text with digits and case
-removed (so "supports Python 3.7+" and "3.8+" never score each other: the halves were split the same way). Two
+removed (so "supports Python 3.7+" and "3.8+" never score each other: the halves were split the same way); the
+memory-wording pairs by their source (a repository, or one working group's file), as their halves were split. Two
 thresholds: a pair a rule proposed (``value_change``, ``frame_change``) is kept unless the model finds it more
 likely wrong than right (``RULE_THRESHOLD``); a pair only the looser reading proposes needs the lowest probability,
 not below ``RULE_THRESHOLD``, at which those pairs' out-of-fold precision is at least ``TARGET`` on the
@@ -41,6 +43,8 @@ from consolidation import PAIRS as CONSOLIDATION  # noqa: E402
 from consolidation import cosines  # noqa: E402
 
 SUPERSESSION = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
+MEMORY = Path(__file__).resolve().parent / "data/supersession_memory_pairs.jsonl"
+SETS = (("supersession", SUPERSESSION), ("memory", MEMORY), ("consolidation", CONSOLIDATION))
 C = 0.25  # L2 strength. Of 0.25, 0.5, 1 (dev, out of fold, one threshold for all candidates): the most recall at
 # precision >= TARGET (0.771, 0.752, 0.705); log loss 0.178, 0.176, 0.178.
 MIN_COUNT = 2  # a feature seen fewer times is left out (its weight would be noise)
@@ -74,7 +78,7 @@ def examples() -> tuple[list[list[str]], list[int], list[int], list[str], list[s
     sets: list[str] = []
     read: list[str] = []
     ids: dict[str, int] = {}
-    for name, path in (("supersession", SUPERSESSION), ("consolidation", CONSOLIDATION)):
+    for name, path in SETS:
         pairs = [p for p in map(json.loads, path.open(encoding="utf-8")) if p["split"] == "dev"]
         cos = cosines(pairs)
         n0 = len(labels)
@@ -85,7 +89,7 @@ def examples() -> tuple[list[list[str]], list[int], list[int], list[str], list[s
             rule, _ = c.proposed(p["old"], p["new"], float(x))
             feats.append(ps.features(p["old"], p["new"], float(x), found, rule))
             labels.append(int(p["label"] == "SUPERSEDE"))
-            groups.append(ids.setdefault(name + ":" + family(p["old"]), len(ids)))
+            groups.append(ids.setdefault(name + ":" + (p["group"] if name == "memory" else family(p["old"])), len(ids)))
             sets.append(name)
         digest = hashlib.sha256(json.dumps(pairs, sort_keys=True).encode()).hexdigest()[:16]
         read.append(f"{path.name} (dev): {len(pairs)} pairs, {sum(p['label'] == 'SUPERSEDE' for p in pairs)} "
@@ -117,32 +121,36 @@ def main() -> int:
     data, oof = fit(feats, labels, groups, args.c)
     y, s = np.asarray(labels), np.asarray(sets)
     reals = {}
-    for line in read:
+    for (name, _), line in zip(SETS, read):
         print(line)
-        reals["supersession" if line.startswith(SUPERSESSION.name) else "consolidation"] = int(
-            line.split(" pairs, ")[1].split(" SUPERSEDE")[0])
+        reals[name] = int(line.split(" pairs, ")[1].split(" SUPERSEDE")[0])
     loss = -np.mean(y * np.log(np.clip(oof, 1e-6, 1)) + (1 - y) * np.log(np.clip(1 - oof, 1e-6, 1)))
     print(f"\n{len(y)} candidates, {int(y.sum())} SUPERSEDE; {len(data['weights'])} features; C {args.c}; "
           f"out-of-fold log loss {loss:.3f}\n")
     rule = proposed_by_rule(feats)
     print("Out of fold, one threshold for every candidate:")
-    print("| threshold | supersession P | R | retired | consolidation P | R | retired |\n|---|---|---|---|---|---|---|")
+    print("| threshold | " + " | ".join(f"{name} P | R | retired" for name, _ in SETS) + " |\n|---|"
+          + "---|---|---|" * len(SETS))
     for t in np.round(np.arange(0.30, 0.96, 0.05), 3):
-        a = curve(oof[s == "supersession"], y[s == "supersession"], reals["supersession"], t)
-        b = curve(oof[s == "consolidation"], y[s == "consolidation"], reals["consolidation"], t)
-        print(f"| {t:.3f} | {a[0]:.3f} | {a[1]:.3f} | {a[3]}/{a[2]} | {b[0]:.3f} | {b[1]:.3f} | {b[3]}/{b[2]} |")
+        cells = [curve(oof[s == name], y[s == name], reals[name], t) for name, _ in SETS]
+        print(f"| {t:.3f} | " + " | ".join(f"{a[0]:.3f} | {a[1]:.3f} | {a[3]}/{a[2]}" for a in cells) + " |")
+    print("\nOut of fold, the rules' proposals only (the looser reading off), kept at each threshold:")
+    print("| threshold | " + " | ".join(f"{name} P | R" for name, _ in SETS) + " |\n|---|" + "---|---|" * len(SETS))
+    for t in np.round(np.arange(0.30, 0.91, 0.05), 3):
+        cells = [curve(oof[(s == name) & rule], y[(s == name) & rule], reals[name], t) for name, _ in SETS]
+        print(f"| {t:.3f} | " + " | ".join(f"{a[0]:.3f} ({a[3]}/{a[2]}) | {a[1]:.3f}" for a in cells) + " |")
     print(f"\nOut of fold, rule proposals kept at >= {RULE_THRESHOLD}, the looser reading's at each threshold:")
-    print("| threshold | looser only: sup. kept (right) | cons. kept (right) | supersession P | R | consolidation P | R |"
-          "\n|---|---|---|---|---|---|---|")
+    print("| threshold | " + " | ".join(f"looser only: {name} kept (right)" for name, _ in SETS) + " | "
+          + " | ".join(f"{name} P | R" for name, _ in SETS) + " |\n|---|" + "---|" * (3 * len(SETS)))
     chosen = None
     for t in np.round(np.arange(RULE_THRESHOLD, 0.96, 0.025), 3):  # never below what a rule's proposal needs
         keep = np.where(rule, oof >= RULE_THRESHOLD, oof >= t)
         row, ok = [], True
-        for name in ("supersession", "consolidation"):
+        for name, _ in SETS:
             m = (s == name) & ~rule & keep
             row.append(f"{int(m.sum())} ({int(y[m].sum())})")
-            ok &= not m.any() or y[m].mean() >= (TARGET if name == "supersession" else 1.0)
-        for name in ("supersession", "consolidation"):
+            ok &= not m.any() or y[m].mean() >= (1.0 if name == "consolidation" else TARGET)
+        for name, _ in SETS:
             m = (s == name) & keep
             hit = int(y[m].sum())
             row += [f"{hit / m.sum() if m.any() else float('nan'):.3f}", f"{hit / reals[name]:.3f}"]
@@ -155,9 +163,10 @@ def main() -> int:
     data["threshold"] = {"rule": RULE_THRESHOLD, "looser": chosen if LOOSER else None}
     print(f"\nthresholds: rule proposals {RULE_THRESHOLD}, the looser reading's "
           f"{f'{chosen:.3f}' if LOOSER else f'off (out of fold it would be {chosen:.3f})'}")
-    keep = (s == "supersession") & rule & (oof >= RULE_THRESHOLD)
-    print(f"out of fold, rule proposals only (as shipped): supersession precision {y[keep].mean():.3f} "
-          f"({int(y[keep].sum())}/{int(keep.sum())}), recall {y[keep].sum() / reals['supersession']:.3f}")
+    for name in ("supersession", "memory"):
+        keep = (s == name) & rule & (oof >= RULE_THRESHOLD)
+        print(f"out of fold, rule proposals only (as shipped): {name} precision {y[keep].mean():.3f} "
+              f"({int(y[keep].sum())}/{int(keep.sum())}), recall {y[keep].sum() / reals[name]:.3f}")
     text = json.dumps(dict(data, trained_on=read), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
     target = args.out or ps.WEIGHTS
     return calibrated_fit.write_or_check(target, text, args.check)
