@@ -11,10 +11,10 @@ import pytest
 from knotwork.hygiene import consolidate as c
 from knotwork.hygiene import pair_scorer as ps
 
-# A rule proposal the shipped model drops (a rewording in the dev half of bench/data/supersession_pairs.jsonl,
-# labelled NOOP: "available" and "accessible" say one thing), at its MiniLM cosine.
-REWORDING = ("If you run the server you will notice that the server is only available",
-             "If you run the server you will notice that the server is only accessible", 0.903)
+# A rule proposal the shipped model drops (a pair in the dev half of bench/data/supersession_memory_pairs.jsonl,
+# labelled ADD: two dependencies, each with its floor, both hold), at its MiniLM cosine.
+BOTH_HOLD = ("The MCP Python SDK needs typing-inspection 0.4.1 or newer.",
+             "The MCP Python SDK needs python-multipart 0.0.9 or newer.", 0.8)
 
 
 def test_the_shipped_scorer_loads_and_gates_the_rules_only() -> None:
@@ -53,7 +53,7 @@ def test_no_candidate_where_a_number_says_which_one_or_nothing_changed(old: str,
 
 
 def test_the_scorer_drops_a_rule_proposal_it_finds_unlikely(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    old, new, cosine = REWORDING
+    old, new, cosine = BOTH_HOLD
     assert c.proposed(old, new, cosine)[0] is not None  # the rules alone would retire the older text
     assert c.supersedes(old, new, cosine) is None
     assert c.decide(new, [("m1", old, cosine)]).kind == "ADD"

@@ -27,7 +27,9 @@ candidates (same workspace and partition, current) and acts on the decision.
   "Celery 5.5 supports …" both hold). What follows the first clause may
   differ ("… is MySQL 5.7, on one RDS instance" → "… is PostgreSQL 16 since
   the March migration"). A role with "the" has one holder, so a new name
-  before "is the tech lead of T" is a new value too (:func:`_holder_change`).
+  before "is the tech lead of T", or before a role's verb and "the" group it
+  holds ("chairs the Releases working group"), is a new value too
+  (:func:`_holder_change`).
   Which of the two memories is the newer is the service's to decide, by
   ``valid_at``: an older value arriving late is stored retired.
 - ``ADD``: anything else.
@@ -38,8 +40,8 @@ results in bench/RESULTS.md) for precision first.
 
 The two SUPERSEDE rules only propose: the pair scorer (:mod:`~knotwork.hygiene.pair_scorer`, a logistic
 model fitted on the dev halves of the labelled pairs) drops a proposal it finds more likely wrong than right
-("fd is readable" / "writable", "OS X" / "macOS"); a role's new holder, which no labelled pair covers, is
-left to its rule (:func:`supersedes`).
+(two dependencies' floors, "needs typing-inspection 0.4.1" / "needs python-multipart 0.0.9"); a role's new
+holder is left to its rule (:func:`supersedes`).
 """
 
 from __future__ import annotations
@@ -187,8 +189,8 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     if found is None:
         return None
     if rule == "frame" and found.i1 == 0:
-        # A role's new holder ("Alice Chen is the tech lead of T" -> "Marcus Lee is ..."): the labelled pairs hold
-        # no such change, so the scorer has nothing to say about it; the holder rule's narrow frame decides alone.
+        # A role's new holder ("Alice Chen is the tech lead of T" -> "Marcus Lee is ..."): the holder rule's narrow
+        # frame decides alone; on the dev half of the memory-wording pairs every pair it proposed was a change.
         return change
     if model.probability(pair_scorer.features(old_text, new_text, cosine, found, rule)) < model.threshold(rule):
         return None
@@ -354,6 +356,10 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
 # "X is the tech lead of T": a role with "the" has one holder at a time; "one of the", "a", "an" have many.
 _HOLDER_VERBS = (("is", "the"), ("is", "now", "the"), ("became", "the"), ("remains", "the"), ("was", "named", "the"),
                  ("has", "become", "the"))
+# ... and a verb of the role before "the" group it holds ("Shelley Vohr chairs the Releases working group" ->
+# "Keeley Hammond chairs ..."): one chair, lead or head at a time. "Alice leads platform" / "Marcus leads data"
+# differ in the group too, so they never reach this.
+_HOLDER_ROLE_VERBS = frozenset({"chairs", "leads", "heads", "manages", "champions"})
 
 
 def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: int, j2: int) -> str | None:
@@ -365,8 +371,8 @@ def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: i
     names = old_raw[:i2] + new_raw[:j2]
     if not all(t[0].isupper() and t.lower() not in _NO_VALUE for t in names):
         return None
-    for verbs in _HOLDER_VERBS:
-        n = len(verbs)
-        if tuple(rest[:n]) == verbs and len(rest) > n + 2 and {"of", "for", "on", "at"} & set(rest[n + 1:]):
-            return f"{_COPULA}{' '.join(old_raw[:i2])} -> {' '.join(new_raw[:j2])}"
+    held = any(tuple(rest[:len(verbs)]) == verbs and len(rest) > len(verbs) + 2
+               and {"of", "for", "on", "at"} & set(rest[len(verbs) + 1:]) for verbs in _HOLDER_VERBS)
+    if held or (len(rest) > 2 and rest[0] in _HOLDER_ROLE_VERBS and rest[1] == "the"):
+        return f"{_COPULA}{' '.join(old_raw[:i2])} -> {' '.join(new_raw[:j2])}"
     return None

@@ -13,7 +13,8 @@ length; first person) and which rule fired. A span's own embedding was left out:
 embedder call per candidate on every add.
 
 The weights are ``data/supersession_scorer.json``, fitted by ``bench/train_supersession_scorer.py`` on
-the dev halves of ``bench/data/supersession_pairs.jsonl`` and ``bench/data/consolidation_pairs.jsonl``
+the dev halves of ``bench/data/supersession_pairs.jsonl``, ``bench/data/supersession_memory_pairs.jsonl``
+(memory wording) and ``bench/data/consolidation_pairs.jsonl``
 (the script rebuilds the file byte for byte); the file also holds the probability a pair needs
 (``threshold``): a pair a rule proposed is kept unless the model finds it more likely wrong than right
 (0.5); a pair only the looser reading proposes would need a probability chosen on dev out-of-fold scores,
