@@ -3,9 +3,10 @@
 Pairs: two labelled sets, each with a dev and a test half (labels written before any rule ran):
 ``old``, bench/data/supersession_pairs.jsonl (documentation revisions; bench/data/supersession_pairs.md), and
 ``memory``, bench/data/supersession_memory_pairs.jsonl (the same question in memory wording: roles, cities,
-employers, version floors, tools, defaults; bench/data/supersession_memory_pairs.md). Each pair goes through the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would
-on ``add``: the new text against the old one, with the configured embedder's cosine (default: the bundled
-MiniLM). A pair counts as superseded when the decision is SUPERSEDE.
+employers, version floors, tools, defaults; bench/data/supersession_memory_pairs.md). Each pair goes through
+the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would on ``add``: the new text against the
+old one, with the configured embedder's cosine (default: the bundled MiniLM). A pair counts as superseded when
+the decision is SUPERSEDE.
 
 Reported per half: supersession precision (of the pairs the rules retire, the share whose label is SUPERSEDE)
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that

@@ -164,7 +164,8 @@ def test_frame_change_finds_one_value_in_its_place(old: str, new: str, change: s
         ("The pull request is assigned to him.", "The pull request is assigned to them."),  # a pronoun is no value
         ("The Requests codebase uses the PEP8 code style.", "The Requests codebase uses the PEP 8 code style."),
         ("Alice Chen is one of the tech leads of Payments.", "Marcus Lee is one of the tech leads of Payments."),
-        ("Charles Kerr is a member of the Releases working group.", "Sam Maddock is a member of the Releases working group."),
+        ("Charles Kerr is a member of the Releases working group.",
+         "Sam Maddock is a member of the Releases working group."),
         ("Alice Chen leads platform.", "Marcus Lee leads platform."),  # no "the": which lead of many, not the one
         ("Harbor's primary database is MySQL 5.7.", "Harbor's primary database is not MySQL 5.7."),
         ("The callable needs an instance of the DirtyArbiter.", "The callable needs an instance of the Arbiter."),
