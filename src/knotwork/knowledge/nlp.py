@@ -12,6 +12,7 @@ The pipeline is loaded lazily, once per process, behind a lock; the named
 entity recogniser is left out (it costs more than the tagger and parser
 together, and the names come from the rules and the parse). The attribute ruler finds its one-token rules
 by lookup instead of spaCy's matcher (knowledge/attribute_lookup.py): the same attributes, less CPU.
+One step is added before the parser: a dot inside a pair of backticks ends no sentence (knowledge/sentences.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ MODEL_VERSION = "3.8.0"
 MODEL_SHA256 = "038c5b0e179aa4e0726ac33a96bb5b0cf8206d430e741cca5436455943763ae2"
 #: Components the rules do not read.
 EXCLUDE = ("ner", "senter")
+#: The step added before the parser that keeps inline code in one sentence.
+CODE_STEP = "knotwork_inline_code"
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
@@ -64,7 +67,14 @@ def _load() -> Any | None:
         )
         return None
     nlp = package.load(exclude=list(EXCLUDE))
+    from spacy.language import Language
+
     from knotwork.knowledge.attribute_lookup import speed_up
+    from knotwork.knowledge.sentences import keep_code_whole
+
+    if not Language.has_factory(CODE_STEP):
+        Language.component(CODE_STEP, func=keep_code_whole)
+    nlp.add_pipe(CODE_STEP, before="parser")  # a dot inside `inline.code` ends no sentence (knowledge/sentences.py)
 
     speed_up(nlp)  # the attribute ruler's one-token rules by lookup: the same attributes, a fifth of its CPU
     log.info("extraction: loaded %s %s (%s)", MODEL_PACKAGE, MODEL_VERSION, ", ".join(nlp.pipe_names))

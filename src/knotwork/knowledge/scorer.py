@@ -17,13 +17,14 @@ the standard library and NumPy. Caller facts and LLM facts never pass through he
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic
+from knotwork.knowledge import gate
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -120,8 +121,22 @@ def _ner(doc: Any, tok: Any | None) -> str:
     return tok.ent_type_ or "O"
 
 
-def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list[str]:
-    """The named binary features of one candidate fact of ``text`` (``doc``: its parse, or None)."""
+#: Where the sentence gate's probability is cut into the scorer's present-or-absent features.
+GATE_EDGES = (0.1, 0.2, 0.35, 0.5, 0.65, 0.8)
+GateOf = Callable[[str, Any], "float | None"]
+
+
+def _gate_bucket(p: float) -> str:
+    for e in GATE_EDGES:
+        if p < e:
+            return f"<{e}"
+    return f">={GATE_EDGES[-1]}"
+
+
+def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of: GateOf | None = None) -> list[str]:
+    """The named binary features of one candidate fact of ``text`` (``doc``: its parse, or None).
+    ``gate_of(sentence, span)``: how likely the candidate's sentence states a fact at all
+    (:mod:`knotwork.knowledge.gate`; default the shipped gate; the training script passes out-of-fold values)."""
     rule = f.rule or "?"
     parts = rule.split(":")
     family = ":".join(parts[:2])
@@ -213,6 +228,9 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1) -> list
     if text[:1].islower():
         out.append("register:lower-start")
     out.append(f"facts:{_bucket(n_facts, (1, 2, 4))}")
+    p = (gate_of or gate.probability)(sentence, sent)
+    if p is not None:
+        out.append(f"gate:{_gate_bucket(p)}")
     if doc is not None:
         out.append(f"sentences:{_bucket(len(list(doc.sents)), (1, 2, 3))}")
     if sent is not None:
@@ -261,5 +279,13 @@ def score(out: Extraction, text: str, doc: Any = None) -> Extraction:
     if model is None or not out.facts:
         return out
     n = len(out.facts)
-    out.facts = [replace(f, confidence=round(model.probability(features(f, text, doc, n)), 3)) for f in out.facts]
+    seen: dict[str, float | None] = {}
+
+    def gate_of(sentence: str, span: Any) -> float | None:  # one gate reading per sentence, however many candidates
+        if sentence not in seen:
+            seen[sentence] = gate.probability(sentence, span)
+        return seen[sentence]
+
+    out.facts = [replace(f, confidence=round(model.probability(features(f, text, doc, n, gate_of)), 3))
+                 for f in out.facts]
     return out
