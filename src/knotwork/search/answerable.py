@@ -80,6 +80,13 @@ def features(text: str, best_scores: Mapping[str, float], best_score: float, bes
     }
 
 
+def relative(values: Mapping[str, float], baseline: Mapping[str, float]) -> dict[str, float]:
+    """The best hit against what off-topic probes get in its workspace (:mod:`~knotwork.search.baseline`): its
+    score, cosine and the best cosine, each less the probes' median."""
+    return {"score_rel": values["score"] - baseline["score"], "vector_rel": values["vector"] - baseline["vector"],
+            "vector_top_rel": values["vector_top"] - baseline["vector_top"]}
+
+
 @lru_cache(maxsize=1)
 def model(path: Path = WEIGHTS) -> dict[str, Any]:
     """The fitted weights: feature names, their mean and scale, coefficients, intercept, threshold."""

@@ -18,7 +18,7 @@ score, under the same conditions (:func:`answered`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from knotwork.search.fusion import RELATIVE_FUSIONS
@@ -42,17 +42,21 @@ def above_floor(recipe: Recipe, candidates: Sequence[Candidate], floor: float, c
 
 def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[str, Any], text: str, workspace: str | None,
              lexical: Any, on: bool, measure: bool = False, center: str | None = None,
-             tops: Mapping[str, float] | None = None, at: Any = None) -> tuple[list[Candidate], dict[str, float] | None]:
+             tops: Mapping[str, float] | None = None, at: Any = None,
+             baseline: Callable[[str | None, int], Mapping[str, float]] | None = None) -> tuple[list[Candidate], dict[str, float] | None]:
     """``candidates`` as they are, or none when ``on`` and the learned rule says the best hit answers nothing
     (:mod:`~knotwork.search.answerable`); with the numbers the rule read (None: not judged; computed only when
     ``on`` or ``measure``). ``contents`` maps a candidate's id to its memory; ``tops`` each source's best score;
-    ``at`` when the question is asked."""
+    ``at`` when the question is asked; ``baseline(workspace, live)`` what off-topic probes score in the
+    workspace (:mod:`~knotwork.search.baseline`; computed at its first judged search, then cached)."""
     if not (on or measure) or not _judged(recipe, candidates, center):
         return list(candidates), None
-    from knotwork.search.answerable import answerable, features, query_df
+    from knotwork.search.answerable import answerable, features, query_df, relative
 
     best = candidates[0]
     df, live = query_df(lexical, text, workspace)
     memory = contents[best.id]
     values = features(text, best.scores, best.score, memory.content, df, live, tops, at, memory.valid_at)
+    if baseline is not None:
+        values.update(relative(values, baseline(workspace, live)))
     return (list(candidates) if not on or answerable(values) else []), values
