@@ -63,32 +63,35 @@ def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_ans
 
 
 def test_the_baseline_is_computed_once_per_workspace_kept_in_the_store_and_renewed_as_it_grows(target: str) -> None:
-    """search/baseline.py: the off-topic probes run at a workspace's first judged search only; another opening
-    of the store reads what the first wrote; a workspace grown by GROWTH gets a new one. Nonsense still finds
-    nothing and the answer keeps its hits."""
+    """search/baseline.py: the off-topic probes run at a workspace's first search that reads the baseline (the
+    weights read it, or ``explain`` shows it) only; another opening of the store reads what the first wrote; a
+    workspace grown by GROWTH gets a new one. Nonsense still finds nothing and the answer keeps its hits."""
     import json
 
+    from knotwork.search.answerable import reads_relative
     from knotwork.search.baseline import GROWTH, META_KEY, PROBES
 
     with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
         mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
-        assert mem.store.get_meta(META_KEY + "w") is None
         assert mem.search("zxqvbnm", workspace="w") == []
-        answer = mem.search(ANSWERED, workspace="w")
+        assert mem._baselines.computed == int(reads_relative())  # the shipped weights alone decide
+        answer = mem.search(ANSWERED, workspace="w", explain=True)
         assert answer and answer[0].memory.content == NOTES[0]
-        for q in UNRELATED:
-            assert mem.search(q, workspace="w") == []
-        assert mem._baselines.computed == 1  # one probe set for the six searches
+        for q in ["zxqvbnm", *UNRELATED]:
+            assert mem.search(q, workspace="w", explain=True) == []
+        assert mem._baselines.computed == 1  # one probe set for every search
         kept = json.loads(mem.store.get_meta(META_KEY + "w"))
         assert kept["live"] == len(NOTES) and 0 < kept["score"] < answer[0].score
+        mem.search(ANSWERED, workspace="w", explain=True)
+        seen = mem.last_trace.answerable
+        assert abs(seen["score_rel"] - (answer[0].score - kept["score"])) < 1e-9
     with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
-        assert mem.search(ANSWERED, workspace="w")
+        assert mem.search(ANSWERED, workspace="w", explain=True)
         assert mem._baselines.computed == 0  # read back from the store
         more = int(len(NOTES) * GROWTH) - len(NOTES) + 1
         mem.add_many([{"content": f"Ticket {i}: the billing export to the finance team failed on retry {i}.", "workspace": "w"}
                       for i in range(more)])
-        assert mem.search(ANSWERED, workspace="w")
+        assert mem.search(ANSWERED, workspace="w", explain=True)
         assert mem._baselines.computed == 1  # grown past GROWTH: asked again
         assert json.loads(mem.store.get_meta(META_KEY + "w"))["live"] == len(NOTES) + more
-        probes = mem._baselines.probes
-    assert probes == PROBES
+        assert mem._baselines.probes == PROBES

@@ -48,15 +48,16 @@ def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[
     (:mod:`~knotwork.search.answerable`); with the numbers the rule read (None: not judged; computed only when
     ``on`` or ``measure``). ``contents`` maps a candidate's id to its memory; ``tops`` each source's best score;
     ``at`` when the question is asked; ``baseline(workspace, live)`` what off-topic probes score in the
-    workspace (:mod:`~knotwork.search.baseline`; computed at its first judged search, then cached)."""
+    workspace (:mod:`~knotwork.search.baseline`; computed at its first search that needs it, then cached),
+    read when the weights read it or when measuring (``explain``)."""
     if not (on or measure) or not _judged(recipe, candidates, center):
         return list(candidates), None
-    from knotwork.search.answerable import answerable, features, query_df, relative
+    from knotwork.search.answerable import answerable, features, query_df, reads_relative, relative
 
     best = candidates[0]
     df, live = query_df(lexical, text, workspace)
     memory = contents[best.id]
     values = features(text, best.scores, best.score, memory.content, df, live, tops, at, memory.valid_at)
-    if baseline is not None:
+    if baseline is not None and (measure or reads_relative()):  # the shipped weights do not: no probe then
         values.update(relative(values, baseline(workspace, live)))
     return (list(candidates) if not on or answerable(values) else []), values
