@@ -67,8 +67,14 @@ class Recorded:
         self.scores: list[float] = []  # every hit's, best first
         self.parts: dict[str, float] = {}  # the best hit's score from each stage (explain)
         self.features: dict[str, float] | None = None  # what the learned rule reads (search/answerable.py)
+        self.warmed: set[str | None] = set()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        mem = self.search.__self__
+        workspace = kwargs.get("workspace")
+        if workspace not in self.warmed:  # the workspace's probe baseline, so that explain shows it (search/baseline.py)
+            mem._baselines(workspace, mem.lexical.frequencies([], workspace)[1])
+            self.warmed.add(workspace)
         hits = self.search(*args, **{**kwargs, "explain": True})
         self.top = hits[0].score if hits else None
         self.scores = [h.score for h in hits]

@@ -7,11 +7,12 @@ fused score is absolute (it means the same in every query), but how high a query
 still scores depends on the store: on how many memories it has and how close its texts sit to any question. A
 rule that reads the score alone cannot tell "high for this store" from "high". Outcome: each workspace is asked
 the fixed off-topic :data:`PROBES` once, and the median of their best hits (score, cosine and best cosine) is
-its baseline; the rule reads the best hit less it. The median of many varied probes moves little when one
+its baseline; weights can read the best hit less it. The median of many varied probes moves little when one
 probe happens to find a real memory (a store of chats holds a cake recipe), which a mean or a 90th percentile
 would follow.
 
-The baseline is computed lazily, at a workspace's first judged search (one search per probe), kept in the
+The baseline is computed lazily, at a workspace's first judged search when the rule's weights read it (one
+search per probe; the shipped weights do not read it yet, bench/RESULTS.md), kept in the
 process and in the store's meta table (``answerable_baseline:<workspace>``) with the number of memories the
 workspace held then, the probes' version and the embedder, and computed again only when the workspace has
 grown or shrunk by :data:`GROWTH` (or the probes or the embedder changed). A search otherwise pays a dictionary
@@ -100,6 +101,18 @@ class Baselines:
             known = self._stored(workspace)
             if not current(known, live, self.model, self.probes):
                 known = self._compute(workspace, live)
+            with self._lock:
+                self._known[workspace] = known
+        return {p: known[p] for p in PARTS}
+
+    def known(self, workspace: str | None, live: int) -> dict[str, float] | None:
+        """The baseline of ``workspace`` if one is kept and current, else None; never asks a probe (``explain``
+        shows it when known: a search that only shows it should not pay for it)."""
+        known = self._known.get(workspace)
+        if known is None or not current(known, live, self.model, self.probes):
+            known = self._stored(workspace)
+            if not current(known, live, self.model, self.probes):
+                return None
             with self._lock:
                 self._known[workspace] = known
         return {p: known[p] for p in PARTS}
