@@ -23,10 +23,13 @@ rule on the dev halves (of ``--fit-sets``, default every set read) and writes it
 reports given weights. The shipped weights: ``--rows all.json --fit ../src/knotwork/search/data/answerable.json
 --fit-sets codemem,convo,convo2`` (bench/RESULTS.md).
 
-``--probes`` (with ``--store-dir`` holding this script's stores) asks each workspace the fixed off-topic
-questions of PROBES and adds to every row how its best hit stands against what they get in its own workspace:
-``score_rel``, ``vector_rel``, ``vector_top_rel`` (the row's figure less the probes' median) and ``score_p90``
-(less their 90th percentile). A store whose every score runs high (LongMemEval's) then reads like any other.
+Every row holds what the package's rule reads, the probe-relative features included (``score_rel``,
+``vector_rel``, ``vector_top_rel``: the best hit less its workspace's baseline, src/knotwork/search/baseline.py,
+computed by the package at the workspace's first search). ``--probe-spread`` (with ``--store-dir`` holding this
+script's stores) asks every workspace each probe and reports how far the baseline moves when the probe list
+changes (the first half of the probes, the second, random halves) and for other statistics than the median;
+``--margin`` (a number, or ``auto``: the 95th percentile of those moves) picks the fitted rule's threshold so
+that no dev half loses more than the budget even with every baseline that much higher.
 ``--features`` fits on a chosen list of features (default the package's); ``--show-halves dev`` keeps the test
 halves unseen while features and sets are chosen.
 """
@@ -52,21 +55,7 @@ SETS = ("codemem", "convo", "convo2", "longmemeval")
 FLOORS = [round(i * 0.0025, 4) for i in range(0, 121)]  # 0 .. 0.30
 MAX_LOSS = 0.005
 DEPTH = 10
-#: Questions no store of the benchmarks is about, and strings of unrelated words: what a store's best hit scores
-#: for a query it cannot answer. Written before any was searched; none is in bench/data/unanswerable/.
-PROBES = (
-    "What is the recipe for a lemon drizzle cake?", "Who painted the ceiling of the Sistine Chapel?",
-    "How tall is the tallest tree in the world?", "Which river flows through Budapest?",
-    "What is the airspeed of a migrating swallow?", "When does the ferry to the island leave on Sundays?",
-    "How do I tune a ukulele to open G?", "What did the astronomer see through the telescope last winter?",
-    "Which chess opening begins with the queen's pawn?", "How many moons does Neptune have?",
-    "What is the best fertiliser for tomato plants?", "Who wrote the opera about the barber of Seville?",
-    "quartz lantern pebble orchid saxophone", "velvet glacier turnip harbour compass",
-    "marmalade tractor nebula whistle cobalt", "zxqvbnm plorft wundle",
-    "Where can I rent a canoe for the weekend?", "What colour are the feathers of a flamingo chick?",
-    "How long should I boil an egg for a soft yolk?", "Which mountain pass crosses the Andes by rail?",
-)
-RELATIVE = ("score_rel", "vector_rel", "vector_top_rel", "score_p90")
+SHIFTED = ("score_rel", "vector_rel", "vector_top_rel")  # the features a baseline moves, in baseline.PARTS order
 
 
 class Recorded:
@@ -78,8 +67,14 @@ class Recorded:
         self.scores: list[float] = []  # every hit's, best first
         self.parts: dict[str, float] = {}  # the best hit's score from each stage (explain)
         self.features: dict[str, float] | None = None  # what the learned rule reads (search/answerable.py)
+        self.warmed: set[str | None] = set()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        mem = self.search.__self__
+        workspace = kwargs.get("workspace")
+        if workspace not in self.warmed:  # the workspace's probe baseline, so that explain shows it (search/baseline.py)
+            mem._baselines(workspace, mem.lexical.frequencies([], workspace)[1])
+            self.warmed.add(workspace)
         hits = self.search(*args, **{**kwargs, "explain": True})
         self.top = hits[0].score if hits else None
         self.scores = [h.score for h in hits]
@@ -91,6 +86,12 @@ class Recorded:
 
 def unanswerable(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (UNANSWERABLE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def half_of(u: dict[str, Any]) -> str:
+    """An unanswerable question's half as reported: ``fresh`` for the third batch (a test half no choice has
+    seen; asked in the test stores), else its own."""
+    return "fresh" if u.get("batch") == "fresh" else u["half"]
 
 
 def row(qid: str, half: str, kind: str, recorded: Recorded, hits: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -117,7 +118,7 @@ def codemem_rows(store_dir: Path, say: Callable[[str], None]) -> list[dict[str, 
         out.append(row(q.id, q.half, "answerable", rec, codemem.evaluate(ranked, q.gold, q.stale, (1, 5, 10))))
     for u in unanswerable("codemem"):
         kw.mem.search(u["question"], workspace=u["workspace"], limit=DEPTH)
-        out.append(row(u["id"], u["half"], "unanswerable", kw.mem.search))
+        out.append(row(u["id"], half_of(u), "unanswerable", kw.mem.search))
     kw.close()
     return out
 
@@ -142,7 +143,7 @@ def convo_rows(name: str, store_dir: Path, say: Callable[[str], None]) -> list[d
         for u in unanswerable(name):
             if u["half"] == half:
                 kw.mem.search(u["question"], workspace=f"convo-{u['workspace']}", limit=DEPTH)
-                out.append(row(u["id"], half, "unanswerable", kw.mem.search))
+                out.append(row(u["id"], half_of(u), "unanswerable", kw.mem.search))
         kw.close()
         say(f"  {name} {half}: {len(part.turns)} turns, {len(part.questions)} questions")
     return out
@@ -173,7 +174,7 @@ def longmemeval_rows(store_dir: Path, say: Callable[[str], None], path: Path | N
         out.append(row(q.id, lme.half(q.id), kind, rec, lme.evaluate(ranked, q.answer_sessions, q.answer_turns, (1, 5, 10))))
     for u in unanswerable("longmemeval"):
         kw.mem.search(u["question"], workspace=lme.WORKSPACE, limit=DEPTH)
-        out.append(row(u["id"], u["half"], "unanswerable", kw.mem.search))
+        out.append(row(u["id"], half_of(u), "unanswerable", kw.mem.search))
     kw.close()
     return out
 
@@ -206,34 +207,83 @@ def unrelated_neighbours(store_dir: Path) -> dict[str, Any]:
     return out
 
 
-def probe_stats(store_dir: Path, probes: Sequence[str] = PROBES) -> dict[str, dict[str, float]]:
-    """Each workspace of the stores in ``store_dir``: the median best-hit score, cosine and best cosine of the
-    ``probes``, and the 90th percentile of their best-hit scores (a probe that finds nothing is left out)."""
+def probe_table(store_dir: Path, probes: Sequence[str] | None = None) -> dict[str, Any]:
+    """Each workspace of the stores in ``store_dir``: every probe's best hit (score, cosine, best cosine; zeros
+    when it finds nothing), as the package's baseline asks them (search/baseline.py), an array probes x 3."""
     import sqlite3
 
     import numpy as np
 
     import knotwork
+    from knotwork.search.baseline import PROBES
 
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, Any] = {}
     for path in sorted(store_dir.glob("nothing-*.db")):
         with sqlite3.connect(path) as conn:
             spaces = [r[0] for r in conn.execute("SELECT DISTINCT workspace FROM memories")]
         mem = knotwork.open(path)
         try:
             for ws in spaces:
-                got = []
-                for text in probes:
-                    hits = mem.search(text, workspace=ws, limit=DEPTH, explain=True)
-                    trace = mem.last_trace.answerable if hits and mem.last_trace is not None else None
-                    if hits and trace:
-                        got.append((hits[0].score, trace["vector"], trace["vector_top"]))
-                if got:
-                    a = np.array(got)
-                    out[ws] = {"score": float(np.median(a[:, 0])), "vector": float(np.median(a[:, 1])),
-                               "vector_top": float(np.median(a[:, 2])), "p90": float(np.percentile(a[:, 0], 90)), "n": len(got)}
+                out[ws] = np.array([mem._baselines.probe(t, ws) or (0.0, 0.0, 0.0) for t in (probes or PROBES)])
         finally:
             mem.close()
+    return out
+
+
+STATISTICS: dict[str, Callable[[Any], Any]] = {
+    "median": lambda a: __import__("numpy").median(a, axis=0),
+    "mean": lambda a: a.mean(axis=0),
+    "trimmed mean (middle half)": lambda a: __import__("numpy").sort(a, axis=0)[len(a) // 4: len(a) - len(a) // 4].mean(axis=0),
+    "p90": lambda a: __import__("numpy").percentile(a, 90, axis=0),
+}
+
+
+def probe_spread(table: dict[str, Any], draws: int = 200, seed: int = 38) -> dict[str, Any]:
+    """How far each workspace's baseline moves when the probe list changes: the first half of the probes, the
+    second half, and ``draws`` random halves, against all of them, per statistic; the 95th percentile and the
+    largest move over every workspace and draw, for each of score, cosine and best cosine."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = len(next(iter(table.values())))
+    halves = [np.arange(n // 2), np.arange(n // 2, n)] + [rng.permutation(n)[: n // 2] for _ in range(draws)]
+    out: dict[str, Any] = {}
+    for name, stat in STATISTICS.items():
+        moves = np.array([np.abs(stat(a[h]) - stat(a)) for a in table.values() for h in halves])  # (ws*halves) x 3
+        split = np.array([np.abs(stat(a[halves[0]]) - stat(a[halves[1]])) for a in table.values()])
+        out[name] = {"p95 move": [round(float(v), 4) for v in np.percentile(moves, 95, axis=0)],
+                     "largest move": [round(float(v), 4) for v in moves.max(axis=0)],
+                     "first vs second half, largest": [round(float(v), 4) for v in split.max(axis=0)]}
+    out["baseline (median of all probes)"] = {ws: [round(float(v), 4) for v in np.median(a, axis=0)] for ws, a in table.items()}
+    return out
+
+
+def shifted(per_set: dict[str, list[dict[str, Any]]], by: Sequence[float]) -> dict[str, list[dict[str, Any]]]:
+    """The rows as if every workspace's baseline were higher by ``by`` (score, cosine, best cosine)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, rows in per_set.items():
+        out[name] = []
+        for r in rows:
+            if _judgeable(r) and all(k in r["features"] for k in SHIFTED):
+                r = {**r, "features": {**r["features"], **{k: r["features"][k] - d for k, d in zip(SHIFTED, by)}}}
+            out[name].append(r)
+    return out
+
+
+def rebased(per_set: dict[str, list[dict[str, Any]]], table: dict[str, Any], pick: Callable[[Any], Any],
+            where: dict[str, str], default: str = "longmemeval") -> dict[str, list[dict[str, Any]]]:
+    """The rows with each workspace's baseline taken as ``pick(its probe array)`` instead of the package's."""
+    import numpy as np
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, rows in per_set.items():
+        out[name] = []
+        for r in rows:
+            if _judgeable(r) and all(k in r["features"] for k in SHIFTED):
+                a = table[r.get("workspace") or where.get(r["id"], default)]
+                base, now = np.asarray(pick(a)), np.median(a, axis=0)  # the package's is the median
+                r = {**r, "features": {**r["features"], **{k: r["features"][k] - float(b - m) for k, b, m in zip(SHIFTED, base, now)}}}
+            out[name].append(r)
     return out
 
 
@@ -252,38 +302,30 @@ def workspaces() -> dict[str, str]:
     return out
 
 
-def relative(per_set: dict[str, list[dict[str, Any]]], stats: dict[str, dict[str, float]],
-             where: dict[str, str], default: str = "longmemeval") -> None:
-    """Adds RELATIVE to each judged row's features, against its workspace's probes (``stats``)."""
-    for r in (r for rows in per_set.values() for r in rows if _judgeable(r)):
-        s, f = stats[r.get("workspace") or where.get(r["id"], default)], r["features"]
-        f.update(score_rel=f["score"] - s["score"], vector_rel=f["vector"] - s["vector"],
-                 vector_top_rel=f["vector_top"] - s["vector_top"], score_p90=f["score"] - s["p90"])
-
-
-def probe_checks(per_set: dict[str, list[dict[str, Any]]], store_dir: Path, weights: dict[str, Any],
+def probe_checks(per_set: dict[str, list[dict[str, Any]]], table: dict[str, Any], weights: dict[str, Any],
                  where: dict[str, str], say: Callable[[str], None]) -> dict[str, Any]:
-    """Whether the probe baseline is a store identifier in disguise, and how much it hangs on the probes
-    chosen, on the dev halves only: the rule of ``weights`` with each workspace's baseline taken from half of
-    the probes, and with every workspace given one workspace's baseline (the lowest, a middle one, the highest)."""
-    import copy
+    """How much the rule of ``weights`` hangs on the probes, on the dev halves only: each workspace's baseline
+    from the first or the second half of the probes, and every workspace given one workspace's baseline (the
+    lowest, a middle one, the highest): a baseline that tells stores apart only would pass those."""
+    import numpy as np
 
-    full = probe_stats(store_dir)
-    order = sorted(full, key=lambda w: full[w]["score"])
-    trials = {"first 10 probes": probe_stats(store_dir, PROBES[:10]),
-              "last 10 probes": probe_stats(store_dir, PROBES[10:])}
+    n = len(next(iter(table.values())))
+    order = sorted(table, key=lambda w: float(np.median(table[w][:, 0])))
+    trials: dict[str, Callable[[Any], Any]] = {
+        "first half of the probes": lambda a: np.median(a[: n // 2], axis=0),
+        "second half of the probes": lambda a: np.median(a[n // 2:], axis=0),
+    }
     for w in (order[0], order[len(order) // 2], order[-1]):
-        trials[f"every workspace given {w}'s"] = {k: full[w] for k in full}
+        trials[f"every workspace given {w}'s"] = lambda a, w=w: np.median(table[w], axis=0)
     rule, out = judged_by(weights["threshold"]), {}
-    for name, stats in trials.items():
-        rows = copy.deepcopy(per_set)
-        relative(rows, stats, where)
+    for name, pick in trials.items():
+        rows = rebased(per_set, table, pick, where)
         score_rows(rows, weights)
         out[name] = {n: figures(r, 0, "dev", rule) for n, r in rows.items()}
         shown = []
-        for n, f in out[name].items():
-            loss = max(v for k, v in f.items() if k.endswith(" loss"))
-            shown.append(f"{n} {f.get('unanswerable -> nothing', float('nan')):.2f} / loss {loss:.3f}")
+        for s, f in out[name].items():
+            loss = max((v for k, v in f.items() if k.endswith(" loss")), default=0.0)
+            shown.append(f"{s} {f.get('unanswerable -> nothing', float('nan')):.2f} / loss {loss:.3f}")
         say(f"check {name}: " + "; ".join(shown))
     return out
 
@@ -329,12 +371,14 @@ def _judgeable(r: dict[str, Any]) -> bool:
     return r.get("features") is not None
 
 
-def fit(per_set: dict[str, list[dict[str, Any]]], out: Path, features: Sequence[str] | None = None) -> dict[str, Any]:
+def fit(per_set: dict[str, list[dict[str, Any]]], out: Path, features: Sequence[str] | None = None,
+        margin: Sequence[float] = (0.0, 0.0, 0.0)) -> dict[str, Any]:
     """The learned "answerable" rule (src/knotwork/search/answerable.py): a logistic regression over its
     features, fitted on the dev halves only (every set's answerable questions against its unanswerable ones;
     the own no-answer kinds are left out: they ask about what the store talks of), classes weighed alike; its
-    threshold the largest whose loss on every set's dev half is at most MAX_LOSS on every @5 metric. Written
-    to ``out`` as the JSON the package reads."""
+    threshold the largest whose loss on every set's dev half is at most MAX_LOSS on every @5 metric, with every
+    workspace's baseline higher by ``margin`` (score, cosine, best cosine: what another probe list may move it
+    by), so that such a move costs no answer. Written to ``out`` as the JSON the package reads."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
@@ -353,15 +397,17 @@ def fit(per_set: dict[str, list[dict[str, Any]]], out: Path, features: Sequence[
         "coef": [round(float(v), 6) for v in lr.coef_[0]], "intercept": round(float(lr.intercept_[0]), 6), "threshold": 0.0,
         "fitted_on": {name: sum(1 for r in train if r in rows) for name, rows in per_set.items()},
     }
-    score_rows(per_set, weights)
+    low = shifted(per_set, margin)
+    score_rows(low, weights)
     best = 0.0
-    for t in sorted({round(r["p"], 4) for rows in per_set.values() for r in rows if "p" in r and r["half"] == "dev"}):
+    for t in sorted({round(r["p"], 4) for rows in low.values() for r in rows if "p" in r and r["half"] == "dev"}):
         cut = judged_by(t)
-        if all(v <= MAX_LOSS for rows in per_set.values() for k, v in figures(rows, 0, "dev", cut).items() if k.endswith(" loss")):
+        if all(v <= MAX_LOSS for rows in low.values() for k, v in figures(rows, 0, "dev", cut).items() if k.endswith(" loss")):
             best = t
         else:
             break
     weights["threshold"] = best
+    weights["margin"] = [round(float(m), 4) for m in margin]
     out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     return weights
 
@@ -397,11 +443,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rule", type=Path, help="report the learned rule of these weights (default: the package's)")
     parser.add_argument("--fit-sets", help="comma list: fit on these sets' dev halves only (default: every set read)")
     parser.add_argument("--lme-questions", type=int, help="LongMemEval: only this many questions (spread) and their sessions")
-    parser.add_argument("--probes", action="store_true", help="add the probe-relative features (needs --store-dir with this script's stores)")
+    parser.add_argument("--probe-spread", action="store_true",
+                        help="how the baseline moves with the probe list (needs --store-dir with this script's stores)")
+    parser.add_argument("--margin", default="0", help="raise every baseline by this much when choosing the threshold: a number, or auto (with --probe-spread)")
     parser.add_argument("--features", help="comma list: fit on these features (default the package's)")
     parser.add_argument("--probe-checks", action="store_true",
-                        help="with --probes and --fit/--rule: the rule's dev figures under other probe baselines")
-    parser.add_argument("--show-halves", default="dev,test", help="which halves to print (dev keeps the test halves unseen)")
+                        help="with --probe-spread and --fit/--rule: the rule's dev figures under other probe baselines")
+    parser.add_argument("--show-halves", default="dev,test,fresh", help="which halves to print (dev keeps the test halves unseen)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
     if set(wanted) - set(SETS):
@@ -424,12 +472,18 @@ def main(argv: Sequence[str] | None = None) -> None:
                 per_set[name] = (codemem_rows(store_dir, say) if name == "codemem" else longmemeval_rows(store_dir, say, args.lme_data, args.lme_questions)
                                  if name == "longmemeval" else convo_rows(name, store_dir, say))
                 say(f"  {name}: {len(per_set[name])} questions in {time.perf_counter() - started:.0f} s")
-    if args.probes:
+    table = None
+    margin = [float(args.margin)] * 3 if args.margin != "auto" else None
+    if args.probe_spread:
         if not args.store_dir:
-            parser.error("--probes needs --store-dir")
-        stats = probe_stats(args.store_dir)
-        relative(per_set, stats, workspaces())
-        say("probes (median best-hit score per workspace): " + ", ".join(f"{k} {v['score']:.3f}" for k, v in stats.items()))
+            parser.error("--probe-spread needs --store-dir")
+        table = probe_table(args.store_dir)
+        spread = probe_spread(table)
+        say("probe spread: " + json.dumps(spread))
+        if margin is None:
+            margin = spread["median"]["p95 move"]
+    if margin is None:
+        parser.error("--margin auto needs --probe-spread")
     halves = [h.strip() for h in args.show_halves.split(",") if h.strip()]
     floor = args.floor if args.floor is not None else choose(per_set)
     report: dict[str, Any] = {"floor": floor, "chosen_on": "dev" if args.floor is None else "given", "load_before": load,
@@ -444,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.fit:
             chosen = [s.strip() for s in args.fit_sets.split(",")] if args.fit_sets else list(per_set)
             weights = fit({k: v for k, v in per_set.items() if k in chosen}, args.fit,
-                          args.features.split(",") if args.features else None)
+                          args.features.split(",") if args.features else None, margin)
         else:
             weights = json.loads(args.rule.read_text(encoding="utf-8"))
         score_rows(per_set, weights)
@@ -456,8 +510,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             for half, f in report["answerable_rule"]["sets"][name].items():
                 shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items())
                 print(f"rule {name} {half}: {shown}")
-    if args.probe_checks and args.probes and (args.fit or args.rule):
-        report["probe_checks"] = probe_checks(per_set, args.store_dir, weights, workspaces(), print)
+    if table is not None:
+        report["probe_spread"] = spread
+    if args.probe_checks and table is not None and (args.fit or args.rule):
+        report["probe_checks"] = probe_checks(per_set, table, weights, workspaces(), print)
     if args.similar:
         report["similar"] = unrelated_neighbours(args.store_dir)
         print(json.dumps(report["similar"], indent=1))

@@ -60,3 +60,41 @@ def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_ans
         miss = elsewhere.search(mem, ANSWERED, workspace="other")  # a miss names where the rule keeps a hit
         assert list(miss) == [] and miss.elsewhere == {"w": len(before[ANSWERED])}
         assert elsewhere.search(mem, UNRELATED[1], workspace="other").elsewhere == {}
+
+
+def test_the_baseline_is_computed_once_per_workspace_kept_in_the_store_and_renewed_as_it_grows(target: str) -> None:
+    """search/baseline.py: the off-topic probes run once per workspace; another opening of the store reads what
+    the first wrote; a workspace grown by GROWTH gets a new one; ``explain`` shows the best hit against it once
+    it is known and never asks a probe itself. With the rule on, nonsense finds nothing and the answer keeps
+    its hits."""
+    import json
+
+    from knotwork.search.answerable import reads_relative
+    from knotwork.search.baseline import GROWTH, META_KEY, PROBES
+
+    with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
+        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        assert mem.search("zxqvbnm", workspace="w") == []
+        answer = mem.search(ANSWERED, workspace="w", explain=True)
+        assert answer and answer[0].memory.content == NOTES[0]
+        for q in UNRELATED:
+            assert mem.search(q, workspace="w", explain=True) == []
+        assert mem._baselines.computed == int(reads_relative())  # asked by a search only when the weights read it
+        live = mem.lexical.frequencies([], "w")[1]
+        first = mem._baselines("w", live)
+        assert mem._baselines("w", live) == first and mem._baselines.computed == 1  # one probe set, then kept
+        kept = json.loads(mem.store.get_meta(META_KEY + "w"))
+        assert kept["live"] == live == len(NOTES) and 0 < kept["score"] < answer[0].score
+        mem.search(ANSWERED, workspace="w", explain=True)
+        assert abs(mem.last_trace.answerable["score_rel"] - (answer[0].score - kept["score"])) < 1e-9
+    with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
+        assert mem._baselines("w", len(NOTES)) == first and mem._baselines.computed == 0  # read back from the store
+        more = int(len(NOTES) * GROWTH) - len(NOTES) + 1
+        mem.add_many([{"content": f"Ticket {i}: the billing export to the finance team failed on retry {i}.", "workspace": "w"}
+                      for i in range(more)])
+        mem.search(ANSWERED, workspace="w", explain=True)
+        assert ("score_rel" in mem.last_trace.answerable) == reads_relative()  # grown past GROWTH: no longer current
+        mem._baselines("w", len(NOTES) + more)
+        assert mem._baselines.computed == 1  # asked again
+        assert json.loads(mem.store.get_meta(META_KEY + "w"))["live"] == len(NOTES) + more
+        assert mem._baselines.probes == PROBES

@@ -68,6 +68,7 @@ def test_a_search_that_finds_nothing_here_offers_the_workspaces_that_would(page:
     offer = page.locator("#elsewhere button[data-workspace=bulk]")
     offer.wait_for()
     assert offer.inner_text().endswith("in bulk") and page.locator("li.hit").count() == 0
+    assert page.locator("#result-count").inner_text().startswith("Nothing matched this query here")
     offer.click()
     page.locator("li.hit").first.wait_for()
     assert page.locator("select[name=workspace]").input_value() == "bulk"

@@ -135,7 +135,9 @@ export async function searchView(root: HTMLElement): Promise<void> {
   const show = () => {
     if (state.hits === null) return;
     clear(out,
-      h("p", { class: "muted", id: "result-count" }, `${state.hits.length} result${state.hits.length === 1 ? "" : "s"} in ${state.took} ms`),
+      h("p", { class: "muted", id: "result-count" }, state.hits.length
+        ? `${state.hits.length} result${state.hits.length === 1 ? "" : "s"} in ${state.took} ms`
+        : `Nothing matched this query here (${state.took} ms).`),
       elsewhere(),
       h("ul", { class: "hits" }, state.hits.map((x) => row(x.memory, x.score, x.explain))),
     );

@@ -80,6 +80,21 @@ def features(text: str, best_scores: Mapping[str, float], best_score: float, bes
     }
 
 
+def relative(values: Mapping[str, float], baseline: Mapping[str, float]) -> dict[str, float]:
+    """The best hit against what off-topic probes get in its workspace (:mod:`~knotwork.search.baseline`): its
+    score, cosine and the best cosine, each less the probes' median."""
+    return {"score_rel": values["score"] - baseline["score"], "vector_rel": values["vector"] - baseline["vector"],
+            "vector_top_rel": values["vector_top"] - baseline["vector_top"]}
+
+
+RELATIVE = ("score_rel", "vector_rel", "vector_top_rel")
+
+
+def reads_relative(weights: Mapping[str, Any] | None = None) -> bool:
+    """Whether the weights read the best hit against its workspace's baseline (:func:`relative`)."""
+    return any(f in RELATIVE for f in (weights or model())["features"])
+
+
 @lru_cache(maxsize=1)
 def model(path: Path = WEIGHTS) -> dict[str, Any]:
     """The fitted weights: feature names, their mean and scale, coefficients, intercept, threshold."""

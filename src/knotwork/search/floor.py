@@ -19,11 +19,14 @@ score, under the same conditions (:func:`answered`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knotwork.search.fusion import RELATIVE_FUSIONS
 from knotwork.search.recipes import Recipe
 from knotwork.search.rerankers import Candidate
+
+if TYPE_CHECKING:
+    from knotwork.search.baseline import Baselines
 
 
 def _judged(recipe: Recipe, candidates: Sequence[Candidate], center: str | None) -> bool:
@@ -42,17 +45,24 @@ def above_floor(recipe: Recipe, candidates: Sequence[Candidate], floor: float, c
 
 def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[str, Any], text: str, workspace: str | None,
              lexical: Any, on: bool, measure: bool = False, center: str | None = None,
-             tops: Mapping[str, float] | None = None, at: Any = None) -> tuple[list[Candidate], dict[str, float] | None]:
+             tops: Mapping[str, float] | None = None, at: Any = None,
+             baseline: Baselines | None = None) -> tuple[list[Candidate], dict[str, float] | None]:
     """``candidates`` as they are, or none when ``on`` and the learned rule says the best hit answers nothing
     (:mod:`~knotwork.search.answerable`); with the numbers the rule read (None: not judged; computed only when
     ``on`` or ``measure``). ``contents`` maps a candidate's id to its memory; ``tops`` each source's best score;
-    ``at`` when the question is asked."""
+    ``at`` when the question is asked; ``baseline(workspace, live)`` what off-topic probes score in the
+    workspace (:mod:`~knotwork.search.baseline`): computed at the first search whose weights read it, then
+    kept; a search that only measures (``explain``) shows it when it is known and never asks a probe."""
     if not (on or measure) or not _judged(recipe, candidates, center):
         return list(candidates), None
-    from knotwork.search.answerable import answerable, features, query_df
+    from knotwork.search.answerable import answerable, features, query_df, reads_relative, relative
 
     best = candidates[0]
     df, live = query_df(lexical, text, workspace)
     memory = contents[best.id]
     values = features(text, best.scores, best.score, memory.content, df, live, tops, at, memory.valid_at)
+    if baseline is not None and (measure or reads_relative()):  # asked when the weights read it; ``explain`` shows it once known
+        base = baseline(workspace, live) if reads_relative() else baseline.known(workspace, live)
+        if base is not None:
+            values.update(relative(values, base))
     return (list(candidates) if not on or answerable(values) else []), values

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from knotwork.domain.models import Memory
     from knotwork.embed.protocol import Embedder
     from knotwork.hygiene.instructions import Instructions
+    from knotwork.search.baseline import Baselines
     from knotwork.search.lexical_index import LexicalIndex
     from knotwork.search.pipeline import Pipeline
     from knotwork.search.vector_index import VectorIndex
@@ -119,6 +120,27 @@ class Parts:
 
         self._numeric()
         return Pipeline(self.store, self.index, self.embedder.embed_query if self.embedder else None, self.lexical)
+
+    @part
+    def _baselines(self) -> Baselines:
+        """What off-topic probes score in each workspace (search/baseline.py), with the default recipe, every
+        memory valid now, the shared partition."""
+        from knotwork.domain.models import MemoryFilter
+        from knotwork.domain.temporal import now
+        from knotwork.search.baseline import Baselines
+        from knotwork.search.pipeline import Query
+        from knotwork.search.recipes import get_recipe
+
+        recipe = get_recipe(None)
+
+        def probe(text: str, workspace: str | None) -> tuple[float, float, float] | None:
+            with self.foreground.held():
+                cands, _, trace = self._pipeline.run(recipe, Query(text, MemoryFilter(workspace=workspace), 10, now()))
+            if not cands:
+                return None
+            return cands[0].score, float(cands[0].scores.get("vector", 0.0)), float(trace.tops.get("vector", 0.0))
+
+        return Baselines(self.store, probe, self.embedder.model_id if self.embedder else None)
 
     @part
     def instructions(self) -> Instructions:
