@@ -10,7 +10,7 @@ import pytest
 from knotwork.adapters.client import RemoteKnotwork
 from knotwork.service import Knotwork
 from knotwork.service_api import ServiceApi
-from knotwork.services.access import ScopedKnotwork
+from knotwork.views.access import ScopedKnotwork
 
 METHODS = sorted(n for n, v in vars(ServiceApi).items() if callable(v) and not n.startswith("_"))
 VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)

@@ -2,7 +2,7 @@
 each implement.
 
 :class:`ServiceApi` names every operation that ``Knotwork`` (``service.py``), ``ScopedKnotwork`` (the view a
-token or ``serve -w`` gives, ``services/access.py``) and ``RemoteKnotwork`` (a running server's service,
+token or ``serve -w`` gives, ``views/access.py``) and ``RemoteKnotwork`` (a running server's service,
 ``adapters/client.py``) all offer, with the facade's parameters; ``Knotwork``'s docstrings document each one.
 The facade takes a few more parameters that only the server passes (``within``, ``on_stage``), and more
 methods (workers, backup, ``add_many``…) than a scoped view or a remote client offers. ``tests/test_service_api.py``

@@ -44,7 +44,7 @@ from knotwork.limits import MAX_IMPORT_RECORDS
 from knotwork import metrics as call_metrics
 from knotwork.render import DETAILS
 from knotwork.service import Knotwork
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -436,7 +436,7 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
     """Serve MCP over stdio (what an agent launches); with a workspace, every call is limited to it (and the
     global scope, to read), as with `knotwork serve -w`."""
     from knotwork.adapters.mcp import build_server
-    from knotwork.services.access import of_workspace
+    from knotwork.views.access import of_workspace
 
     settings = _settings(ctx)
     default = _workspace(settings, workspace)
@@ -471,7 +471,7 @@ def serve(
     from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.http.app import check_token
     from knotwork.adapters.mcp import build_server
-    from knotwork.services.access import of_workspace
+    from knotwork.views.access import of_workspace
 
     settings = _settings(ctx)
     host = host or settings.host

@@ -11,7 +11,7 @@ from knotwork.adapters.cli_common import _answer, _workspace, through_server, wi
 from knotwork.config import Settings
 from knotwork.errors import InvalidInput
 from knotwork.service import Knotwork
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 
 
 def parse_entity(text: str) -> dict[str, str]:

@@ -166,7 +166,7 @@ class RemoteKnotwork:
     """The memory calls of :class:`~knotwork.service.Knotwork`, answered by the server at ``server.url``."""
 
     #: Its searches and lookups come back with the other workspaces to look in already named, by the server
-    #: within its scope (services/elsewhere.py asks no further).
+    #: within its scope (views/elsewhere.py asks no further).
     names_elsewhere = True
 
     def __init__(self, server: Server, settings: Settings) -> None:

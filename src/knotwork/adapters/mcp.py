@@ -28,7 +28,7 @@ MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
-from knotwork.services import access, elsewhere
+from knotwork.views import access, elsewhere
 
 # The catalog is in the agent's context on every turn: each description says only what the name and
 # type do not (bench/tokens.py counts it; the targets are in bench/RESULTS.md).

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from knotwork.service import Knotwork
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 
 Format = Literal["compact", "json"]
 Workspace = str | None  # omitted: the server's default workspace

@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
-from knotwork.services.access import scoped
+from knotwork.views.access import scoped
 
 def ranged(low: float, high: float) -> dict[str, Any]:
     """A number's range, for the spec: the service checks it (400 outside), so FastAPI is not asked to (422)."""

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from knotwork.adapters.http.common import Mem, Reply, default_workspace, ranged
-from knotwork.services import browse
-from knotwork.services.access import unwrapped
+from knotwork.views import browse
+from knotwork.views.access import unwrapped
 
 router = APIRouter(tags=["web UI"])
 

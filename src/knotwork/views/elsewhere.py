@@ -37,7 +37,7 @@ def _final(mem: Any) -> bool:
 
 def _caller(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
     """The service itself and the workspaces ``mem``'s caller reads (None: every one)."""
-    from knotwork.services.access import PerCall, unwrapped
+    from knotwork.views.access import PerCall, unwrapped
 
     return unwrapped(mem.current() if isinstance(mem, PerCall) else mem)
 
