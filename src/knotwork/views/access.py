@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from knotwork.domain import ids, rules
 from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, Related, Relationship
@@ -211,7 +211,7 @@ class ScopedKnotwork:
         if not self.scope.write:
             raise Refused("token", "this caller may read only")
 
-    def _owner(self, operation: str) -> None:
+    def _owner(self, operation: str) -> NoReturn:
         raise Refused("token", f"{operation} is for an unrestricted caller (every workspace, read and write)")
 
     def resolve(self, ref: str) -> str:
@@ -233,14 +233,16 @@ class ScopedKnotwork:
     def add(self, content: str, *, workspace: str | None = None, **fields: Any) -> Memory:
         return self._mem.add(content, workspace=self._write_ws(workspace), **fields)
 
-    def add_many(self, items: Iterable[Mapping[str, Any]], **options: Any) -> list[Memory]:
+    def add_many(
+        self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False
+    ) -> list[Memory]:
         self._writer()  # an empty batch of a read-only caller is refused too, not answered as stored
         checked = []
         for index, item in enumerate(items):
             if isinstance(item, Mapping):
                 self._write_ws(item.get("workspace"), f"items[{index}].workspace")
             checked.append(item)
-        return self._mem.add_many(checked, **options)
+        return self._mem.add_many(checked, consolidate=consolidate, force=force)
 
     def get(self, id: str) -> Memory:
         return self._memory(id)
@@ -322,8 +324,8 @@ class ScopedKnotwork:
         self._write_ws(rel.workspace, "relationship_id")  # the workspace the link was stored in (see link)
         return self._mem.unlink(rel.id)
 
-    def relationships(self, id: str, *args: Any, **options: Any) -> list[Relationship]:
-        found = self._mem.relationships(self.resolve(id), *args, **options)
+    def relationships(self, id: str, direction: str = "both", types: list[str] | None = None) -> list[Relationship]:
+        found = self._mem.relationships(self.resolve(id), direction, types)
         visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
         return [r for r in found if r.from_id in visible and r.to_id in visible]
 
@@ -340,7 +342,9 @@ class ScopedKnotwork:
             [e for e in g.edges if e.from_id in kept and e.to_id in kept], g.truncated,
         )
 
-    def list_links(self, workspace: str | None) -> list[Relationship]:
+    def list_links(self, workspace: str | None = ALL_WORKSPACES) -> list[Relationship]:
+        """The links of ``workspace`` whose both ends this caller reads (``*``, the default as on the facade, is
+        refused to a caller whose scope is not every workspace)."""
         ws = self._read_ws(workspace)
         found = self._mem.list_links(ws)
         visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
@@ -487,7 +491,7 @@ class ScopedKnotwork:
     def prune(self) -> Any:
         self._owner("prune")
 
-    def reembed(self, *args: Any, **kwargs: Any) -> Any:
+    def reembed(self, on_progress: Any = None) -> int:
         self._owner("reembed")
 
     def __getattr__(self, name: str) -> Any:
