@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from knotwork.service import Knotwork
+from knotwork.service_api import ServiceApi
 from knotwork.views import elsewhere
 
 Format = Literal["compact", "json"]
@@ -23,7 +23,7 @@ FACTS_DESCRIPTION = (
 
 
 def register(
-    mem: Knotwork,
+    mem: ServiceApi,
     ws: Callable[[str | None], str | None],
     tool: Callable,
     respond: Callable[..., str],

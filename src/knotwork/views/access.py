@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from knotwork.domain import ids, rules
 from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, Related, Relationship
@@ -33,6 +33,7 @@ from knotwork.errors import AmbiguousId, Forbidden, InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
+    from knotwork.service_api import ServiceApi
 
 #: How a scope names the global scope (no workspace name can start with "@").
 GLOBAL = "@global"
@@ -113,7 +114,7 @@ def of_workspace(name: str | None) -> Scope | None:
 IN_SCOPE: Any = type("InScope", (), {"__repr__": lambda self: "IN_SCOPE"})()
 
 
-def every_workspace(mem: Any) -> Any:
+def every_workspace(mem: ServiceApi) -> Any:
     """What an adapter passes as "every workspace" for ``mem``'s caller: ``*`` for the owner, else :data:`IN_SCOPE`."""
     if isinstance(mem, PerCall):
         mem = mem.current()
@@ -127,13 +128,14 @@ CALLER: ContextVar[Scope | None] = ContextVar("knotwork_caller", default=None)
 
 class PerCall:
     """The service as the current caller (:data:`CALLER`) may use it, looked up at each use; ``fallback`` is
-    the scope of a message that names no caller (``knotwork mcp -w`` over stdio: the server's workspace)."""
+    the scope of a message that names no caller (``knotwork mcp -w`` over stdio: the server's workspace). It
+    answers every operation of :class:`~knotwork.service_api.ServiceApi`, as the service it looks up does."""
 
     def __init__(self, mem: Knotwork, fallback: Scope | None = None) -> None:
         self._mem = mem
         self._fallback = fallback
 
-    def current(self) -> Any:
+    def current(self) -> ServiceApi:
         """The service as the caller being answered now may use it."""
         caller = CALLER.get()
         return scoped(self._mem, caller if caller is not None else self._fallback)
@@ -160,15 +162,25 @@ def _homed(record: Any, where: Mapping[str, str | None]) -> Any:
     return {**record, "links": homed}
 
 
-def unwrapped(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
+def unwrapped(mem: ServiceApi) -> tuple[Knotwork, frozenset[str] | None]:
     """The service behind ``mem`` and the workspaces its caller reads (None: all), for views that read the
     store in bulk and filter by workspace themselves (the web UI's overviews)."""
+    if isinstance(mem, PerCall):
+        mem = mem.current()
     if isinstance(mem, ScopedKnotwork):
         return mem._mem, mem.scope.readable()
-    return mem, None
+    return cast("Knotwork", mem), None  # the owner's: the facade itself
 
 
-def scoped(mem: Knotwork, scope: Scope | None) -> Any:
+def checked_read(mem: ServiceApi, workspace: Any, field: str = "workspace") -> Any:
+    """``workspace`` if ``mem``'s caller may read it (the owner reads every one); refused otherwise, as a scoped
+    call of the service refuses it."""
+    if isinstance(mem, PerCall):
+        mem = mem.current()
+    return mem.check_read(workspace, field) if isinstance(mem, ScopedKnotwork) else workspace
+
+
+def scoped(mem: Knotwork, scope: Scope | None) -> ServiceApi:
     """The service as a caller of ``scope`` may use it: itself when unrestricted."""
     return mem if scope is None or scope.unrestricted else ScopedKnotwork(mem, scope)
 

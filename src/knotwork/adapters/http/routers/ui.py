@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from knotwork.adapters.http.common import Mem, Reply, default_workspace, ranged
 from knotwork.views import browse
-from knotwork.views.access import unwrapped
+from knotwork.views.access import checked_read, unwrapped
 
 router = APIRouter(tags=["web UI"])
 
@@ -82,5 +82,5 @@ def knowledge(
     owner, readable = unwrapped(mem)
     chosen = default_workspace(request, workspace)
     if readable is not None:
-        chosen = mem.check_read(chosen)
+        chosen = checked_read(mem, chosen)
     return reply("ui_knowledge", browse.knowledge(owner, chosen, as_of, limit, min_confidence))
