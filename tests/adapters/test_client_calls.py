@@ -48,14 +48,21 @@ def test_add_many_stores_every_item_or_none(mem: Knotwork) -> None:
         assert raw[0].duplicate and raw[0].id == added[1].id  # an exact duplicate is still stored once
 
 
+def linked(mem: Knotwork) -> dict[str, str]:
+    """Two memories of shop linked both ways (a -references-> b, b -relates_to-> a), two of lab linked once
+    (c -relates_to-> d): the ids of the memories and of the links."""
+    ids = {name: mem.add(text, workspace=ws).id for name, text, ws in (
+        ("a", "The deploy pipeline runs the test suite", "shop"), ("b", "The test suite needs a database", "shop"),
+        ("c", "The lab keeps its own pipeline", "lab"), ("d", "The lab's pipeline runs nightly", "lab"))}
+    ids["ab"] = mem.link(ids["a"], ids["b"], "references").id
+    ids["ba"] = mem.link(ids["b"], ids["a"], "relates_to").id
+    ids["cd"] = mem.link(ids["c"], ids["d"], "relates_to").id
+    return ids
+
+
 def test_relationships_of_a_workspace_and_of_one_memory(mem: Knotwork) -> None:
-    a = mem.add("The deploy pipeline runs the test suite", workspace="shop").id
-    b = mem.add("The test suite needs a database", workspace="shop").id
-    c = mem.add("The lab keeps its own pipeline", workspace="lab").id
-    d = mem.add("The lab's pipeline runs nightly", workspace="lab").id
-    ab = mem.link(a, b, "references").id
-    ba = mem.link(b, a, "relates_to").id
-    mem.link(c, d, "relates_to")
+    ids = linked(mem)
+    a, ab, ba = ids["a"], ids["ab"], ids["ba"]
     with remote(mem) as client:
         assert [r.id for r in client.list_links()] == [r.id for r in mem.list_links()]  # every workspace
         shop = client.list_links("shop")
@@ -89,18 +96,13 @@ def test_reembed_through_the_server(mem: Knotwork) -> None:
 
 
 def test_a_server_limited_to_one_workspace_keeps_the_new_calls_within_it(mem: Knotwork) -> None:
-    a = mem.add("Shop note one", workspace="shop").id
-    b = mem.add("Shop note two", workspace="shop").id
-    x = mem.add("Lab note one", workspace="lab").id
-    y = mem.add("Lab note two", workspace="lab").id
-    kept = mem.link(a, b, "relates_to").id
-    mem.link(x, y, "relates_to")
+    ids = linked(mem)
     with remote(mem, default_workspace="shop", limit_to_default=True) as client:
-        assert [r.id for r in client.list_links(None)] == [kept]  # None: the server's own workspace
+        assert {r.id for r in client.list_links(None)} == {ids["ab"], ids["ba"]}  # None: the server's own workspace
         with pytest.raises(Forbidden):
             client.list_links()  # every workspace: not this caller's
         with pytest.raises(NotFound):
-            client.relationships(x)  # another workspace's memory does not exist for it
+            client.relationships(ids["c"])  # another workspace's memory does not exist for it
         with pytest.raises(Forbidden):
             client.add_many([{"content": "Into the lab", "workspace": "lab"}])
         with pytest.raises(Forbidden):
