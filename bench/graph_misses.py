@@ -1,6 +1,6 @@
 """What a knowledge-graph miss that says where to look costs: entity and fact searches that find their answer in
 the workspace asked, next to the same searches asked of the global scope, where they find nothing and then look
-in every other workspace (``services/elsewhere.py``), in the same process.
+in every other workspace (``views/elsewhere.py``), in the same process.
 
     python bench/graph_misses.py [--workspaces 10] [--per 100] [--queries 100] [--embedder none]
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import knotwork
 from knotwork import Settings
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 
 FIRST = ["Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kofi", "Lena"]
 LAST = ["Moreau", "Keller", "Rossi", "Novak", "Demir", "Haddad", "Berg", "Lindqvist", "Costa", "Weber"]

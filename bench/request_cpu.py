@@ -48,7 +48,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("FastAPI: solve_dependencies", "fastapi/dependencies/utils.py", "solve_dependencies"),
     ("endpoint: search", "routers/memories.py", "search"),
     ("endpoint: add", "routers/memories.py", "add_memory"),
-    ("service: search (elsewhere.search)", "services/elsewhere.py", "search"),
+    ("service: search (elsewhere.search)", "views/elsewhere.py", "search"),
     ("service facade: Knotwork.search", "knotwork/service.py", "search"),
     ("service facade: Knotwork.add", "knotwork/service.py", "add"),
     ("embedding: embed_query", "embed/_base.py", "embed_query"),
@@ -144,7 +144,7 @@ async def run(args: argparse.Namespace, db: Path) -> dict[str, Any]:
     import knotwork
     from knotwork.adapters.http import create_app
     from knotwork.adapters.mcp import build_server
-    from knotwork.services.access import of_workspace
+    from knotwork.views.access import of_workspace
 
     async def inline(func: Any, *a: Any, **kw: Any) -> Any:  # the endpoint on this thread, not the pool's
         return func(*a, **kw)

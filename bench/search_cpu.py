@@ -30,7 +30,7 @@ from ingest import WORDS  # noqa: E402
 
 import knotwork  # noqa: E402
 from knotwork.render.respond import Responder  # noqa: E402
-from knotwork.services import elsewhere  # noqa: E402
+from knotwork.views import elsewhere  # noqa: E402
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 

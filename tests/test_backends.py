@@ -271,3 +271,17 @@ def test_counts_within_workspaces(target: str) -> None:
         assert mem.store.count_within({"lab"}, at)["links"] == 0  # its one link ends in the global scope
         assert mem.store.count_within({"shop", "lab", ""}, at)["links"] == 2
         assert mem.store.count_within(set(), at)["memories"] == 0
+
+
+def test_ranking_facts_read_the_same_columns_on_every_backend(target: str) -> None:
+    """What the rerankers read of each candidate: when it became true (a datetime on both engines), its
+    importance, its words as SQL counts them (a line break splits too) and its first artifact."""
+    with knotwork.open(target, settings=NO_EMBEDDINGS) as mem:
+        a = mem.add("Deploys run from main\nafter review", importance=0.8, artifacts=["ci.yml", "deploy.sh"],
+                    valid_at="2025-03-04T05:06:07Z")
+        b = mem.add("One word", force=True)
+        facts = mem.store.ranking_facts([a.id, b.id, "01ZZZZZZZZZZZZZZZZZZZZZZZZ"])
+    assert set(facts) == {a.id, b.id}  # an id that is not stored gives nothing
+    assert facts[a.id].valid_at == a.valid_at and facts[a.id].valid_at.isoformat() == "2025-03-04T05:06:07+00:00"
+    assert (facts[a.id].importance, facts[a.id].words, facts[a.id].artifact) == (0.8, 6, "ci.yml")
+    assert (facts[b.id].words, facts[b.id].artifact, facts[b.id].valid_at) == (2, None, b.valid_at)

@@ -210,7 +210,7 @@ def test_status_and_stats_show_the_backlog_and_a_scoped_status_counts_its_worksp
 
 def test_a_graph_answer_says_when_memories_are_not_read_in_yet(tmp_path: Path) -> None:
     from knotwork.render.respond import Responder
-    from knotwork.services.access import Scope, scoped
+    from knotwork.views.access import Scope, scoped
 
     with knotwork.open(tmp_path / "k.db", settings=settings(tmp_path)) as mem:
         mem.enrichment.stop()

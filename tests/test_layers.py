@@ -1,6 +1,6 @@
 """Layers flow down: nothing the facade's module (``knotwork.service``) imports imports it back, not even for
-type hints (services are typed against narrow views of what they use), and the renderers of results do not
-reach up to it."""
+type hints (services are typed against narrow views of what they use), the renderers of results do not reach
+up to it, and what serves only the adapters on top of the facade (``views/``) is imported by nothing below."""
 
 from __future__ import annotations
 
@@ -86,6 +86,43 @@ def test_services_import_no_renderer() -> None:
     recall measures the very text it hands out; the status views read the metrics file) lives below both
     (``text/``, ``metrics.py``), so ``services/`` imports nothing from ``render/``."""
     services = sorted(m for m in MODULES if m.startswith("knotwork.services."))
-    assert {"knotwork.services.recall", "knotwork.services.browse"} <= set(services)
+    assert {"knotwork.services.recall", "knotwork.services.status"} <= set(services)
     for name in services:
         assert not any(m.startswith("knotwork.render") for m in imports(name)), (name, imports(name))
+
+
+# What may import the floor above the facade (``views/``): the adapters, the framework integrations, and the
+# views themselves.
+ABOVE_THE_FACADE = ("knotwork.adapters", "knotwork.integrations", "knotwork.views")
+
+
+def test_adapter_only_views_stand_above_the_facade() -> None:
+    """The scoped view (``views/access.py``), the web UI's overviews (``views/browse.py``) and the misses that say
+    where to look (``views/elsewhere.py``) hold the facade itself and serve only the adapters: they are a floor
+    of their own above the facade. No module of ``services/`` names the facade (not even for a type hint), and
+    nothing below the adapters imports ``views/``."""
+    views = sorted(m for m in MODULES if m.startswith("knotwork.views."))
+    assert {"knotwork.views.access", "knotwork.views.browse", "knotwork.views.elsewhere"} <= set(views)
+    services = sorted(m for m in MODULES if m.startswith("knotwork.services."))
+    assert "knotwork.services.recall" in services
+    for name in services:
+        assert "knotwork.service" not in imports(name), name
+    for name in sorted(MODULES):
+        if not name.startswith(ABOVE_THE_FACADE):
+            assert not any(m.startswith("knotwork.views") for m in imports(name)), (name, imports(name))
+
+
+def test_only_the_integrations_read_the_package_root() -> None:
+    """The package root (``knotwork/__init__.py``) is the library's front door: it loads the facade on first use,
+    so a module inside that read a name from it (``__version__``: ``knotwork.version`` holds it) would climb
+    from its floor to the top. ``from knotwork import tokens`` names a module and is no such read."""
+    readers = []
+    for name in sorted(MODULES):
+        if name == "knotwork" or name.startswith("knotwork.integrations"):
+            continue
+        for node in ast.walk(ast.parse(MODULES[name].read_text("utf-8"))):
+            if isinstance(node, ast.Import) and any(a.name == "knotwork" for a in node.names):
+                readers.append((name, "import knotwork"))
+            elif isinstance(node, ast.ImportFrom) and node.module == "knotwork" and node.level == 0:
+                readers.extend((name, a.name) for a in node.names if f"knotwork.{a.name}" not in MODULES)
+    assert readers == []

@@ -1,16 +1,23 @@
 """The facade, the scoped view and the remote client each implement the one service Protocol
-(``knotwork.service_api.ServiceApi``): every method, taking every parameter the same way."""
+(``knotwork.service_api.ServiceApi``): every method, taking every parameter the same way; and the adapters,
+typed against it, call nothing else on the service they are handed."""
 
 from __future__ import annotations
 
+import ast
 import inspect
+import typing
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+import knotwork
 from knotwork.adapters.client import RemoteKnotwork
+from knotwork.adapters.http.common import Mem
 from knotwork.service import Knotwork
 from knotwork.service_api import ServiceApi
-from knotwork.services.access import ScopedKnotwork
+from knotwork.views.access import ScopedKnotwork
 
 METHODS = sorted(n for n, v in vars(ServiceApi).items() if callable(v) and not n.startswith("_"))
 VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
@@ -65,3 +72,80 @@ def test_the_protocol_names_what_every_service_has_in_common() -> None:
 
     shared = public(Knotwork) & public(ScopedKnotwork) & public(RemoteKnotwork)
     assert shared - set(METHODS) == set()
+
+
+# -- the adapters are typed against the Protocol -------------------------------------------------------------
+SRC = Path(knotwork.__file__).parent
+MEMBERS = set(METHODS) | set(ServiceApi.__annotations__)
+#: The adapters that hold the facade itself, for what only the owner of a store opened in this process does:
+#: back it up, check it, build the REST app and the MCP server over it (workers, warming, the enrichment worker).
+FACADE_ONLY = {
+    "adapters/cli_hygiene.py:backup", "adapters/cli_hygiene.py:check", "adapters/http/app.py:create_app",
+    "adapters/mcp.py:build_server",
+}
+
+
+def _modules(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (SRC / folder).rglob("*.py"))
+
+
+def _typed_as_service(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function types ``ServiceApi`` (``Mem`` is the REST routes' ``Annotated[ServiceApi, ...]``)."""
+    args = node.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]
+             if a.annotation is not None and ast.unparse(a.annotation) in ("ServiceApi", "Mem")}
+    names |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+              and ast.unparse(n.annotation) == "ServiceApi"}
+    return names
+
+
+def _uses(node: ast.AST, names: set[str]) -> Iterator[tuple[str, int]]:
+    """``name.attribute`` for each of ``names`` in ``node``, but inside ``if isinstance(name, ...)`` (narrowed)."""
+    def narrowed(test: ast.AST) -> bool:
+        return (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+                and isinstance(test.args[0], ast.Name) and test.args[0].id in names)
+
+    if isinstance(node, (ast.If, ast.IfExp)) and narrowed(node.test):
+        rest = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+        for child in rest:
+            yield from _uses(child, names)
+        return
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
+        yield node.attr, node.lineno
+    for child in ast.iter_child_nodes(node):
+        yield from _uses(child, names)
+
+
+def test_the_adapters_call_only_what_the_protocol_offers() -> None:
+    """Every ``mem.X`` an adapter (or a view above the facade) calls on a service typed ``ServiceApi`` is an
+    operation of the Protocol, so whichever of the three it is handed answers it."""
+    assert typing.get_args(Mem)[0] is ServiceApi
+    outside, typed = [], 0
+    for path in _modules("adapters", "views"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (names := _typed_as_service(node)):
+                typed += 1
+                outside += [f"{path.relative_to(SRC)}:{line} {attr}" for attr, line in _uses(node, names) if attr not in MEMBERS]
+    assert typed >= 60  # the CLI's commands, the REST routes, the MCP tools, the views
+    assert outside == []
+
+
+def test_no_adapter_takes_an_untyped_service() -> None:
+    """An adapter's service (``mem``) is typed ``ServiceApi``; only the few that need what the owner alone does
+    hold the facade (:data:`FACADE_ONLY`), and none takes ``Any``."""
+    facade, loose = set(), []
+    for path in _modules("adapters"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                if arg.arg != "mem":
+                    continue
+                kind = ast.unparse(arg.annotation) if arg.annotation is not None else "none"
+                where = f"{path.relative_to(SRC)}:{node.name}"
+                if kind == "Knotwork":
+                    facade.add(where)
+                elif kind not in ("ServiceApi", "Mem"):
+                    loose.append(f"{where}: {kind}")
+    assert loose == []
+    assert facade == FACADE_ONLY

@@ -1,13 +1,20 @@
 """The service API as the adapters call it: one Protocol that the facade, the scoped view and the remote client
-each implement.
+each implement, and that the adapters are typed against.
 
 :class:`ServiceApi` names every operation that ``Knotwork`` (``service.py``), ``ScopedKnotwork`` (the view a
-token or ``serve -w`` gives, ``services/access.py``) and ``RemoteKnotwork`` (a running server's service,
+token or ``serve -w`` gives, ``views/access.py``) and ``RemoteKnotwork`` (a running server's service,
 ``adapters/client.py``) all offer, with the facade's parameters; ``Knotwork``'s docstrings document each one.
-The facade takes a few more parameters that only the server passes (``within``, ``on_stage``), and more
-methods (workers, backup, ``add_many``…) than a scoped view or a remote client offers. ``tests/test_service_api.py``
-checks that each of the three takes every parameter of every method here, in the same way (positional or by
-keyword, required or with a default).
+It holds every operation a REST route or an MCP tool calls on the service it is handed, so an adapter typed
+``mem: ServiceApi`` may be handed any of the three. A scoped caller is refused the owner's operations
+(``reembed``, ``prune``, the extraction queue…) with a 403, as it always was: refusing is how the scoped view
+implements them.
+
+The facade takes a few more parameters that only the server passes (``within``, ``on_stage``, ``batch``), and
+more methods (workers, backup, check, warm…) that only the owner of a store opened in this process calls: the
+adapters that need them (``knotwork serve``, ``mcp``, ``backup``, ``check``, ``reembed``; ``adapters/http/app.py``
+building the app) are typed against ``Knotwork`` itself. ``tests/test_service_api.py`` checks that each of the
+three takes every parameter of every method here, in the same way (positional or by keyword, required or with a
+default), and that every method an adapter calls on a service typed ``ServiceApi`` is one of them.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from knotwork.domain.models import ALL_WORKSPACES
 
 if TYPE_CHECKING:
+    from knotwork.config import Settings
     from knotwork.domain.models import Graph, Hit, ImportReport, Memory, MetaRelation, Page, Related, Relationship
     from knotwork.knowledge.models import (
         ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
@@ -33,6 +41,9 @@ if TYPE_CHECKING:
 class ServiceApi(Protocol):
     """What every service an adapter may hold answers (see the module's docstring)."""
 
+    #: The settings the service runs with (a remote client's: this process's); the Responder reads its metrics file.
+    settings: Settings
+
     # -- memories --------------------------------------------------------------------------------
     def add(
         self, content: str, *, workspace: str | None = None, agent_id: str | None = None,
@@ -43,6 +54,10 @@ class ServiceApi(Protocol):
         facts: list[Mapping[str, Any]] | None = None, expires_at: str | datetime | None = None,
         ttl: int | str | None = None, consolidate: bool = True, force: bool = False,
     ) -> Memory: ...
+
+    def add_many(
+        self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False,
+    ) -> list[Memory]: ...
 
     def get(self, id: str) -> Memory: ...
 
@@ -71,11 +86,19 @@ class ServiceApi(Protocol):
 
     def short_ids(self, memory_ids: Iterable[str]) -> dict[str, str]: ...
 
+    def reembed(self, on_progress: Callable[[int], object] | None = None) -> int: ...
+
     # -- links -----------------------------------------------------------------------------------
     def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
         ...
 
     def unlink(self, relationship_id: str) -> Relationship: ...
+
+    def list_links(self, workspace: str | None = ALL_WORKSPACES) -> list[Relationship]: ...
+
+    def relationships(
+        self, id: str, direction: str = "both", types: list[str] | None = None,
+    ) -> list[Relationship]: ...
 
     def related(
         self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = 'both',
@@ -112,6 +135,8 @@ class ServiceApi(Protocol):
     def rebuild_communities(self, workspace: str | None = None) -> list[Community]: ...
 
     def merge_entities(self, a: str, b: str, *, workspace: str | None = None) -> Entity: ...
+
+    def fact(self, id: str) -> Fact: ...
 
     def delete_fact(self, id: str) -> Fact: ...
 

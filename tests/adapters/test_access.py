@@ -18,7 +18,7 @@ import pytest
 
 import knotwork
 from knotwork import Settings
-from knotwork.services.access import Scope
+from knotwork.views.access import Scope
 
 from ._scoped import FAST, OWNER, SHOP_TEXT, Store, seed
 from .conftest import Endpoint

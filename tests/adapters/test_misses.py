@@ -18,8 +18,8 @@ import pytest
 import knotwork
 from knotwork import Settings
 from knotwork.errors import NotFound
-from knotwork.services import elsewhere
-from knotwork.services.access import Scope, scoped
+from knotwork.views import elsewhere
+from knotwork.views.access import Scope, scoped
 
 from ._mcp import text
 from ._scoped import FAST, OWNER, SHOP_TEXT, Store, seed

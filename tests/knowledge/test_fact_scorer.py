@@ -16,7 +16,7 @@ from knotwork.knowledge import scorer
 from knotwork.knowledge.extract import candidates, extract_many
 from knotwork.knowledge.models import Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
-from knotwork.services import browse
+from knotwork.views import browse
 
 from tests._bench import bench_module
 

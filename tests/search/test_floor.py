@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import knotwork
 from knotwork import Settings
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 
 NOTES = [
     "We deploy the billing service with blue-green releases behind the load balancer.",

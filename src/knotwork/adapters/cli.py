@@ -44,7 +44,8 @@ from knotwork.limits import MAX_IMPORT_RECORDS
 from knotwork import metrics as call_metrics
 from knotwork.render import DETAILS
 from knotwork.service import Knotwork
-from knotwork.services import elsewhere
+from knotwork.service_api import ServiceApi
+from knotwork.views import elsewhere
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -83,7 +84,7 @@ def cli() -> None:
 @with_store
 @through_server
 @creates
-def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
+def add(mem: ServiceApi, settings: Settings, fmt: str, content: str, workspace: str | None, **opts: Any) -> str:
     """Store a memory (CONTENT, or - to read it from stdin)."""
     m = mem.add(
         _content(content),
@@ -111,7 +112,7 @@ def add(mem: Knotwork, settings: Settings, fmt: str, content: str, workspace: st
 @click.argument("id")
 @with_store
 @through_server
-def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+def get(mem: ServiceApi, settings: Settings, fmt: str, id: str) -> str:
     """Show one memory (full id or a unique 8+ character prefix/suffix)."""
     return _answer(mem, "get", mem.get(id), fmt)
 
@@ -131,7 +132,7 @@ def get(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("--thread", help="Move it to this thread ('' takes it out of its thread).")
 @with_store
 @through_server
-def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) -> str:
+def update(mem: ServiceApi, settings: Settings, fmt: str, id: str, **opts: Any) -> str:
     """Change a memory; earlier versions are kept."""
     changes: dict[str, Any] = {}
     if opts["content"] is not None:
@@ -162,7 +163,7 @@ def update(mem: Knotwork, settings: Settings, fmt: str, id: str, **opts: Any) ->
 @click.argument("id")
 @with_store
 @through_server
-def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+def delete(mem: ServiceApi, settings: Settings, fmt: str, id: str) -> str:
     """Forget a memory and its history."""
     return _answer(mem, "delete", mem.delete(id), fmt)
 
@@ -177,7 +178,7 @@ def delete(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("--cursor", help="next cursor printed by the previous page.")
 @with_store
 @through_server
-def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, all_workspaces: bool, **opts: Any) -> str:
+def list_(mem: ServiceApi, settings: Settings, fmt: str, workspace: str | None, all_workspaces: bool, **opts: Any) -> str:
     """List memories, newest first."""
     page = elsewhere.listed(
         mem,
@@ -208,7 +209,7 @@ def list_(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, al
 )
 @with_store
 @through_server
-def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
+def search(mem: ServiceApi, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find memories relevant to QUERY (the workspace and global)."""
     hits = elsewhere.search(
         mem,
@@ -230,7 +231,7 @@ def search(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: s
 @click.argument("id")
 @with_store
 @through_server
-def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+def history(mem: ServiceApi, settings: Settings, fmt: str, id: str) -> str:
     """Every version of a memory, oldest first."""
     return _answer(mem, "history", mem.history(id), fmt)
 
@@ -242,7 +243,7 @@ def history(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("--metadata", help="JSON object.")
 @with_store
 @through_server
-def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, type: str, metadata: str | None) -> str:
+def link(mem: ServiceApi, settings: Settings, fmt: str, from_id: str, to_id: str, type: str, metadata: str | None) -> str:
     """Link FROM_ID --TYPE--> TO_ID (idempotent; supersedes retires TO_ID)."""
     return _answer(mem, "link", mem.link(from_id, to_id, type, _json_option(metadata, "metadata")), fmt)
 
@@ -251,7 +252,7 @@ def link(mem: Knotwork, settings: Settings, fmt: str, from_id: str, to_id: str, 
 @click.argument("relationship_id")
 @with_store
 @through_server
-def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) -> str:
+def unlink(mem: ServiceApi, settings: Settings, fmt: str, relationship_id: str) -> str:
     """Remove a relationship."""
     return _answer(mem, "unlink", mem.unlink(relationship_id), fmt)
 
@@ -263,7 +264,7 @@ def unlink(mem: Knotwork, settings: Settings, fmt: str, relationship_id: str) ->
 @click.option("--direction", type=click.Choice(DIRECTIONS), default="both", show_default=True, help="Link direction.")
 @with_store
 @through_server
-def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[str, ...], depth: int, direction: str) -> str:
+def related(mem: ServiceApi, settings: Settings, fmt: str, id: str, types: tuple[str, ...], depth: int, direction: str) -> str:
     """Memories linked to ID, nearest first."""
     return _answer(mem, "related", mem.related(id, types=list(types) or None, depth=depth, direction=direction), fmt)
 
@@ -275,7 +276,7 @@ def related(mem: Knotwork, settings: Settings, fmt: str, id: str, types: tuple[s
 @click.option("--format", "drawing", type=click.Choice(["compact", "dot", "mermaid"]), default="compact", show_default=True, help="Output shape.")
 @with_store
 @through_server
-def graph(mem: Knotwork, settings: Settings, fmt: str, id: str, depth: int, max_nodes: int, drawing: str) -> str:
+def graph(mem: ServiceApi, settings: Settings, fmt: str, id: str, depth: int, max_nodes: int, drawing: str) -> str:
     """The graph around ID, as text, DOT or Mermaid."""
     return _answer(mem, "graph", mem.graph(id, max_depth=depth, max_nodes=max_nodes), "json" if fmt == "json" else drawing)
 
@@ -310,14 +311,14 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
 @with_store
 @through_server
 @creates
-def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
+def import_(mem: ServiceApi, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
     """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
     from knotwork.adapters.cli_progress import Stages, interrupted
 
     if file != "-" and not Path(file).is_file():
         raise InvalidInput("file", f"{file} does not exist")
     records = []
-    local = isinstance(mem, Knotwork)
+    local = isinstance(mem, Knotwork)  # in this process: the facade itself, which reports its stages
     with Stages(progress) as steps:
         try:
             steps.stage("read", None, counts=True)
@@ -327,7 +328,7 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
             if len(records) > MAX_IMPORT_RECORDS and not local:  # a server's (adapters/client.py)
                 raise InvalidInput("file", f"{len(records):,} records; a server takes at most {MAX_IMPORT_RECORDS:,} in one "
                                            "import (all or nothing): pass --db PATH to import them all in this process")
-            if local:
+            if isinstance(mem, Knotwork):
                 report = mem.import_records(records, on_progress=steps.update, on_stage=steps.stage)
             else:
                 steps.stage("sent to the server", len(records))
@@ -348,7 +349,7 @@ def import_(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bo
 @progress_option
 @with_store
 @through_server
-def export(mem: Knotwork, settings: Settings, fmt: str, file: str, progress: bool | None) -> None:
+def export(mem: ServiceApi, settings: Settings, fmt: str, file: str, progress: bool | None) -> None:
     """Write every memory, with its history, then the knowledge graph, as JSONL (to FILE or stdout)."""
     out = sys.stdout if file == "-" else Path(file).open("w", encoding="utf-8")
     try:
@@ -436,7 +437,7 @@ def mcp(ctx: click.Context, db: str | None, workspace: str | None, tools: str) -
     """Serve MCP over stdio (what an agent launches); with a workspace, every call is limited to it (and the
     global scope, to read), as with `knotwork serve -w`."""
     from knotwork.adapters.mcp import build_server
-    from knotwork.services.access import of_workspace
+    from knotwork.views.access import of_workspace
 
     settings = _settings(ctx)
     default = _workspace(settings, workspace)
@@ -471,7 +472,7 @@ def serve(
     from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.http.app import check_token
     from knotwork.adapters.mcp import build_server
-    from knotwork.services.access import of_workspace
+    from knotwork.views.access import of_workspace
 
     settings = _settings(ctx)
     host = host or settings.host

@@ -15,7 +15,7 @@ import io
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,6 +26,10 @@ from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.errors import CLI_WORKSPACE_ARG, BackendUnavailable, InvalidInput
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
+from knotwork.service_api import ServiceApi
+
+if TYPE_CHECKING:
+    from knotwork.adapters.client import RemoteKnotwork
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -69,8 +73,11 @@ def creates(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _service(db: str | None, settings: Settings, remote_ok: bool) -> Any:
-    """The service a command calls: a running server's when it may and one answers, else the store opened here."""
+def _service(db: str | None, settings: Settings, remote_ok: bool) -> Knotwork | RemoteKnotwork:
+    """The service a command calls: a running server's when it may and one answers, else the store opened here.
+
+    A command marked :func:`through_server` may be handed either, and is typed against what both offer
+    (:class:`~knotwork.service_api.ServiceApi`); any other command always gets the facade (``Knotwork``)."""
     if remote_ok and db is None:
         from knotwork.adapters.remote import ServerUnavailable, find_server
 
@@ -85,7 +92,7 @@ def _service(db: str | None, settings: Settings, remote_ok: bool) -> Any:
     return open_store(db, settings=settings)
 
 
-def _answer(mem: Knotwork, operation: str, result: Any, fmt: str, **options: Any) -> str:
+def _answer(mem: ServiceApi, operation: str, result: Any, fmt: str, **options: Any) -> str:
     """Render through the adapters' shared Responder (short ids, safe fallback, token metrics)."""
     return Responder(mem, workspace_arg=CLI_WORKSPACE_ARG)(operation, result, fmt, **options)
 

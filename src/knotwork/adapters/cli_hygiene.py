@@ -9,12 +9,13 @@ from knotwork.config import Settings
 from knotwork.domain.models import ALL_WORKSPACES
 from knotwork.errors import InvalidInput
 from knotwork.service import Knotwork
+from knotwork.service_api import ServiceApi
 
 
 @click.command()
 @with_store
 @through_server
-def prune(mem: Knotwork, settings: Settings, fmt: str) -> str:
+def prune(mem: ServiceApi, settings: Settings, fmt: str) -> str:
     """Purge expired memories (with their vectors, links and the facts only they gave) and keep the latest
     snapshot of each day per key."""
     return _answer(mem, "prune", mem.prune(), fmt)
@@ -28,7 +29,7 @@ def prune(mem: Knotwork, settings: Settings, fmt: str) -> str:
 @with_store
 @through_server
 def duplicates(
-    mem: Knotwork, settings: Settings, fmt: str, threshold: float, workspace: str | None, agent_id: str, limit: int
+    mem: ServiceApi, settings: Settings, fmt: str, threshold: float, workspace: str | None, agent_id: str, limit: int
 ) -> str:
     """Groups of near-duplicate memories (same workspace and partition), most similar first."""
     scope = _workspace(settings, workspace) if workspace or settings.workspace else ALL_WORKSPACES
@@ -39,7 +40,7 @@ def duplicates(
 @click.argument("ids", nargs=-1, required=True)
 @with_store
 @through_server
-def merge(mem: Knotwork, settings: Settings, fmt: str, ids: tuple[str, ...]) -> str:
+def merge(mem: ServiceApi, settings: Settings, fmt: str, ids: tuple[str, ...]) -> str:
     """Fold IDS into the first: it supersedes the others, which are retired (kept with history and links)."""
     return _answer(mem, "merge", mem.merge(list(ids)), fmt)
 

@@ -10,8 +10,8 @@ import click
 from knotwork.adapters.cli_common import _answer, _workspace, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.errors import InvalidInput
-from knotwork.service import Knotwork
-from knotwork.services import elsewhere
+from knotwork.service_api import ServiceApi
+from knotwork.views import elsewhere
 
 
 def parse_entity(text: str) -> dict[str, str]:
@@ -50,7 +50,7 @@ min_confidence_option = click.option(
 @limit_option
 @with_store
 @through_server
-def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, center: str | None, limit: int) -> str:
+def nodes(mem: ServiceApi, settings: Settings, fmt: str, query: str, workspace: str | None, center: str | None, limit: int) -> str:
     """Find entities of the knowledge graph matching QUERY."""
     hits = elsewhere.search_nodes(mem, query, center, limit, workspace=_workspace(settings, workspace))
     return _answer(mem, "search_nodes", hits, fmt)
@@ -66,7 +66,7 @@ def nodes(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @min_confidence_option
 @with_store
 @through_server
-def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
+def facts(mem: ServiceApi, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
     """Find facts matching QUERY (true now unless --as-of or --include-invalid)."""
     hits = elsewhere.search_facts(
         mem, query, opts["center"], opts["limit"], opts["as_of"], opts["include_invalid"], workspace=_workspace(settings, workspace),
@@ -81,7 +81,7 @@ def facts(mem: Knotwork, settings: Settings, fmt: str, query: str, workspace: st
 @click.option("--query", help="Only episodes matching this.")
 @with_store
 @through_server
-def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, limit: int, query: str | None) -> str:
+def episodes(mem: ServiceApi, settings: Settings, fmt: str, workspace: str | None, limit: int, query: str | None) -> str:
     """Memories with the entities they mention and the facts they gave."""
     return _answer(mem, "episodes", mem.episodes(workspace=_workspace(settings, workspace), limit=limit, query=query), fmt)
 
@@ -95,7 +95,7 @@ def episodes(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None,
 @with_store
 @through_server
 def entity(
-    mem: Knotwork, settings: Settings, fmt: str, ref: str, workspace: str | None, as_of: str | None, include_invalid: bool,
+    mem: ServiceApi, settings: Settings, fmt: str, ref: str, workspace: str | None, as_of: str | None, include_invalid: bool,
     min_confidence: float | None,
 ) -> str:
     """Show an entity (by name, alias or id) and its facts."""
@@ -111,7 +111,7 @@ def entity(
 @click.argument("id")
 @with_store
 @through_server
-def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
+def delete_fact(mem: ServiceApi, settings: Settings, fmt: str, id: str) -> str:
     """Delete a fact; a fact it had retired becomes current again."""
     return _answer(mem, "delete_fact", mem.delete_fact(id), fmt)
 
@@ -121,7 +121,7 @@ def delete_fact(mem: Knotwork, settings: Settings, fmt: str, id: str) -> str:
 @click.option("--yes", is_flag=True, help="Confirm: delete every entity and fact of the workspace.")
 @with_store
 @through_server
-def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, yes: bool) -> str:
+def clear_graph(mem: ServiceApi, settings: Settings, fmt: str, workspace: str | None, yes: bool) -> str:
     """Delete the knowledge graph of a workspace (memories are kept)."""
     return _answer(mem, "clear_graph", mem.clear_graph(_workspace(settings, workspace), confirm=yes), fmt)
 
@@ -132,7 +132,7 @@ def clear_graph(mem: Knotwork, settings: Settings, fmt: str, workspace: str | No
 @workspace_option
 @with_store
 @through_server
-def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, workspace: str | None) -> str:
+def merge_entities(mem: ServiceApi, settings: Settings, fmt: str, a: str, b: str, workspace: str | None) -> str:
     """Merge entities A and B (the more connected stays; the other becomes its alias)."""
     return _answer(mem, "merge_entities", mem.merge_entities(a, b, workspace=_workspace(settings, workspace)), fmt)
 
@@ -145,7 +145,7 @@ def merge_entities(mem: Knotwork, settings: Settings, fmt: str, a: str, b: str, 
 @with_store
 @through_server
 def communities(
-    mem: Knotwork, settings: Settings, fmt: str, workspace: str | None, entity: str | None, rebuild: bool, limit: int
+    mem: ServiceApi, settings: Settings, fmt: str, workspace: str | None, entity: str | None, rebuild: bool, limit: int
 ) -> str:
     """Communities of closely linked entities, with names and summaries (largest first)."""
     scope = _workspace(settings, workspace)
@@ -160,7 +160,7 @@ def communities(
 @click.option("-n", "--limit", type=int, help="Most extraction attempts to make.")
 @with_store
 @through_server
-def extract(mem: Knotwork, settings: Settings, fmt: str, show: bool, retry_failed: bool, limit: int | None) -> str:
+def extract(mem: ServiceApi, settings: Settings, fmt: str, show: bool, retry_failed: bool, limit: int | None) -> str:
     """Run LLM extraction on the queued memories (KNOTWORK_KG_LLM_URL), or show the queue."""
     if not show:
         report = mem.extract_pending(limit=limit, retry_failed=retry_failed)

@@ -7,7 +7,7 @@ import click
 from knotwork.adapters.cli_common import _workspace, through_server, with_store, workspace_option
 from knotwork.config import Settings
 from knotwork.render import render
-from knotwork.service import Knotwork
+from knotwork.service_api import ServiceApi
 
 SECTIONS = ("clock", "directives", "facts", "graph", "episodes", "entities", "health")
 
@@ -20,7 +20,7 @@ SECTIONS = ("clock", "directives", "facts", "graph", "episodes", "entities", "he
 @click.option("--section", "sections", multiple=True, type=click.Choice(SECTIONS), help="Only these sections (repeat).")
 @with_store
 @through_server
-def recall(mem: Knotwork, settings: Settings, fmt: str, context: str, workspace: str | None, query: str | None,
+def recall(mem: ServiceApi, settings: Settings, fmt: str, context: str, workspace: str | None, query: str | None,
            budget: int, sections: tuple[str, ...]) -> str:
     """The context an agent would be given now, within a token budget."""
     result = mem.recall(context, workspace=_workspace(settings, workspace), query=query, budget_tokens=budget,
@@ -31,7 +31,7 @@ def recall(mem: Knotwork, settings: Settings, fmt: str, context: str, workspace:
 @click.command()
 @with_store
 @through_server
-def status(mem: Knotwork, settings: Settings, fmt: str) -> str:
+def status(mem: ServiceApi, settings: Settings, fmt: str) -> str:
     """Version, store, schema version, counts and embedder."""
     return render("status", mem.status(), fmt)
 
@@ -39,7 +39,7 @@ def status(mem: Knotwork, settings: Settings, fmt: str) -> str:
 @click.command()
 @with_store
 @through_server
-def stats(mem: Knotwork, settings: Settings, fmt: str) -> str:
+def stats(mem: ServiceApi, settings: Settings, fmt: str) -> str:
     """Memory counts by workspace, category and agent; links; vectors; size."""
     return render("stats", mem.stats(), fmt)
 

@@ -6,7 +6,9 @@ update, delete; link, unlink, related, graph; recall, status, stats; export,
 import) and the two lookups the :class:`~knotwork.render.respond.Responder`
 makes (``relations``, ``short_ids``); the knowledge-graph commands (entities,
 facts, episodes, communities, the LLM extraction queue) and the hygiene ones
-with REST routes (duplicates, merge, prune) too. It sends JSON and reads JSON
+with REST routes (duplicates, merge, prune) too: every operation of
+:class:`~knotwork.service_api.ServiceApi`, among them the batch add, one fact,
+the relationships of a workspace or of one memory, and ``reembed``. It sends JSON and reads JSON
 back into the domain's own types (:class:`Memory`, :class:`Hit`, :class:`Page`), so the
 CLI renders a server's answer exactly as it renders its own. A server's error
 comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
@@ -17,7 +19,7 @@ comes back as the :mod:`knotwork.errors` exception it was raised as (its JSON
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote as quote_url
@@ -26,7 +28,7 @@ from urllib.request import Request, urlopen
 
 from knotwork.adapters.remote import Server
 from knotwork.config import Settings
-from knotwork.domain.models import Graph, Hit, Hits, ImportReport, Memory, MemoryBrief, MetaRelation, Page, Related, Relationship
+from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Hits, ImportReport, Memory, MemoryBrief, MetaRelation, Page, Related, Relationship
 from knotwork.domain.temporal import from_text
 from knotwork.knowledge.models import (
     ClearReport, Community, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, Found, NodeHit, QueueItem,
@@ -166,7 +168,7 @@ class RemoteKnotwork:
     """The memory calls of :class:`~knotwork.service.Knotwork`, answered by the server at ``server.url``."""
 
     #: Its searches and lookups come back with the other workspaces to look in already named, by the server
-    #: within its scope (services/elsewhere.py asks no further).
+    #: within its scope (views/elsewhere.py asks no further).
     names_elsewhere = True
 
     def __init__(self, server: Server, settings: Settings) -> None:
@@ -219,6 +221,11 @@ class RemoteKnotwork:
     def add(self, content: str, **fields: Any) -> Memory:
         return _memory(self._call("POST", "/memories", {"content": content, **_drop_none(fields)}))
 
+    def add_many(self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False) -> list[Memory]:
+        """One request: the server decides every item as ``add`` does, then stores all of them or none."""
+        body = {"items": [dict(i) if isinstance(i, Mapping) else i for i in items], "consolidate": consolidate, "force": force}
+        return [_memory(m) for m in self._call("POST", "/memories/batch", body)["memories"]]
+
     def get(self, id: str) -> Memory:
         return Memory.from_dict(self._call("GET", f"/memories/{self._id(id)}"))
 
@@ -250,6 +257,16 @@ class RemoteKnotwork:
 
     def unlink(self, relationship_id: str) -> Relationship:
         return _relationship(self._call("DELETE", f"/links/{self._id(relationship_id)}"))
+
+    def list_links(self, workspace: str | None = ALL_WORKSPACES) -> list[Relationship]:
+        """The relationships of ``workspace`` (``*``: every one the server's caller reads; None: the server's
+        default workspace, as every call that names none)."""
+        answer = self._call("GET", "/relationships", query=_drop_none({"workspace": workspace}))
+        return [_relationship(r) for r in answer["relationships"]]
+
+    def relationships(self, id: str, direction: str = "both", types: list[str] | None = None) -> list[Relationship]:
+        query = _drop_none({"direction": direction, "type": types})
+        return [_relationship(r) for r in self._call("GET", f"/memories/{self._id(id)}/relationships", query=query)["relationships"]]
 
     def related(self, id: str, types: list[str] | None = None, depth: int = 1, direction: str = "both") -> list[Related]:
         query = _drop_none({"type": types, "depth": depth, "direction": direction})
@@ -287,6 +304,9 @@ class RemoteKnotwork:
         query = _drop_none({"workspace": workspace, "as_of": as_of, "include_invalid": _flag(include_invalid),
                             "min_confidence": min_confidence})
         return [_fact(f) for f in self._call("GET", f"/entities/{self._id(ref)}/facts", query=query)["facts"]]
+
+    def fact(self, id: str) -> Fact:
+        return _fact(self._call("GET", f"/facts/{self._id(id)}"))
 
     def delete_fact(self, id: str) -> Fact:
         return _fact(self._call("DELETE", f"/facts/{self._id(id)}"))
@@ -380,6 +400,14 @@ class RemoteKnotwork:
         if on_progress:
             on_progress(report.added + report.skipped)
         return report
+
+    def reembed(self, on_progress: Callable[[int], object] | None = None) -> int:
+        """The server rebuilds every vector with its embedder (the owner's call: a scoped token is refused);
+        ``on_progress`` hears of them all at once, when the answer comes."""
+        done = int(self._call("POST", "/reembed")["embedded"])
+        if on_progress:
+            on_progress(done)
+        return done
 
     # -- what the Responder looks up -----------------------------------------------
     def relations(self, ids: list[str]) -> dict[str, list[MetaRelation]]:

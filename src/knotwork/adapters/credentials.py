@@ -23,7 +23,7 @@ from typing import Any
 from knotwork.domain import rules
 from knotwork.domain.temporal import now, to_text
 from knotwork.errors import Conflict, InvalidInput
-from knotwork.services.access import Scope
+from knotwork.views.access import Scope
 
 PREFIX = "kw_"
 #: How lately a file must have changed to be read again whatever its size and time say (nanoseconds).

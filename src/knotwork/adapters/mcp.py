@@ -28,7 +28,8 @@ MESSAGE_CHARS = 4 * QUOTE_CHARS
 from knotwork.render import render
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
-from knotwork.services import access, elsewhere
+from knotwork.service_api import ServiceApi
+from knotwork.views import access, elsewhere
 
 # The catalog is in the agent's context on every turn: each description says only what the name and
 # type do not (bench/tokens.py counts it; the targets are in bench/RESULTS.md).
@@ -232,8 +233,8 @@ def build_server(
     if tools not in TOOLSETS:
         raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, got {tools!r}")
     mem.start_enrichment_worker(server=True)  # the store's one worker process reads queued memories in (idempotent)
-    mem = access.PerCall(mem, scope)  # type: ignore[assignment]  # each call: the service as its caller may use it
-    respond = Responder(mem)  # short ids and relations are looked up in the caller's scope too
+    service: ServiceApi = access.PerCall(mem, scope)  # each call: the service as its caller may use it
+    respond = Responder(service)  # short ids and relations are looked up in the caller's scope too
     registered: list[Tool] = []
 
     def ws(value: str | None) -> str | None:
@@ -271,7 +272,7 @@ def build_server(
     ) -> str:
         """Store a memory. Answers ADD, UPDATE (extends one stored), SUPERSEDE (changes its value), NOOP (known)
         or IGNORE (speculation, chatter, queries)."""
-        m = mem.add(
+        m = service.add(
             content,
             workspace=ws(workspace),
             agent_id=agent_id,
@@ -306,14 +307,14 @@ def build_server(
     ) -> str:
         """Find memories relevant to a query (this workspace and global)."""
         hits = elsewhere.search(
-            mem, query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags, thread=thread
+            service, query, workspace=ws(workspace), limit=limit, agent_id=agent_id, category=category, tags=tags, thread=thread
         )
         return respond("search", hits, format, relation_detail=relation_detail)
 
     @tool(READ)
     def get_memory(id: MemoryId, format: Format = "compact") -> str:
         """Read one memory in full."""
-        return respond("get", mem.get(id), format)
+        return respond("get", service.get(id), format)
 
     @tool(WRITE)
     def update_memory(
@@ -344,12 +345,12 @@ def build_server(
             "thread": thread,
         }
         changes = {k: v for k, v in given.items() if v is not None}
-        return respond("update", mem.update(id, **changes), format)
+        return respond("update", service.update(id, **changes), format)
 
     @tool(DESTROY)
     def delete_memory(id: MemoryId, format: Format = "compact") -> str:
         """Forget a memory and its history."""
-        return respond("delete", mem.delete(id), format)
+        return respond("delete", service.delete(id), format)
 
     @tool(READ)
     def list_memories(
@@ -366,7 +367,7 @@ def build_server(
     ) -> str:
         """List memories, newest first."""
         page = elsewhere.listed(
-            mem,
+            service,
             workspace=ws(workspace),
             agent_id=agent_id,
             category=category,
@@ -388,7 +389,7 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Link two memories with a typed, directed relationship (idempotent)."""
-        return respond("link", mem.link(from_id, to_id, type, metadata), format)
+        return respond("link", service.link(from_id, to_id, type, metadata), format)
 
     @tool(DESTROY)
     def unlink_memories(
@@ -396,7 +397,7 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Remove a relationship."""
-        return respond("unlink", mem.unlink(relationship_id), format)
+        return respond("unlink", service.unlink(relationship_id), format)
 
     @tool(READ)
     def get_related_memories(
@@ -407,7 +408,7 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Memories linked to one memory, up to depth hops, nearest first."""
-        return respond("related", mem.related(id, types=types, depth=depth, direction=direction), format)
+        return respond("related", service.related(id, types=types, depth=depth, direction=direction), format)
 
     @tool(READ)
     def get_memory_graph(
@@ -417,9 +418,9 @@ def build_server(
         format: Literal["compact", "json", "dot", "mermaid"] = "compact",
     ) -> str:
         """Nodes and edges around a memory, ready to draw."""
-        return respond("graph", mem.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
+        return respond("graph", service.graph(id, max_depth=max_depth, max_nodes=max_nodes), format)
 
-    mcp_knowledge.register(mem, ws, tool, respond, READ, DESTROY)
+    mcp_knowledge.register(service, ws, tool, respond, READ, DESTROY)
 
     # -- ambient recall and status ---------------------------------------------
     @tool(READ)
@@ -437,19 +438,19 @@ def build_server(
         """Context to start from: directives, what is relevant now, recent episodes, within a token budget."""
         return respond(
             "recall",
-            mem.recall(context, workspace=ws(workspace), query=query, budget_tokens=budget_tokens, sections=sections),
+            service.recall(context, workspace=ws(workspace), query=query, budget_tokens=budget_tokens, sections=sections),
             format,
         )
 
     @tool(READ)
     def get_status(format: Format = "compact") -> str:
         """Version, store, schema version, counts, embedder and recall latency (p50/p95)."""
-        return respond("status", mem.status(), format)
+        return respond("status", service.status(), format)
 
     @tool(READ)
     def get_memory_stats(format: Format = "compact") -> str:
         """Counts by workspace, partition, tag, category; health: duplicates, superseded, expired, snapshots, orphans."""
-        return respond("stats", mem.stats(), format)
+        return respond("stats", service.stats(), format)
 
     @tool(READ)
     def find_duplicates(
@@ -460,14 +461,14 @@ def build_server(
         format: Format = "compact",
     ) -> str:
         """Groups of near-duplicate memories, for merge_memories."""
-        every = access.every_workspace(mem)  # "*" for the owner, the caller's workspaces for a scoped one
-        groups = mem.find_duplicates(threshold, workspace=workspace or default_workspace or every, agent_id=agent_id, limit=limit)
+        every = access.every_workspace(service)  # "*" for the owner, the caller's workspaces for a scoped one
+        groups = service.find_duplicates(threshold, workspace=workspace or default_workspace or every, agent_id=agent_id, limit=limit)
         return respond("duplicates", groups, format)
 
     @tool(WRITE)
     def merge_memories(ids: Annotated[list[MemoryId], Field(min_length=2, description="the first is kept")], format: Format = "compact") -> str:
         """Merge duplicates: the others are retired (history and links kept)."""
-        return respond("merge", mem.merge(ids), format)
+        return respond("merge", service.merge(ids), format)
 
     server = KnotworkServer(
         name="knotwork", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING", tools=registered
@@ -475,15 +476,15 @@ def build_server(
 
     @server.resource("memory://relationships", mime_type="application/json", description="All relationships in scope")
     def all_relationships() -> str:
-        return render("relationships", mem.list_links(default_workspace), "json")
+        return render("relationships", service.list_links(default_workspace), "json")
 
     @server.resource("memory://memory/{id}/related", mime_type="application/json", description="Memories linked to one")
     def related_resource(id: str) -> str:
-        return _resource(lambda: render("related", mem.related(id), "json"))
+        return _resource(lambda: render("related", service.related(id), "json"))
 
     @server.resource("memory://graph/{id}", mime_type="application/json", description="Graph around a memory")
     def graph_resource(id: str) -> str:
-        return _resource(lambda: render("graph", mem.graph(id), "json"))
+        return _resource(lambda: render("graph", service.graph(id), "json"))
 
     return server
 

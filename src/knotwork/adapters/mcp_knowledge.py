@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from knotwork.service import Knotwork
-from knotwork.services import elsewhere
+from knotwork.service_api import ServiceApi
+from knotwork.views import elsewhere
 
 Format = Literal["compact", "json"]
 Workspace = str | None  # omitted: the server's default workspace
@@ -23,7 +23,7 @@ FACTS_DESCRIPTION = (
 
 
 def register(
-    mem: Knotwork,
+    mem: ServiceApi,
     ws: Callable[[str | None], str | None],
     tool: Callable,
     respond: Callable[..., str],

@@ -174,7 +174,7 @@ class Hit:
 
 class Hits(list):
     """A search's hits, best first; when there are none, ``elsewhere``: the other workspaces the caller reads
-    where the same search finds some, with how many (:mod:`knotwork.services.elsewhere`); ``unknown_workspace``:
+    where the same search finds some, with how many (:mod:`knotwork.views.elsewhere`); ``unknown_workspace``:
     the workspace asked about when no memory is stored in it (a misspelt ``-w`` is named as such)."""
 
     def __init__(self, items: list[Hit], elsewhere: dict[str, int] | None = None,

@@ -94,7 +94,7 @@ class Fact:
 class Found(list):
     """Search results plus the query that found them (renderers say what was searched for); when there are
     none, ``elsewhere``: the other workspaces the caller reads where the same search finds some, with how many
-    (:mod:`knotwork.services.elsewhere`)."""
+    (:mod:`knotwork.views.elsewhere`)."""
 
     def __init__(self, items: list, query: str, elsewhere: dict[str, int] | None = None) -> None:
         super().__init__(items)

@@ -39,7 +39,7 @@ GRAPH_ANSWERS = frozenset({"search_nodes", "search_facts", "facts", "episodes", 
 
 class Answering(Protocol):
     """What a :class:`Responder` asks of the service it answers for: the ``Knotwork`` facade, one caller's
-    view of it (services/access.py) or a running server's (adapters/client.py). Rendering needs no more of it."""
+    view of it (views/access.py) or a running server's (adapters/client.py). Rendering needs no more of it."""
 
     settings: Settings
 
@@ -82,7 +82,7 @@ class Responder:
 
     def as_caller(self, mem: Answering) -> Responder:
         """This responder (its metrics log too) looking up short ids and relations through ``mem``: the
-        service as one caller may use it (:mod:`knotwork.services.access`)."""
+        service as one caller may use it (:mod:`knotwork.views.access`)."""
         other = copy.copy(self)
         other.mem = mem
         return other

@@ -5,8 +5,8 @@ is truly its own: the inserts that name a row's workspace in PostgreSQL's keys, 
 ranking, the deletes that clear cross-scope references first). What differs between the twins here is only
 the dialect (``store/where.py``: placeholder, time binding and reading, list aggregation, a text's end, NULL
 order, an id list) and three helpers of each store: ``_read`` (the rows of one read, under SQLite's read lock),
-``_rows_by_ids`` with ``_ids_in`` (a column tested against a list of ids, in batches for SQLite) and ``_run``
-inside ``transaction``.
+``_rows_by_ids`` (a column tested against a list of ids, the dialect's ``ids_in``, in batches for SQLite) and
+``_run`` inside ``transaction``.
 """
 
 from __future__ import annotations
@@ -75,7 +75,6 @@ class KnowledgeSql:
     """The graph's methods both stores share (see the module's docstring)."""
 
     _dialect: Dialect
-    _ids_in: str
     _read: Any
     _run: Any
     _run_many: Any
@@ -108,7 +107,7 @@ class KnowledgeSql:
             f"SELECT {ENTITY}, e.note,"
             f" (SELECT {d.gather.format(col='alias')} FROM entity_aliases a WHERE a.entity_id = e.id),"
             " (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)"
-            f" FROM entities e WHERE e.id {self._ids_in}",
+            f" FROM entities e WHERE e.id {self._dialect.ids_in}",
             entity_ids,
         )
         for r in rows:
@@ -123,7 +122,7 @@ class KnowledgeSql:
 
     def kg_entity_terms(self, entity_ids: Sequence[str]) -> dict[str, str]:
         """The words full-text search knows each entity by (its name's and its aliases')."""
-        return dict(self._rows_by_ids(f"SELECT id, terms FROM entities WHERE id {self._ids_in}", entity_ids))
+        return dict(self._rows_by_ids(f"SELECT id, terms FROM entities WHERE id {self._dialect.ids_in}", entity_ids))
 
     def kg_get_entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         return {k: v[0] for k, v in self.kg_entity_rows(entity_ids).items()}
@@ -131,7 +130,7 @@ class KnowledgeSql:
     def kg_entity_names(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(name, summary) by entity id: what a search's ``about`` relations show, without the aliases and the
         mention counts of :meth:`kg_get_entities` (counting an entity's mentions reads every one of them)."""
-        rows = self._rows_by_ids(f"SELECT id, name, summary FROM entities WHERE id {self._ids_in}", entity_ids)
+        rows = self._rows_by_ids(f"SELECT id, name, summary FROM entities WHERE id {self._dialect.ids_in}", entity_ids)
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def kg_entity_aliases(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -140,14 +139,14 @@ class KnowledgeSql:
         d = self._dialect
         rows = self._rows_by_ids(
             f"SELECT e.id, e.name, (SELECT {d.gather.format(col='alias')} FROM entity_aliases a WHERE a.entity_id = e.id)"
-            f" FROM entities e WHERE e.id {self._ids_in}",
+            f" FROM entities e WHERE e.id {self._dialect.ids_in}",
             entity_ids,
         )
         return {r[0]: (r[1], tuple(sorted(d.split(r[2]))) if r[2] else ()) for r in rows}
 
     def kg_entity_notes(self, entity_ids: Sequence[str]) -> dict[str, tuple[str | None, str, str]]:
         """(type, caller's note, summary) by entity id: the cheap read ingest needs."""
-        rows = self._rows_by_ids(f"SELECT id, type, note, summary FROM entities WHERE id {self._ids_in}", entity_ids)
+        rows = self._rows_by_ids(f"SELECT id, type, note, summary FROM entities WHERE id {self._dialect.ids_in}", entity_ids)
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
     def kg_entities_by_norm(self, workspace: str | None, norm: str) -> list[str]:
@@ -245,7 +244,7 @@ class KnowledgeSql:
 
     def kg_get_facts(self, fact_ids: Sequence[str]) -> dict[str, Fact]:
         d = self._dialect
-        rows = self._rows_by_ids(f"SELECT {fact_columns(d)} FROM {FACT_FROM} WHERE f.id {self._ids_in}", fact_ids)
+        rows = self._rows_by_ids(f"SELECT {fact_columns(d)} FROM {FACT_FROM} WHERE f.id {self._dialect.ids_in}", fact_ids)
         return {r[0]: fact_row(r, d) for r in rows}
 
     def kg_fact_ids(self) -> list[str]:
@@ -297,13 +296,13 @@ class KnowledgeSql:
     def kg_mentions(self, memory_ids: Sequence[str]) -> dict[str, list[str]]:
         """Entity ids each memory mentions."""
         out: dict[str, list[str]] = {}
-        rows = self._rows_by_ids(f"SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id {self._ids_in}", memory_ids)
+        rows = self._rows_by_ids(f"SELECT memory_id, entity_id FROM entity_mentions WHERE memory_id {self._dialect.ids_in}", memory_ids)
         for mid, eid in sorted(rows):
             out.setdefault(mid, []).append(eid)
         return out
 
     def kg_fact_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        sql = f"SELECT memory_id, count(*) FROM fact_sources WHERE memory_id {self._ids_in} GROUP BY memory_id"
+        sql = f"SELECT memory_id, count(*) FROM fact_sources WHERE memory_id {self._dialect.ids_in} GROUP BY memory_id"
         return dict(self._rows_by_ids(sql, memory_ids))
 
     # -- communities ----------------------------------------------------------
@@ -326,7 +325,7 @@ class KnowledgeSql:
             if entity_ids is None:
                 self._run(f"DELETE FROM community_dirty WHERE workspace = {self._dialect.mark}", (workspace or "",))
                 return
-            self._rows_by_ids(f"DELETE FROM community_dirty WHERE entity_id {self._ids_in}", entity_ids)
+            self._rows_by_ids(f"DELETE FROM community_dirty WHERE entity_id {self._dialect.ids_in}", entity_ids)
 
     def kg_graph_workspaces(self) -> list[str]:
         """Every workspace that has entities (``''`` is the global one)."""
@@ -338,16 +337,16 @@ class KnowledgeSql:
 
     def kg_get_communities(self, community_ids: Sequence[str]) -> dict[str, Community]:
         """Communities by id (members not filled in)."""
-        rows = self._rows_by_ids(f"SELECT id, workspace, name, summary FROM communities WHERE id {self._ids_in}", community_ids)
+        rows = self._rows_by_ids(f"SELECT id, workspace, name, summary FROM communities WHERE id {self._dialect.ids_in}", community_ids)
         return {r[0]: Community(r[0], r[1] or None, r[2], r[3], ()) for r in rows}
 
     def kg_community_times(self, community_ids: Sequence[str]) -> dict[str, datetime]:
         """When each community was computed."""
-        rows = self._rows_by_ids(f"SELECT id, created_at FROM communities WHERE id {self._ids_in}", community_ids)
+        rows = self._rows_by_ids(f"SELECT id, created_at FROM communities WHERE id {self._dialect.ids_in}", community_ids)
         return {r[0]: self._dialect.read_time(r[1]) for r in rows}
 
     def kg_community_of(self, entity_ids: Sequence[str]) -> dict[str, str]:
-        sql = f"SELECT entity_id, community_id FROM community_members WHERE entity_id {self._ids_in}"
+        sql = f"SELECT entity_id, community_id FROM community_members WHERE entity_id {self._dialect.ids_in}"
         return dict(self._rows_by_ids(sql, entity_ids))
 
     # -- the LLM extraction queue ---------------------------------------------

@@ -5,11 +5,9 @@ keeps what is truly its own:
 
 - the row decoders (``_memory_row``, ``_brief_row``) and the row encoder (``_memory_params``): they run on every
   row of every read, and SQLite's read and write times as text where PostgreSQL's driver hands over datetimes;
-- ``_one`` (one memory or None), ``_read``, ``_rows_by_ids`` with ``_ids_in`` (see ``shared.py``), ``_run``
-  inside ``transaction``;
-- ``_within``, ``_retired_count`` and ``_vector_memory`` (``count_within``'s scope test, retired count, and
-  vector join: PostgreSQL's vectors are keyed by workspace too);
-- ``_rowno``, the memories' row number column (``memory_changes`` names it ``memory_`` and the same);
+- ``_one`` (one memory or None), ``_read``, ``_rows_by_ids`` (see ``shared.py``), ``_run`` inside ``transaction``;
+- ``_vector_memory``, how ``count_within``'s vector rows meet their memories (PostgreSQL's vectors are keyed by
+  workspace too);
 - ``_insert`` (SQLite one statement a memory, PostgreSQL a statement a thousand), ``_keep_versions`` (PostgreSQL
   names the version's workspace in its key), ``_wrote`` (the rows PostgreSQL counts toward analyzing its tables).
 
@@ -63,7 +61,6 @@ class MemorySql:
     """The memories' methods both stores share (see the module's docstring)."""
 
     _dialect: Dialect
-    _ids_in: str
     _read: Any
     _rows_by_ids: Any
     _run: Any
@@ -74,12 +71,7 @@ class MemorySql:
     _keep_versions: Any  # the engine's own: (workspace, memory id, past versions) into memory_versions
     _wrote: Any
     _reads: Any  # held around reads that belong together (SQLite's read lock when reads share the writer's connection)
-    # The engine's own for count_within: ``AND <column> IN (...)`` of a set of workspaces with its parameters,
-    # the retired memories' count (one parameter: the time), and how a vector row meets its memory.
-    _within: Any
-    _retired_count: str
-    _vector_memory: str
-    _rowno: str  # the engine's own: the memories' row number column (SQLite's rowid, PostgreSQL's rowno)
+    _vector_memory: str  # the engine's own for count_within: how a vector row meets its memory
     # The engine's own row decoders and encoder (module functions, bound as staticmethods).
     _memory_row: Any
     _brief_row: Any
@@ -98,13 +90,13 @@ class MemorySql:
 
     def get_memories(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         decode = self._memory_row
-        rows = self._rows_by_ids(f"SELECT {COLUMNS} FROM memories WHERE id {self._ids_in}", memory_ids)
+        rows = self._rows_by_ids(f"SELECT {COLUMNS} FROM memories WHERE id {self._dialect.ids_in}", memory_ids)
         return {r[0]: decode(r) for r in rows}
 
     def memory_briefs(self, memory_ids: Sequence[str]) -> dict[str, MemoryBrief]:
         """Each memory that exists in brief: the seven columns a walk's results show (related, graph)."""
         decode = self._brief_row
-        rows = self._rows_by_ids(f"SELECT {BRIEF_COLUMNS} FROM memories WHERE id {self._ids_in}", memory_ids)
+        rows = self._rows_by_ids(f"SELECT {BRIEF_COLUMNS} FROM memories WHERE id {self._dialect.ids_in}", memory_ids)
         return {r[0]: decode(r) for r in rows}
 
     def memory_versions(self, memory_id: str) -> list[Memory]:
@@ -172,13 +164,15 @@ class MemorySql:
     def count_within(self, workspaces: Collection[str], at: datetime) -> dict[str, int]:
         """What a caller limited to ``workspaces`` ('' for the global scope) may count: its memories (retired
         ones at ``at``), the links between two of them, and their vectors."""
-        within, true = self._within, self._dialect.true
+        d = self._dialect
+        within, true = d.within, d.true
         mine, params = within(workspaces, "m.workspace")
         ends, end_params = within(workspaces, "a.workspace")
         other, other_params = within(workspaces, "b.workspace")
         with self._reads:  # the three counts read together
             memories, retired = self._read(
-                f"SELECT count(*), {self._retired_count} FROM memories m WHERE {true}{mine}", (self._dialect.time(at), *params)
+                f"SELECT count(*), {d.count_if.format(cond=f'invalid_at IS NOT NULL AND invalid_at <= {d.mark}')}"
+                f" FROM memories m WHERE {true}{mine}", (d.time(at), *params)
             )[0]
             links = self._read(
                 "SELECT count(*) FROM links l JOIN memories a ON a.id = l.from_id JOIN memories b ON b.id = l.to_id"
@@ -209,13 +203,15 @@ class MemorySql:
 
     def texts_changed_after(self, seq: int) -> list[int]:
         """Row numbers of the memories inserted, deleted or given new text since change ``seq``."""
-        rows = self._read(f"SELECT DISTINCT memory_{self._rowno} FROM memory_changes WHERE seq > {self._dialect.mark}", (seq,))
+        d = self._dialect
+        rows = self._read(f"SELECT DISTINCT memory_{d.rowno} FROM memory_changes WHERE seq > {d.mark}", (seq,))
         return [r[0] for r in rows]
 
     def memory_texts(self, rowids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, tuple[str, ...], dict[str, str]]]:
         """(row number, id, workspace, content, names, tags) of the given memories that exist, or of every memory."""
-        sql = f"SELECT {self._rowno}, id, workspace, content, tags, artifacts, evidence FROM memories"
-        rows = self._read(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE {self._rowno} {self._ids_in}", list(rowids))
+        d = self._dialect
+        sql = f"SELECT {d.rowno}, id, workspace, content, tags, artifacts, evidence FROM memories"
+        rows = self._read(sql) if rowids is None else self._rows_by_ids(f"{sql} WHERE {d.rowno} {d.ids_in}", list(rowids))
         out = []
         for r in rows:
             tags = json_field(r[4]) or {}
@@ -224,4 +220,4 @@ class MemorySql:
 
     # -- signals for rerankers ------------------------------------------------------------------
     def incoming_link_counts(self, memory_ids: Sequence[str]) -> dict[str, int]:
-        return dict(self._rows_by_ids(f"SELECT to_id, count(*) FROM links WHERE to_id {self._ids_in} GROUP BY to_id", memory_ids))
+        return dict(self._rows_by_ids(f"SELECT to_id, count(*) FROM links WHERE to_id {self._dialect.ids_in} GROUP BY to_id", memory_ids))

@@ -3,15 +3,16 @@
 :data:`SQLITE` and :data:`POSTGRES` say what differs: the placeholder (``?`` against ``%s``), how a time is
 bound (ISO-8601 text against a ``timestamptz``) and read back, how the JSON columns are read (``json_each`` /
 ``json_extract`` against ``jsonb``), the empty condition (``1`` against ``TRUE``), how a list is gathered
-into one column (``group_concat`` against ``array_agg``), how a text's end is compared, and where NULLs
-sort. Each engine's store binds its dialect (``sqlite/store.py``'s ``_where``, ``postgres/rows.py``'s
+into one column (``group_concat`` against ``array_agg``), how a text's end is compared, where NULLs
+sort, the first element of a JSON array, a character by its code point, a column tested against a batch of
+ids or a set of workspaces, a conditional count, and the memories' row number column. Each engine's store binds its dialect (``sqlite/store.py``'s ``_where``, ``postgres/rows.py``'s
 ``where_sql``, and both stores' ``_dialect``, which the queries written once in ``memory_sql.py``,
 ``knowledge_sql.py`` and ``hygiene_sql.py`` read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,6 +35,13 @@ class Dialect:
     nulls_first: str  # after ``ORDER BY x``: NULLs first, as SQLite sorts them
     bytewise: str  # after a text column in ORDER BY: compared byte by byte, as SQLite's BINARY does
     in_list: Callable[[str, list[Any]], tuple[str, list[Any]]]  # ``column`` is one of these values: SQL, parameters
+    first: str  # the first element of the JSON array in column ``{col}``, as text
+    char: str  # the character of a code point: ``{char}(10)`` is a line break
+    text_times: bool  # a stored time comes back as text (read it with ``read_time``), else as a datetime already
+    ids_in: str  # after a column: it is one of a batch of ids (``{ids}``: the placeholders ``_rows_by_ids`` fills in)
+    count_if: str  # how many rows of a group meet the condition ``{cond}``
+    rowno: str  # the memories' row number column (``memory_changes`` names it ``memory_`` and the same)
+    within: Callable[..., tuple[str, list[Any]]]  # ``AND <column> IN`` a set of workspaces, or nothing for None
 
     def opt_time(self, value: datetime | None) -> Any:
         """A time that may be None, as the driver binds it."""
@@ -42,6 +50,21 @@ class Dialect:
     def read_opt(self, value: Any) -> datetime | None:
         """A stored time that may be NULL."""
         return self.read_time(value) if value else None
+
+
+def _within_sqlite(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[Any]]:
+    """`` AND <column> IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
+    if workspaces is None:
+        return "", []
+    names = sorted(workspaces)
+    return (f" AND {column} IN ({', '.join('?' * len(names))})", list(names)) if names else (" AND 0", [])
+
+
+def _within_postgres(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[Any]]:
+    """`` AND <column> = ANY(...)`` for a set of workspaces ('' is the global scope); nothing for None."""
+    if workspaces is None:
+        return "", []
+    return f" AND {column} = ANY(%s)", [sorted(workspaces)]
 
 
 SQLITE = Dialect(
@@ -57,6 +80,13 @@ SQLITE = Dialect(
     nulls_first="",
     bytewise="",
     in_list=lambda column, values: (f"{column} IN ({', '.join('?' * len(values)) or 'NULL'})", values),
+    first="json_extract({col}, '$[0]')",
+    char="char",
+    text_times=True,
+    ids_in="IN ({ids})",  # one batch of placeholders at a time, under SQLite's bound-parameter limit
+    count_if="coalesce(sum({cond}), 0)",
+    rowno="rowid",
+    within=_within_sqlite,
 )
 POSTGRES = Dialect(
     mark="%s",
@@ -71,6 +101,13 @@ POSTGRES = Dialect(
     nulls_first=" NULLS FIRST",
     bytewise=' COLLATE "C"',
     in_list=lambda column, values: (f"{column} = ANY(%s)", [values]),
+    first="{col}::jsonb ->> 0",
+    char="chr",
+    text_times=False,
+    ids_in="= ANY(%s)",  # the whole list, bound at once
+    count_if="count(*) FILTER (WHERE {cond})",
+    rowno="rowno",
+    within=_within_postgres,
 )
 
 

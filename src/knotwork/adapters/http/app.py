@@ -29,8 +29,8 @@ from knotwork.errors import InvalidInput
 from knotwork.limits import REQUEST_BYTES
 from knotwork.render.respond import Responder
 from knotwork.service import Knotwork
-from knotwork.services.access import Scope as AccessScope
-from knotwork.services.access import of_workspace
+from knotwork.views.access import Scope as AccessScope
+from knotwork.views.access import of_workspace
 from knotwork.services.recall import Latencies
 
 if TYPE_CHECKING:

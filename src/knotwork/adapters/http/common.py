@@ -9,8 +9,8 @@ from fastapi import Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from knotwork.render.respond import Responder
-from knotwork.service import Knotwork
-from knotwork.services.access import scoped
+from knotwork.service_api import ServiceApi
+from knotwork.views.access import scoped
 
 def ranged(low: float, high: float) -> dict[str, Any]:
     """A number's range, for the spec: the service checks it (400 outside), so FastAPI is not asked to (422)."""
@@ -20,7 +20,7 @@ def ranged(low: float, high: float) -> dict[str, Any]:
 Format = Annotated[Literal["json", "compact"], Query(description="json (default) or compact text, as agents read it")]
 
 
-def _scoped(request: Request) -> Knotwork:
+def _scoped(request: Request) -> ServiceApi:
     """The service as this request's caller may use it (the scope :class:`~knotwork.adapters.http.app.Access` found)."""
     return scoped(request.app.state.mem, getattr(request.state, "knotwork_caller", None))
 
@@ -28,11 +28,12 @@ def _scoped(request: Request) -> Knotwork:
 # The dependencies are coroutines on purpose: they do no I/O, and FastAPI runs a plain function dependency in
 # the thread pool, so each request would pay two more hand-offs between the event loop and a thread (and the
 # GIL) before its endpoint even starts.
-async def _mem(request: Request) -> Knotwork:
+async def _mem(request: Request) -> ServiceApi:
     return _scoped(request)
 
 
-Mem = Annotated[Knotwork, Depends(_mem)]
+#: The service a route calls: the facade for the owner, the scoped view for a token or ``serve -w`` (views/access.py).
+Mem = Annotated[ServiceApi, Depends(_mem)]
 
 
 def default_workspace(request: Request, given: str | None) -> str | None:

@@ -32,7 +32,7 @@ def app() -> Any:
 
     from knotwork.adapters.credentials import TokenBook
     from knotwork.adapters.http import heap
-    from knotwork.services.access import of_workspace
+    from knotwork.views.access import of_workspace
 
     given = json.loads(os.environ[ENV])
 

@@ -26,7 +26,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter, RankingFacts, Relationship, StoredLink
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryFilter, Relationship, StoredLink
 from knotwork.domain.temporal import to_text
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
@@ -88,13 +88,6 @@ class _Result:
         return iter(self.rows)
 
 
-def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[Any]]:
-    """`` AND <column> = ANY(...)`` for a set of workspaces ('' is the global scope); nothing for None."""
-    if workspaces is None:
-        return "", []
-    return f" AND {column} = ANY(%s)", [sorted(workspaces)]
-
-
 def redact(url: str) -> str:
     """``url`` without its password (for messages and ``location``)."""
     parts = urlsplit(url)
@@ -111,15 +104,11 @@ class PostgresStore(
     ``KnowledgeStore``, the hygiene reads and counters from ``HygieneStore``, those both engines share from
     ``SharedStore``)."""
 
-    _ids_in = "= ANY(%s)"  # SharedStore: the list of ids ``_rows_by_ids`` binds
-    _dialect = POSTGRES  # KnowledgeSql, MemorySql, HygieneSql: the queries written once
+    _dialect = POSTGRES  # KnowledgeSql, MemorySql, HygieneSql, SharedStore: the queries written once
     _memory_row = staticmethod(memory_row)  # MemorySql: this engine's row decoders and encoder
     _brief_row = staticmethod(brief_row)
     _memory_params = staticmethod(memory_params)
-    _within = staticmethod(_within)  # MemorySql.count_within: a scope test, the retired, a vector's memory
-    _retired_count = "count(*) FILTER (WHERE invalid_at IS NOT NULL AND invalid_at <= %s)"
-    _vector_memory = "m.workspace = v.workspace AND m.id = v.memory_id"
-    _rowno = "rowno"  # MemorySql.memory_texts
+    _vector_memory = "m.workspace = v.workspace AND m.id = v.memory_id"  # MemorySql.count_within: a vector's memory
     _link_row = staticmethod(link_row)  # LinkSql: this engine's row decoder
     _reads = contextlib.nullcontext()  # MemorySql: every read takes a pooled connection of its own; nothing to hold
 
@@ -326,17 +315,8 @@ class PostgresStore(
                 self._wrote(len(new))
         return out
 
-    def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
-        rows = self._rows_by_ids(
-            "SELECT id, valid_at, importance, artifacts::jsonb ->> 0,"
-            " length(content) - length(replace(replace(content, ' ', ''), chr(10), '')) + 1"
-            " FROM memories WHERE id = ANY(%s)",
-            memory_ids,
-        )
-        return {r[0]: RankingFacts(r[1], r[2], r[4], r[3]) for r in rows}
-
     def resolve_memory_ref(self, ref: str, limit: int = 11, workspaces: Collection[str] | None = None) -> list[str]:
-        within, params = _within(workspaces)
+        within, params = self._dialect.within(workspaces)
         if len(ref) == 26:
             row = self._run(f"SELECT id FROM memories WHERE id = %s{within}", (ref, *params)).fetchone()
             return [row[0]] if row else []
@@ -353,7 +333,7 @@ class PostgresStore(
 
     def count_memory_refs(self, ref: str, workspaces: Collection[str] | None = None) -> int:
         rev = ref[::-1]
-        within, params = _within(workspaces)
+        within, params = self._dialect.within(workspaces)
         return self._run(
             'SELECT count(*) FROM memories WHERE ((id >= %s AND id < %s)'
             f' OR (reverse(id) COLLATE "C" >= %s AND reverse(id) COLLATE "C" < %s)){within}',

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.models import SNAPSHOT, Memory, MemoryBrief, MemoryFilter, RankingFacts
+from knotwork.domain.models import SNAPSHOT, Memory, MemoryBrief, MemoryFilter
 from knotwork.domain.temporal import from_text, to_text
 from knotwork.errors import BackendUnavailable, InvalidInput
 from knotwork.store import filtered
@@ -47,12 +47,6 @@ from knotwork.store.sqlite.threads import ThreadStore
 from knotwork.store.sqlite.vectors import VectorStore
 from knotwork.store.where import SQLITE, conditions
 
-def _within(workspaces: Collection[str] | None, column: str = "workspace") -> tuple[str, list[str]]:
-    """`` AND <column> IN (...)`` for a set of workspaces ('' is the global scope); nothing for None."""
-    if workspaces is None:
-        return "", []
-    names = sorted(workspaces)
-    return (f" AND {column} IN ({', '.join('?' * len(names))})", names) if names else (" AND 0", [])
 _ID_BATCH = 500  # ids per statement: well under SQLite's bound-parameter limit
 FTS_OVERFETCH = 2  # BM25 rows ranked per row asked for, before the filter (fts_candidates)
 
@@ -125,15 +119,11 @@ class SQLiteStore(
     similar lists' from ``VectorStore``, the knowledge graph's from ``KnowledgeStore``, the hygiene ones from
     ``HygieneStore``, those both engines share from ``SharedStore``)."""
 
-    _ids_in = "IN ({ids})"  # SharedStore: one batch of ``_rows_by_ids``'s placeholders
-    _dialect = SQLITE  # KnowledgeSql, MemorySql, HygieneSql: the queries written once
+    _dialect = SQLITE  # KnowledgeSql, MemorySql, HygieneSql, SharedStore: the queries written once
     _memory_row = staticmethod(_memory)  # MemorySql: this engine's row decoders and encoder
     _brief_row = staticmethod(_brief)
     _memory_params = staticmethod(_params)
-    _within = staticmethod(_within)  # MemorySql.count_within: a scope test, the retired, a vector's memory
-    _retired_count = "coalesce(sum(invalid_at IS NOT NULL AND invalid_at <= ?), 0)"
-    _vector_memory = "m.id = v.memory_id"
-    _rowno = "rowid"  # MemorySql.memory_texts
+    _vector_memory = "m.id = v.memory_id"  # MemorySql.count_within: a vector's memory
 
     def __init__(
         self, path: str | Path, *, busy_timeout_ms: int = 30_000, tracer: Tracer | None = None, synchronous: str = "full"
@@ -317,20 +307,10 @@ class SQLiteStore(
                 out.append(m)
         return out
 
-    def ranking_facts(self, memory_ids: Sequence[str]) -> dict[str, RankingFacts]:
-        """The columns rerankers use, without decoding whole memories (most candidates are never shown)."""
-        rows = self._rows_by_ids(
-            "SELECT id, valid_at, importance, json_extract(artifacts, '$[0]'),"
-            " length(content) - length(replace(replace(content, ' ', ''), char(10), '')) + 1"
-            " FROM memories WHERE id IN ({ids})",
-            memory_ids,
-        )
-        return {r[0]: RankingFacts(from_text(r[1]), r[2], r[4], r[3]) for r in rows}
-
     def resolve_memory_ref(self, ref: str, limit: int = 11, workspaces: Collection[str] | None = None) -> list[str]:
         """Full ids of the memories ``ref`` names (itself, or a prefix or suffix), of ``workspaces`` only when
         given ('' for the global scope)."""
-        within, params = _within(workspaces)
+        within, params = self._dialect.within(workspaces)
         if len(ref) == 26:
             with self._reads:
                 row = self._run(f"SELECT id FROM memories WHERE id = ?{within}", (ref, *params)).fetchone()
@@ -348,7 +328,7 @@ class SQLiteStore(
     def count_memory_refs(self, ref: str, workspaces: Collection[str] | None = None) -> int:
         """How many memories a short id matches by prefix or suffix (for error messages), of ``workspaces``."""
         rev = ref[::-1]
-        within, params = _within(workspaces)
+        within, params = self._dialect.within(workspaces)
         with self._reads:
             return self._run(
                 f"SELECT count(*) FROM memories WHERE ((id >= ? AND id < ?) OR (rid >= ? AND rid < ?)){within}",

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 
 router = APIRouter(tags=["knowledge graph"])
 

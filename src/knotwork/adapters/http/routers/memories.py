@@ -9,7 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from knotwork.adapters.http.common import Format, Mem, Reply, default_workspace, ranged
-from knotwork.services import elsewhere
+from knotwork.views import elsewhere
 from knotwork.limits import MAX_BATCH
 
 router = APIRouter(tags=["memories"])

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from knotwork.adapters.http.common import Mem, Reply, default_workspace, ranged
-from knotwork.services import browse
-from knotwork.services.access import unwrapped
+from knotwork.views import browse
+from knotwork.views.access import checked_read, unwrapped
 
 router = APIRouter(tags=["web UI"])
 
@@ -82,5 +82,5 @@ def knowledge(
     owner, readable = unwrapped(mem)
     chosen = default_workspace(request, workspace)
     if readable is not None:
-        chosen = mem.check_read(chosen)
+        chosen = checked_read(mem, chosen)
     return reply("ui_knowledge", browse.knowledge(owner, chosen, as_of, limit, min_confidence))

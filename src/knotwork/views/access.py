@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from knotwork.domain import ids, rules
 from knotwork.domain.models import ALL_WORKSPACES, Graph, Hit, Memory, Related, Relationship
@@ -33,6 +33,7 @@ from knotwork.errors import AmbiguousId, Forbidden, InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
+    from knotwork.service_api import ServiceApi
 
 #: How a scope names the global scope (no workspace name can start with "@").
 GLOBAL = "@global"
@@ -113,7 +114,7 @@ def of_workspace(name: str | None) -> Scope | None:
 IN_SCOPE: Any = type("InScope", (), {"__repr__": lambda self: "IN_SCOPE"})()
 
 
-def every_workspace(mem: Any) -> Any:
+def every_workspace(mem: ServiceApi) -> Any:
     """What an adapter passes as "every workspace" for ``mem``'s caller: ``*`` for the owner, else :data:`IN_SCOPE`."""
     if isinstance(mem, PerCall):
         mem = mem.current()
@@ -127,13 +128,14 @@ CALLER: ContextVar[Scope | None] = ContextVar("knotwork_caller", default=None)
 
 class PerCall:
     """The service as the current caller (:data:`CALLER`) may use it, looked up at each use; ``fallback`` is
-    the scope of a message that names no caller (``knotwork mcp -w`` over stdio: the server's workspace)."""
+    the scope of a message that names no caller (``knotwork mcp -w`` over stdio: the server's workspace). It
+    answers every operation of :class:`~knotwork.service_api.ServiceApi`, as the service it looks up does."""
 
     def __init__(self, mem: Knotwork, fallback: Scope | None = None) -> None:
         self._mem = mem
         self._fallback = fallback
 
-    def current(self) -> Any:
+    def current(self) -> ServiceApi:
         """The service as the caller being answered now may use it."""
         caller = CALLER.get()
         return scoped(self._mem, caller if caller is not None else self._fallback)
@@ -160,15 +162,25 @@ def _homed(record: Any, where: Mapping[str, str | None]) -> Any:
     return {**record, "links": homed}
 
 
-def unwrapped(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
+def unwrapped(mem: ServiceApi) -> tuple[Knotwork, frozenset[str] | None]:
     """The service behind ``mem`` and the workspaces its caller reads (None: all), for views that read the
     store in bulk and filter by workspace themselves (the web UI's overviews)."""
+    if isinstance(mem, PerCall):
+        mem = mem.current()
     if isinstance(mem, ScopedKnotwork):
         return mem._mem, mem.scope.readable()
-    return mem, None
+    return cast("Knotwork", mem), None  # the owner's: the facade itself
 
 
-def scoped(mem: Knotwork, scope: Scope | None) -> Any:
+def checked_read(mem: ServiceApi, workspace: Any, field: str = "workspace") -> Any:
+    """``workspace`` if ``mem``'s caller may read it (the owner reads every one); refused otherwise, as a scoped
+    call of the service refuses it."""
+    if isinstance(mem, PerCall):
+        mem = mem.current()
+    return mem.check_read(workspace, field) if isinstance(mem, ScopedKnotwork) else workspace
+
+
+def scoped(mem: Knotwork, scope: Scope | None) -> ServiceApi:
     """The service as a caller of ``scope`` may use it: itself when unrestricted."""
     return mem if scope is None or scope.unrestricted else ScopedKnotwork(mem, scope)
 
@@ -211,7 +223,7 @@ class ScopedKnotwork:
         if not self.scope.write:
             raise Refused("token", "this caller may read only")
 
-    def _owner(self, operation: str) -> None:
+    def _owner(self, operation: str) -> NoReturn:
         raise Refused("token", f"{operation} is for an unrestricted caller (every workspace, read and write)")
 
     def resolve(self, ref: str) -> str:
@@ -233,14 +245,16 @@ class ScopedKnotwork:
     def add(self, content: str, *, workspace: str | None = None, **fields: Any) -> Memory:
         return self._mem.add(content, workspace=self._write_ws(workspace), **fields)
 
-    def add_many(self, items: Iterable[Mapping[str, Any]], **options: Any) -> list[Memory]:
+    def add_many(
+        self, items: Iterable[Mapping[str, Any]], *, consolidate: bool = True, force: bool = False
+    ) -> list[Memory]:
         self._writer()  # an empty batch of a read-only caller is refused too, not answered as stored
         checked = []
         for index, item in enumerate(items):
             if isinstance(item, Mapping):
                 self._write_ws(item.get("workspace"), f"items[{index}].workspace")
             checked.append(item)
-        return self._mem.add_many(checked, **options)
+        return self._mem.add_many(checked, consolidate=consolidate, force=force)
 
     def get(self, id: str) -> Memory:
         return self._memory(id)
@@ -322,8 +336,8 @@ class ScopedKnotwork:
         self._write_ws(rel.workspace, "relationship_id")  # the workspace the link was stored in (see link)
         return self._mem.unlink(rel.id)
 
-    def relationships(self, id: str, *args: Any, **options: Any) -> list[Relationship]:
-        found = self._mem.relationships(self.resolve(id), *args, **options)
+    def relationships(self, id: str, direction: str = "both", types: list[str] | None = None) -> list[Relationship]:
+        found = self._mem.relationships(self.resolve(id), direction, types)
         visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
         return [r for r in found if r.from_id in visible and r.to_id in visible]
 
@@ -340,7 +354,9 @@ class ScopedKnotwork:
             [e for e in g.edges if e.from_id in kept and e.to_id in kept], g.truncated,
         )
 
-    def list_links(self, workspace: str | None) -> list[Relationship]:
+    def list_links(self, workspace: str | None = ALL_WORKSPACES) -> list[Relationship]:
+        """The links of ``workspace`` whose both ends this caller reads (``*``, the default as on the facade, is
+        refused to a caller whose scope is not every workspace)."""
         ws = self._read_ws(workspace)
         found = self._mem.list_links(ws)
         visible = self._visible_ids({e for r in found for e in (r.from_id, r.to_id)})
@@ -487,7 +503,7 @@ class ScopedKnotwork:
     def prune(self) -> Any:
         self._owner("prune")
 
-    def reembed(self, *args: Any, **kwargs: Any) -> Any:
+    def reembed(self, on_progress: Any = None) -> int:
         self._owner("reembed")
 
     def __getattr__(self, name: str) -> Any:

@@ -24,25 +24,26 @@ from knotwork.knowledge.models import Found
 
 if TYPE_CHECKING:
     from knotwork.service import Knotwork
+    from knotwork.service_api import ServiceApi
 
 #: A scoped caller's workspaces searched one by one at most (the rest are not looked in).
 MOST_WORKSPACES = 20
 
 
-def _final(mem: Any) -> bool:
+def _final(mem: ServiceApi) -> bool:
     """Whether ``mem`` names the other workspaces itself (a server's service, through adapters/client.py: the
     server looked within its caller's scope), so that its answer is final."""
     return getattr(type(mem), "names_elsewhere", False)  # the class's: a scoped service refuses unknown names
 
 
-def _caller(mem: Any) -> tuple[Knotwork, frozenset[str] | None]:
+def _caller(mem: ServiceApi) -> tuple[Knotwork, frozenset[str] | None]:
     """The service itself and the workspaces ``mem``'s caller reads (None: every one)."""
-    from knotwork.services.access import PerCall, unwrapped
+    from knotwork.views.access import unwrapped
 
-    return unwrapped(mem.current() if isinstance(mem, PerCall) else mem)
+    return unwrapped(mem)  # a per-call service (MCP) is unwrapped to its current caller's
 
 
-def search(mem: Any, query: str, *, workspace: str | None = None, **options: Any) -> Hits:
+def search(mem: ServiceApi, query: str, *, workspace: str | None = None, **options: Any) -> Hits:
     """``mem.search(...)``; when it finds nothing, where the same search would (``Hits.elsewhere``)."""
     hits = mem.search(query, workspace=workspace, **options)
     if _final(mem):  # the server named them already: keep its answer's ``elsewhere``
@@ -55,7 +56,7 @@ def search(mem: Any, query: str, *, workspace: str | None = None, **options: Any
     return Hits(hits, memories(owner, query, here, readable, options), unknown)
 
 
-def listed(mem: Any, *, workspace: str | None = None, **filters: Any) -> Page:
+def listed(mem: ServiceApi, *, workspace: str | None = None, **filters: Any) -> Page:
     """``mem.list(...)``; an empty page of a workspace that holds no memory names it (``Page.unknown_workspace``)."""
     page = mem.list(workspace=workspace, **filters)
     if _final(mem) or page or workspace == ALL_WORKSPACES:  # a server's page names it already
@@ -85,14 +86,14 @@ def memories(owner: Knotwork, query: str, workspace: str | None, readable: froze
     return counts
 
 
-def search_nodes(mem: Any, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Found:
+def search_nodes(mem: ServiceApi, query: str, center: str | None = None, limit: int = 10, *, workspace: str | None = None) -> Found:
     """``mem.search_nodes(...)``; when it finds nothing, where the same search would (``Found.elsewhere``)."""
     hits = mem.search_nodes(query, center, limit, workspace=workspace)
     return _graph_miss(mem, "search_nodes", hits, workspace, center, {"limit": limit})
 
 
 def search_facts(
-    mem: Any, query: str, center: str | None = None, limit: int = 10, as_of: Any = None, include_invalid: bool = False,
+    mem: ServiceApi, query: str, center: str | None = None, limit: int = 10, as_of: Any = None, include_invalid: bool = False,
     *, workspace: str | None = None, min_confidence: float | None = None,
 ) -> Found:
     """``mem.search_facts(...)``; when it finds nothing, where the same search would (``Found.elsewhere``)."""
@@ -101,7 +102,7 @@ def search_facts(
     return _graph_miss(mem, "search_facts", hits, workspace, center, options)
 
 
-def _graph_miss(mem: Any, operation: str, hits: Found, workspace: str | None, center: str | None,
+def _graph_miss(mem: ServiceApi, operation: str, hits: Found, workspace: str | None, center: str | None,
                 options: dict[str, Any]) -> Found:
     query = getattr(hits, "query", "")
     if _final(mem):
@@ -138,7 +139,7 @@ def _workspace_of(hit: Any) -> str | None:
     return getattr(record, "workspace", None)
 
 
-def entity_missed(mem: Any, exc: NotFound, ref: str, workspace: str | None) -> NotFound:
+def entity_missed(mem: ServiceApi, exc: NotFound, ref: str, workspace: str | None) -> NotFound:
     """``exc`` (an entity lookup by name that found nothing), saying in which of the caller's other workspaces
     an entity of that name is."""
     if exc.kind != "entity" or exc.by == "id":
@@ -152,7 +153,7 @@ def entity_missed(mem: Any, exc: NotFound, ref: str, workspace: str | None) -> N
     return NotFound("entity", ref, by=exc.by, elsewhere=where) if where else exc
 
 
-def entity_facts(mem: Any, ref: str, *, workspace: str | None = None, **options: Any) -> Any:
+def entity_facts(mem: ServiceApi, ref: str, *, workspace: str | None = None, **options: Any) -> Any:
     """``mem.entity_facts(...)``; when no entity answers the name, where one would."""
     try:
         return mem.entity_facts(ref, workspace=workspace, **options)
@@ -162,7 +163,7 @@ def entity_facts(mem: Any, ref: str, *, workspace: str | None = None, **options:
         raise entity_missed(mem, exc, ref, workspace) from None
 
 
-def entity(mem: Any, ref: str, *, workspace: str | None = None) -> Any:
+def entity(mem: ServiceApi, ref: str, *, workspace: str | None = None) -> Any:
     """``mem.entity(...)``; when no entity answers the name, where one would."""
     try:
         return mem.entity(ref, workspace=workspace)

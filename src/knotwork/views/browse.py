@@ -25,6 +25,7 @@ from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
 if TYPE_CHECKING:
     from knotwork.knowledge.models import Entity, Fact
     from knotwork.service import Knotwork
+    from knotwork.service_api import ServiceApi
 
 BUCKETS = {"day": 10, "month": 7, "year": 4}  # length of the ISO-8601 prefix that names a period
 TOP_KEYS = 8  # series per chart; the rest are summed under "other"
@@ -192,7 +193,7 @@ def activity(mem: Knotwork, bucket: str = "month", workspaces: frozenset[str] | 
     return Activity(bucket, ordered, series, by)
 
 
-def token_savings(mem: Knotwork) -> TokenSavings:
+def token_savings(mem: ServiceApi) -> TokenSavings:
     """Totals of the metrics file (``KNOTWORK_METRICS_FILE``); empty when none is set or written yet."""
     from knotwork.metrics import read
 
