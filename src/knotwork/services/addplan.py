@@ -27,9 +27,13 @@ if TYPE_CHECKING:
 #: ``NOOP``       write nothing; the answer is the stored memory ``target``
 #: ``UPDATE``     ``target`` takes the draft's text (a new version; tags, artifacts and evidence merged)
 #: ``SUPERSEDE``  insert the draft, then write ``link`` (one of the two retires the other)
-#: ``SNAPSHOT``   insert the draft and purge ``purge``, the earlier snapshots of its key and day
-#: ``STALE``      write nothing; a later snapshot of the key and day, ``target``, is kept (answer NOOP)
-STEPS = ("STORE", "IGNORE", "REPEAT", "NOOP", "UPDATE", "SUPERSEDE", "SNAPSHOT", "STALE")
+#: ``SNAPSHOT``   keep the latest snapshot of ``key`` and the draft's day: insert the draft and purge that
+#:               day's earlier ones, or, when a later one is kept, write nothing (answer NOOP)
+STEPS = ("STORE", "IGNORE", "REPEAT", "NOOP", "UPDATE", "SUPERSEDE", "SNAPSHOT")
+
+# Why a SNAPSHOT step names its key and not the snapshots it replaces: which snapshots of that key and day
+# are stored is read under the write lock (as ``STORE`` finds an exact duplicate under it), so that two
+# processes adding snapshots of one key at once keep one; read before the lock, both would keep theirs.
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +58,7 @@ class Step:
     target: str | None = None  # the memory the step touches or answers with (an id or ``#<index>``)
     reason: str | None = None  # why, as the answer tells it
     link: Link | None = None  # SUPERSEDE
-    purge: tuple[str, ...] = ()  # SNAPSHOT: the same day's earlier snapshots of the key, oldest first
+    key: str | None = None  # SNAPSHOT: the snapshot's key
 
     def __post_init__(self) -> None:
         if self.kind not in STEPS:
@@ -85,5 +89,6 @@ class AddPlan:
         return [i for i, s in enumerate(self.steps) if s.kind not in ("IGNORE", "REPEAT")]
 
     def inserted(self) -> list[int]:
-        """The items inserted together, first thing in the transaction (a SNAPSHOT is inserted at its turn)."""
+        """The items inserted together, first thing in the transaction (a SNAPSHOT is inserted at its turn,
+        once the day's snapshots of its key are read)."""
         return [i for i, s in enumerate(self.steps) if s.kind in ("STORE", "SUPERSEDE")]

@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -100,35 +100,6 @@ def _snapshot_key(m: Memory) -> str | None:
     return m.tags.get("key") if m.category == SNAPSHOT else None
 
 
-class _Snapshots:
-    """The snapshots of each key as the add goes: read from the store once per (workspace, partition, key),
-    then kept in step with the batch's own snapshots as each is decided (the store's order: valid_at, id).
-
-    A snapshot replaces the earlier snapshots of its key and day; one older than a snapshot of that day
-    already kept adds nothing (NOOP). A batch item is named ``#<index>`` (it is stored by the add)."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self.rows: dict[tuple, list[tuple[datetime, str, str]]] = {}  # (valid_at, id, ref), oldest first
-
-    def step(self, drafts: list[Memory], i: int, key: str) -> Step:
-        draft = drafts[i]
-        group = (draft.workspace, draft.agent_id, key)
-        if group not in self.rows:
-            self.rows[group] = [(r[4], r[0], r[0]) for r in self.store.snapshot_rows(*group)]
-        day: date = draft.valid_at.date()
-        same_day = [r for r in self.rows[group] if r[0].date() == day]
-        later = [r for r in same_day if r[0] > draft.valid_at]
-        if later:  # a later snapshot of that day is already kept: this older one adds nothing
-            return Step("STALE", later[-1][2], f"a later snapshot of {day} is kept")
-        rows = [r for r in self.rows[group] if r not in same_day] + [(draft.valid_at, draft.id, f"#{i}")]
-        self.rows[group] = sorted(rows, key=lambda r: r[:2])
-        if not same_day:
-            return Step("SNAPSHOT")
-        return Step("SNAPSHOT", same_day[-1][2], f"replaced {len(same_day)} earlier snapshot(s) of {day}",
-                    purge=tuple(r[2] for r in same_day))
-
-
 class Hygiene:
     """The hygiene operations of one ``Knotwork``."""
 
@@ -204,10 +175,9 @@ class Hygiene:
                 decided = self._decide(drafts, graphs, weighed, vectors)
         for i in weighed:
             steps[i] = self._step(drafts, i, decided[i]) if i in decided else Step("STORE")
-        snapshots = _Snapshots(self.store)
         for i in fresh:
             if steps[i] is None:
-                steps[i] = snapshots.step(drafts, i, _snapshot_key(drafts[i]) or "")
+                steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
         decided_all = tuple(s for s in steps if s is not None)
         assert len(decided_all) == len(drafts)  # every item has its step
         repeats = sum(s.kind == "REPEAT" for s in decided_all)

@@ -263,18 +263,10 @@ class WritePath:
         if step.kind == "STORE":
             return placed[i]
         if step.kind == "SNAPSHOT":
-            gone = [ref(r) for r in step.purge]  # before the insert: a purged batch item is read as stored
-            with self.transaction():
-                placed[i] = new = self.insert([draft], [plan.graphs[i]])[0]
-                self.purge(gone)
-            if not gone:
-                return new
-            store.bump_counter("snapshots_replaced", len(gone))
-            return new.decided("ADD", ref(step.target or ""), step.reason)
+            return self._snapshot(draft, plan.graphs[i], step.key or "")
         target = ref(step.target or "")
-        if step.kind in ("NOOP", "STALE"):
-            if step.kind == "NOOP":
-                store.bump_counter("duplicates_detected")
+        if step.kind == "NOOP":
+            store.bump_counter("duplicates_detected")
             return lookup.current(store, target).decided("NOOP", target, step.reason)
         if step.kind == "UPDATE":
             store.bump_counter("duplicates_detected")
@@ -304,6 +296,24 @@ class WritePath:
                 "ADD", old.id, f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}"
             )
         return new.decided("SUPERSEDE", old.id, step.reason)
+
+    def _snapshot(self, draft: Memory, graph: GraphInput, key: str) -> Memory:
+        """Keep the latest snapshot of ``key`` and the draft's day, the day's stored ones read here, under the
+        write lock (see ``services.addplan``): an earlier one kept adds this one and purges it; a later one
+        kept makes this one a NOOP."""
+        day = draft.valid_at.date()
+        rows = self.store.snapshot_rows(draft.workspace, draft.agent_id, key)
+        same_day = [r for r in rows if r[4].date() == day]
+        later = [r for r in same_day if r[4] > draft.valid_at]
+        if later:  # a later snapshot of that day is already kept: this older one adds nothing
+            return lookup.current(self.store, later[-1][0]).decided("NOOP", later[-1][0], f"a later snapshot of {day} is kept")
+        with self.transaction():
+            new = self.insert([draft], [graph])[0]
+            self.purge([r[0] for r in same_day])
+        if same_day:
+            self.store.bump_counter("snapshots_replaced", len(same_day))
+            return new.decided("ADD", same_day[-1][0], f"replaced {len(same_day)} earlier snapshot(s) of {day}")
+        return new
 
     def _graph_follows(self, memory_id: str) -> None:
         """The graph's facts follow a supersession when both memories are already read in (inline enrichment);
