@@ -178,13 +178,13 @@ class Hygiene:
         for i in fresh:
             if steps[i] is None:
                 steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
-        decided_all = tuple(s for s in steps if s is not None)
-        assert len(decided_all) == len(drafts)  # every item has its step
-        repeats = sum(s.kind == "REPEAT" for s in decided_all)
+        planned = tuple(s for s in steps if s is not None)
+        assert len(planned) == len(drafts)  # every item has its step
+        repeats = sum(s.kind == "REPEAT" for s in planned)
         counts = (("duplicates_detected", repeats + len(stored_before)), ("ignored_adds", len(drafts) - len(kept)))
         return AddPlan(
             tuple(drafts), tuple(graphs), MappingProxyType({i: tuple(v) for i, v in vectors.items()}),
-            decided_all, tuple((name, n) for name, n in counts if n),
+            planned, tuple((name, n) for name, n in counts if n),
         )
 
     def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision) -> Step:
