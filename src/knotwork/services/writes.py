@@ -223,8 +223,8 @@ class WritePath:
         """Write an add's plan (``services.addplan``) in one transaction (all lands or none) and answer with one
         memory per item, ``decision`` set.
 
-        The items to insert go first, together (one embedding-free insert, the graph's queue row or, inline,
-        the graph itself); then each other step in order: a version, a link, a snapshot's replacement. A
+        The items to insert go first, together (with the vectors the plan carries: nothing is embedded under
+        the lock; the graph's queue rows or, inline, the graph itself); then each other step in order: a version, a link, a snapshot's replacement. A
         step reads the memory it touches here, under the write lock: an UPDATE merges the stored memory's
         tags and lists as they are now, and a target stored by this transaction (``#<index>``) is read as
         written. The counters of a step go with its writes; the plan's ``counts`` follow the commit.
