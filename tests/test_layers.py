@@ -126,3 +126,61 @@ def test_only_the_integrations_read_the_package_root() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module == "knotwork" and node.level == 0:
                 readers.extend((name, a.name) for a in node.names if f"knotwork.{a.name}" not in MODULES)
     assert readers == []
+
+
+# The modules an add runs through below the facade: deciding (hygiene), the plan, applying it (writes), and
+# what applying writes with (versions, links, lookups, the graph and its queue).
+ADD_PATH = ("knotwork.services.hygiene", "knotwork.services.addplan", "knotwork.services.writes",
+            "knotwork.services.versions", "knotwork.services.links", "knotwork.services.lookup",
+            "knotwork.services.knowledge", "knotwork.services.enrichment", "knotwork.services.parts")
+
+
+def test_the_add_path_imports_nothing_of_the_facade() -> None:
+    """Hygiene decides and the write path applies without the facade's module, not even for a type hint."""
+    for name in ADD_PATH:
+        assert name in MODULES, name
+        assert reaches(name, "knotwork.service") is None, reaches(name, "knotwork.service")
+
+
+def _holds(start: object, goal: object) -> list[str] | None:
+    """A chain of references from ``start`` to ``goal`` (attributes, items, bound methods, partials, closures),
+    or None. Modules, classes and functions' globals are not followed: only what the object itself holds."""
+    import functools
+    import types
+
+    seen, stack = {id(start)}, [(start, ["<start>"])]
+    while stack:
+        obj, path = stack.pop()
+        nxt: list[tuple[str, object]] = []
+        if isinstance(obj, types.MethodType):
+            nxt = [("__self__", obj.__self__), ("__func__", obj.__func__)]
+        elif isinstance(obj, functools.partial):
+            nxt = [("func", obj.func), *((f"args[{i}]", a) for i, a in enumerate(obj.args)), *obj.keywords.items()]
+        elif isinstance(obj, types.FunctionType):
+            nxt = [(f"closure[{i}]", c.cell_contents) for i, c in enumerate(obj.__closure__ or ()) if c.cell_contents is not None]
+        elif isinstance(obj, dict | types.MappingProxyType):
+            nxt = [(f"[{k!r}]", v) for k, v in obj.items()]
+        elif isinstance(obj, list | tuple | set | frozenset):
+            nxt = [(f"[{i}]", v) for i, v in enumerate(obj)]
+        elif not isinstance(obj, types.ModuleType | type | str | bytes | int | float | bool):
+            nxt = list(getattr(obj, "__dict__", {}).items())
+            nxt += [(s, getattr(obj, s)) for c in type(obj).__mro__ for s in getattr(c, "__slots__", ()) if hasattr(obj, s)]
+        for label, child in nxt:
+            if child is goal:
+                return [*path, str(label)]
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, [*path, str(label)]))
+    return None
+
+
+def test_no_part_of_an_add_holds_the_facade(tmp_path: Path) -> None:
+    """Hygiene, the write path and the graph below them hold no reference to the ``Knotwork`` object (no bound
+    method of it, no callback closing over it): an add cannot climb back up to the facade in its middle, as it did
+    when hygiene read and linked memories through it and the graph reported value changes to it."""
+    with knotwork.open(str(tmp_path / "k.db")) as mem:
+        parts = {"hygiene": mem.hygiene, "writes": mem.writes, "knowledge": mem.knowledge, "enrichment": mem.enrichment}
+        assert mem.knowledge.on_value_changed is not None  # the graph still reports value changes: not to the facade
+        for name, part in parts.items():
+            assert _holds(part, mem) is None, (name, _holds(part, mem))
+        assert _holds({"callback": [mem.get]}, mem) is not None  # the walk finds a facade that is held

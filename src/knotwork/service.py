@@ -18,9 +18,9 @@ from knotwork.config import Settings
 from knotwork.domain import ids, rules, temporal
 from knotwork.domain.models import ALL_WORKSPACES, FIRST_PRUNE, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
 from knotwork.domain.temporal import now, parse_time
-from knotwork.errors import AmbiguousId, Conflict, InvalidInput, NotFound
+from knotwork.errors import Conflict, InvalidInput, NotFound
 from knotwork.search.recipes import Recipe, get_recipe
-from knotwork.services import backlog, exiting, shortids
+from knotwork.services import backlog, exiting, lookup, shortids, versions
 from knotwork.services.links import MetaRelation
 from knotwork.services.parts import Parts, built
 from knotwork.service_graph import GraphApi
@@ -39,10 +39,6 @@ if TYPE_CHECKING:  # the engines below load on first use (services/parts.py): `k
     from knotwork.services.status import Stats, Status
 
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
-UPDATE_FIELDS = frozenset(
-    {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread",
-     "expires_at", "ttl"}
-)
 
 
 def _optional_time(value: Any, field: str) -> datetime | None:
@@ -103,14 +99,7 @@ class Knotwork(Parts, GraphApi):
     def resolve(self, ref: str, workspaces: Collection[str] | None = None) -> str:
         """The full id of the memory a full or short id (unique prefix or suffix, 8+ chars) names; with
         ``workspaces`` (names, '' for the global scope), among the memories of those workspaces only."""
-        text = ids.normalize_ref(ref)
-        found = self.store.resolve_memory_ref(text, workspaces=workspaces)
-        if not found:
-            raise NotFound("memory", ref)
-        if len(found) > 1:
-            total = self.store.count_memory_refs(text, workspaces) if len(found) > 10 else len(found)
-            raise AmbiguousId("memory", ref, found, total)
-        return found[0]
+        return lookup.resolve(self.store, ref, workspaces)
 
     # -- writing ----------------------------------------------------------
     def _draft(self, content: Any, **fields: Any) -> Memory:
@@ -261,69 +250,9 @@ class Knotwork(Parts, GraphApi):
 
     def _change(self, id: str, changes: Mapping[str, Any], *, ordered: bool, vectors: list[bytes] | None = None) -> Memory:
         """:meth:`update`; ``ordered=False`` lets a supersedes link retire a memory from before its
-        ``valid_at`` (a merge keeps the oldest memory, which then retires newer ones from its own time);
-        ``vectors``: the new content's chunk vectors, already computed (consolidation's UPDATE has them)."""
-        unknown = set(changes) - UPDATE_FIELDS
-        if unknown:
-            raise InvalidInput(
-                "update", f"cannot change {', '.join(sorted(unknown))}; changeable: {', '.join(sorted(UPDATE_FIELDS))}"
-            )
-        if not changes:
-            raise InvalidInput("update", "nothing to change")
-        old = self.get(id)
-        values: dict[str, Any] = {}
-        if "content" in changes:
-            values["content"] = rules.content(changes["content"], self.settings.max_content_bytes)
-            values["content_hash"] = rules.content_hash(values["content"])
-        if "category" in changes:
-            values["category"] = rules.category(changes["category"])
-        if "tags" in changes:
-            values["tags"] = rules.tags(changes["tags"])
-        for name in ("artifacts", "evidence"):
-            if name in changes:
-                values[name] = rules.str_list(changes[name], name)
-        if "importance" in changes:
-            values["importance"] = rules.importance(changes["importance"])
-        if "metadata" in changes:
-            values["metadata"] = rules.metadata(changes["metadata"])
-        if "thread" in changes:
-            given = values.get("metadata", old.metadata)
-            if changes["thread"] is None:  # update(thread=None): the memory leaves its thread
-                values["metadata"] = {k: v for k, v in given.items() if k != rules.THREAD_KEY}
-            else:
-                base = given if "metadata" in changes else {k: v for k, v in given.items() if k != rules.THREAD_KEY}
-                values["metadata"] = rules.with_thread(base, changes["thread"])
-        if "valid_at" in changes:
-            if changes["valid_at"] is None:
-                raise InvalidInput("valid_at", "cannot be cleared")
-            values["valid_at"] = parse_time(changes["valid_at"], "valid_at")
-        if "invalid_at" in changes:
-            values["invalid_at"] = _optional_time(changes["invalid_at"], "invalid_at")
-        if "expires_at" in changes or "ttl" in changes:
-            stamp = now()
-            expires = rules.expiry(_optional_time(changes.get("expires_at"), "expires_at"), changes.get("ttl"), stamp)
-            if expires is not None and expires <= stamp:
-                raise InvalidInput("expires_at", f"{temporal.to_text(expires)} has passed; a memory must expire in the future")
-            values["expires_at"] = expires
-        valid, invalid = values.get("valid_at", old.valid_at), values.get("invalid_at", old.invalid_at)
-        if ordered and invalid is not None and invalid < valid and {"valid_at", "invalid_at"} & set(values):
-            raise InvalidInput(
-                "invalid_at", f"{temporal.to_text(invalid)} is before valid_at {temporal.to_text(valid)}; a memory ends after it begins"
-            )
-        if all(getattr(old, k) == v for k, v in values.items()):
-            return old
-        new = replace(old, **values, version=old.version + 1, updated_at=now())
-        blobs = None
-        if self.embedder and new.content != old.content:
-            blobs = vectors if vectors is not None else self._vectors([new.content])[0]
-        # Only new content touches vectors and similar lists; other changes (such as a
-        # supersedes link retiring a memory inside the link's transaction) leave the index be.
-        with self._similar.transaction() if blobs is not None else self.store.transaction():
-            stored = self.store.replace_memory(old, new)
-            if blobs is not None:
-                self.store.put_vectors(new.id, blobs)
-                self._similar.refresh([(new.id, new.workspace, blobs)])
-        return stored
+        ``valid_at``; ``vectors``: the new content's chunk vectors, already computed (``WritePath.change``)."""
+        versions.check(changes)
+        return self.writes.change(self.get(id), changes, ordered=ordered, vectors=vectors)
 
     def delete(self, id: str) -> Memory:
         """Forget a memory and its past versions; returns what was deleted."""
@@ -340,10 +269,7 @@ class Knotwork(Parts, GraphApi):
     # -- reading ----------------------------------------------------------
     def get(self, id: str) -> Memory:
         """The memory a full or short id names."""
-        memory = self.store.get_memory(self.resolve(id))
-        if memory is None or (memory.expires_at is not None and memory.expires_at <= now()):
-            raise NotFound("memory", id)  # deleted between resolve and read, or expired
-        return memory
+        return lookup.current(self.store, id)
 
     def history(self, id: str) -> list[Memory]:
         """Every version of a memory, oldest first, the current one last."""
@@ -473,22 +399,8 @@ class Knotwork(Parts, GraphApi):
         return done
 
     def _embed_missing(self, on_progress: Callable[[int], object] | None = None, batch: int = 256) -> int:
-        """Embed the memories that have no vector; how many there were."""
-        assert self.embedder is not None
-        done = 0
-        while True:
-            todo = self.store.memories_without_vectors(batch)
-            if not todo:
-                break
-            blobs = self._vectors([m.content for m in todo])
-            with self._similar.transaction():
-                for m, vecs in zip(todo, blobs):
-                    self.store.put_vectors(m.id, vecs)
-                self._similar.refresh([(m.id, m.workspace, vecs) for m, vecs in zip(todo, blobs)])
-            done += len(todo)
-            if on_progress:
-                on_progress(len(todo))
-        return done
+        """Embed the memories that have no vector; how many there were (``WritePath.embed_missing``)."""
+        return self.writes.embed_missing(on_progress, batch)
 
     # -- relationships ----------------------------------------------------
     def link(self, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
@@ -500,17 +412,6 @@ class Knotwork(Parts, GraphApi):
         be linked; a workspace memory may link to a global one.
         """
         return self._links.link(from_id, to_id, type, metadata)
-
-    def _value_changed(self, new_id: str, old_id: str, reason: str) -> None:
-        """The graph saw ``new_id`` retire every fact ``old_id`` stated: SUPERSEDE, as consolidation would
-        (same partition, the older memory still current and not later than the new one)."""
-        new, old = self.store.get_memory(new_id), self.store.get_memory(old_id)
-        if new is None or old is None or old.invalid_at is not None or old.agent_id != new.agent_id:
-            return
-        if old.valid_at > new.valid_at:
-            return
-        self._links.link(new_id, old_id, "supersedes", {"consolidation": reason})
-        self.store.bump_counter("superseded_on_add")
 
     def relationship(self, ref: str) -> Relationship:
         """The relationship a full or short id names."""

@@ -1,10 +1,12 @@
 """Memory hygiene on top of the store: consolidation on add, snapshots, expiry, duplicates and merges.
 
 Called by the ``Knotwork`` facade (``add``, ``find_duplicates``, ``merge``,
-``prune``, ``prune_snapshots``); it writes through the facade's
-:class:`~knotwork.services.writes.WritePath` and reads memories through the
-narrow :class:`Memories` view. Decisions come from the pure rules of
-``knotwork.hygiene``; this module finds their inputs and writes their outcome.
+``prune``, ``prune_snapshots``). Decisions come from the pure rules of
+``knotwork.hygiene``; this module finds their inputs. An add's decisions go
+down as a plan (:class:`~knotwork.services.addplan.AddPlan`) that the write
+path (:meth:`~knotwork.services.writes.WritePath.apply`) writes in one
+transaction: nothing here calls back up to the facade, and the write path
+asks nothing of the deciding side while it holds the write lock.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import rules
 from knotwork.domain.models import FIRST_PRUNE, SNAPSHOT, Memory, MemoryFilter
@@ -26,32 +29,14 @@ from knotwork.hygiene.judge import ConsolidationJudge
 from knotwork.hygiene.instructions import Instructions
 from knotwork.knowledge.llm import ChatEndpoint
 from knotwork.search.lexical import query_terms
+from knotwork.services import links, lookup
+from knotwork.services.addplan import AddPlan, Link, Step
 
 if TYPE_CHECKING:
     from knotwork.config import Settings
     from knotwork.services.knowledge import GraphInput
     from knotwork.services.writes import WritePath
 
-
-def _later_value(reason: str | None) -> str:
-    """``value changed: A -> B`` (the stored memory's value, then the new one's) told the other way round, for a
-    new memory whose value held before the stored one's."""
-    text = (reason or "").removeprefix("value changed: ")
-    before, arrow, after = text.partition(" -> ")
-    return f"{after} then {before}" if arrow else text
-
-
-class Memories(Protocol):
-    """The reads and changes of memories hygiene asks for (the ``Knotwork`` facade has them): a narrow
-    view, so that this module needs nothing from the facade's own module."""
-
-    def get(self, id: str) -> Memory: ...
-
-    def _change(self, id: str, changes: Any, *, ordered: bool, vectors: list[bytes] | None = None) -> Memory: ...
-
-    def link(self, from_id: str, to_id: str, type: str, metadata: Any = None) -> Any: ...
-
-    def _embed_missing(self) -> int: ...
 
 CANDIDATES = 8  # nearest memories a new one is compared with
 
@@ -118,11 +103,8 @@ def _snapshot_key(m: Memory) -> str | None:
 class Hygiene:
     """The hygiene operations of one ``Knotwork``."""
 
-    def __init__(
-        self, writes: WritePath, memories: Memories, settings: Settings, instructions: Instructions
-    ) -> None:
+    def __init__(self, writes: WritePath, settings: Settings, instructions: Instructions) -> None:
         self.writes = writes
-        self.memories = memories
         self.store = writes.store
         self.instructions = instructions
         self.judge = (
@@ -139,45 +121,47 @@ class Hygiene:
         return self.add_many([draft], [graph], consolidate=consolidate, force=force)[0]
 
     def add_many(self, drafts: list[Memory], graphs: list[GraphInput], *, consolidate: bool, force: bool) -> list[Memory]:
-        """Each draft decided as one ``add`` would decide it, in order, then all written in one transaction.
+        """Each draft decided as one ``add`` would decide it (:meth:`plan`), then the plan written in one
+        transaction by the write path (``WritePath.apply``): all land or none."""
+        with self.writes.enrichment.writing():  # the enrichment worker defers to an add in flight
+            return self.writes.apply(self.plan(drafts, graphs, consolidate=consolidate, force=force))
+
+    def plan(self, drafts: list[Memory], graphs: list[GraphInput], *, consolidate: bool, force: bool) -> AddPlan:
+        """What an add of ``drafts`` writes, each item decided in order; nothing is written here.
 
         An item is compared with the store and with the items before it in the batch (same workspace and
         partition), so a batch that repeats itself is consolidated too. Decisions are made before the write
-        lock is taken (they read the vector index, which an open transaction must not sync); the writes
-        follow in one transaction: all land or none.
+        lock is taken (they read the vector index, which an open transaction must not sync); the write path
+        then applies them in one transaction.
         """
-        with self.writes.enrichment.writing():  # the enrichment worker defers to an add in flight
-            return self._add_many(drafts, graphs, consolidate=consolidate, force=force)
-
-    def _add_many(self, drafts: list[Memory], graphs: list[GraphInput], *, consolidate: bool, force: bool) -> list[Memory]:
         for name, flag in (("consolidate", consolidate), ("force", force)):
             if not isinstance(flag, bool):
                 raise InvalidInput(name, f"must be true or false, got {quote(flag)}")
         writes = self.writes
-        out: list[Memory | None] = [None] * len(drafts)
+        steps: list[Step | None] = [None] * len(drafts)
         kept: list[int] = []
         for i, draft in enumerate(drafts):
             reason = None if force else self.instructions.ignore_reason(draft.content, draft.category)
             if reason:
                 # Trigger: the store/ignore rules say this text is not worth keeping. Outcome: nothing is
                 # stored; the draft comes back (its id resolves to nothing) with the reason.
-                out[i] = draft.decided("IGNORE", None, reason)
+                steps[i] = Step("IGNORE", reason=reason)
             else:
                 kept.append(i)
-        # Exact duplicates are decided by content alone: of the store (stored once, ``_insert`` answers
+        # Exact duplicates are decided by content alone: of the store (stored once, the insert answers
         # with the existing memory), or of an earlier item (the same answer as that item).
         first: dict[tuple, int] = {}
-        repeats: dict[int, int] = {}
         stored_before: set[int] = set()
         for i in kept:
             d = drafts[i]
             key = (d.workspace, d.agent_id, d.content_hash)
             if key in first:
-                repeats[i] = first[key]
+                steps[i] = Step("REPEAT", f"#{first[key]}", "same content as an earlier item of the batch")
                 continue
             first[key] = i
             if self.store.find_memory_by_hash(*key):
                 stored_before.add(i)
+                steps[i] = Step("STORE")
         fresh = [i for i in first.values() if i not in stored_before]
         weighed = [i for i in fresh if _snapshot_key(drafts[i]) is None]
         times = writes.times
@@ -185,37 +169,46 @@ class Hygiene:
         if writes.embedder and weighed:
             with times.stage("embed"):
                 vectors = dict(zip(weighed, writes.vectors([drafts[i].content for i in weighed])))
-        plan: dict[int, rules_c.Decision] = {}
+        decided: dict[int, rules_c.Decision] = {}
         if consolidate:
             with times.stage("decide"):
-                plan = self._plan(drafts, graphs, weighed, vectors)
-        stands_alone = {i for i in weighed if i not in plan or plan[i].kind == "SUPERSEDE"}  # a memory of its own
-        inserted = [i for i in first.values() if i in stored_before or i in stands_alone]
-        if first:
-            with times.stage("store"), writes.transaction():
-                stored = dict(zip(inserted, writes.insert(
-                    [drafts[i] for i in inserted], [graphs[i] for i in inserted],
-                    {drafts[i].id: vectors[i] for i in inserted if i in vectors} if writes.embedder else None,
-                )))
-                for i in first.values():
-                    if i in stored and i not in plan:
-                        out[i] = stored[i]
-                    elif i in plan:
-                        out[i] = self._apply(drafts[i], plan[i], stored, stored.get(i), vectors.get(i))
-                    else:
-                        out[i] = self._add_snapshot(drafts[i], graphs[i], _snapshot_key(drafts[i]) or "")
-        for i, j in repeats.items():
-            earlier = out[j]
-            assert earlier is not None
-            out[i] = replace(earlier, duplicate=True, decision="NOOP", touched=earlier.touched or earlier.id,
-                             reason="same content as an earlier item of the batch")
-        if duplicates := len(repeats) + len(stored_before):
-            self.store.bump_counter("duplicates_detected", duplicates)
-        if ignored := len(drafts) - len(kept):
-            self.store.bump_counter("ignored_adds", ignored)
-        return [m for m in out if m is not None]
+                decided = self._decide(drafts, graphs, weighed, vectors)
+        for i in weighed:
+            steps[i] = self._step(drafts, i, decided[i]) if i in decided else Step("STORE")
+        for i in fresh:
+            if steps[i] is None:
+                steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
+        planned = tuple(s for s in steps if s is not None)
+        assert len(planned) == len(drafts)  # every item has its step
+        repeats = sum(s.kind == "REPEAT" for s in planned)
+        counts = (("duplicates_detected", repeats + len(stored_before)), ("ignored_adds", len(drafts) - len(kept)))
+        return AddPlan(
+            tuple(drafts), tuple(graphs), MappingProxyType({i: tuple(v) for i, v in vectors.items()}),
+            planned, tuple((name, n) for name, n in counts if n),
+        )
 
-    def _plan(
+    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision) -> Step:
+        """One consolidation decision other than ADD as a step. A SUPERSEDE names its link: the new memory
+        retires the stored one, or (an older value arriving late) the stored one retires the new one.
+
+        Trigger for the second: the value this add states held before the stored one (its ``valid_at`` is
+        earlier). Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes
+        the new one, which is stored retired from the stored one's valid_at; the answer is an ADD that says so.
+        """
+        target = decision.target or ""
+        if decision.kind != "SUPERSEDE":
+            return Step(decision.kind, target, decision.reason)
+        if target.startswith("#"):  # an earlier item of the batch, stored with its draft's valid_at
+            then = drafts[int(target[1:])].valid_at
+        else:
+            then = lookup.current(self.store, target).valid_at
+        if drafts[i].valid_at < then:
+            link = Link(target, f"#{i}", {"consolidation": decision.reason, "arrived_late": True})
+        else:
+            link = Link(f"#{i}", target, {"consolidation": decision.reason})
+        return Step("SUPERSEDE", target, decision.reason, link)
+
+    def _decide(
         self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]]
     ) -> dict[int, rules_c.Decision]:
         """Consolidation decisions other than ADD for the ``weighed`` items, each against the store and against
@@ -268,62 +261,6 @@ class Hygiene:
 
         return near
 
-    def _apply(
-        self, draft: Memory, decision: rules_c.Decision, stored: dict[int, Memory], new: Memory | None,
-        vectors: list[bytes] | None = None,
-    ) -> Memory:
-        """Write one consolidation decision inside the batch's transaction; the memory ``add`` answers with.
-        ``new``: the draft as stored (SUPERSEDE); ``vectors``: the draft's, computed once before the decision
-        (an UPDATE stores them with the new text: no second embedding under the write lock)."""
-        memories = self.memories
-        target = decision.target or ""
-        if target.startswith("#"):  # an earlier item of the same batch, stored by this transaction
-            target = stored[int(target[1:])].id
-        if decision.kind == "NOOP":
-            self.store.bump_counter("duplicates_detected")
-            return memories.get(target).decided("NOOP", target, decision.reason)
-        if decision.kind == "UPDATE":
-            self.store.bump_counter("duplicates_detected")
-            self.store.bump_counter("duplicates_merged")
-            old = memories.get(target)
-            updated = memories._change(
-                old.id,
-                {
-                    "content": draft.content,
-                    "tags": {**old.tags, **draft.tags},
-                    "artifacts": list(dict.fromkeys(old.artifacts + draft.artifacts)),
-                    "evidence": list(dict.fromkeys(old.evidence + draft.evidence)),
-                    "importance": max(old.importance, draft.importance),
-                },
-                ordered=True,
-                vectors=vectors,
-            )
-            return updated.decided("UPDATE", old.id, decision.reason)
-        assert new is not None
-        old = memories.get(target)
-        self.store.bump_counter("superseded_on_add")
-        if new.valid_at < old.valid_at:
-            # Trigger: the value this add states held before the stored one (an older value arriving late).
-            # Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes the new
-            # one, which is stored retired from the stored one's valid_at; the answer is an ADD that says so.
-            memories.link(old.id, new.id, "supersedes", {"consolidation": decision.reason, "arrived_late": True})
-            self._graph_follows(new.id)
-            told = _later_value(decision.reason)
-            return memories.get(new.id).decided(
-                "ADD", old.id, f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}"
-            )
-        memories.link(new.id, old.id, "supersedes", {"consolidation": decision.reason})
-        self._graph_follows(new.id)
-        return new.decided("SUPERSEDE", old.id, decision.reason)
-
-    def _graph_follows(self, memory_id: str) -> None:
-        """The graph's facts follow a supersession when both memories are already read in (inline enrichment);
-        else the one read in later does it (``KnowledgeService.follow_superseded``)."""
-        knowledge = self.writes.knowledge
-        if changed := knowledge.follow_superseded(memory_id, now()):
-            knowledge.summarize(changed)
-            self.store.kg_mark_dirty(changed, self.memories.get(memory_id).workspace)
-
     def candidates(self, draft: Memory, vectors: list[bytes] | None) -> list[tuple[str, str, float]]:
         """(id, content, similarity) of current memories of the draft's own workspace and partition that come
         near it, nearest first: cosine with an embedder, word overlap without one."""
@@ -350,20 +287,6 @@ class Hygiene:
         ]
 
     # -- snapshots ----------------------------------------------------------------
-    def _add_snapshot(self, draft: Memory, graph: GraphInput, key: str) -> Memory:
-        day = draft.valid_at.date()
-        same_day = [r for r in self.store.snapshot_rows(draft.workspace, draft.agent_id, key) if r[4].date() == day]
-        later = [r for r in same_day if r[4] > draft.valid_at]
-        if later:  # a later snapshot of that day is already kept: this older one adds nothing
-            return self.memories.get(later[-1][0]).decided("NOOP", later[-1][0], f"a later snapshot of {day} is kept")
-        with self.writes.transaction():
-            new = self.writes.insert([draft], [graph])[0]
-            self.writes.purge([r[0] for r in same_day])
-        if same_day:
-            self.store.bump_counter("snapshots_replaced", len(same_day))
-            return new.decided("ADD", same_day[-1][0], f"replaced {len(same_day)} earlier snapshot(s) of {day}")
-        return new
-
     def prune_snapshots(self) -> int:
         """Keep the latest snapshot of each day per (workspace, partition, key); returns how many went."""
         keep: dict[tuple, str] = {}
@@ -401,7 +324,7 @@ class Hygiene:
             problems = self.store.integrity_problems()
         if self.writes.embedder is not None and (missing := self.store.count_without_vectors()):
             if repair:
-                self.memories._embed_missing()
+                self.writes.embed_missing()
                 repaired.append(f"{missing} memories without vectors embedded")
             else:
                 problems.append(f"vectors: {missing} memories have none")
@@ -467,7 +390,7 @@ class Hygiene:
             raise InvalidInput("ids", "expected a list of memory ids")
         memories: list[Memory] = []
         for ref in ids:
-            m = self.memories.get(ref)
+            m = lookup.current(self.store, ref)
             if m.id not in {x.id for x in memories}:
                 memories.append(m)
         if len(memories) < 2:
@@ -482,7 +405,7 @@ class Hygiene:
         kept, others = memories[0], memories[1:]
         with self.store.transaction():
             for m in others:
-                self.memories.link(kept.id, m.id, "supersedes", {"merged": True})
+                links.link(self.store, kept.id, m.id, "supersedes", {"merged": True})
         self.store.bump_counter("duplicates_merged", len(others))
         return MergeReport(kept.id, [m.id for m in others])
 

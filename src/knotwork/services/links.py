@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from knotwork.domain import ids, rules
@@ -12,6 +11,7 @@ from knotwork.domain.temporal import now
 from knotwork.errors import AmbiguousId, InvalidInput, NotFound, quote
 from knotwork.graph.adjacency import Adjacency
 from knotwork.graph.traverse import DIRECTIONS, bfs
+from knotwork.services import lookup, versions
 from knotwork.store.protocol import Store
 
 
@@ -38,57 +38,74 @@ def _types(value: Any) -> list[str] | None:
     return list(value)
 
 
+def link(store: Store, from_id: str, to_id: str, type: str, metadata: Mapping[str, Any] | None = None) -> Relationship:
+    """``from_id --type--> to_id`` (full or short ids), idempotent; a new ``supersedes`` link retires its target
+    in the same transaction. The one way a link is written: by ``Knotwork.link``, by an add's supersession
+    (``WritePath.apply``), by a merge and by the graph's value changes (:func:`value_changed`)."""
+    if type not in LINK_TYPES:
+        raise InvalidInput("type", f"unknown relationship type {quote(type)}; known: {', '.join(LINK_TYPES)}")
+    meta = rules.metadata(metadata)
+    source, target = lookup.current(store, from_id), lookup.current(store, to_id)
+    if source.id == target.id:
+        raise InvalidInput("to_id", "a memory cannot be linked to itself")
+    if source.workspace and target.workspace and source.workspace != target.workspace:
+        raise InvalidInput(
+            "to_id",
+            f"memories of different workspaces cannot be linked ({source.workspace!r} and {target.workspace!r})",
+        )
+    rel = Relationship(
+        id=ids.new_id(),
+        from_id=source.id,
+        to_id=target.id,
+        type=type,
+        workspace=source.workspace or target.workspace,
+        created_at=now(),
+        metadata=meta,
+    )
+    with store.transaction():
+        stored = store.insert_link(rel)
+        if type == "supersedes" and not stored.existing:
+            # Trigger: A supersedes B. Why: B is no longer true once A is.
+            # Outcome: B is retired from A's valid_at; it leaves default search
+            # and recall but stays readable (include_invalid, history).
+            # A supersession consolidation or the graph decided says which memory and why on the retired
+            # memory itself (``metadata.superseded_by``), seen by get and history on every surface.
+            if target.invalid_at is None or target.invalid_at > source.valid_at:
+                why = meta.get("consolidation")
+                note = {**target.metadata, SUPERSEDED_BY: {"id": source.id, "reason": why}} if why else None
+                versions.retire(store, target.id, source.valid_at, note)
+    return stored
+
+
+def value_changed(store: Store, new_id: str, old_id: str, reason: str) -> None:
+    """The graph saw ``new_id`` retire every fact ``old_id`` stated (``KnowledgeService.on_value_changed``):
+    SUPERSEDE, as consolidation would (same partition, the older memory still current and not later than the
+    new one)."""
+    new, old = store.get_memory(new_id), store.get_memory(old_id)
+    if new is None or old is None or old.invalid_at is not None or old.agent_id != new.agent_id:
+        return
+    if old.valid_at > new.valid_at:
+        return
+    link(store, new_id, old_id, "supersedes", {"consolidation": reason})
+    store.bump_counter("superseded_on_add")
+
+
 class LinkService:
-    """Links between memories. ``get`` resolves a memory id; ``retire`` marks a memory invalid from a time (and,
-    given metadata, writes it in the same version)."""
+    """Links between memories. ``get`` resolves a memory id (:func:`knotwork.services.lookup.current`)."""
 
     def __init__(
         self,
         store: Store,
         get: Callable[[str], Memory],
-        retire: Callable[[str, datetime, dict[str, Any] | None], Memory],
         about: Callable[[list[str]], dict[str, list[Any]]] | None = None,
     ) -> None:
         self.store = store
         self.get = get
-        self.retire = retire
         self.about = about  # memory ids -> (name, summary) of the entities each mentions (knowledge graph)
         self.adjacency = Adjacency(store)
 
     def link(self, from_id: str, to_id: str, type: str, metadata: dict[str, Any] | None = None) -> Relationship:
-        if type not in LINK_TYPES:
-            raise InvalidInput("type", f"unknown relationship type {quote(type)}; known: {', '.join(LINK_TYPES)}")
-        meta = rules.metadata(metadata)
-        source, target = self.get(from_id), self.get(to_id)
-        if source.id == target.id:
-            raise InvalidInput("to_id", "a memory cannot be linked to itself")
-        if source.workspace and target.workspace and source.workspace != target.workspace:
-            raise InvalidInput(
-                "to_id",
-                f"memories of different workspaces cannot be linked ({source.workspace!r} and {target.workspace!r})",
-            )
-        rel = Relationship(
-            id=ids.new_id(),
-            from_id=source.id,
-            to_id=target.id,
-            type=type,
-            workspace=source.workspace or target.workspace,
-            created_at=now(),
-            metadata=meta,
-        )
-        with self.store.transaction():
-            stored = self.store.insert_link(rel)
-            if type == "supersedes" and not stored.existing:
-                # Trigger: A supersedes B. Why: B is no longer true once A is.
-                # Outcome: B is retired from A's valid_at; it leaves default search
-                # and recall but stays readable (include_invalid, history).
-                # A supersession consolidation or the graph decided says which memory and why on the retired
-                # memory itself (``metadata.superseded_by``), seen by get and history on every surface.
-                if target.invalid_at is None or target.invalid_at > source.valid_at:
-                    why = meta.get("consolidation")
-                    note = {**target.metadata, SUPERSEDED_BY: {"id": source.id, "reason": why}} if why else None
-                    self.retire(target.id, source.valid_at, note)
-        return stored
+        return link(self.store, from_id, to_id, type, metadata)
 
     def resolve(self, ref: str) -> str:
         text = ids.normalize_ref(ref, "relationship_id")

@@ -17,17 +17,16 @@ down (closing a store need not build a pipeline only to close it).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from knotwork.services import links, lookup
 from knotwork.services.links import LinkService
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from knotwork.config import Settings
-    from knotwork.domain.models import Memory
     from knotwork.embed.protocol import Embedder
     from knotwork.hygiene.instructions import Instructions
     from knotwork.search.baseline import Baselines
@@ -75,8 +74,9 @@ def built(obj: Any, name: str) -> Any:
 class Parts:
     """The engines :class:`~knotwork.service.Knotwork` is built from, each built on first use.
 
-    The facade sets ``store``, ``settings``, ``embedder``, ``write_times`` and ``_parts_lock``; a part that
-    reaches back to it (links resolve ids with ``get``; hygiene decides through the facade) names the method.
+    The facade sets ``store``, ``settings``, ``embedder``, ``write_times`` and ``_parts_lock``. No part holds
+    the facade: what a part needs of it (a memory by id, a link, a version) lives below, in ``services.lookup``,
+    ``services.links`` and ``services.versions`` (tests/test_layers.py walks the parts to check).
     """
 
     store: Store
@@ -158,7 +158,8 @@ class Parts:
             told = f"{self.instructions.prose()} {self.settings.kg_llm_instructions}".strip()
             kg_settings = self.settings.model_copy(update={"kg_llm_instructions": told})
         knowledge = KnowledgeService(self.store, kg_settings, self.embedder)
-        knowledge.on_value_changed = self._value_changed
+        # the graph's value changes link memories through the write path's own link, not through this facade
+        knowledge.on_value_changed = functools.partial(links.value_changed, self.store)
         return knowledge
 
     @part
@@ -180,13 +181,11 @@ class Parts:
 
     @part
     def _links(self) -> LinkService:
-        def retire(mid: str, at: datetime, metadata: dict[str, Any] | None = None) -> Memory:
-            return self._change(mid, {"invalid_at": at} | ({"metadata": metadata} if metadata else {}), ordered=False)
-
-        return LinkService(self.store, self.get, retire, about=lambda *args: self.knowledge.about(*args))
+        return LinkService(self.store, functools.partial(lookup.current, self.store),
+                           about=lambda *args: self.knowledge.about(*args))
 
     @part
     def hygiene(self) -> Hygiene:
         from knotwork.services.hygiene import Hygiene
 
-        return Hygiene(self.writes, self, self.settings, self.instructions)
+        return Hygiene(self.writes, self.settings, self.instructions)

@@ -4,24 +4,29 @@ An add runs as named stages, each timed (:class:`~knotwork.services.stages.Stage
 
     validate  the facade checks every field (``Knotwork.add`` / ``add_many``)
     embed     each new text's chunks, in one model run for the batch      (:meth:`WritePath.vectors`)
-    decide    consolidation against the vectors just computed             (``services.hygiene``)
-    store     memories, vectors, similar lists and the queue row, one transaction, committed
-              (:meth:`WritePath.insert`)
+    decide    consolidation against the vectors just computed: a plan    (``Hygiene.plan``, ``services.addplan``)
+    store     the plan applied in one transaction, committed: memories, vectors, similar lists, the queue
+              row, versions, supersedes links and the graph following them  (:meth:`WritePath.apply`)
     enrich    later, from the queue (``services.enrichment``); inside ``store`` with ``Settings.enrich = "inline"``
 
-The services above take this object and the few reads they need, not the ``Knotwork`` facade.
+The services above take this object and the few reads they need, not the ``Knotwork`` facade; nothing
+here calls the facade either (a memory is read with ``services.lookup``, a link written with
+``services.links.link``, a version with ``services.versions``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import ids, rules
 from knotwork.domain.models import Memory
-from knotwork.domain.temporal import now, parse_time
+from knotwork.domain.temporal import now, parse_time, to_text
 from knotwork.errors import InvalidInput
+from knotwork.services import links, lookup, versions
+from knotwork.services.addplan import AddPlan
 from knotwork.services.enrichment import Enrichment
 from knotwork.services.knowledge import GraphInput, KnowledgeService
 from knotwork.services.similar import SimilarLists
@@ -43,6 +48,14 @@ GRAPH_FIELDS = frozenset({"entities", "facts"})
 
 def _optional_time(value: Any, field: str) -> datetime | None:
     return None if value is None else parse_time(value, field)
+
+
+def _later_value(reason: str | None) -> str:
+    """``value changed: A -> B`` (the stored memory's value, then the new one's) told the other way round, for a
+    new memory whose value held before the stored one's."""
+    text = (reason or "").removeprefix("value changed: ")
+    before, arrow, after = text.partition(" -> ")
+    return f"{after} then {before}" if arrow else text
 
 
 class WritePath:
@@ -166,6 +179,149 @@ class WritePath:
         if not inline:
             self.enrichment.notify()
         return out
+
+    def change(
+        self, old: Memory, changes: Mapping[str, Any], *, ordered: bool, vectors: list[bytes] | None = None
+    ) -> Memory:
+        """Write ``old``'s next version (``versions.revised``; no version when nothing changes). New content is
+        embedded (``vectors``: its chunk vectors, already computed: consolidation's UPDATE has them) and its
+        similar lists refreshed; other changes (such as a supersedes link retiring a memory inside the link's
+        transaction) leave the index be."""
+        new = versions.revised(old, changes, ordered=ordered, max_content_bytes=self.max_content_bytes)
+        if new is None:
+            return old
+        blobs = None
+        if self.embedder and new.content != old.content:
+            blobs = vectors if vectors is not None else self.vectors([new.content])[0]
+        with self.similar.transaction() if blobs is not None else self.store.transaction():
+            stored = self.store.replace_memory(old, new)
+            if blobs is not None:
+                self.store.put_vectors(new.id, blobs)
+                self.similar.refresh([(new.id, new.workspace, blobs)])
+        return stored
+
+    def embed_missing(self, on_progress: Any = None, batch: int = 256) -> int:
+        """Embed the memories that have no vector; how many there were."""
+        assert self.embedder is not None
+        done = 0
+        while True:
+            todo = self.store.memories_without_vectors(batch)
+            if not todo:
+                break
+            blobs = self.vectors([m.content for m in todo])
+            with self.similar.transaction():
+                for m, vecs in zip(todo, blobs):
+                    self.store.put_vectors(m.id, vecs)
+                self.similar.refresh([(m.id, m.workspace, vecs) for m, vecs in zip(todo, blobs)])
+            done += len(todo)
+            if on_progress:
+                on_progress(len(todo))
+        return done
+
+    # -- apply an add's plan -------------------------------------------------------------------
+    def apply(self, plan: AddPlan) -> list[Memory]:
+        """Write an add's plan (``services.addplan``) in one transaction (all lands or none) and answer with one
+        memory per item, ``decision`` set.
+
+        The items to insert go first, together (with the vectors the plan carries: nothing is embedded under
+        the lock; the graph's queue rows or, inline, the graph itself); then each other step in order: a version, a link, a snapshot's replacement. A
+        step reads the memory it touches here, under the write lock: an UPDATE merges the stored memory's
+        tags and lists as they are now, and a target stored by this transaction (``#<index>``) is read as
+        written. The counters of a step go with its writes; the plan's ``counts`` follow the commit.
+        """
+        drafts, steps = plan.drafts, plan.steps
+        out: list[Memory | None] = [None] * len(drafts)
+        placed: dict[int, Memory] = {}  # the items this transaction stored, as stored
+        if written := plan.written():
+            inserted = plan.inserted()
+            with self.times.stage("store"), self.transaction():
+                vectors = {drafts[i].id: list(plan.vectors[i]) for i in inserted if i in plan.vectors}
+                placed.update(zip(inserted, self.insert(
+                    [drafts[i] for i in inserted], [plan.graphs[i] for i in inserted], vectors if self.embedder else None,
+                )))
+                for i in written:
+                    out[i] = self._apply(plan, i, placed)
+        for i, step in enumerate(steps):
+            if step.kind == "IGNORE":
+                out[i] = drafts[i].decided("IGNORE", None, step.reason)
+            elif step.kind == "REPEAT":
+                earlier = out[int((step.target or "#")[1:])]
+                assert earlier is not None
+                out[i] = replace(earlier, duplicate=True, decision="NOOP", touched=earlier.touched or earlier.id,
+                                 reason=step.reason)
+        for name, n in plan.counts:
+            self.store.bump_counter(name, n)
+        return [m for m in out if m is not None]
+
+    def _apply(self, plan: AddPlan, i: int, placed: dict[int, Memory]) -> Memory:
+        """One written step, inside the add's transaction; the memory the add answers with for item ``i``."""
+        step, draft, store = plan.steps[i], plan.drafts[i], self.store
+
+        def ref(name: str) -> str:  # a memory id, or ``#<index>``: an item this transaction stored
+            return placed[int(name[1:])].id if name.startswith("#") else name
+
+        if step.kind == "STORE":
+            return placed[i]
+        if step.kind == "SNAPSHOT":
+            return self._snapshot(draft, plan.graphs[i], step.key or "")
+        target = ref(step.target or "")
+        if step.kind == "NOOP":
+            store.bump_counter("duplicates_detected")
+            return lookup.current(store, target).decided("NOOP", target, step.reason)
+        if step.kind == "UPDATE":
+            store.bump_counter("duplicates_detected")
+            store.bump_counter("duplicates_merged")
+            old = lookup.current(store, target)
+            updated = self.change(
+                old,
+                {
+                    "content": draft.content,
+                    "tags": {**old.tags, **draft.tags},
+                    "artifacts": list(dict.fromkeys(old.artifacts + draft.artifacts)),
+                    "evidence": list(dict.fromkeys(old.evidence + draft.evidence)),
+                    "importance": max(old.importance, draft.importance),
+                },
+                ordered=True,
+                vectors=list(plan.vectors[i]) if i in plan.vectors else None,
+            )
+            return updated.decided("UPDATE", old.id, step.reason)
+        assert step.kind == "SUPERSEDE" and step.link is not None
+        new, old = placed[i], lookup.current(store, target)
+        store.bump_counter("superseded_on_add")
+        links.link(store, ref(step.link.source), ref(step.link.target), "supersedes", dict(step.link.metadata))
+        self._graph_follows(new.id)
+        if step.link.arrived_late:
+            told = _later_value(step.reason)
+            return lookup.current(store, new.id).decided(
+                "ADD", old.id, f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}"
+            )
+        return new.decided("SUPERSEDE", old.id, step.reason)
+
+    def _snapshot(self, draft: Memory, graph: GraphInput, key: str) -> Memory:
+        """Keep the latest snapshot of ``key`` and the draft's day, the day's stored ones read here, under the
+        write lock (see ``services.addplan``): an earlier one kept adds this one and purges it; a later one
+        kept makes this one a NOOP."""
+        day = draft.valid_at.date()
+        rows = self.store.snapshot_rows(draft.workspace, draft.agent_id, key)
+        same_day = [r for r in rows if r[4].date() == day]
+        later = [r for r in same_day if r[4] > draft.valid_at]
+        if later:  # a later snapshot of that day is already kept: this older one adds nothing
+            return lookup.current(self.store, later[-1][0]).decided("NOOP", later[-1][0], f"a later snapshot of {day} is kept")
+        with self.transaction():
+            new = self.insert([draft], [graph])[0]
+            self.purge([r[0] for r in same_day])
+        if same_day:
+            self.store.bump_counter("snapshots_replaced", len(same_day))
+            return new.decided("ADD", same_day[-1][0], f"replaced {len(same_day)} earlier snapshot(s) of {day}")
+        return new
+
+    def _graph_follows(self, memory_id: str) -> None:
+        """The graph's facts follow a supersession when both memories are already read in (inline enrichment);
+        else the one read in later does it (``KnowledgeService.follow_superseded``)."""
+        knowledge = self.knowledge
+        if changed := knowledge.follow_superseded(memory_id, now()):
+            knowledge.summarize(changed)
+            self.store.kg_mark_dirty(changed, lookup.current(self.store, memory_id).workspace)
 
     def purge(self, memory_ids: Sequence[str]) -> int:
         """Delete memories with their versions, vectors, links, similar slots and the facts that rested on
