@@ -1,6 +1,6 @@
 """Graph enrichment off the write path: an add answers before its memory is read into the graph, the queue is
 drained by a worker, claims keep two workers from reading a memory twice (a worker killed in the middle of a
-batch: tests/test_enrich_faults.py)."""
+batch: tests/services/test_enrich_faults.py)."""
 
 from __future__ import annotations
 

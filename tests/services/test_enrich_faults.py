@@ -407,7 +407,7 @@ def test_a_process_that_exits_without_close_while_a_thread_is_in_native_code_doe
 
     db = tmp_path / "k.db"
     fill_without_graph(db)  # the child starts the graph's build
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", EXITER, str(db)], cwd=root, capture_output=True, text=True, timeout=300)
     assert "building: True" in done.stdout, done.stdout + done.stderr  # the exit came while the build ran
     assert done.returncode == 0, done.stderr[-2000:]
