@@ -12,7 +12,7 @@ from knotwork import Knotwork
 BACKENDS = ("sqlite", "postgres")
 
 # Tests read the knowledge graph right after an add: each add reads its memories in itself. The tests of
-# background enrichment (tests/test_enrichment.py) ask for it by name.
+# background enrichment (tests/services/test_enrichment.py) ask for it by name.
 os.environ.setdefault("KNOTWORK_ENRICH", "inline")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knotwork import InvalidInput, Knotwork
-from tests.test_cli import run
+from tests._cli import run
 
 
 def test_thread_is_kept_trimmed_and_bad_ones_are_refused_whole(mem: Knotwork) -> None:

@@ -22,7 +22,9 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+import httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
 import knotwork
@@ -468,3 +470,22 @@ class McpContract:
 
 
 __all__ = ["McpContract", "Session", "add", "err", "ok", "ok_json", "run", "text"]
+
+
+def http_session(url: str, token: str) -> Callable[[], Any]:
+    def make() -> Any:
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
+
+        class Session:
+            async def __aenter__(self) -> Client:
+                await http.__aenter__()
+                self.client = Client(streamable_http_client(f"{url}/mcp", http_client=http))
+                return await self.client.__aenter__()
+
+            async def __aexit__(self, *exc: Any) -> None:
+                await self.client.__aexit__(*exc)
+                await http.__aexit__(*exc)
+
+        return Session()
+
+    return make

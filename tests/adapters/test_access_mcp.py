@@ -14,12 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
-from ._mcp import text
+from ._mcp import http_session, text
 from ._scoped import FAST, OWNER, SHOP_TEXT, Store, seed
 from .conftest import Endpoint
 
@@ -122,25 +119,6 @@ def check(s: Store, got: dict[str, Any]) -> None:
     found = {c[0][0]: a for c in got["calls"] if c[0][2] == OK for a in [c[2]]}
     assert "Fridays" in found["search_memory"]
     assert json.loads(found["get_status"])["memories"] == 5  # lab's four and the global one
-
-
-def http_session(url: str, token: str) -> Callable[[], Any]:
-    def make() -> Any:
-        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
-
-        class Session:
-            async def __aenter__(self) -> Client:
-                await http.__aenter__()
-                self.client = Client(streamable_http_client(f"{url}/mcp", http_client=http))
-                return await self.client.__aenter__()
-
-            async def __aexit__(self, *exc: Any) -> None:
-                await self.client.__aexit__(*exc)
-                await http.__aexit__(*exc)
-
-        return Session()
-
-    return make
 
 
 @pytest.fixture

@@ -63,7 +63,7 @@ def test_an_mcp_stdio_server_leaves_no_write_ahead_log_when_its_client_goes_and_
         assert mem.graph_backlog() == 3000
     # A close wait longer than the 2 s the SDK's client gives a server before it kills it.
     # The worker on a thread of the server (what its close waits for): a worker process of its own outlives the
-    # server by design and reads the whole backlog in (tests/test_enrich_faults.py covers that hand-over).
+    # server by design and reads the whole backlog in (tests/services/test_enrich_faults.py covers that hand-over).
     endpoint = start_stdio(db, env={**BACKGROUND, "KNOTWORK_ENRICH": "thread", "KNOTWORK_ENRICH_CLOSE_WAIT": "30",
                                     "KNOTWORK_ENRICH_QUIET": "0"})
 

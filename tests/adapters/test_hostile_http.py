@@ -165,7 +165,7 @@ def test_the_spec_lists_error_answers_compact_text_and_ranges(http: httpx2.Clien
         for method, operation in operations.items():
             answers = operation["responses"]
             # 404 too where no id is in the path: a body or query can name a missing one (POST /entities/merge,
-            # GET /communities?entity=..., POST /links), as tests/test_openapi_fuzz.py found.
+            # GET /communities?entity=..., POST /links), as tests/adapters/test_openapi_fuzz.py found.
             assert {"400", "404", "422"} <= set(answers), (method, path)
             error = answers["422"]["content"]["application/json"]["schema"]
             assert error == {"$ref": "#/components/schemas/Error"}, (method, path)

@@ -8,7 +8,6 @@ code and the JSON error body.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -18,29 +17,7 @@ import knotwork
 from knotwork import Knotwork, NotFound, Settings, tokens
 
 from ._http import serving
-
-ABSENT = "00000000000000000000000000"
-
-
-@pytest.fixture
-def mem(tmp_path: Path) -> Iterator[Knotwork]:
-    with knotwork.open(tmp_path / "api.db", settings=Settings(embedder="none")) as m:
-        yield m
-
-
-@pytest.fixture
-def http(mem: Knotwork) -> Iterator[httpx2.Client]:
-    with serving(mem, default_workspace="shop") as client:
-        yield client
-
-
-def error_of(response: httpx2.Response, status: int) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()["error"]
-    assert body["message"]
-    return body
-
+from ._rest import ABSENT, error_of, http, mem  # noqa: F401 - the REST tests' store and server fixtures
 
 # -- memories ----------------------------------------------------------------------
 def test_add_get_update_history_delete(http: httpx2.Client, mem: Knotwork) -> None:

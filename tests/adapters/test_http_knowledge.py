@@ -20,7 +20,7 @@ from knotwork import Knotwork, NotFound, Settings
 from tests.knowledge._llm_server import ChatServer, Reply
 
 from ._http import serving
-from .test_http import ABSENT, error_of, http, mem  # noqa: F401 - the REST tests' store and server fixtures
+from ._rest import ABSENT, error_of, http, mem  # noqa: F401 - the REST tests' store and server fixtures
 
 ANA = {"subject": "Ana", "predicate": "lives in"}
 

@@ -21,10 +21,9 @@ from knotwork.errors import NotFound
 from knotwork.views import elsewhere
 from knotwork.views.access import Scope, scoped
 
-from ._mcp import text
+from ._mcp import http_session, text
 from ._scoped import FAST, OWNER, SHOP_TEXT, Store, seed
 from .conftest import Endpoint
-from .test_access_mcp import http_session
 
 SHOP_QUERY = "blue-green releases"
 LAB_QUERY = "Fridays"

@@ -23,10 +23,9 @@ from knotwork.render.respond import Responder
 from knotwork.views import elsewhere
 from knotwork.views.access import Scope, scoped
 
-from ._mcp import text
+from ._mcp import http_session, text
 from ._scoped import FAST, OWNER, Store, seed
 from .conftest import Endpoint
-from .test_access_mcp import http_session
 
 SHOP_NAME = "Shopfront"  # an entity of shop, and the subject of its one fact
 LAB_NAME = "Labrunner"

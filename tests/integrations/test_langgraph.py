@@ -265,7 +265,7 @@ def test_agrees_with_langgraphs_own_in_memory_store(mem: knotwork.Knotwork) -> N
 
 
 def test_the_cli_lists_and_searches_the_items(tmp_path, capsys) -> None:
-    from tests.test_cli import run
+    from tests._cli import run
 
     db = str(tmp_path / "lg.db")
     with KnotworkStore(db) as store:

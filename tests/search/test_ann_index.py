@@ -13,32 +13,14 @@ import pytest
 from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
-from tests.search.test_vector_partitions import SPACES, assert_exact, full_scan
-from tests.test_similar import DIM, RandomEmbedder, chunky
-
-
-def open_ann(path: Path, min_rows: int = 1, embedder: RandomEmbedder | None = None) -> Knotwork:
-    settings = Settings(vector_ann_min_rows=min_rows)
-    return Knotwork(open_store(str(path), settings), settings, embedder=embedder or RandomEmbedder())
+from tests._fakes import DIM, RandomEmbedder, chunky, fill_without_graph, open_ann
+from tests.search._vectors import SPACES, assert_exact, full_scan
 
 
 def ready(mem: Knotwork) -> None:
     """Start the graph (a search past the threshold does) and wait until searches ask it."""
     mem.index.search(RandomEmbedder().embed_query("start the graph"), 5, None)
     assert mem.index.wait_for_ann(60)
-
-
-def fill_without_graph(path: Path, n: int = 60_000) -> None:
-    """``n`` memories with random unit vectors and no graph yet: large enough that the graph's build, started
-    by the next process that searches, is still inside hnswlib a moment later."""
-    rng = np.random.default_rng(5)
-    with open_ann(path, min_rows=10**9) as mem:
-        with mem.store.transaction():
-            stored = mem.store.insert_memories([mem._draft(f"memory {i}") for i in range(n)])
-            vectors = rng.standard_normal((len(stored), DIM)).astype("<f4")
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            for m, v in zip(stored, vectors):
-                mem.store.put_vectors(m.id, [v.tobytes()])
 
 
 def fill(mem: Knotwork, n: int, rng: random.Random) -> list[str]:
@@ -182,7 +164,7 @@ import json, sys
 from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
-from tests.test_similar import RandomEmbedder
+from tests._fakes import RandomEmbedder
 
 path, old = sys.argv[1], json.loads(sys.argv[2])
 settings = Settings(vector_ann_min_rows=0)
@@ -288,7 +270,7 @@ import numpy as np
 from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
-from tests.test_similar import RandomEmbedder
+from tests._fakes import RandomEmbedder
 settings = Settings(vector_ann_min_rows=1)
 mem = Knotwork(open_store(sys.argv[1], settings), settings, embedder=RandomEmbedder())
 mem.index.search(RandomEmbedder().embed_query("start the graph"), 5, None)  # starts the graph's build

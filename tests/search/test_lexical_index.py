@@ -15,7 +15,7 @@ from knotwork.search.lexical import analyze, analyze_query
 from knotwork.search import lexical_index
 from knotwork.search.lexical_index import B, K1, LexicalIndex
 from tests._sql import execute, query
-from tests.test_similar import open_fake
+from tests._fakes import open_fake
 
 SPACES = [None, None, "a", "b", "c"]
 WORDS = "alpha beta gamma delta epsilon zeta theta iota kappa lambda deploy retry policy billing cache redis".split()

@@ -10,9 +10,9 @@ import pytest
 
 from knotwork import Knotwork
 from knotwork.search.neighbourhoods import neighbourhood_score, neighbourhoods
-from knotwork.search.recipes import RECIPES, step
+from knotwork.search.recipes import step
 from knotwork.search.rerankers import Candidate, thread_score
-from tests.search.test_threads import QUESTION, THREADS, _chat
+from tests.search._threads import QUESTION, THREADS, chat
 
 T0 = datetime(2024, 5, 1, 10, 0)
 
@@ -97,7 +97,7 @@ NEIGHBOURHOODS = replace(THREADS, name="neighbourhoods", rerankers=(step("neighb
 
 
 def test_without_thread_keys_the_turns_of_one_sitting_are_scored_together(mem: Knotwork) -> None:
-    ids = _chat(mem, thread=False)  # the trip chat's turns a minute apart; the Porto chat two days later
+    ids = chat(mem, thread=False)  # the trip chat's turns a minute apart; the Porto chat two days later
     plain = [h.memory.id for h in mem.search(QUESTION, workspace="w", recipe=THREADS)]
     assert plain.index(ids["porto"]) < plain.index(ids["answer"])  # thread_score: words alone, no thread to go by
     hits = mem.search(QUESTION, workspace="w", recipe=NEIGHBOURHOODS, explain=True)

@@ -13,7 +13,7 @@ from knotwork import ALL_WORKSPACES, Knotwork
 from knotwork.search import lexical_index, vector_index
 from knotwork.search.lexical import analyze_query
 from tests._sql import query
-from tests.test_similar import DIM, open_fake
+from tests._fakes import DIM, open_fake
 
 SPACES = [None, "a", "a", "b"]
 WORDS = "alpha beta gamma delta deploy retry policy billing cache redis".split()

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from knotwork import Knotwork
-from knotwork.search.recipes import RECIPES, THREAD_SCORE
+from knotwork.search.recipes import RECIPES
 from knotwork.search.rerankers import Candidate, thread_neighbours, thread_score
+from tests.search._threads import NO_THREAD_STEPS, QUESTION, THREADS, chat
 
 
 def cands(*pairs: tuple[str, float]) -> list[Candidate]:
@@ -109,34 +108,9 @@ def test_store_reads_threads_and_neighbours(mem: Knotwork) -> None:
 
 # -- end to end, on both backends ---------------------------------------------------------------------------------
 
-#: The default's sources and steps with ``thread_score`` for its first step (the default before ``neighbourhood_score``,
-#: which is ``thread_score`` where every memory names a thread), and without it.
-THREADS = replace(RECIPES["memory_hybrid"], name="threads", rerankers=(THREAD_SCORE, *RECIPES["memory_hybrid"].rerankers[2:]))
-NO_THREAD_STEPS = replace(THREADS, rerankers=THREADS.rerankers[1:])
-
-
-def _chat(mem: Knotwork, thread: bool) -> dict[str, str]:
-    """Two conversations and a stray turn: the answer ("Lisbon") shares no word with the question; another
-    conversation's turn says "trip"."""
-    turns = {
-        "booked": ("User: We finally booked the flights for our anniversary trip.", "t1", "2024-05-01T10:00:00Z"),
-        "asked": ("Assistant: Congratulations! Where are you heading for the anniversary?", "t1", "2024-05-01T10:01:00Z"),
-        "answer": ("User: Lisbon, five nights in October.", "t1", "2024-05-01T10:02:00Z"),
-        "porto": ("User: My colleague keeps talking about his trip to Porto next month.", "t2", "2024-05-03T09:00:00Z"),
-        "train": ("Assistant: Porto is lovely in spring; the trip by train from Lisbon takes three hours.", "t2", "2024-05-03T09:01:00Z"),
-        "gift": ("User: Can you suggest a gift idea for a coworker?", "t3", "2024-05-04T09:00:00Z"),
-    }
-    return {
-        key: mem.add(text, workspace="w", metadata={"thread": t} if thread else {}, valid_at=at, force=True).id
-        for key, (text, t, at) in turns.items()
-    }
-
-
-QUESTION = "Where are we going on our anniversary trip?"
-
 
 def test_the_answer_of_the_fitting_thread_outranks_a_same_words_turn_of_another(mem: Knotwork) -> None:
-    ids = _chat(mem, thread=True)
+    ids = chat(mem, thread=True)
     before = [h.memory.id for h in mem.search(QUESTION, workspace="w", recipe=NO_THREAD_STEPS)]
     assert before.index(ids["porto"]) < before.index(ids["answer"])  # the words alone put the other trip first
     hits = mem.search(QUESTION, workspace="w", recipe=THREADS, explain=True)
@@ -150,7 +124,7 @@ def test_the_answer_of_the_fitting_thread_outranks_a_same_words_turn_of_another(
 
 
 def test_without_a_thread_key_thread_score_leaves_the_order_and_neighbours_in_time_count_on_request(mem: Knotwork) -> None:
-    ids = _chat(mem, thread=False)
+    ids = chat(mem, thread=False)
     plain = mem.search(QUESTION, workspace="w", recipe=THREADS, explain=True)
     assert [h.memory.id for h in plain] == [h.memory.id for h in mem.search(QUESTION, workspace="w", recipe=NO_THREAD_STEPS)]
     assert all(h.explain["thread_score"] == h.explain["fused"] for h in plain)  # no thread: nothing to score it by

@@ -153,7 +153,7 @@ def test_vector_candidates_in_a_small_workspace_are_the_exact_nearest(target: st
 
     from knotwork.domain.models import MemoryFilter
     from knotwork.domain.temporal import now
-    from tests.test_similar import chunky, open_fake
+    from tests._fakes import chunky, open_fake
 
     rng = random.Random(3)
     with open_fake(target) as mem:

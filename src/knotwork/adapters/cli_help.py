@@ -4,7 +4,7 @@ Trigger: ``--help`` was a flat list of 38 commands whose descriptions click cut 
 Why: a new user looks for what to do first, by kind of task. Outcome: the group's help (the one source, the
 same with ``-h``, ``--help`` and ``knotwork`` alone) prints a section per kind, each with one example and
 every command with the first sentence of its help, wrapped rather than cut. A command that no section names
-is printed under "other" (tests/test_cli_help.py keeps that section empty).
+is printed under "other" (tests/adapters/test_first_hour_terms.py keeps that section empty).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ atomic on its own; ``transaction()`` groups several into one. The contract is
 split by concern (``store/contract/``): memories, links, vectors, the
 knowledge graph, the durable queues, hygiene. :class:`Store` is all of them;
 a service that needs only one concern may be typed against its part.
-tests/test_store_contract.py fails when code outside ``store/`` calls a store
+tests/store/test_store_contract.py fails when code outside ``store/`` calls a store
 method no part declares, or when a backend lacks one.
 """
 

@@ -1,7 +1,7 @@
 """Memories: insert, read, list, replace and delete them, and what search and recall read of them.
 
 Part of the store contract (:class:`knotwork.store.protocol.Store`): every backend implements it,
-and tests/test_store_contract.py fails when code outside ``store/`` calls a method no part declares."""
+and tests/store/test_store_contract.py fails when code outside ``store/`` calls a method no part declares."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The durable queues: memories waiting for the graph's read-in (enrich_*) and for the LLM's extraction (kg_queue*).
 
 Part of the store contract (:class:`knotwork.store.protocol.Store`): every backend implements it,
-and tests/test_store_contract.py fails when code outside ``store/`` calls a method no part declares."""
+and tests/store/test_store_contract.py fails when code outside ``store/`` calls a method no part declares."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 -- The workspace in every key, so that the schema can be distributed by workspace (Citus) as it stands.
 --
--- Rule (checked by tests/test_schema_keys.py over the catalog): every table that holds rows of one workspace
+-- Rule (checked by tests/store/postgres/test_schema_keys.py over the catalog): every table that holds rows of one workspace
 -- has a `workspace` column; its primary key and every unique index include it; every foreign key includes a
 -- workspace column on both sides. Where a row may point at a row of another workspace (a link or a fact about
 -- a global memory or entity, a similar list naming a global memory, a memory surfaced in a workspace), the

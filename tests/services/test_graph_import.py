@@ -88,7 +88,7 @@ def test_a_bad_graph_record_is_named_and_nothing_is_written(tmp_path: Path, targ
 
 
 def test_cli_import_of_a_bad_graph_record_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.test_cli import run
+    from tests._cli import run
 
     source = str(tmp_path / "a.db")
     with knotwork.open(source, settings=NO_MODEL) as mem:

@@ -9,7 +9,7 @@ import pytest
 
 import knotwork
 from knotwork import InvalidInput
-from tests.test_cli import run
+from tests._cli import run
 
 
 def _fill(path: Path | str) -> list[str]:

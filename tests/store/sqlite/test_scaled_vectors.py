@@ -12,7 +12,7 @@ import pytest
 
 from knotwork.store.sqlite import halves, migrate, scaled
 from knotwork.domain import rules
-from tests.test_similar import DIM, RandomEmbedder, open_fake
+from tests._fakes import DIM, RandomEmbedder, open_fake
 
 SCALED = 29  # the migration that converts the entity vectors
 SCALED_MEMORIES = 30  # the one that converts the memory vectors

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PEERS = Path(__file__).resolve().parents[1] / "bench" / "peers"
+PEERS = Path(__file__).resolve().parents[2] / "bench" / "peers"
 sys.path.insert(0, str(PEERS))
 
 import systems  # noqa: E402

@@ -9,7 +9,7 @@ from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
 from knotwork.store.postgres.store import ANALYZE_MIN_ROWS
-from tests.test_similar import RandomEmbedder
+from tests._fakes import RandomEmbedder
 
 
 def _reltuples(url: str, table: str) -> float:

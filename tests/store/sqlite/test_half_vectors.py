@@ -12,7 +12,7 @@ import pytest
 
 from knotwork.domain import rules
 from knotwork.store.sqlite import halves, migrate, scaled
-from tests.test_similar import DIM, RandomEmbedder, open_fake
+from tests._fakes import DIM, RandomEmbedder, open_fake
 
 HALF = 24  # the migration that converts the vectors
 

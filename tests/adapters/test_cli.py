@@ -8,21 +8,7 @@ from pathlib import Path
 import pytest
 
 import knotwork
-from knotwork.adapters.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
-    if stdin is not None:
-        import io
-
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests._cli import run
 
 
 def test_add_get_update_history_delete(capsys, db_path: Path) -> None:

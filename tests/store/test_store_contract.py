@@ -13,7 +13,7 @@ from knotwork.store.postgres.store import PostgresStore
 from knotwork.store.protocol import Store
 from knotwork.store.sqlite.store import SQLiteStore
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "knotwork"
+SRC = Path(__file__).resolve().parents[2] / "src" / "knotwork"
 BACKENDS = [SQLiteStore, PostgresStore]
 
 

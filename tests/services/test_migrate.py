@@ -9,19 +9,10 @@ import pytest
 
 import knotwork
 from knotwork import Settings
-from knotwork.adapters.cli import main
 from knotwork.app import open_store
 from knotwork.services import transfer
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests._cli import run
+from tests._snapshot import snapshot
 
 
 def fill(path: str) -> dict[str, str]:
@@ -39,27 +30,6 @@ def fill(path: str) -> dict[str, str]:
         mem.link(a.id, g.id, "references")
         mem.link(b.id, c.id, "relates_to", metadata={"why": "same person"})
         return {"a": a.id, "b": b.id, "c": c.id, "g": g.id}
-
-
-def snapshot(location: str) -> dict[str, object]:
-    """Everything a move must keep, as plain values."""
-    with closing(open_store(location, Settings())) as store:
-        memories = list(store.iter_memories())
-        ids = [m.id for m in memories]
-        vectors = store.vectors_by_memory(ids)
-        entity_ids, facts = transfer._graph(store, ids)
-        entities = store.kg_get_entities(entity_ids)
-        return {
-            "memories": memories,
-            "history": {i: store.memory_versions(i) for i in ids},
-            "links": sorted(store.stored_links()),
-            "vectors": {i: v[1] for i, v in vectors.items()},
-            "similar": store.similar_lists(ids),
-            "entities": sorted((e.id, e.name, e.type, e.summary, e.aliases, e.created_at) for e in entities.values()),
-            "facts": sorted(facts.values(), key=lambda f: f.id),
-            "mentions": store.kg_mentions(ids),
-            "model": store.get_meta(transfer.MODEL_KEY),
-        }
 
 
 def test_a_store_moves_to_postgres_and_back_unchanged(capsys, tmp_path: Path, postgres_database) -> None:

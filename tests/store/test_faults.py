@@ -22,7 +22,7 @@ import knotwork
 from knotwork import Settings
 from knotwork.store.sqlite import migrate
 
-from .test_cli import run
+from tests._cli import run
 
 NO_MODEL = Settings(embedder="none", kg_extract="none")
 BATCH = 50
@@ -140,7 +140,7 @@ def test_sigkill_inside_migrate_then_migrate_again_moves_everything_once(tmp_pat
 
     from knotwork.app import open_store
 
-    from .test_migrate import snapshot
+    from tests._snapshot import snapshot
 
     source = tmp_path / "src.db"
     with knotwork.open(source, settings=NO_MODEL) as mem:

@@ -1,6 +1,6 @@
 """Graph enrichment off the write path: an add answers before its memory is read into the graph, the queue is
 drained by a worker, claims keep two workers from reading a memory twice (a worker killed in the middle of a
-batch: tests/test_enrich_faults.py)."""
+batch: tests/services/test_enrich_faults.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from knotwork import Settings
 from knotwork.domain.temporal import now
 from knotwork.services.enrichment import MAX_ATTEMPTS, decode, encode
 
-from ._sql import execute, query
+from tests._sql import execute, query
 
 
 def settings(tmp_path: Path, **extra) -> Settings:
@@ -266,7 +266,7 @@ def test_past_the_bound_the_worker_takes_a_share_of_the_time_that_grows_with_the
     from knotwork.app import open_store
     from knotwork.service import Knotwork
     from knotwork.services.enrichment import HARD_BACKLOG
-    from tests.test_similar import RandomEmbedder
+    from tests._fakes import RandomEmbedder
 
     class SlowEmbedder(RandomEmbedder):
         def embed(self, texts: list[str]):  # noqa: ANN201
@@ -353,7 +353,7 @@ def test_an_add_slower_than_the_quiet_time_still_keeps_the_worker_aside(tmp_path
     not only to the time since the last one ended, so it does not slip in between two slow adds."""
     from knotwork.app import open_store
     from knotwork.service import Knotwork
-    from tests.test_similar import RandomEmbedder
+    from tests._fakes import RandomEmbedder
 
     class SlowEmbedder(RandomEmbedder):
         def embed(self, texts: list[str]):  # noqa: ANN201

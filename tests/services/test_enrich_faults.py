@@ -24,7 +24,7 @@ from knotwork import Settings
 from knotwork.domain.temporal import now, to_text
 from knotwork.services.enrichment import MAX_ATTEMPTS
 
-from ._sql import query
+from tests._sql import query
 
 # A value that changes A -> B -> A (Alice's employer, Bruno's, Chandra's city): each return starts a new interval.
 TEXTS = (
@@ -298,7 +298,7 @@ def test_a_memory_whose_read_in_raises_is_marked_failed_with_its_reason_and_neve
 ) -> None:
     from knotwork.render import render
 
-    from ._sql import execute
+    from tests._sql import execute
 
     with knotwork.open(target, settings=settings(tmp_path, enrich_close_wait=0)) as mem:
         mem.enrichment.stop()
@@ -324,7 +324,7 @@ STALL = "Zed Hangman"  # an entity name the embedding server never answers for
 def test_a_memory_whose_read_in_hangs_ends_its_worker_process_and_is_marked_failed(target: str, tmp_path: Path) -> None:
     import threading
 
-    from .embed._server import EmbeddingServer
+    from tests.embed._server import EmbeddingServer
 
     class Stalling(EmbeddingServer):
         def answer(self, path: str, body: dict) -> bytes:
@@ -391,7 +391,7 @@ import sys, time
 from knotwork import Settings
 from knotwork.app import open_store
 from knotwork.service import Knotwork
-from tests.test_similar import RandomEmbedder
+from tests._fakes import RandomEmbedder
 settings = Settings(vector_ann_min_rows=1)
 mem = Knotwork(open_store(sys.argv[1], settings), settings, embedder=RandomEmbedder())
 mem.index.search(RandomEmbedder().embed_query("start the graph"), 5, None)  # starts the graph's build
@@ -403,11 +403,11 @@ print("building:", mem.index._builder is not None and mem.index._builder.is_aliv
 def test_a_process_that_exits_without_close_while_a_thread_is_in_native_code_does_not_abort(tmp_path: Path) -> None:
     """The interpreter's exit closes the stores left open first (services/exiting.py): a thread still
     inside hnswlib (or the parser, or the model) while the interpreter ends aborts the process (exit 134)."""
-    from .search.test_ann_index import fill_without_graph
+    from tests._fakes import fill_without_graph
 
     db = tmp_path / "k.db"
     fill_without_graph(db)  # the child starts the graph's build
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", EXITER, str(db)], cwd=root, capture_output=True, text=True, timeout=300)
     assert "building: True" in done.stdout, done.stdout + done.stderr  # the exit came while the build ran
     assert done.returncode == 0, done.stderr[-2000:]

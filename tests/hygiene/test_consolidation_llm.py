@@ -12,7 +12,7 @@ import pytest
 import knotwork
 from knotwork import Knotwork, Settings
 
-from .knowledge._llm_server import ChatServer, Reply, said
+from tests.knowledge._llm_server import ChatServer, Reply, said
 
 STORED = "The billing service stores invoices in Postgres"
 RESTATED = "Invoices of the billing service are kept in Postgres"  # cosine ~0.88; the rules say ADD

@@ -8,7 +8,6 @@ computation over the vectors in the file.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sqlite3
 from collections.abc import Iterator
@@ -23,95 +22,15 @@ from knotwork import Knotwork
 from knotwork.app import open_store
 from knotwork.config import Settings
 from knotwork.search.vector_index import VectorIndex
-from knotwork.store.sqlite import SQLiteStore, scaled
-
-DIM = 8
-
-
-class RandomEmbedder:
-    """One pseudo-random unit vector per text; ``|`` splits a text into chunks."""
-
-    model_id = "test-random@1"
-    dim = DIM
-    max_tokens = 512
-
-    def chunks(self, text: str) -> list[str]:
-        return text.split("|")
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.array([self.embed_query(t) for t in texts], dtype=np.float32).reshape(len(texts), DIM)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-        v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
-        return v / np.linalg.norm(v)
-
-
-def open_fake(path: Path | str) -> Knotwork:
-    """A store (a SQLite file, or the PostgreSQL database a URL names) with a random-vector embedder."""
-    return Knotwork(open_store(str(path), Settings()), embedder=RandomEmbedder())
+from knotwork.store.sqlite import SQLiteStore
+from tests._fakes import DIM, RandomEmbedder, chunky, open_fake
+from tests._similar import check, stored
 
 
 @pytest.fixture
 def fake(db_path: Path) -> Iterator[Knotwork]:
     with open_fake(db_path) as m:
         yield m
-
-
-def expected(path: Path) -> dict[str, list[float]]:
-    """Brute force from the file: each embedded memory's 5 best scores among the memories it can see."""
-    conn = sqlite3.connect(path)
-    rows = conn.execute(
-        "SELECT v.memory_id, m.workspace, v.vector FROM memory_vectors v JOIN memories m ON m.id = v.memory_id"
-    ).fetchall()
-    conn.close()
-    chunks: dict[str, list[np.ndarray]] = {}
-    workspace: dict[str, str] = {}
-    for mid, ws, blob in rows:
-        chunks.setdefault(mid, []).append(np.frombuffer(scaled.unpack(blob), dtype="<f4"))  # kept as int8 with a scale
-        workspace[mid] = ws
-    out = {}
-    for a in chunks:
-        scores = [
-            float(max(x @ y for x in chunks[a] for y in chunks[b]))
-            for b in chunks
-            if b != a and workspace[b] in ("", workspace[a])
-        ]
-        out[a] = sorted(scores, reverse=True)[:5]
-    return out
-
-
-def stored(path: Path) -> dict[str, list[tuple[str | None, float]]]:
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT memory_id, neighbour_id, score FROM memory_similar ORDER BY memory_id, rank").fetchall()
-    conn.close()
-    out: dict[str, list[tuple[str | None, float]]] = {}
-    for mid, neighbour, score in rows:
-        out.setdefault(mid, []).append((neighbour, score))
-    return out
-
-
-def check(mem: Knotwork, path: Path) -> None:
-    """Every embedded memory has 5 slots holding its true 5 nearest visible memories, with true scores."""
-    want = expected(path)
-    have = stored(path)
-    assert set(have) == set(want)
-    for mid, slots in have.items():
-        assert len(slots) == 5
-        filled = [(n, s) for n, s in slots if n is not None]
-        assert [n for n, _ in slots] == [n for n, _ in filled] + [None] * (5 - len(filled)), "empty slots come last"
-        # The file keeps vectors as int8 with a scale (store/sqlite/scaled.py) and an add scores its fresh float32
-        # vectors against them: a component of these 8-dimension unit vectors moves by up to half a step (the
-        # largest component / 254, under 4e-3), so a cosine recomputed from the file differs by up to about 1e-2.
-        assert [s for _, s in filled] == pytest.approx(want[mid], abs=1e-2), mid
-        visible = {"", mem.get(mid).workspace or ""}
-        assert all((mem.get(n).workspace or "") in visible for n, _ in filled)
-
-
-def chunky(i: int) -> str:
-    """Text ``i``: one chunk, two, or (every 7th) thirty, more than the index over-fetches per memory."""
-    parts = 30 if i % 7 == 0 else 2 if i % 3 == 0 else 1
-    return "|".join(f"text {i} part {p}" for p in range(parts))
 
 
 @pytest.mark.parametrize("cells", [None, 1], ids=["one-block", "one-query-per-block"])

@@ -13,7 +13,7 @@ import pytest
 import knotwork
 from knotwork import InvalidInput, Settings
 
-from .test_cli import run
+from tests._cli import run
 
 NO_MODEL = Settings(embedder="none", kg_extract="none")
 

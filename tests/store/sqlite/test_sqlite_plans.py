@@ -12,7 +12,7 @@ from knotwork.domain import temporal
 from knotwork.domain.models import MemoryFilter
 from knotwork.service import Knotwork
 from knotwork.store.sqlite import SQLiteStore
-from tests.test_similar import RandomEmbedder
+from tests._fakes import RandomEmbedder
 
 
 def _plans(path: Path, statements: list[tuple[str, list]]) -> list[str]:
