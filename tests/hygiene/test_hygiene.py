@@ -198,6 +198,23 @@ def test_a_snapshot_replaces_that_days_earlier_ones(hmem: Knotwork) -> None:
     assert hmem.stats().health["snapshots_replaced"] == 2
 
 
+def test_one_batch_of_snapshots_replaces_one_another_in_turn(hmem: Knotwork) -> None:
+    """Two snapshots of one key and day in one batch, over a stored earlier one: each replaces the one before it
+    inside the same transaction, so the second's similar list must not name the first's deleted predecessor
+    (the vector index still holds it until the transaction commits)."""
+    first = _snapshot(hmem, "Profile: 10 open tickets, mood calm", "2030-01-01T01:00:00Z")
+    hmem.add("The harbor database moved to PostgreSQL", workspace="w")
+    kw = {"category": "snapshot", "tags": {"key": "profile"}, "workspace": "w", "agent_id": "profile-mgr"}
+    second, third = hmem.add_many([
+        {"content": "Profile: 11 open tickets, mood busy", "valid_at": "2030-01-01T02:00:00Z", **kw},
+        {"content": "Profile: 12 open tickets, mood tired", "valid_at": "2030-01-01T03:00:00Z", **kw},
+    ])
+    assert (second.touched, third.touched) == (first.id, second.id)
+    kept = hmem.list(workspace="w", agent_id="profile-mgr", category="snapshot")
+    assert [m.id for m in kept] == [third.id]
+    assert hmem.stats().health["snapshots_replaced"] == 2
+
+
 def test_snapshots_never_appear_in_default_reads(hmem: Knotwork) -> None:
     snap = hmem.add("Profile: prefers tea, 12 open tickets", category="snapshot", tags={"key": "profile"}, workspace="w")
     fact = hmem.add("The user prefers tea over coffee", workspace="w")

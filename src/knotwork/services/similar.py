@@ -74,6 +74,10 @@ class SimilarLists:
         self._version: int | None = None
         self._depth = 0  # how deep this object's own transactions are nested (under the store's write lock)
         self._writing = threading.RLock()  # this object's writers, when the index need not be held (see transaction)
+        # Memories deleted since the index last synced: the index still holds their rows until the next sync (a
+        # transaction's own deletes are not committed, so it cannot drop them), and a later refresh in the same
+        # transaction must not put them in a list (a snapshot that replaces one replaced earlier in its batch).
+        self._gone: set[str] = set()
 
     def _forget_floors(self) -> None:
         self._floors = self._row_floors = None
@@ -110,6 +114,7 @@ class SimilarLists:
                 self._depth += 1
                 if not nested:
                     self.index.sync()
+                    self._gone.clear()
                 version = self.store.data_version()
                 if version != self._version:  # another connection committed: its lists may have moved
                     self._forget_floors()
@@ -137,6 +142,7 @@ class SimilarLists:
         if self.index is None or not (embedded or removed):
             return
         stale = {mid for mid, _, _ in embedded} | set(removed)
+        self._gone.update(removed)
         queries = [(mid, ws) for mid, ws, _ in embedded]
         chunks = [list(blobs) for _, _, blobs in embedded]
         redo = self.store.similar_referrers(sorted(stale)) - stale
@@ -150,7 +156,7 @@ class SimilarLists:
         starts = np.concatenate([[0], np.cumsum([len(blobs) for blobs in chunks])])
         fresh = len(embedded)
         forward, pairs = self.index.neighbours(
-            queries, matrix, starts, SLOTS, exclude=stale, backward=fresh, floors=self._floors_by_row()
+            queries, matrix, starts, SLOTS, exclude=stale | self._gone, backward=fresh, floors=self._floors_by_row()
         )
         if fresh:  # the new vectors are not in the index yet: every query meets them here
             self._meet_fresh(matrix, starts, queries, fresh, forward)
