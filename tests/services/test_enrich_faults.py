@@ -147,7 +147,7 @@ s = knotwork.Settings(home=Path(sys.argv[2]), enrich="background", embedder="non
 mem = knotwork.open(sys.argv[1], settings=s, tracer=tracer)
 mem.enrichment.stop()
 print("draining", flush=True)
-mem.enrichment.drain()
+mem.enrichment.wait(300)  # not drain(): that stops at once when another opener holds the drain lock for a moment
 print("finished", flush=True)
 """
 
