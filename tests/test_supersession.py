@@ -172,10 +172,13 @@ def test_frame_change_finds_one_value_in_its_place(old: str, new: str, change: s
 def test_a_new_employer_retires_the_old_one(smem: Knotwork, order: str) -> None:
     # the pair's cosine lies under the frame floor: the employer after "works for" takes the copula's
     texts = [("Priya Nair works for Globex.", OLD_AT), ("Priya Nair now works for Initech.", NEW_AT)]
-    first, second = [smem.add(text, workspace="w", valid_at=at) for text, at in texts[:: 1 if order == "in order" else -1]]
+    if order == "late":
+        texts.reverse()
+    first, second = [smem.add(text, workspace="w", valid_at=at) for text, at in texts]
     old, new = (first, second) if order == "in order" else (second, first)
     assert second.touched == first.id
-    assert second.reason.startswith("value changed: globex -> initech" if order == "in order" else f"stored retired: {new.id}")
+    told = "value changed: globex -> initech" if order == "in order" else f"stored retired: {new.id}"
+    assert second.reason.startswith(told)
     assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
     assert superseders(smem, old.id) == [new.id]
 
