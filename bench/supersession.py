@@ -3,7 +3,9 @@
 Pairs: two labelled sets, each with a dev and a test half (labels written before any rule ran):
 ``old``, bench/data/supersession_pairs.jsonl (documentation revisions; bench/data/supersession_pairs.md), and
 ``memory``, bench/data/supersession_memory_pairs.jsonl (the same question in memory wording: roles, cities,
-employers, version floors, tools, defaults; bench/data/supersession_memory_pairs.md). Each pair goes through
+employers, version floors, tools, defaults; bench/data/supersession_memory_pairs.md), and ``fresh``,
+bench/data/supersession_fresh_pairs.jsonl (one held-out half, ``test2``: memory wording from sources neither other
+set uses; bench/data/supersession_fresh_pairs.md; scored only with ``--set fresh``). Each pair goes through
 the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would on ``add``: the new text against the
 old one, with the configured embedder's cosine (default: the bundled MiniLM). A pair counts as superseded when
 the decision is SUPERSEDE.
@@ -12,8 +14,8 @@ Reported per half: supersession precision (of the pairs the rules retire, the sh
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that
 lose a true memory (an ADD pair decided SUPERSEDE or NOOP). Rules are tuned on dev; test is reported as is.
 
-Run: python bench/supersession.py [--set old|memory] [--half dev|test] [--show dev|test] [--kind KIND] [--sweep]
-(both sets unless ``--set``; ``--sweep`` reads the dev half of the chosen sets)
+Run: python bench/supersession.py [--set old|memory|fresh] [--half dev|test|test2] [--show dev|test|test2]
+[--kind KIND] [--sweep] (old and memory unless ``--set``; ``--sweep`` reads the dev half of the chosen sets)
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from consolidation import LABELS, cosines  # noqa: E402  (the same embedding of 
 
 PAIRS = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
 MEMORY_PAIRS = Path(__file__).resolve().parent / "data/supersession_memory_pairs.jsonl"
-SETS = {"old": PAIRS, "memory": MEMORY_PAIRS}
+FRESH_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh_pairs.jsonl"
+SETS = {"old": PAIRS, "memory": MEMORY_PAIRS, "fresh": FRESH_PAIRS}
+DEFAULT_SETS = ("old", "memory")  # the fresh set (one half, test2) is scored only when asked by name
 
 
 def decisions(pairs: list[dict], cos: np.ndarray) -> list[c.Decision]:
@@ -77,15 +81,17 @@ def sweep(pairs: list[dict], cos: np.ndarray) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("dev", "test"), help="print that half's errors")
+    parser.add_argument("--show", choices=("dev", "test", "test2"), help="print that half's errors")
     parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floors on dev")
     parser.add_argument("--kind", help="only pairs of this kind (old: revision, same-document, adapted; "
                         "memory: adapted, restated)")
-    parser.add_argument("--set", choices=tuple(SETS), help="score only this set (default: both)")
-    parser.add_argument("--half", choices=("dev", "test"), help="score only this half (tune on dev alone)")
+    parser.add_argument("--set", choices=tuple(SETS), help="score only this set (default: old and memory; "
+                        "fresh, a test half alone, only when named)")
+    parser.add_argument("--half", choices=("dev", "test", "test2"),
+                        help="score only this half (tune on dev alone; test2 is the fresh set's)")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}; SUPERSEDE_COSINE {c.SUPERSEDE_COSINE}")
-    for name in (args.set,) if args.set else tuple(SETS):
+    for name in (args.set,) if args.set else DEFAULT_SETS:
         print(f"\n== {name} set: {SETS[name].name}")
         score(name, [json.loads(line) for line in SETS[name].open(encoding="utf-8")], args)
 
@@ -100,7 +106,8 @@ def score(name: str, pairs: list[dict], args: argparse.Namespace) -> None:
     if args.sweep:
         sweep(pairs, cos)
     found = decisions(pairs, cos)
-    for split in (args.half,) if args.half else ("dev", "test"):
+    halves = [h for h in ("dev", "test", "test2") if any(p["split"] == h for p in pairs)]
+    for split in (args.half,) if args.half else halves:
         idx = [i for i, p in enumerate(pairs) if p["split"] == split]
         report(f"{name} {split}", [pairs[i]["label"] for i in idx], [found[i].kind for i in idx])
         if args.show == split:

@@ -75,3 +75,15 @@ def test_a_malformed_weights_file_is_refused(tmp_path: Path, change: dict) -> No
     bad.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match="supersession_scorer.json"):
         ps.Scorer(json.loads(bad.read_text(encoding="utf-8")))
+
+
+def test_the_check_reads_a_change_marked_with_now_as_the_rule_does() -> None:
+    # "now" and "an" / "a" aside, one span differs: the check scores the rule's proposal instead of missing it
+    found = ps.swap("Dana Reyes is an active member of the Docs team.",
+                    "Dana Reyes is now an emeritus member of the Docs team.")
+    assert found is not None and (found.gone, found.came) == (["active"], ["emeritus"])
+    assert c.proposed("Dana Reyes is an active member of the Docs team.",
+                      "Dana Reyes is now an emeritus member of the Docs team.", 0.9)[0] is not None
+    # two spans still differ: no candidate
+    assert ps.swap("Dana Reyes is an active member of the Docs team.",
+                   "Omar Haddad is now an emeritus member of the Docs team.") is None

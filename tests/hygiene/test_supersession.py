@@ -33,6 +33,11 @@ CHANGES = [
                  "Marcus Lee is the tech lead of the Payments team.", "Alice Chen -> Marcus Lee", id="tech-lead"),
     pytest.param("Deploys happen every Tuesday after the standup.",
                  "Deploys happen every weekday after the standup.", "tuesday -> weekday", id="schedule"),
+    # one standing in a body at a time; a lower-case tool after "with"
+    pytest.param("Dana Reyes is an active member of the Docs team.",
+                 "Dana Reyes is now an emeritus member of the Docs team.", "active -> emeritus", id="standing"),
+    pytest.param("The web app bundles its assets with webpack.", "The web app bundles its assets with esbuild.",
+                 "webpack -> esbuild", id="tool"),
 ]
 
 # Two statements that can both hold: neither retires the other, in either order.
@@ -44,6 +49,10 @@ BOTH_HOLD = [
                  id="two-releases"),
     pytest.param("Username used to connect to the database.", "Password used to connect to the database.",
                  id="two-settings"),
+    pytest.param("Dana Reyes is a chair of the Docs team.", "Dana Reyes is a tech lead of the Docs team.",
+                 id="two-roles"),  # no word of standing: one person holds both
+    pytest.param("Priya Nair works at Globex.", "Omar Haddad works at Initech.", id="two-employers"),
+    pytest.param("Crush formats code with gofumpt.", "Crush orders imports with goimports.", id="two-tools"),
 ]
 
 
@@ -149,10 +158,37 @@ def test_the_graph_follows_the_supersession(target: str, tmp_path: Path, order: 
          "hugo van kemenade -> savannah ostrowski"),
         ("Shelley Vohr chairs the Releases working group.", "Keeley Hammond chairs the Releases working group.",
          "Shelley Vohr -> Keeley Hammond"),  # a role's verb before "the" group: one chair at a time
+        ("Dana Reyes is a chair of the Docs team.", "Dana Reyes is an emeritus lead of the Docs team.",
+         "chair -> emeritus lead"),  # a standing: "now" left out, "an" read as "a"
+        ("Priya Nair works at Globex.", "Priya Nair works at Initech.", "globex -> initech"),
+        ("The backend formats its code with black.", "The backend formats its code with ruff.", "black -> ruff"),
     ],
 )
 def test_frame_change_finds_one_value_in_its_place(old: str, new: str, change: str) -> None:
     assert frame_change(old, new) == change
+
+
+@pytest.mark.parametrize("order", ["in order", "late"])
+def test_a_new_employer_retires_the_old_one(smem: Knotwork, order: str) -> None:
+    # the pair's cosine lies under the frame floor: the employer after "works for" takes the copula's
+    texts = [("Priya Nair works for Globex.", OLD_AT), ("Priya Nair now works for Initech.", NEW_AT)]
+    if order == "late":
+        texts.reverse()
+    first, second = [smem.add(text, workspace="w", valid_at=at) for text, at in texts]
+    old, new = (first, second) if order == "in order" else (second, first)
+    assert second.touched == first.id
+    told = "value changed: globex -> initech" if order == "in order" else f"stored retired: {new.id}"
+    assert second.reason.startswith(told)
+    assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
+    assert superseders(smem, old.id) == [new.id]
+
+
+def test_an_employer_or_place_takes_the_copulas_cosine_floor() -> None:
+    # under the frame floor (0.75) the value after "works at" / "based in" still counts, as after "is"; another
+    # frame's value does not
+    assert frame_change("Priya Nair works at Globex.", "Priya Nair works at Initech.", 0.6) == "globex -> initech"
+    assert frame_change("Priya Nair is based in Lisbon.", "Priya Nair is based in Porto.", 0.6) == "lisbon -> porto"
+    assert frame_change("Priya Nair writes about Globex.", "Priya Nair writes about Initech.", 0.6) is None
 
 
 @pytest.mark.parametrize(
@@ -169,6 +205,11 @@ def test_frame_change_finds_one_value_in_its_place(old: str, new: str, change: s
         ("Alice Chen leads platform.", "Marcus Lee leads platform."),  # no "the": which lead of many, not the one
         ("Harbor's primary database is MySQL 5.7.", "Harbor's primary database is not MySQL 5.7."),
         ("The callable needs an instance of the DirtyArbiter.", "The callable needs an instance of the Arbiter."),
+        ("Dana Reyes is a chair of the Docs team.", "Dana Reyes is a tech lead of the Docs team."),  # no standing
+        ("Dana Reyes is an active member of the Docs team.", "Omar Haddad is an active member of the Docs team."),
+        ("Dana Reyes is an active member of the Docs team.", "Dana Reyes is an active member of the Infra team."),
+        ("We compiled it with bzip2 support.", "We compiled it with zlib support."),  # which support, not a tool
+        ("The bot answers with care.", "The bot answers with them."),  # a pronoun is no tool
     ],
 )
 def test_frame_change_leaves_what_is_no_value_change(old: str, new: str) -> None:

@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
-from knotwork.hygiene.spans import NEGATIONS, short_swap
+from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -244,6 +244,19 @@ _NO_VALUE = frozenset(
     "i me my we us our you your he him his she her they them their it its this that these those one the a an "
     "someone somebody people".split()
 )
+# A person's standing in a body: one at a time ("is an active member of" -> "is now an emeritus member of",
+# "is a chair of" -> "is an emeritus lead of", "a voting member" -> "a non-voting alternate").
+STANDING_VALUES = frozenset(
+    "active emeritus retired former current inactive past honorary voting non alternate shadow".split()
+)
+# Frames whose value is one place or employer at a time ("works at", "is based in"): like a copula, the name
+# that ends them weighs on the cosine more than the frame does, so they take ``COPULA_COSINE``.
+PLACE_FRAMES = frozenset({("works", "at"), ("works", "for"), ("work", "at"), ("work", "for"), ("employed", "by"),
+                          ("based", "in"), ("lives", "in"), ("live", "in"), ("living", "in"), ("located", "in"),
+                          ("relocated", "to")})
+# A lower-case tool after "with", "using" or "via" ("runs its tests with jest" -> "with vitest") is a value too.
+TOOL_LEADS = frozenset({"with", "using", "via"})
+_TOOL = re.compile(r"[a-z][a-z0-9-]*[a-z0-9]")
 # Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
 KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
 # Where a first clause ends: punctuation, or a word that opens another clause ("... is PostgreSQL 16 since the
@@ -285,10 +298,12 @@ def _first_clause(text: str) -> str:
 
 
 def _clauses(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
-    """(tokens case kept, lower-case words) of the whole text and of its first clause."""
+    """(tokens case kept, lower-case words) of the whole text and of its first clause, read as one frame
+    (:func:`frame_tokens`)."""
     text = text.replace("\u2019", "'")
-    clause = _first_clause(text)
-    return _RAW_WORD.findall(text), words(text), _RAW_WORD.findall(clause), words(clause)
+    whole, clause = frame_tokens(_RAW_WORD.findall(text)), frame_tokens(_RAW_WORD.findall(_first_clause(text)))
+    return whole, [t.lower() for t in whole], clause, [t.lower() for t in clause]
+
 
 
 def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | None:
@@ -337,8 +352,12 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
     after = old[i2] if i2 < len(old) else None
     # "Status of X: stable" -> "bugfix", "X is in bugfix status" -> "security status": the noun names the kind
     # of value, so any single word in its place is one.
+    if _standing_change(old, i1, i2, gone, came):
+        return f"{_COPULA}{' '.join(gone)} -> {' '.join(came)}"
     of_a_kind = (after in KIND_NOUNS or bool(KIND_NOUNS & set(old[:i1]))) and (
         len(gone) <= 3 and len(came) <= 3 and not (set(gone) | set(came)) & _NO_VALUE)
+    if _tool_change(old, i1, old_raw[i1:i2], new_raw[j1:j2], after):
+        return f"{' '.join(gone)} -> {' '.join(came)}"
     if not of_a_kind and not (_value_span(old_raw[i1:i2], gone) and _value_span(new_raw[j1:j2], came)):
         return None
     numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
@@ -350,7 +369,28 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
         if not (quantity or dated):
             return None
-    return f"{_COPULA if old[i1 - 1] in _COPULAS else ''}{' '.join(gone)} -> {' '.join(came)}"
+    single = old[i1 - 1] in _COPULAS or tuple(old[i1 - 2 : i1]) in PLACE_FRAMES
+    return f"{_COPULA if single else ''}{' '.join(gone)} -> {' '.join(came)}"
+
+
+def _standing_change(old: list[str], i1: int, i2: int, gone: list[str], came: list[str]) -> bool:
+    """Another standing of one holder in one body: the span comes right after a copula (and its article), a
+    word of standing (:data:`STANDING_VALUES`) is on one side and not the same on the other, and the body
+    follows within two words ("is a active member of X" -> "is a emeritus member of X", as
+    :func:`frame_tokens` reads them). "X is a chair of T" / "X is a tech lead of T" name no standing: both
+    hold."""
+    if set(gone) & STANDING_VALUES == set(came) & STANDING_VALUES:
+        return False
+    lead = old[i1 - 1] in _COPULAS or (old[i1 - 1] in {"a", "the"} and i1 >= 2 and old[i1 - 2] in _COPULAS)
+    return lead and (i2 == len(old) or bool({"of", "in", "on", "at", "for"} & set(old[i2 : i2 + 2])))
+
+
+def _tool_change(old: list[str], i1: int, gone_raw: list[str], came_raw: list[str], after: str | None) -> bool:
+    """A lower-case tool swapped after "with", "using" or "via" ("runs a single test file with jest" ->
+    "with vitest"), one word a side, at the end of the frame or before a function word."""
+    return (old[i1 - 1] in TOOL_LEADS and len(gone_raw) == len(came_raw) == 1
+            and all(_TOOL.fullmatch(t) and t not in _NO_VALUE for t in gone_raw + came_raw)
+            and (after is None or after in _AFTER_VALUE))
 
 
 # "X is the tech lead of T": a role with "the" has one holder at a time; "one of the", "a", "an" have many.

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic
-from knotwork.hygiene.spans import NEGATIONS, short_swap
+from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
 
 WEIGHTS = Path(__file__).parent / "data" / "supersession_scorer.json"
 
@@ -141,13 +141,18 @@ def _names_which(old: list[str], lo: list[str], i1: int, i2: int, came: list[str
 
 
 def swap(old_text: str, new_text: str) -> Swap | None:
-    """The one short span where the two texts differ (the whole texts, else their first clauses), or None."""
-    found = _one_replace(_tokens(old_text), _tokens(new_text), False)
-    if found is None:
-        old_first, new_first = (_CLAUSE_END.search(t) for t in (old_text, new_text))
-        found = _one_replace(_tokens(old_text[: old_first.start()] if old_first else old_text),
-                             _tokens(new_text[: new_first.start()] if new_first else new_text), True)
-    return found
+    """The one short span where the two texts differ (the whole texts, else their first clauses), or None;
+    failing both, the same read as one frame (:func:`~knotwork.hygiene.spans.frame_tokens`: "now" left out,
+    "an" as "a"), as the frame rule reads them."""
+    for tokens in (_tokens, lambda text: frame_tokens(_tokens(text))):
+        found = _one_replace(tokens(old_text), tokens(new_text), False)
+        if found is None:
+            old_first, new_first = (_CLAUSE_END.search(t) for t in (old_text, new_text))
+            found = _one_replace(tokens(old_text[: old_first.start()] if old_first else old_text),
+                                 tokens(new_text[: new_first.start()] if new_first else new_text), True)
+        if found is not None:
+            return found
+    return None
 
 
 def _number(token: str) -> float | None:

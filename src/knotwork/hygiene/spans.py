@@ -7,6 +7,8 @@ from __future__ import annotations
 import difflib
 
 MAX_SPAN = 3  # words a changed value may take on either side
+# Words that mark a change and hold no value ("X now works for B"): left out when two frames are compared.
+CHANGE_MARKS = frozenset({"now"})
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
                        "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
 
@@ -21,3 +23,10 @@ def short_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | No
     if i2 - i1 > MAX_SPAN or j2 - j1 > MAX_SPAN:
         return None
     return i1, i2, j1, j2
+
+
+def frame_tokens(raw: list[str]) -> list[str]:
+    """The tokens a frame is compared by: "now", which marks a change and says no value ("X works for A" ->
+    "X now works for B"; "is an active member" -> "is now an emeritus member"), left out, and "an" read as
+    "a" (the article follows the next word's sound, not the value)."""
+    return [("a" if t[0] == "a" else "A") if t.lower() == "an" else t for t in raw if t.lower() not in CHANGE_MARKS]
