@@ -1,0 +1,169 @@
+"""Readings of an attribute that holds one value at a time: "Harbor's primary database is MySQL 5.7".
+
+Memories state a setting or a role without a verb that names a relation: "Harbor's primary database is
+MySQL 5.7", later "… is PostgreSQL 16"; "the rate limit of the Harbor API is 300"; "Alice Chen is the tech
+lead of Harbor", later "Bob Martinez is …". The clause readings of :mod:`knotwork.knowledge.parse` find no
+fact there, so a change of value left the graph without either value. Three frames, each a rule name the
+fact scorer weighs:
+
+- ``parse:attr-possessive``: "X's <attribute> is <value>";
+- ``parse:attr-of``: "the <attribute> of/for X is <value>";
+- ``parse:role-of``: "<person> is the <role> of/for X" (a role from ``ROLES``, with "the": one holder).
+
+Each gives ``X has_<attribute> <value>`` (``Harbor has_primary_database MySQL 5.7``, ``Harbor has_tech_lead
+Alice Chen``). Why one predicate per attribute and not a generic ``attribute`` predicate carrying the name:
+the graph keys a value's turn by (subject, predicate), so ``has_<attribute>`` makes the attribute that key
+with no new field in the store, the web UI's fact lists and edges show it as they show every predicate, and
+``has_*`` in ``kg_single_valued`` makes each attribute single-valued (a newer value retires the older at its
+``valid_at``; an older one that arrives late arrives retired), as ``favorite_*`` does. "X's primary database"
+and "X's cache" are two attributes, so they never retire each other; a role and its holder are keyed by the
+team or project, so "Alice leads platform" and "Marcus leads data" are two subjects.
+
+Strict by design (a wrong value costs more than a missing one): the verb is a present-tense "is/are" at the
+root of its sentence with no negation, hedge, question, condition or clause under it; the holder is a name;
+the value is a name (with its version), a number with its unit, a version, a day or time word, or a noun
+phrase of at most three words; a value with "or"/"and", a pronoun, a verb or a clause of its own gives nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from knotwork.knowledge import cues as C
+from knotwork.knowledge.models import Extraction, FactDraft
+
+#: Nouns of a role with one holder per team or project when said with "the" ("the tech lead of Harbor").
+ROLES = frozenset(
+    """lead leader manager owner maintainer head director chair chairperson captain coordinator architect
+    administrator admin pm ceo cto cfo coo president editor steward""".split()
+)
+#: Heads after which "X's <head> is …" states no attribute with one value ("Harbor's problem is …").
+_VAGUE = frozenset(
+    """problem problems issue issues question questions idea ideas plan plans goal goals reason thing things
+    point way part concern worry job task fault favorite favourite name one kind sort type lot bit fact
+    advantage disadvantage benefit downside upside strength weakness trick secret story mistake""".split()
+)
+#: Day and time words a value may be ("every Tuesday", "daily", "noon").
+_TIME_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday weekday weekdays weekend weekends daily weekly
+    monthly hourly nightly yearly quarterly annually morning mornings afternoon evening night noon midnight
+    day week month year hour minute""".split()
+)
+#: Words under a value that make it not a single stated value.
+_NOT_ONE = frozenset("or and either nor not no maybe probably perhaps possibly".split())
+_CONDITION = frozenset("if unless when whenever until once provided assuming".split())
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def _attribute(noun: Any) -> str | None:
+    """``has_<modifiers>_<head>`` for the subject noun ("primary database", "rate limit"), or None."""
+    if noun.pos_ != "NOUN" or noun.lower_ in _VAGUE or noun.lemma_.lower() in _VAGUE:
+        return None
+    poss = {t.i for c in noun.children if c.dep_ == "poss" for t in c.subtree}
+    mods = [t for t in noun.subtree if t.i < noun.i and t.i not in poss and t.dep_ != "det"]
+    if any(t.dep_ not in ("compound", "amod") or t.pos_ not in ("NOUN", "ADJ", "PROPN") for t in mods) or len(mods) > 3:
+        return None  # "the API rate limit", "primary database"; not "the very first thing we …"
+    words = [c.lower_ for c in sorted(mods, key=lambda t: t.i)] + [noun.lemma_.lower()]
+    slug = _SLUG.sub("_", " ".join(words)).strip("_")
+    return f"has_{slug}" if slug and not slug[0].isdigit() else None
+
+
+def _holder(tok: Any, names: Any) -> tuple[str, str | None] | None:
+    """The name of the one holding the attribute: a proper noun (or its regex span), never a pronoun."""
+    if tok.pos_ != "PROPN":
+        return None
+    n = names.name(tok)
+    if not n or n[0] in ("User", "Team"):
+        return None
+    if "'s " in n[0] or "’s " in n[0]:  # a regex span "Harbor's API" around the holder "Harbor"
+        return tok.text, n[1]
+    return n
+
+
+def _value(tok: Any, names: Any) -> tuple[str, str | None] | None:
+    """The value a clause gives (the subtree of its ``attr``), when it has the shape of one value."""
+    toks = list(tok.subtree)
+    words = [t for t in toks if t.pos_ not in ("PUNCT", "DET")]
+    if not words or len(words) > 6 or any(t.lower_ in _NOT_ONE for t in toks):
+        return None
+    if any(t.pos_ in ("VERB", "AUX", "PRON", "SCONJ") or t.dep_ in ("relcl", "acl", "advcl", "ccomp", "conj", "appos")
+           for t in toks):
+        return None
+    if toks[0].pos_ == "DET" and toks[0].lower_ not in ("the", "a", "an", "every", "each"):
+        return None  # "some …", "this …", "no …"
+    text = tok.doc[words[0].i : words[-1].i + 1].text
+    if toks[0].lower_ == "every":
+        text = "every " + text  # "every Tuesday": the det is the value's meaning
+    if tok.pos_ == "PROPN" and all(t.pos_ in ("PROPN", "NUM") for t in words):
+        n = names.name(tok)
+        if n and n[1] == "person" and all(t.pos_ == "PROPN" for t in words):
+            return n
+        return text, "technology" if n and n[1] == "technology" else None
+    if any(t.pos_ == "NUM" or t.like_num for t in words):
+        return text, "value"
+    if tok.lower_ in _TIME_WORDS or tok.lemma_.lower() in _TIME_WORDS:
+        return text, "value"
+    if len(words) <= 3 and all(t.pos_ in ("NOUN", "ADJ", "PROPN") for t in words) and tok.pos_ in ("NOUN", "PROPN"):
+        return text, None
+    return None
+
+
+def _plain(verb: Any) -> bool:
+    """A present-tense "is/are" stated outright: no negation, hedge, condition or question."""
+    if verb.lemma_ != "be" or verb.dep_ != "ROOT" or verb.tag_ not in ("VBZ", "VBP"):
+        return False
+    if C.negated(verb) or C.is_hedged(verb) or C.question_or_order(verb.sent):
+        return False
+    sent = verb.sent
+    if sent.text.rstrip().endswith("?") or any(t.lower_ in _CONDITION and t.dep_ == "mark" for t in sent):
+        return False
+    return not any(c.dep_ in ("advcl", "ccomp", "conj", "aux", "auxpass") for c in verb.children)
+
+
+def _draft(holder: tuple[str, str | None], predicate: str, value: tuple[str, str | None], how: str) -> FactDraft | None:
+    if holder[0].casefold() == value[0].casefold():
+        return None
+    return FactDraft(holder[0], predicate, value[0], subject_type=holder[1], object_type=value[1],
+                     rule=f"parse:{how}")
+
+
+def read(sent: Any, names: Any, out: Extraction) -> None:
+    """The attribute facts of one parsed sentence (appended to ``out``)."""
+    for verb in sent:
+        if verb.dep_ != "ROOT" or not _plain(verb):
+            continue
+        subj = [c for c in verb.children if c.dep_ == "nsubj"]
+        attr = [c for c in verb.children if c.dep_ == "attr"]
+        if len(subj) != 1 or len(attr) != 1 or subj[0].i > attr[0].i:
+            continue
+        s, a = subj[0], attr[0]
+        f: FactDraft | None = None
+        if s.pos_ == "NOUN":
+            pred = _attribute(s)
+            poss = [c for c in s.children if c.dep_ == "poss"]
+            of = [q for p in s.children if p.dep_ == "prep" and p.lower_ in ("of", "for") and len(list(p.children)) == 1
+                  for q in p.children if q.dep_ == "pobj"]
+            extra = [c for c in s.children if c.dep_ in ("relcl", "acl", "appos", "conj", "cc")]
+            if pred is None or extra or len(poss) + len(of) != 1:
+                continue
+            if [p for p in s.children if p.dep_ == "prep"] and poss:
+                continue  # "Harbor's database for orders is …": a narrower attribute than the words say
+            holder = _holder(poss[0], names) if poss else _holder(of[0], names)
+            value = _value(a, names)
+            if holder and value:
+                f = _draft(holder, pred, value, "attr-possessive" if poss else "attr-of")
+        elif s.pos_ == "PROPN" and a.pos_ == "NOUN" and a.lemma_.lower() in ROLES:
+            if not any(c.dep_ == "det" and c.lower_ == "the" for c in a.children):
+                continue  # "Alice is a maintainer of X": one of several
+            of = [q for p in a.children if p.dep_ == "prep" and p.lower_ in ("of", "for") for q in p.children
+                  if q.dep_ == "pobj"]
+            extra = [c for c in a.children if c.dep_ in ("relcl", "acl", "appos", "conj", "cc")]
+            pred = _attribute(a)
+            holder = _holder(of[0], names) if len(of) == 1 and not list(of[0].children) or (
+                len(of) == 1 and all(c.dep_ in ("compound", "det") for c in of[0].children)) else None
+            person = names.name(s)
+            if pred and holder and person and not extra and person[0] not in ("User", "Team"):
+                f = _draft(holder, pred, (person[0], person[1] or "person"), "role-of")
+        if f:
+            out.facts.append(f)
