@@ -8,7 +8,9 @@ fact scorer weighs:
 
 - ``parse:attr-possessive``: "X's <attribute> is <value>";
 - ``parse:attr-of``: "the <attribute> of/for X is <value>";
-- ``parse:role-of``: "<person> is the <role> of/for X" (a role from ``ROLES``, with "the": one holder).
+- ``parse:role-of``: "<person> is the <role> of/for X" (a role from ``ROLES``, with "the": one holder);
+- ``parse:schedule``: "X deploys happen every Tuesday", "X's backups run nightly" (an event from ``_EVENTS``):
+  ``X has_deploy_schedule every Tuesday``.
 
 Each gives ``X has_<attribute> <value>`` (``Harbor has_primary_database MySQL 5.7``, ``Harbor has_tech_lead
 Alice Chen``). Why one predicate per attribute and not a generic ``attribute`` predicate carrying the name:
@@ -31,13 +33,16 @@ import re
 from typing import Any
 
 from knotwork.knowledge import cues as C
+from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
 
 #: Nouns of a role with one holder per team or project when said with "the" ("the tech lead of Harbor").
 ROLES = frozenset(
     """lead leader manager owner maintainer head director chair chairperson captain coordinator architect
-    administrator admin pm ceo cto cfo coo president editor steward""".split()
+    administrator admin pm ceo cto cfo coo president editor steward champion""".split()
 )
+#: Heads of a common noun phrase that name what holds an attribute ("the payments project").
+_GROUPS = frozenset("project initiative group service repository repo app api product program programme".split())
 #: Heads after which "X's <head> is …" states no attribute with one value ("Harbor's problem is …").
 _VAGUE = frozenset(
     """problem problems issue issues question questions idea ideas plan plans goal goals reason thing things
@@ -70,9 +75,18 @@ def _attribute(noun: Any) -> str | None:
 
 
 def _holder(tok: Any, names: Any) -> tuple[str, str | None] | None:
-    """The name of the one holding the attribute: a proper noun (or its regex span), never a pronoun."""
-    if tok.pos_ != "PROPN":
-        return None
+    """The name of the one holding the attribute: a proper noun (or its regex span), never a pronoun; or a
+    named common noun phrase, "the Node.js Error Messages initiative", "Electron's API working group", "the
+    payments team" (its words, without "the"; modifiers only, no clause or preposition under it)."""
+    if tok.pos_ == "NOUN":
+        toks = [t for t in tok.subtree if not (t.dep_ == "det" and t.i < tok.i)]
+        if any(t.i > tok.i or t.dep_ not in ("compound", "amod", "poss", "case", "nmod", "punct") for t in toks
+               if t is not tok) or len(toks) > 7 or len(toks) < 2:
+            return None
+        named = any(t.pos_ == "PROPN" for t in toks) or tok.lemma_.lower() in V.GROUP_NOUNS | _GROUPS
+        return (tok.doc[toks[0].i : tok.i + 1].text, None) if named else None
+    if tok.pos_ != "PROPN" or any(c.dep_ in ("prep", "relcl", "acl", "conj") for c in tok.children):
+        return None  # "the version of Gunicorn in Debian": narrower than the name
     n = names.name(tok)
     if not n or n[0] in ("User", "Team"):
         return None
@@ -121,6 +135,50 @@ def _plain(verb: Any) -> bool:
     return not any(c.dep_ in ("advcl", "ccomp", "conj", "aux", "auxpass") for c in verb.children)
 
 
+#: Events that recur on a schedule ("Harbor deploys happen every Tuesday"), and the verbs that say when.
+_EVENTS = frozenset("""deploy deployment release backup build standup stand-up meeting sync retro retrospective review
+    demo planning sprint rotation cron job""".split())
+_HAPPEN = frozenset("happen run occur ship go take".split())
+
+
+def _schedule(verb: Any, names: Any) -> FactDraft | None:
+    """"Harbor deploys happen every Tuesday", "Harbor's backups run nightly": ``has_<event>_schedule``."""
+    if verb.lemma_ not in _HAPPEN or verb.dep_ != "ROOT" or verb.tag_ not in ("VBZ", "VBP", "VB"):  # the tagger reads
+        # "deploys happen" as VB at times; with a subject and no auxiliary (refused below) it is the present
+        return None
+    if verb.lemma_ == "go" and not any(c.lower_ == "out" for c in verb.children):
+        return None
+    if verb.lemma_ == "take" and not any(c.lower_ == "place" for c in verb.children):
+        return None
+    if C.negated(verb) or C.is_hedged(verb) or C.question_or_order(verb.sent) or verb.sent.text.rstrip().endswith("?"):
+        return None
+    if any(c.dep_ in ("aux", "advcl", "ccomp", "conj", "dobj") for c in verb.children):
+        return None
+    subj = [c for c in verb.children if c.dep_ == "nsubj"]
+    if len(subj) != 1 or subj[0].lemma_.lower() not in _EVENTS or subj[0].pos_ != "NOUN":
+        return None
+    owners = [c for c in subj[0].children if c.dep_ in ("poss", "compound") and c.pos_ == "PROPN"]
+    if len(owners) != 1 or [c for c in subj[0].children if c.dep_ not in ("poss", "compound", "det")]:
+        return None
+    holder = _holder(owners[0], names)
+    whens = []
+    for c in verb.children:
+        t = c
+        if c.dep_ == "prep" and c.lower_ in ("on", "at"):
+            t = next((q for q in c.children if q.dep_ == "pobj"), c)
+        if t is not c or c.dep_ in ("npadvmod", "advmod"):
+            if t.lower_ in _TIME_WORDS or t.lemma_.lower() in _TIME_WORDS or t.lower_[:-1] in _TIME_WORDS:
+                whens.append(t)  # "nightly", "every weekday", "on Tuesdays"
+    if holder is None or len(whens) != 1:
+        return None
+    t = whens[0]
+    toks = [w for w in t.subtree if w.pos_ != "PUNCT"]
+    if len(toks) > 3 or any(w.lower_ in _NOT_ONE for w in toks):
+        return None
+    value = t.doc[toks[0].i : toks[-1].i + 1].text
+    return _draft(holder, f"has_{subj[0].lemma_.lower().replace('-', '_')}_schedule", (value, "value"), "schedule")
+
+
 def _draft(holder: tuple[str, str | None], predicate: str, value: tuple[str, str | None], how: str) -> FactDraft | None:
     if holder[0].casefold() == value[0].casefold():
         return None
@@ -131,7 +189,14 @@ def _draft(holder: tuple[str, str | None], predicate: str, value: tuple[str, str
 def read(sent: Any, names: Any, out: Extraction) -> None:
     """The attribute facts of one parsed sentence (appended to ``out``)."""
     for verb in sent:
-        if verb.dep_ != "ROOT" or not _plain(verb):
+        if verb.dep_ != "ROOT":
+            continue
+        if verb.pos_ == "VERB":
+            f = _schedule(verb, names)
+            if f:
+                out.facts.append(f)
+            continue
+        if not _plain(verb):
             continue
         subj = [c for c in verb.children if c.dep_ == "nsubj"]
         attr = [c for c in verb.children if c.dep_ == "attr"]
@@ -147,21 +212,22 @@ def read(sent: Any, names: Any, out: Extraction) -> None:
             extra = [c for c in s.children if c.dep_ in ("relcl", "acl", "appos", "conj", "cc")]
             if pred is None or extra or len(poss) + len(of) != 1:
                 continue
-            if [p for p in s.children if p.dep_ == "prep"] and poss:
+            if len([p for p in s.children if p.dep_ == "prep"]) != len(of):
                 continue  # "Harbor's database for orders is …": a narrower attribute than the words say
             holder = _holder(poss[0], names) if poss else _holder(of[0], names)
             value = _value(a, names)
             if holder and value:
                 f = _draft(holder, pred, value, "attr-possessive" if poss else "attr-of")
-        elif s.pos_ == "PROPN" and a.pos_ == "NOUN" and a.lemma_.lower() in ROLES:
+        elif s.pos_ == "PROPN" and a.pos_ == "NOUN" and a.tag_ == "NN" and a.lemma_.lower() in ROLES:
             if not any(c.dep_ == "det" and c.lower_ == "the" for c in a.children):
                 continue  # "Alice is a maintainer of X": one of several
+            if any(c.dep_ in ("conj", "cc") for c in s.children):
+                continue  # "A and B are the champions of X": two holders
             of = [q for p in a.children if p.dep_ == "prep" and p.lower_ in ("of", "for") for q in p.children
                   if q.dep_ == "pobj"]
             extra = [c for c in a.children if c.dep_ in ("relcl", "acl", "appos", "conj", "cc")]
             pred = _attribute(a)
-            holder = _holder(of[0], names) if len(of) == 1 and not list(of[0].children) or (
-                len(of) == 1 and all(c.dep_ in ("compound", "det") for c in of[0].children)) else None
+            holder = _holder(of[0], names) if len(of) == 1 else None
             person = names.name(s)
             if pred and holder and person and not extra and person[0] not in ("User", "Team"):
                 f = _draft(holder, pred, (person[0], person[1] or "person"), "role-of")
