@@ -33,7 +33,6 @@ import re
 from typing import Any
 
 from knotwork.knowledge import cues as C
-from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
 
 #: Nouns of a role with one holder per team or project when said with "the" ("the tech lead of Harbor").
@@ -41,8 +40,6 @@ ROLES = frozenset(
     """lead leader manager owner maintainer head director chair chairperson captain coordinator architect
     administrator admin pm ceo cto cfo coo president editor steward champion""".split()
 )
-#: Heads of a common noun phrase that name what holds an attribute ("the payments project").
-_GROUPS = frozenset("project initiative group service repository repo app api product program programme".split())
 #: Heads after which "X's <head> is …" states no attribute with one value ("Harbor's problem is …").
 _VAGUE = frozenset(
     """problem problems issue issues question questions idea ideas plan plans goal goals reason thing things
@@ -76,14 +73,17 @@ def _attribute(noun: Any) -> str | None:
 
 def _holder(tok: Any, names: Any) -> tuple[str, str | None] | None:
     """The name of the one holding the attribute: a proper noun (or its regex span), never a pronoun; or a
-    named common noun phrase, "the Node.js Error Messages initiative", "Electron's API working group", "the
-    payments team" (its words, without "the"; modifiers only, no clause or preposition under it)."""
+    common noun phrase with a name in it, "the Node.js Error Messages initiative", "Electron's API working group"
+    (its words, without "the"; modifiers only, no clause or preposition under it)."""
     if tok.pos_ == "NOUN":
         toks = [t for t in tok.subtree if not (t.dep_ == "det" and t.i < tok.i)]
         if any(t.i > tok.i or t.dep_ not in ("compound", "amod", "poss", "case", "nmod", "punct") for t in toks
                if t is not tok) or len(toks) > 7 or len(toks) < 2:
             return None
-        named = any(t.pos_ == "PROPN" for t in toks) or tok.lemma_.lower() in V.GROUP_NOUNS | _GROUPS
+        # Trigger: no proper noun in the phrase ("the mobile team"). Why: the labelling guide reads "Priya is the
+        # tech lead for the mobile team" as Priya owns the team, and an unnamed holder ("the team", "the
+        # project") is one the next memory may mean otherwise. Outcome: no attribute.
+        named = any(t.pos_ == "PROPN" for t in toks)
         return (tok.doc[toks[0].i : tok.i + 1].text, None) if named else None
     if tok.pos_ != "PROPN" or any(c.dep_ in ("prep", "relcl", "acl", "conj") for c in tok.children):
         return None  # "the version of Gunicorn in Debian": narrower than the name
