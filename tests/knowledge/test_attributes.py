@@ -45,6 +45,7 @@ def test_an_attribute_frame_proposes_its_fact(text: str, fact: tuple) -> None:
     "If we scale, Harbor's primary database is MySQL.",  # a condition
     "Harbor's primary database is not MySQL.",  # negated
     "Harbor's primary database is MySQL or Postgres.",  # not one value
+    "The Hero8 Black's battery capacity is approximately 1,220mAh.",  # an estimate
     "Harbor's biggest problem is latency.",  # no attribute with one value
     "Alice Chen is a maintainer of Harbor.",  # one of several
     "Alice Chen and Bob Martinez are the tech leads of Harbor.",  # two holders

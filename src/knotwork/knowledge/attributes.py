@@ -53,7 +53,8 @@ _TIME_WORDS = frozenset(
     day week month year hour minute""".split()
 )
 #: Words under a value that make it not a single stated value.
-_NOT_ONE = frozenset("or and either nor not no maybe probably perhaps possibly".split())
+_NOT_ONE = frozenset("or and either nor not no maybe probably perhaps possibly approximately about around roughly "
+                     "nearly almost circa".split())  # "approximately 1,220mAh": an estimate, not the value
 _CONDITION = frozenset("if unless when whenever until once provided assuming".split())
 _SLUG = re.compile(r"[^a-z0-9]+")
 
