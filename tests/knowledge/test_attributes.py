@@ -32,6 +32,7 @@ def _proposed(text: str) -> set[tuple[str, str, str]]:
     ("James Snell is the champion of the Node.js Error Messages initiative.",
      ("Node.js Error Messages initiative", "has_champion", "James Snell")),
     ("Harbor deploys happen every Tuesday.", ("Harbor", "has_deploy_schedule", "every Tuesday")),
+    ("Our primary database is PostgreSQL 16.", ("Team", "has_primary_database", "PostgreSQL 16")),  # our: Team
 ])
 def test_an_attribute_frame_proposes_its_fact(text: str, fact: tuple) -> None:
     assert fact in _proposed(text)
@@ -50,7 +51,8 @@ def test_an_attribute_frame_proposes_its_fact(text: str, fact: tuple) -> None:
     "Alice Chen is a maintainer of Harbor.",  # one of several
     "Alice Chen and Bob Martinez are the tech leads of Harbor.",  # two holders
     "Harbor deploys might happen every Friday.",
-    "Our primary database is MySQL.",  # no named holder
+    "Our CTO is great.",  # not a value
+    "The primary database is MySQL.",  # no holder
 ])
 def test_hedged_questions_and_loose_shapes_give_no_attribute(text: str) -> None:
     assert not [f for f in _proposed(text) if f[1].startswith("has_")]

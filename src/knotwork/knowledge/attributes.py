@@ -18,11 +18,13 @@ the graph keys a value's turn by (subject, predicate), so ``has_<attribute>`` ma
 with no new field in the store, the web UI's fact lists and edges show it as they show every predicate, and
 ``has_*`` in ``kg_single_valued`` makes each attribute single-valued (a newer value retires the older at its
 ``valid_at``; an older one that arrives late arrives retired), as ``favorite_*`` does. "X's primary database"
-and "X's cache" are two attributes, so they never retire each other; a role and its holder are keyed by the
-team or project, so "Alice leads platform" and "Marcus leads data" are two subjects.
+and "X's cache" are two attributes, so they never retire each other; a role is keyed by the project that has
+it, so "Alice is the tech lead of Harbor" and "Marcus is the tech lead of Quay" are two subjects ("Alice leads
+platform" stays ``owns``, which collects values).
 
 Strict by design (a wrong value costs more than a missing one): the verb is a present-tense "is/are" at the
-root of its sentence with no negation, hedge, question, condition or clause under it; the holder is a name;
+root of its sentence with no negation, hedge, question, condition or clause under it; the holder is a name
+(or "our": Team, as the labelling guide reads it; "the primary database is …" has no holder and gives nothing);
 the value is a name (with its version), a number with its unit, a version, a day or time word, or a noun
 phrase of at most three words; a value with "or"/"and", a pronoun, a verb or a clause of its own gives nothing.
 """
@@ -215,7 +217,10 @@ def read(sent: Any, names: Any, out: Extraction) -> None:
                 continue
             if len([p for p in s.children if p.dep_ == "prep"]) != len(of):
                 continue  # "Harbor's database for orders is …": a narrower attribute than the words say
-            holder = _holder(poss[0], names) if poss else _holder(of[0], names)
+            if poss and poss[0].lower_ == "our":  # "Our primary database is MySQL": the team's (GUIDE.md: our is Team)
+                holder: tuple[str, str | None] | None = ("Team", "team")
+            else:
+                holder = _holder(poss[0], names) if poss else _holder(of[0], names)
             value = _value(a, names)
             if holder and value:
                 f = _draft(holder, pred, value, "attr-possessive" if poss else "attr-of")
