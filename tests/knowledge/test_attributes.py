@@ -52,6 +52,7 @@ def test_an_attribute_frame_proposes_its_fact(text: str, fact: tuple) -> None:
     "Alice Chen and Bob Martinez are the tech leads of Harbor.",  # two holders
     "Harbor deploys might happen every Friday.",
     "Our CTO is great.",  # not a value
+    "Emma's husband is Tom.",  # a relative (husband_of), not an attribute
     "The primary database is MySQL.",  # no holder
 ])
 def test_hedged_questions_and_loose_shapes_give_no_attribute(text: str) -> None:

@@ -35,6 +35,7 @@ import re
 from typing import Any
 
 from knotwork.knowledge import cues as C
+from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
 
 #: Nouns of a role with one holder per team or project when said with "the" ("the tech lead of Harbor").
@@ -63,8 +64,9 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 
 def _attribute(noun: Any) -> str | None:
     """``has_<modifiers>_<head>`` for the subject noun ("primary database", "rate limit"), or None."""
-    if noun.pos_ != "NOUN" or noun.lower_ in _VAGUE or noun.lemma_.lower() in _VAGUE:
-        return None
+    if noun.pos_ != "NOUN" or noun.lower_ in _VAGUE or noun.lemma_.lower() in _VAGUE or (
+            noun.lower_ in V.RELATIVES and noun.lower_ not in ROLES):
+        return None  # "Emma's husband is Tom": a relative, read as ``husband_of`` by the parse's relatives
     poss = {t.i for c in noun.children if c.dep_ == "poss" for t in c.subtree}
     mods = [t for t in noun.subtree if t.i < noun.i and t.i not in poss and t.dep_ != "det"]
     if any(t.dep_ not in ("compound", "amod") or t.pos_ not in ("NOUN", "ADJ", "PROPN") for t in mods) or len(mods) > 3:
