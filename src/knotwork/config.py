@@ -110,7 +110,7 @@ class Settings(BaseSettings):
     kg_single_valued: list[str] = Field(
         default=[
             "prefers", "uses_version", "lives_in", "status", "works_at", "located_in", "written_in", "reports_to",
-            "name", "role", "job_title", "age", "favorite_*",
+            "name", "role", "job_title", "age", "favorite_*", "has_*",
         ],
         description="Predicates a subject has one value of at a time (a trailing * matches a prefix); "
         "a new value retires the old one. JSON list in the environment.",

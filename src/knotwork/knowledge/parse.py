@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
+from knotwork.knowledge import attributes as _attributes
 from knotwork.knowledge import registers as _registers
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
@@ -779,6 +780,7 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict
             _clause(verb, names, out)
             note_person(out.facts[at:], state)  # "Amira is my sister; she is a civil engineer": she is Amira
         _registers.read(sent, names, out, before)  # glossary lines, "has support for", environment lines
+        _attributes.read(sent, names, out)  # "Harbor's primary database is MySQL 5.7": has_primary_database
         out.facts[before:] = [f for f in out.facts[before:]
                               if _ends.allowed(f.predicate, f.subject, f.object, names.kinds) and not _registers.holderless(f.subject)]
         for f in out.facts[before:]:

@@ -142,7 +142,8 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     family = ":".join(parts[:2])
     source = parts[0]
     pred = f.predicate
-    pfam = "relative" if pred.endswith("_of") else "favorite" if pred.startswith("favorite_") else pred
+    pfam = "relative" if pred.endswith("_of") else "favorite" if pred.startswith("favorite_") else \
+        "attribute" if pred.startswith("has_") else pred
     sentence, sent = _sentence(doc, text, f)
     out = [f"mode:{'parse' if doc is not None else 'rules'}", f"source:{source}", f"family:{family}",
            f"rule:{rule}", f"pred:{pfam}", f"pred*source:{pfam}*{source}"]

@@ -22,6 +22,7 @@ PREDICATES: dict[str, bool] = {
     "dislikes": False, "prefers": True, "allergic_to": False, "friend_of": False, "owns": False,
     "training_for": False, "learning": False, "speaks": False, "plays": False, "member_of": False,
     "reports_to": True, "reading": False, "favorite_<thing>": True, "<relative>_of": False,
+    "has_<attribute>": True,  # "Harbor's primary database is MySQL": has_primary_database (knowledge/attributes.py)
     # code
     "uses": False, "depends_on": False, "imports": False, "calls": False, "extends": False, "implements": False,
     "is_a": False, "written_in": True, "runs_on": False, "supports": False, "part_of": False, "located_in": True,
@@ -198,6 +199,8 @@ SIGNATURES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 #: "sister_of", "manager_of" (people to people) and "favorite_colour" (a person's favourite anything).
 RELATIVE_SIGNATURE = (_PEOPLE, frozenset({PERSON}))
 FAVORITE_SIGNATURE = (frozenset({PERSON}), _NOT_WHO | {PERSON})
+#: "has_primary_database", "has_tech_lead": a named holder's attribute, whose value may be any kind.
+ATTRIBUTE_SIGNATURE = (_NOT_WHO | _PEOPLE, _NOT_WHO | _PEOPLE | {VALUE})
 
 #: Last words of a name that make it a group of people ("the platform team", "city council").
 GROUP_NOUNS = frozenset(
@@ -245,6 +248,8 @@ def signature(predicate: str) -> tuple[frozenset[str], frozenset[str]] | None:
         return SIGNATURES[predicate]
     if predicate.startswith("favorite_"):
         return FAVORITE_SIGNATURE
+    if predicate.startswith("has_"):
+        return ATTRIBUTE_SIGNATURE
     if predicate.endswith("_of"):
         return RELATIVE_SIGNATURE
     return None
