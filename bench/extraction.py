@@ -56,11 +56,15 @@ rule family and of each predicate. Tune on the dev halves only.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 DATA = Path(__file__).parent / "data"
 LABELS = DATA / "extraction_labels.txt"
@@ -397,6 +401,50 @@ def cost(texts: list[str]) -> str:
     p95 = wall[min(len(wall) - 1, int(round(0.95 * (len(wall) - 1))))]
     return (f"{len(texts)} memories, one at a time: median {wall[len(wall) // 2]:.2f} ms, p95 {p95:.2f} ms, "
             f"{len(texts) / cpu:.0f} memories per CPU-second")
+
+
+
+# -- the training sets, read by bench/train_fact_scorer.py and bench/train_sentence_gate.py ----------------
+def sources(corpus: Path = CORPUS) -> list[tuple[Path, bool, bool]]:
+    """(file, statuses, dev half only) of each training set."""
+    out = [(HELDOUT, True, True), (AGENTS, True, True), (LABELS, False, False)]
+    if corpus.is_dir():
+        out += [(p, True, True) for p in sorted(corpus.glob("*.txt")) if not p.stem.endswith("_sequences")]
+    return out
+
+
+def sources_of(path: Path) -> dict[str, str]:
+    """The source of each item of a corpus file (its "# source: <id>" line), by text; none in the older sets."""
+    out: dict[str, str] = {}
+    source = None
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line.startswith("# source:"):
+            source = line.split(":", 1)[1].strip()
+        elif line.startswith("## "):
+            source = None
+        elif source and line and not line.startswith(("#", "E:", "F:", "R:")):
+            out.setdefault(line, source)
+    return out
+
+
+def digest(items: list) -> str:
+    """A short hash of labelled items (text, entities, facts): says whether the training data changed."""
+    rows = [[i.text, sorted(i.entities), sorted(map(list, i.facts))] for i in items]
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def reliability(p: np.ndarray, y: np.ndarray) -> tuple[list[tuple[str, int, float, float]], float]:
+    """Per bucket 0.0-0.5, 0.5-0.6 … 0.9-1.0: (bucket, facts, mean confidence, precision); and the expected
+    calibration error (bucket-weighted |precision - mean confidence|)."""
+    edges = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001]
+    rows, ece = [], 0.0
+    for lo, hi in zip(edges, edges[1:]):
+        m = (p >= lo) & (p < hi)
+        if m.any():
+            rows.append((f"{lo:.1f}-{min(hi, 1.0):.1f}", int(m.sum()), float(p[m].mean()), float(y[m].mean())))
+            ece += m.sum() / len(p) * abs(p[m].mean() - y[m].mean())
+    return rows, float(ece)
 
 
 def main() -> None:

@@ -30,7 +30,6 @@ KNOTWORK_KG_MIN_CONFIDENCE were chosen).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -40,9 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import calibrated_fit  # noqa: E402
-from extraction import AGENTS, DATA, HELDOUT, LABELS, load  # noqa: E402
+from extraction import CORPUS, DATA, digest, load, reliability, sources, sources_of  # noqa: E402
 
-CORPUS = DATA / "extraction_corpus"
 # L2 strength: chosen on the dev data among 0.1, 0.25, 0.5, 1, 2, 4. On the dev data of round one 1 had the lowest
 # out-of-fold log loss (0.340); with the register readings (knowledge/registers.py) 0.1 has (0.335 against 0.343),
 # but at 0.1 the corpus' dev value-change sequences fall from 33/48 to 27/48 current (the new value of a change
@@ -58,35 +56,6 @@ FOLDS = 5
 #: on the held-out dev half, the target asks 0.35): kept at 1
 CORPUS_WEIGHT = 1.0
 DIGITS = 5
-
-
-def sources(corpus: Path = CORPUS) -> list[tuple[Path, bool, bool]]:
-    """(file, statuses, dev half only) of each training set."""
-    out = [(HELDOUT, True, True), (AGENTS, True, True), (LABELS, False, False)]
-    if corpus.is_dir():
-        out += [(p, True, True) for p in sorted(corpus.glob("*.txt")) if not p.stem.endswith("_sequences")]
-    return out
-
-
-def sources_of(path: Path) -> dict[str, str]:
-    """The source of each item of a corpus file (its "# source: <id>" line), by text; none in the older sets."""
-    out: dict[str, str] = {}
-    source = None
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if line.startswith("# source:"):
-            source = line.split(":", 1)[1].strip()
-        elif line.startswith("## "):
-            source = None
-        elif source and line and not line.startswith(("#", "E:", "F:", "R:")):
-            out.setdefault(line, source)
-    return out
-
-
-def digest(items: list) -> str:
-    """A short hash of labelled items (text, entities, facts): says whether the training data changed."""
-    rows = [[i.text, sorted(i.entities), sorted(map(list, i.facts))] for i in items]
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[int], list[str]]:
@@ -143,19 +112,6 @@ def fit(feats: list[list[str]], labels: list[int], groups: list[int]) -> tuple[d
 def render(data: dict, read: list[str]) -> str:
     data = dict(data, trained_on=read)
     return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-
-
-def reliability(p: np.ndarray, y: np.ndarray) -> tuple[list[tuple[str, int, float, float]], float]:
-    """Per bucket 0.0-0.5, 0.5-0.6 … 0.9-1.0: (bucket, facts, mean confidence, precision); and the expected
-    calibration error (bucket-weighted |precision - mean confidence|)."""
-    edges = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001]
-    rows, ece = [], 0.0
-    for lo, hi in zip(edges, edges[1:]):
-        m = (p >= lo) & (p < hi)
-        if m.any():
-            rows.append((f"{lo:.1f}-{min(hi, 1.0):.1f}", int(m.sum()), float(p[m].mean()), float(y[m].mean())))
-            ece += m.sum() / len(p) * abs(p[m].mean() - y[m].mean())
-    return rows, float(ece)
 
 
 def main() -> int:

@@ -33,9 +33,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import calibrated_fit  # noqa: E402
-from extraction import DATA, load  # noqa: E402
+from extraction import CORPUS, DATA, digest, load, reliability, sources, sources_of  # noqa: E402
 
-CORPUS = DATA / "extraction_corpus"
 C = 0.5  # chosen on the dev data among 0.1, 0.25, 0.5, 1, 2 by out-of-fold log loss (see RESULTS.md)
 MIN_COUNT = 3
 FOLDS = 5
@@ -47,8 +46,6 @@ def rows(corpus: Path = CORPUS) -> tuple[list[tuple[str, str, str]], list[list[s
     """Per training sentence: its key (mode, item text, sentence text), features, label (1 states a fact) and
     group; and a line per set saying what was read (read once per process: the fact scorer's training reads it
     too)."""
-    from train_fact_scorer import digest, sources, sources_of
-
     from knotwork.knowledge import gate
     from knotwork.knowledge.extract import _straight
     from knotwork.knowledge.nlp import pipeline
@@ -111,7 +108,6 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None, help="write here instead of the shipped file")
     parser.add_argument("--check", action="store_true", help="compare a rebuild with the shipped file")
     args = parser.parse_args()
-    from train_fact_scorer import reliability
 
     from knotwork.knowledge import gate
 
