@@ -15,9 +15,10 @@ from mcp import Client
 
 import knotwork
 from knotwork import Knotwork
-from knotwork.adapters.cli import main
 from knotwork.adapters.mcp import build_server
 from knotwork.config import Settings
+
+from tests._cli import run
 
 from ._http import serving
 from ._mcp import err, ok
@@ -156,38 +157,28 @@ def test_rest_add_decisions_stats_duplicates_merge_and_prune(http: tuple[httpx2.
 
 
 # -- CLI --------------------------------------------------------------------------------------------
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err_text = capsys.readouterr()
-    return code, out, err_text
-
-
 def test_cli_add_decisions_prune_duplicates_and_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KNOTWORK_HOME", str(tmp_path))
     db = str(tmp_path / "cli.db")
-    code, out, _ = _cli(capsys, "add", "The nightly backup runs at 02:00 UTC", "--db", db, "--json")
+    code, out, _ = run(capsys, "add", "The nightly backup runs at 02:00 UTC", "--db", db, "--json")
     first = json.loads(out)
     assert code == 0 and first["decision"] == "ADD"
-    code, out, _ = _cli(capsys, "add", "The nightly backup runs at 03:00 UTC", "--db", db)
+    code, out, _ = run(capsys, "add", "The nightly backup runs at 03:00 UTC", "--db", db)
     assert code == 0 and out.startswith("✓ SUPERSEDE") and first["id"] in out
-    code, out, _ = _cli(capsys, "add", "The nightly backup runs at 03:00 UTC", "--db", db, "--no-consolidate", "-w", "x")
+    code, out, _ = run(capsys, "add", "The nightly backup runs at 03:00 UTC", "--db", db, "--no-consolidate", "-w", "x")
     assert code == 0 and out.startswith("✓ Stored")
-    code, out, _ = _cli(capsys, "add", "Scratch note for today", "--db", db, "--ttl", "2h", "--json")
+    code, out, _ = run(capsys, "add", "Scratch note for today", "--db", db, "--ttl", "2h", "--json")
     assert json.loads(out)["expires_at"] is not None
-    code, out, err_text = _cli(capsys, "add", "Another note", "--db", db, "--ttl", "2 fortnights")
+    code, out, err_text = run(capsys, "add", "Another note", "--db", db, "--ttl", "2 fortnights")
     assert code == 2 and err_text.startswith("error: ttl:") and out == ""
-    code, out, err_text = _cli(capsys, "duplicates", "--db", db, "-t", "0.1")
+    code, out, err_text = run(capsys, "duplicates", "--db", db, "-t", "0.1")
     assert code == 2 and "threshold" in err_text
-    code, out, err_text = _cli(capsys, "list", "--db", db, "--agent", "bad*name")
+    code, out, err_text = run(capsys, "list", "--db", db, "--agent", "bad*name")
     assert code == 2 and "agent_id" in err_text
-    code, out, _ = _cli(capsys, "prune", "--db", db)
+    code, out, _ = run(capsys, "prune", "--db", db)
     assert code == 0 and out.startswith("✓ Pruned 0 expired memories")
-    code, out, _ = _cli(capsys, "stats", "--db", db)
+    code, out, _ = run(capsys, "stats", "--db", db)
     assert code == 0 and "superseded" in out and "orphans 0" in out
     with knotwork.open(db, settings=Settings(home=tmp_path)) as mem:
         assert mem.store.count_memories() == 4
