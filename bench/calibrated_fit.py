@@ -2,12 +2,13 @@
 features, Platt-calibrated, with out-of-fold probabilities from folds grouped by source. What it returns is
 the JSON that ``knotwork.domain.calibrated.CalibratedLogistic`` reads at run time.
 
-Used by bench/train_fact_scorer.py and bench/train_supersession_scorer.py; each rebuilds its shipped file
+Used by bench/train_fact_scorer.py, bench/train_sentence_gate.py and bench/train_supersession_scorer.py; each rebuilds its shipped file
 byte for byte (``--check``), so every rounding here is part of the file format.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -80,3 +81,13 @@ def write_or_check(target: Path, text: str, check: bool) -> int:
     target.write_text(text, encoding="utf-8")
     print(f"\nwrote {target} ({len(text)} bytes)")
     return 0
+
+
+def arguments(doc: str, **more: dict) -> argparse.ArgumentParser:
+    """The options every trainer takes (``--out``, ``--check``), then ``more`` (name -> add_argument's keywords)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    for name, spec in more.items():
+        parser.add_argument(f"--{name}", **spec)
+    parser.add_argument("--out", type=Path, default=None, help="write here instead of the shipped file")
+    parser.add_argument("--check", action="store_true", help="compare a rebuild with the shipped file")
+    return parser

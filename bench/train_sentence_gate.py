@@ -22,7 +22,6 @@ training candidate never sees a gate fitted on its own sentence.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from functools import lru_cache
@@ -103,11 +102,8 @@ def render(data: dict, read: list[str]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the new corpus' folder (its dev halves)")
-    parser.add_argument("--out", type=Path, default=None, help="write here instead of the shipped file")
-    parser.add_argument("--check", action="store_true", help="compare a rebuild with the shipped file")
-    args = parser.parse_args()
+    corpus = {"type": Path, "default": CORPUS, "help": "the new corpus' folder (its dev halves)"}
+    args = calibrated_fit.arguments(__doc__, corpus=corpus).parse_args()
 
     from knotwork.knowledge import gate
 

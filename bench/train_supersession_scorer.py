@@ -27,7 +27,6 @@ and compares instead of writing (exit 1 if they differ).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -112,11 +111,8 @@ def curve(p: np.ndarray, y: np.ndarray, real: int, t: float) -> tuple[float, flo
 def main() -> int:
     from knotwork.hygiene import pair_scorer as ps
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="write here instead of the shipped file")
-    parser.add_argument("--check", action="store_true", help="compare a rebuild with the shipped file")
-    parser.add_argument("--c", type=float, default=C, help="L2 strength (default: the shipped one)")
-    args = parser.parse_args()
+    c = {"type": float, "default": C, "help": "L2 strength (default: the shipped one)"}
+    args = calibrated_fit.arguments(__doc__, c=c).parse_args()
     feats, labels, groups, sets, read = examples()
     data, oof = fit(feats, labels, groups, args.c)
     y, s = np.asarray(labels), np.asarray(sets)
