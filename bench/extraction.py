@@ -61,6 +61,7 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -432,6 +433,30 @@ def digest(items: list) -> str:
     """A short hash of labelled items (text, entities, facts): says whether the training data changed."""
     rows = [[i.text, sorted(i.entities), sorted(map(list, i.facts))] for i in items]
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def training_sets(corpus: Path = CORPUS) -> Iterator[tuple[Path, bool, bool, list, list[int]]]:
+    """Per training set: (file, statuses, dev half only, its training items, each item's fold group). A group is
+    the item's own number, or, where the corpus names the item's source, that source's (negative) number, so that
+    a source's items never score one another out of fold."""
+    ids: dict[tuple[str, str], int] = {}
+    group = 0
+    for path, statuses, dev_only in sources(corpus):
+        items = [i for i in load(path, statuses) if not dev_only or i.section.split()[0] == "dev"]
+        source_of = sources_of(path)
+        groups = []
+        for item in items:
+            source = source_of.get(item.text)
+            groups.append(group if source is None else -1 - ids.setdefault((path.name, source), len(ids)))
+            group += 1
+        yield path, statuses, dev_only, items, groups
+
+
+def read_line(path: Path, dev_only: bool, items: list, what: str) -> str:
+    """What a trainer read of one set, as its weights file records it (the same name whichever folder --corpus
+    named)."""
+    where = "data" if path.parent == DATA else CORPUS.name
+    return f"{where}/{path.name}{' (dev)' if dev_only else ''}: {len(items)} {what}, sha256 {digest(items)}"
 
 
 def reliability(p: np.ndarray, y: np.ndarray) -> tuple[list[tuple[str, int, float, float]], float]:

@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import calibrated_fit  # noqa: E402
-from extraction import CORPUS, DATA, digest, load, reliability, sources, sources_of  # noqa: E402
+from extraction import CORPUS, read_line, reliability, training_sets  # noqa: E402
 
 # L2 strength: chosen on the dev data among 0.1, 0.25, 0.5, 1, 2, 4. On the dev data of round one 1 had the lowest
 # out-of-fold log loss (0.340); with the register readings (knowledge/registers.py) 0.1 has (0.335 against 0.343),
@@ -71,16 +71,10 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
     labels: list[int] = []
     groups: list[int] = []
     read: list[str] = []
-    group = 0
-    ids: dict[tuple[str, str], int] = {}
     table = oof_table(corpus) if gate.load() is not None else {}
-    for path, statuses, dev_only in sources(corpus):
-        items = [i for i in load(path, statuses) if not dev_only or i.section.split()[0] == "dev"]
-        texts = [i.text for i in items]
+    for path, statuses, dev_only, items, item_groups in training_sets(corpus):
         n0 = len(labels)
-        source_of = sources_of(path)
-        for item, (parsed, doc) in zip(items, candidates(texts)):
-            source = source_of.get(item.text)
+        for item, (parsed, doc), g in zip(items, candidates([i.text for i in items]), item_groups):
 
             def gate_of(sentence: str, span, text: str = item.text) -> float | None:
                 key = ("parse" if span is not None else "rules", text, sentence)
@@ -93,11 +87,8 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
                         key += ("retired" if f.past else "current",)
                     feats.append(scorer.features(f, item.text, d, len(ex.facts), gate_of))
                     labels.append(int(key in item.facts))
-                    groups.append(group if source is None else -1 - ids.setdefault((path.name, source), len(ids)))
-            group += 1
-        where = "data" if path.parent == DATA else CORPUS.name  # the same name whichever folder --corpus named
-        read.append(f"{where}/{path.name}{' (dev)' if dev_only else ''}: {len(items)} sentences, "
-                    f"{len(labels) - n0} candidates, {sum(labels[n0:])} right, sha256 {digest(items)}")
+                    groups.append(g)
+        read.append(read_line(path, dev_only, items, f"sentences, {len(labels) - n0} candidates, {sum(labels[n0:])} right"))
     return feats, labels, groups, read
 
 

@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import calibrated_fit  # noqa: E402
-from extraction import CORPUS, DATA, digest, load, reliability, sources, sources_of  # noqa: E402
+from extraction import CORPUS, read_line, reliability, training_sets  # noqa: E402
 
 C = 0.5  # chosen on the dev data among 0.1, 0.25, 0.5, 1, 2 by out-of-fold log loss (see RESULTS.md)
 MIN_COUNT = 3
@@ -57,16 +57,10 @@ def rows(corpus: Path = CORPUS) -> tuple[list[tuple[str, str, str]], list[list[s
     labels: list[int] = []
     groups: list[int] = []
     read: list[str] = []
-    group = 0
-    ids: dict[tuple[str, str], int] = {}
-    for path, statuses, dev_only in sources(corpus):
-        items = [i for i in load(path, statuses) if not dev_only or i.section.split()[0] == "dev"]
-        source_of = sources_of(path)
+    for path, _, dev_only, items, item_groups in training_sets(corpus):
         docs = nlp.pipe([_straight(i.text) for i in items]) if nlp is not None else [None] * len(items)
         n0 = len(labels)
-        for item, doc in zip(items, docs):
-            source = source_of.get(item.text)
-            g = group if source is None else -1 - ids.setdefault((path.name, source), len(ids))
+        for item, doc, g in zip(items, docs, item_groups):
             ends = {e for f in item.facts for e in (f[0], f[2]) if e not in ("user", "team")}
             cuts = [("parse", s.text, s) for s in doc.sents] if doc is not None else []
             cuts += [("rules", s, None) for s in (sentences(item.text) or [item.text])]
@@ -77,10 +71,7 @@ def rows(corpus: Path = CORPUS) -> tuple[list[tuple[str, str, str]], list[list[s
                 feats.append(gate.features(text, span))
                 labels.append(int(said))
                 groups.append(g)
-            group += 1
-        where = "data" if path.parent == DATA else CORPUS.name
-        read.append(f"{where}/{path.name}{' (dev)' if dev_only else ''}: {len(items)} items, "
-                    f"{len(labels) - n0} sentences, {sum(labels[n0:])} state a fact, sha256 {digest(items)}")
+        read.append(read_line(path, dev_only, items, f"items, {len(labels) - n0} sentences, {sum(labels[n0:])} state a fact"))
     return keys, feats, labels, groups, read
 
 
