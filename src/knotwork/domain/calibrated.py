@@ -1,5 +1,6 @@
 """A fitted linear model over named features, with its Platt calibration: the run-time half of the learned
-scorers (the fact scorer, knowledge/scorer.py; the supersession pair scorer, hygiene/pair_scorer.py).
+scorers (the fact scorer, knowledge/scorer.py; the sentence gate, knowledge/gate.py; the supersession pair
+scorer, hygiene/pair_scorer.py).
 
 Each ships as JSON (``bias``, ``weights`` by feature name, ``calibration.platt`` = [slope, intercept]) written
 by its training script under bench/; only NumPy reads it at run time. A feature is present or absent: the
@@ -9,11 +10,19 @@ logit is the bias plus the weights of the distinct features present.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
+
+
+def bucket(value: int, edges: Sequence[int]) -> str:
+    """A count as a present-or-absent feature's value: ``<=e`` for the first edge it does not pass, else ``>last``."""
+    for e in edges:
+        if value <= e:
+            return f"<={e}"
+    return f">{edges[-1]}"
 
 
 class CalibratedLogistic:

@@ -21,12 +21,11 @@ halves of the labelled sets (the script rebuilds the file byte for byte).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.calibrated import CalibratedLogistic
+from knotwork.domain.calibrated import CalibratedLogistic, bucket
 
 WEIGHTS = Path(__file__).parent / "data" / "sentence_gate.json"
 
@@ -60,13 +59,6 @@ _CAPS = re.compile(r"\b[A-Z]{4,}\b")
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 
 
-def _bucket(value: int, edges: Sequence[int]) -> str:
-    for e in edges:
-        if value <= e:
-            return f"<={e}"
-    return f">{edges[-1]}"
-
-
 def features(sentence: str, sent: Any = None) -> list[str]:
     """The named binary features of one sentence (``sent``: its spaCy span, or None without a parse)."""
     s = sentence.strip()
@@ -79,7 +71,7 @@ def features(sentence: str, sent: Any = None) -> list[str]:
         if rx.search(s):
             out.append(f"cue:{name}")
     ticks = s.count("`") // 2
-    out.append(f"code:{_bucket(ticks, (0, 1, 3))}")
+    out.append(f"code:{bucket(ticks, (0, 1, 3))}")
     if "http://" in s or "https://" in s:
         out.append("cue:url")
     if s.endswith(":"):
@@ -97,7 +89,7 @@ def features(sentence: str, sent: Any = None) -> list[str]:
     elif s[:1] == "`":
         out.append("start:code")
     words = s.split()
-    out.append(f"words:{_bucket(len(words), (3, 6, 10, 16, 25, 40))}")
+    out.append(f"words:{bucket(len(words), (3, 6, 10, 16, 25, 40))}")
     if s.count(",") >= 3:
         out.append("commas:3+")
     first = words[0].strip("`*_\"'(").lower() if words else ""
@@ -133,9 +125,9 @@ def features(sentence: str, sent: Any = None) -> list[str]:
             marks = [m.lower_ for m in c.children if m.dep_ == "mark"]
             out.append(f"advcl:{marks[0] if marks else '-'}")
     verbs = sum(1 for t in sent if t.pos_ in ("VERB", "AUX"))
-    out.append(f"verbs:{_bucket(verbs, (0, 1, 2, 4))}")
+    out.append(f"verbs:{bucket(verbs, (0, 1, 2, 4))}")
     propn = sum(1 for t in sent if t.pos_ == "PROPN")
-    out.append(f"propn:{_bucket(propn, (0, 1, 3))}")
+    out.append(f"propn:{bucket(propn, (0, 1, 3))}")
     tense = root.morph.get("Tense")
     if tense:
         out.append(f"tense:{tense[0]}")

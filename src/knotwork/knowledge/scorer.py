@@ -17,13 +17,13 @@ the standard library and NumPy. Caller facts and LLM facts never pass through he
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from knotwork.domain.calibrated import CalibratedLogistic
+from knotwork.domain.calibrated import CalibratedLogistic, bucket
 from knotwork.knowledge import gate
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.lexicon import TECH
@@ -54,13 +54,6 @@ _TRACKER = re.compile(r"#\d+|\bPR\b|\bv?\d+\.\d+\.\d+|https?://|\b(?:fixes|close
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|it|they|them)\b", re.I)
 _FIRST = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve)\b")
 _WE = re.compile(r"\b(?:we|us|our|ours)\b", re.I)
-
-
-def _bucket(value: int, edges: Sequence[int]) -> str:
-    for e in edges:
-        if value <= e:
-            return f"<={e}"
-    return f">{edges[-1]}"
 
 
 def _find(text: str, name: str) -> int:
@@ -176,11 +169,11 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     out += [f"subject:{how}", f"subject*pred:{how}*{pfam}"]
     # shape of the ends
     if how == "named":
-        out.append(f"swords:{_bucket(len(f.subject.split()), (1, 2, 3))}")
+        out.append(f"swords:{bucket(len(f.subject.split()), (1, 2, 3))}")
         if f.subject[:1].islower():
             out.append("slower")
     words = f.object.split()
-    out.append(f"owords:{_bucket(len(words), (1, 2, 3))}")
+    out.append(f"owords:{bucket(len(words), (1, 2, 3))}")
     if f.object[:1].isupper():
         out.append("ocap")
     elif f.object[:1].islower():
@@ -208,7 +201,7 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     o_at = _find(sentence, f.object)
     if s_at >= 0 and o_at >= 0:
         between = sentence[min(s_at, o_at): max(s_at, o_at)]
-        out.append(f"gap:{_bucket(len(between.split()), (1, 2, 4, 7, 12))}")
+        out.append(f"gap:{bucket(len(between.split()), (1, 2, 4, 7, 12))}")
         if o_at < s_at:
             out.append("object-first")
         if re.search(r"[,;:()—–-]\s", between):
@@ -217,9 +210,9 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
             out.append("gap-clause")
     else:
         out.append("gap:none")
-    out.append(f"words:{_bucket(len(sentence.split()), (6, 10, 16, 25))}")
+    out.append(f"words:{bucket(len(sentence.split()), (6, 10, 16, 25))}")
     # the register of the text: hand-written notes, chat, changelogs and trackers differ in how often a reading is right
-    out.append(f"chars:{_bucket(len(text), (60, 120, 240, 480))}")
+    out.append(f"chars:{bucket(len(text), (60, 120, 240, 480))}")
     if _CHATTY.search(text):
         out.append("register:chat")
     if _TRACKER.search(text):
@@ -228,21 +221,21 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
         out.append("register:unpunctuated")
     if text[:1].islower():
         out.append("register:lower-start")
-    out.append(f"facts:{_bucket(n_facts, (1, 2, 4))}")
+    out.append(f"facts:{bucket(n_facts, (1, 2, 4))}")
     p = (gate_of or gate.probability)(sentence, sent)
     if p is not None:
         out.append(f"gate:{_gate_bucket(p)}")
     if doc is not None:
-        out.append(f"sentences:{_bucket(len(list(doc.sents)), (1, 2, 3))}")
+        out.append(f"sentences:{bucket(len(list(doc.sents)), (1, 2, 3))}")
     if sent is not None:
         verbs = [t for t in sent if t.pos_ in ("VERB", "AUX") and t.dep_ in ("ROOT", "conj", "advcl", "ccomp",
                                                                             "xcomp", "relcl", "acl", "csubj")]
-        out.append(f"clauses:{_bucket(len(verbs), (1, 2, 3))}")
+        out.append(f"clauses:{bucket(len(verbs), (1, 2, 3))}")
         otok = _token(sent, f.object)
         stok = _token(sent, f.subject) if how == "named" else None
         out += [f"oner:{_ner(doc, otok)}", f"sner:{_ner(doc, stok) if how == 'named' else how}"]
         if otok is not None:
-            out += [f"odep:{otok.dep_}", f"odepth:{_bucket(_depth(otok), (1, 2, 3, 4))}",
+            out += [f"odep:{otok.dep_}", f"odepth:{bucket(_depth(otok), (1, 2, 3, 4))}",
                     f"opath:{otok.dep_}<{otok.head.dep_}", f"opos:{otok.pos_}"]
             if otok.head.dep_ == "prep":
                 out.append(f"oprep:{otok.head.lower_}")
