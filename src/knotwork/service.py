@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from knotwork.config import Settings
 from knotwork.domain import ids, rules, temporal
 from knotwork.domain.models import ALL_WORKSPACES, FIRST_PRUNE, Graph, Hit, Memory, MemoryFilter, Page, Related, Relationship
-from knotwork.domain.temporal import now, parse_time
+from knotwork.domain.temporal import now, optional_time
 from knotwork.errors import Conflict, InvalidInput, NotFound
 from knotwork.search.recipes import Recipe, get_recipe
 from knotwork.services import backlog, exiting, lookup, shortids, versions
@@ -39,10 +39,6 @@ if TYPE_CHECKING:  # the engines below load on first use (services/parts.py): `k
     from knotwork.services.status import Stats, Status
 
 MODEL_WARMUP_TEXT = "what did we decide about the release?"  # a run allocates the model's buffers; any text will do
-
-
-def _optional_time(value: Any, field: str) -> datetime | None:
-    return None if value is None else parse_time(value, field)
 
 
 class Knotwork(Parts, GraphApi):
@@ -285,8 +281,8 @@ class Knotwork(Parts, GraphApi):
             agent_id=rules.partition(agent_id),
             category=rules.category(category),
             tags=rules.tag_filter(tags),
-            since=_optional_time(since, "since"),
-            until=_optional_time(until, "until"),
+            since=optional_time(since, "since"),
+            until=optional_time(until, "until"),
             include_invalid=bool(include_invalid),
             thread=rules.thread(thread, "thread") if thread is not None else None,
         )
@@ -368,12 +364,12 @@ class Knotwork(Parts, GraphApi):
             self._filter(workspace, agent_id, category, tags, created_after, created_before, include_invalid, thread),
             tags_mode=tags_mode,
             artifact=rules.str_list(artifact, "artifact")[0] if artifact else None,
-            valid_since=_optional_time(valid_after, "valid_after"),
-            valid_until=_optional_time(valid_before, "valid_before"),
+            valid_since=optional_time(valid_after, "valid_after"),
+            valid_until=optional_time(valid_before, "valid_before"),
         )
         chosen = get_recipe(recipe)
         center_id = self.get(center).id if center else None
-        at = _optional_time(now, "now") or temporal.now()
+        at = optional_time(now, "now") or temporal.now()
         from knotwork.search.floor import above_floor, answered
         from knotwork.search.pipeline import Query
 

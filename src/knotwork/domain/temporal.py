@@ -37,6 +37,11 @@ def parse_time(value: str | datetime, field: str) -> datetime:
     return dt.astimezone(UTC)
 
 
+def optional_time(value: str | datetime | None, field: str) -> datetime | None:
+    """:func:`parse_time`, with None passed through (a bound or time the caller left out)."""
+    return None if value is None else parse_time(value, field)
+
+
 def to_text(dt: datetime) -> str:
     """Fixed-width UTC text, so string order is time order in every backend."""
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

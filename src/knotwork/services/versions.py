@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import rules, temporal
 from knotwork.domain.models import Memory
-from knotwork.domain.temporal import now, parse_time
+from knotwork.domain.temporal import now, optional_time, parse_time
 from knotwork.errors import InvalidInput
 from knotwork.services import lookup
 
@@ -25,10 +25,6 @@ UPDATE_FIELDS = frozenset(
     {"content", "category", "tags", "artifacts", "evidence", "importance", "metadata", "valid_at", "invalid_at", "thread",
      "expires_at", "ttl"}
 )
-
-
-def _optional_time(value: Any, field: str) -> datetime | None:
-    return None if value is None else parse_time(value, field)
 
 
 def check(changes: Mapping[str, Any]) -> None:
@@ -77,10 +73,10 @@ def revised(
             raise InvalidInput("valid_at", "cannot be cleared")
         values["valid_at"] = parse_time(changes["valid_at"], "valid_at")
     if "invalid_at" in changes:
-        values["invalid_at"] = _optional_time(changes["invalid_at"], "invalid_at")
+        values["invalid_at"] = optional_time(changes["invalid_at"], "invalid_at")
     if "expires_at" in changes or "ttl" in changes:
         stamp = now()
-        expires = rules.expiry(_optional_time(changes.get("expires_at"), "expires_at"), changes.get("ttl"), stamp)
+        expires = rules.expiry(optional_time(changes.get("expires_at"), "expires_at"), changes.get("ttl"), stamp)
         if expires is not None and expires <= stamp:
             raise InvalidInput("expires_at", f"{temporal.to_text(expires)} has passed; a memory must expire in the future")
         values["expires_at"] = expires

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain import ids, rules
 from knotwork.domain.models import Memory
-from knotwork.domain.temporal import now, parse_time, to_text
+from knotwork.domain.temporal import now, optional_time, parse_time, to_text
 from knotwork.errors import InvalidInput
 from knotwork.services import links, lookup, versions
 from knotwork.services.addplan import AddPlan
@@ -44,10 +43,6 @@ ADD_FIELDS = frozenset(
      "expires_at", "ttl", "thread"}
 )
 GRAPH_FIELDS = frozenset({"entities", "facts"})
-
-
-def _optional_time(value: Any, field: str) -> datetime | None:
-    return None if value is None else parse_time(value, field)
 
 
 def _later_value(reason: str | None) -> str:
@@ -83,7 +78,7 @@ class WritePath:
         stamp = now()
         valid_at = fields.get("valid_at")
         valid = stamp if valid_at is None else parse_time(valid_at, "valid_at")
-        expires_at = rules.expiry(_optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
+        expires_at = rules.expiry(optional_time(fields.get("expires_at"), "expires_at"), fields.get("ttl"), stamp)
         if expires_at is not None and expires_at <= stamp:
             raise InvalidInput("expires_at", f"{expires_at.isoformat()} has passed; a memory must expire in the future")
         return Memory(
