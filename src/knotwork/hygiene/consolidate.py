@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
+from knotwork.hygiene.slots import holder_left, slot_change
 from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
@@ -64,6 +65,9 @@ CLAUSE_COSINE = 0.80  # only the first clauses do ("..., on one RDS instance" / 
 # ... and when the value follows a copula ("X's primary database is MySQL 5.7, ..."; "Alice Chen is the tech lead
 # of ..."), where the differing tails or names weigh on the cosine more than the one frame does:
 COPULA_COSINE = 0.55
+# A slot read whole (knotwork.hygiene.slots: a role's holders, a person's employer, a meeting's schedule) needs no
+# more than the candidate floor: the names or times that differ weigh on the cosine more than the frame does.
+SLOT_COSINE = COPULA_COSINE
 _COPULA = "copula: "
 _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
@@ -150,7 +154,8 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
         gone, came, replaced = _edits(old, new)
         kept = len(set(new) & set(old)) / len(set(old))
         filler_only = not came or (not replaced and set(came) <= FILLERS)
-        if cosine >= NOOP_COSINE and filler_only and kept >= NOOP_OVERLAP and not NEGATIONS & set(gone):
+        if (cosine >= NOOP_COSINE and filler_only and kept >= NOOP_OVERLAP and not NEGATIONS & set(gone)
+                and not holder_left(old_text, new_text)):  # "championed by A and B" -> "by A": B left
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
@@ -182,6 +187,14 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     than right), a higher one chosen on dev pairs for precision first for the looser reading's. Without the
     weights file the rules decide alone."""
     rule, change = proposed(old_text, new_text, cosine, old, new)
+    found = _scored(old_text, new_text, cosine, rule, change)
+    if found is None and cosine >= SLOT_COSINE:
+        return slot_change(old_text, new_text)  # a slot read whole: holders, employer, schedule
+    return found
+
+
+def _scored(old_text: str, new_text: str, cosine: float, rule: str | None, change: str | None) -> str | None:
+    """The rules' proposal as the pair scorer keeps or drops it (:func:`supersedes`)."""
     model = pair_scorer.load()
     if model is None or (rule is None and model.threshold(None) == float("inf")):
         return change  # no weights: the rules alone; no rule and the looser reading off: nothing to score
