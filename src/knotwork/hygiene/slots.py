@@ -220,6 +220,34 @@ def _read_schedule(when: list[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
+_PATH = re.compile(r"(?<![\w/])(?P<lead>in|under|into|inside|at|from|to) (?P<path>[\w.~-]*/[\w./-]*)(?![\w/])",
+                   re.IGNORECASE)
+_DEFAULT = re.compile(r"^(?P<frame>.+?) defaults to (?P<value>[\w.+-]+)$", re.IGNORECASE)
+
+
+def place(text: str) -> tuple[str, str] | None:
+    """(the text with its one path left out, the path) when ``text`` names one folder or file path with a "/"
+    after a word of place ("lives in src/claude_code_sdk/", "changes under .codex/"), else None."""
+    text = _plain(text)
+    if text is None or _NEGATIONS & set(text.lower().split()):
+        return None
+    found = list(_PATH.finditer(text))
+    if len(found) != 1 or len(re.findall(r"/", text)) != found[0]["path"].count("/"):
+        return None  # two paths, or a path elsewhere: a list, not one place
+    m = found[0]
+    path = m["path"].rstrip("/").removeprefix("./")
+    return (text[: m.start("path")] + "<path>" + text[m.end("path"):]).lower(), path
+
+
+def default(text: str) -> tuple[str, str] | None:
+    """(what defaults, to which value) when ``text`` is "<setting> defaults to <one word>", else None."""
+    text = _plain(text)
+    if text is None or _NEGATIONS & set(text.lower().split()):
+        return None
+    m = _DEFAULT.match(text)
+    return (m["frame"].lower(), m["value"].lower()) if m else None
+
+
 def slot_change(old_text: str, new_text: str) -> str | None:
     """The change when the two texts fill one slot (a role's holders, a person's employer, a meeting's
     schedule) with values that cannot both hold, else None.
@@ -233,6 +261,10 @@ def slot_change(old_text: str, new_text: str) -> str | None:
         return f"{_listed(a[1])} -> {_listed(b[1])}" if left else None
     if (e := employer(old_text)) and (f := employer(new_text)) and e[0] == f[0] and not _same_company(e[1], f[1]):
         return f"{e[1].lower()} -> {f[1].lower()}"
+    if (p := place(old_text)) and (q := place(new_text)) and p[0] == q[0] and p[1] != q[1]:
+        return f"{p[1]} -> {q[1]}"
+    if (d := default(old_text)) and (g := default(new_text)) and d[0] == g[0] and d[1] != g[1]:
+        return f"{d[1]} -> {g[1]}"
     if (s := schedule(old_text)) and (t := schedule(new_text)) and s[0] == t[0] and s[1] != t[1]:
         if s[3] != t[3] and s[2] == t[2]:
             return None  # another zone, the same days: maybe one hour told twice
