@@ -22,8 +22,8 @@ narrow:
 - an employer needs one person's name, one of four frames ("works at/for", "'s employer is", "is employed
   by", "is independent"), and a company written with capitals; two spellings of one company ("Grafana" /
   "Grafana Labs", "LightStep" / "Lightstep") are no change;
-- a schedule needs a word of meeting ("meets", "meeting", "standup", "sync") and the same words around the
-  schedule on both sides; a schedule only reformatted ("every Tuesday" / "Tuesday", "09:00PT" / "9:00 PT",
+- a schedule needs a word of meeting ("meets", "meeting", "standup", "sync"), the same words around the
+  schedule on both sides, and no first or second person (two sessions a week of one's own may both hold); a schedule only reformatted ("every Tuesday" / "Tuesday", "09:00PT" / "9:00 PT",
   "every other week on Thursday" / "every other Thursday") is no change, and neither is one whose time zone
   changed while its days did not (14:00 UTC and 07:00 PT may be one hour).
 
@@ -73,7 +73,7 @@ _HOLDER_SHAPES = [
 _COMPANY_WORD = r"(?:[A-Z0-9/][\w./&+-]*|&|of|de)"
 _COMPANY = rf"(?P<company>{_COMPANY_WORD}(?: {_COMPANY_WORD}){{0,4}})"
 _EMPLOYER_SHAPES = [
-    re.compile(rf"^(?P<person>{_NAME}) (?:works|worked) (?:at|for) {_COMPANY}$"),
+    re.compile(rf"^(?P<person>{_NAME}) works (?:at|for) {_COMPANY}$"),  # not "worked": a past job still holds
     re.compile(rf"^(?P<person>{_NAME})'s (?:employer|company) is {_COMPANY}$"),
     re.compile(rf"^(?P<person>{_NAME}) is employed by {_COMPANY}$"),
     re.compile(rf"^(?P<person>{_NAME}) is (?P<company>independent|self-employed|unemployed)"
@@ -87,12 +87,14 @@ _DAYS.update({"tue": "tuesday", "tues": "tuesday", "thu": "thursday", "thur": "t
 _ZONES = {"pt": "pt", "pdt": "pt", "pst": "pt", "et": "et", "edt": "et", "est": "et", "ct": "ct", "cdt": "ct",
           "cst": "ct", "utc": "utc", "gmt": "utc", "cet": "cet", "cest": "cet", "bst": "bst", "jst": "jst",
           "ist": "ist", "aest": "aest"}
-_FREQUENCY = frozenset("every other second third fourth first last week weeks weekly biweekly bi-weekly "
+_FREQUENCY = frozenset("every other second third fourth first last week weeks weekly biweekly bi-weekly day days "
+                       "weekday weekdays weekend weekends morning afternoon evening "
                        "fortnightly monthly daily alternating between and on at a each month twice".split())
 _MEETING_WORDS = frozenset("meets meet meeting meetings standup stand-up sync syncs call calls".split())
 _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
 _SCHEDULE_TOKEN = re.compile(r"utc[+-]\d{1,2}(?::\d{2})?|\d{1,2}(?::\d{2})?(?:am|pm)?|[a-z][\w+-]*")
 
+_PERSONAL = frozenset("i me my we us our you your".split())
 _HEDGES = frozenset("may might maybe perhaps probably will would could should if unless plan plans planned "
                     "planning going expected".split())
 _NEGATIONS = frozenset("not no never isn't aren't wasn't don't doesn't didn't longer nor without".split())
@@ -166,8 +168,8 @@ def schedule(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
         return None
     low = text.lower().replace("china standard time", "utc+8")
     tokens = _SCHEDULE_TOKEN.findall(low)
-    if _NEGATIONS & set(tokens) or not _MEETING_WORDS & set(tokens):
-        return None
+    if _NEGATIONS & set(tokens) or not _MEETING_WORDS & set(tokens) or _PERSONAL & set(tokens):
+        return None  # "I meet my trainer on Mondays" / "... on Thursdays": one's own habits may both hold
     frame: list[str] = []
     when: list[str] = []
     for t in tokens:
