@@ -3,9 +3,8 @@
     python bench/train_supersession_scorer.py [--check] [--out FILE] [--c C]
 
 Training data (dev halves only; the test halves are never read): every pair of
-``bench/data/supersession_pairs.jsonl``, ``bench/data/supersession_memory_pairs.jsonl`` (memory wording),
-``bench/data/supersession_fresh_pairs.jsonl`` (the first fresh half, all of it: scored once in round 4, seen
-since) and ``bench/data/consolidation_pairs.jsonl`` whose texts, or first clauses,
+``bench/data/supersession_pairs.jsonl``, ``bench/data/supersession_memory_pairs.jsonl`` (memory wording) and
+``bench/data/consolidation_pairs.jsonl`` whose texts, or first clauses,
 differ in one short span (:func:`knotwork.hygiene.pair_scorer.swap`): the candidates the scorer sees on add. A
 candidate is right when its label is SUPERSEDE. The cosine of each pair is the configured embedder's (default: the
 bundled MiniLM), as on add.
@@ -14,7 +13,7 @@ A logistic regression (scikit-learn, L2, liblinear) over the named binary featur
 :func:`knotwork.hygiene.pair_scorer.features` gives a raw score; Platt scaling fitted on out-of-fold raw scores
 maps it to a probability. Folds (five) are grouped by sentence family: a pair's old text with digits and case
 removed (so "supports Python 3.7+" and "3.8+" never score each other: the halves were split the same way); the
-memory-wording and fresh pairs by their source (a repository, or one working group's file), as their halves were split. Two
+memory-wording pairs by their source (a repository, or one working group's file), as their halves were split. Two
 thresholds: a pair a rule proposed (``value_change``, ``frame_change``) is kept unless the model finds it more
 likely wrong than right (``RULE_THRESHOLD``); a pair only the looser reading proposes needs the lowest probability,
 not below ``RULE_THRESHOLD``, at which those pairs' out-of-fold precision is at least ``TARGET`` on the
@@ -44,12 +43,7 @@ from consolidation import cosines  # noqa: E402
 
 SUPERSESSION = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
 MEMORY = Path(__file__).resolve().parent / "data/supersession_memory_pairs.jsonl"
-FRESH = Path(__file__).resolve().parent / "data/supersession_fresh_pairs.jsonl"
-SETS = (("supersession", SUPERSESSION), ("memory", MEMORY), ("fresh", FRESH), ("consolidation", CONSOLIDATION))
-# The half read of each set: dev, but the whole of the first fresh half (``test2``), seen since round 5.
-HALF = {"fresh": "test2"}
-# Sets whose folds are drawn by source (``group``), as their halves were; the others by sentence family.
-BY_SOURCE = frozenset({"memory", "fresh"})
+SETS = (("supersession", SUPERSESSION), ("memory", MEMORY), ("consolidation", CONSOLIDATION))
 C = 0.25  # L2 strength. Of 0.25, 0.5, 1 (dev, out of fold, one threshold for all candidates): the most recall at
 # precision >= TARGET (0.771, 0.752, 0.705); log loss 0.178, 0.176, 0.178.
 MIN_COUNT = 2  # a feature seen fewer times is left out (its weight would be noise)
@@ -84,8 +78,7 @@ def examples() -> tuple[list[list[str]], list[int], list[int], list[str], list[s
     read: list[str] = []
     ids: dict[str, int] = {}
     for name, path in SETS:
-        half = HALF.get(name, "dev")
-        pairs = [p for p in map(json.loads, path.open(encoding="utf-8")) if p["split"] == half]
+        pairs = [p for p in map(json.loads, path.open(encoding="utf-8")) if p["split"] == "dev"]
         cos = cosines(pairs)
         n0 = len(labels)
         for p, x in zip(pairs, cos):
@@ -95,10 +88,10 @@ def examples() -> tuple[list[list[str]], list[int], list[int], list[str], list[s
             rule, _ = c.proposed(p["old"], p["new"], float(x))
             feats.append(ps.features(p["old"], p["new"], float(x), found, rule))
             labels.append(int(p["label"] == "SUPERSEDE"))
-            groups.append(ids.setdefault(name + ":" + (p["group"] if name in BY_SOURCE else family(p["old"])), len(ids)))
+            groups.append(ids.setdefault(name + ":" + (p["group"] if name == "memory" else family(p["old"])), len(ids)))
             sets.append(name)
         digest = hashlib.sha256(json.dumps(pairs, sort_keys=True).encode()).hexdigest()[:16]
-        read.append(f"{path.name} ({half}): {len(pairs)} pairs, {sum(p['label'] == 'SUPERSEDE' for p in pairs)} "
+        read.append(f"{path.name} (dev): {len(pairs)} pairs, {sum(p['label'] == 'SUPERSEDE' for p in pairs)} "
                     f"SUPERSEDE; {len(labels) - n0} candidates, {sum(labels[n0:])} SUPERSEDE; sha256 {digest}")
     return feats, labels, groups, sets, read
 
@@ -166,7 +159,7 @@ def main() -> int:
     data["threshold"] = {"rule": RULE_THRESHOLD, "looser": chosen if LOOSER else None}
     print(f"\nthresholds: rule proposals {RULE_THRESHOLD}, the looser reading's "
           f"{f'{chosen:.3f}' if LOOSER else f'off (out of fold it would be {chosen:.3f})'}")
-    for name in ("supersession", "memory", "fresh"):
+    for name in ("supersession", "memory"):
         keep = (s == name) & rule & (oof >= RULE_THRESHOLD)
         print(f"out of fold, rule proposals only (as shipped): {name} precision {y[keep].mean():.3f} "
               f"({int(y[keep].sum())}/{int(keep.sum())}), recall {y[keep].sum() / reals[name]:.3f}")

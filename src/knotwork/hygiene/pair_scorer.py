@@ -74,9 +74,6 @@ WHICH_ONE = frozenset(
     "session volume slide".split()
 )
 PRONOUNS = frozenset("i me my we us our you your he him his she her they them their it its".split())
-# A person's standing in a body ("is a chair of" -> "is an emeritus lead of"): one side names it, the other not.
-STANDING_WORDS = frozenset("active emeritus retired former current inactive past honorary voting non alternate "
-                           "shadow".split())
 COSINE_STEPS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98)
 OVERLAP_STEPS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -252,9 +249,6 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
             out.append("reformat")  # "3 minute" -> "three minute"
     if [t.lower() for t in gone] == [t.lower() for t in came][::-1]:
         out.append("reordered")
-    standing = [bool(STANDING_WORDS & {t.lower() for t in side}) for side in (gone, came)]
-    if standing[0] != standing[1]:
-        out.append("standing:one-side")  # "chair" -> "emeritus lead": a standing given or taken away
     out += _steps("cos", cosine, COSINE_STEPS)
     ow, nw = set(lo), {t.lower() for t in found.new}
     out += _steps("overlap", len(ow & nw) / len(ow | nw) if ow | nw else 1.0, OVERLAP_STEPS)
