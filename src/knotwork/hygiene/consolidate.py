@@ -201,13 +201,23 @@ def _scored(old_text: str, new_text: str, cosine: float, rule: str | None, chang
     found = pair_scorer.swap(old_text, new_text)
     if found is None:
         return None
-    if rule == "frame" and found.i1 == 0:
+    if rule == "frame" and (found.i1 == 0 or _standing_swap(found)):
         # A role's new holder ("Alice Chen is the tech lead of T" -> "Marcus Lee is ..."): the holder rule's narrow
         # frame decides alone; on the dev half of the memory-wording pairs every pair it proposed was a change.
+        # So does a standing given or taken away ("is a chair of" -> "is now an emeritus lead of"): the scorer
+        # reads it as a word swapped for a word, like "chair" -> "tech lead" (two roles, both held), and a refit
+        # that learned the one learned the other too (bench/RESULTS.md, issue 35 round 5).
         return change
     if model.probability(pair_scorer.features(old_text, new_text, cosine, found, rule)) < model.threshold(rule):
         return None
     return change or f"{' '.join(found.gone).lower()} -> {' '.join(found.came).lower()}"
+
+
+def _standing_swap(found: pair_scorer.Swap) -> bool:
+    """Is the one span where two texts differ a standing in a body (:func:`_standing_change`)?"""
+    low = [t.lower() for t in found.old]
+    return found.i1 > 0 and _standing_change(low, found.i1, found.i2, [t.lower() for t in found.gone],
+                                             [t.lower() for t in found.came])
 
 
 def _respelled(gone: list[str], came: list[str]) -> bool:
