@@ -41,7 +41,11 @@ results in bench/RESULTS.md) for precision first.
 The two SUPERSEDE rules only propose: the pair scorer (:mod:`~knotwork.hygiene.pair_scorer`, a logistic
 model fitted on the dev halves of the labelled pairs) drops a proposal it finds more likely wrong than right
 (two dependencies' floors, "needs typing-inspection 0.4.1" / "needs python-multipart 0.0.9"); a role's new
-holder is left to its rule (:func:`supersedes`).
+holder and a standing given or taken away are left to their rule (:func:`supersedes`).
+
+When neither rule finds one changed span, a slot read whole from both texts (:mod:`~knotwork.hygiene.slots`: a
+role's holders, a person's employer, a meeting's schedule, one path, a default) may still show a value that
+cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and C").
 """
 
 from __future__ import annotations
