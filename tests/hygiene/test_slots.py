@@ -21,8 +21,8 @@ from knotwork.hygiene.slots import employer, holders, schedule, slot_change
          "ann lee and bo kim -> bo kim"),  # the list shrank to one
         ("Ann Lee is the GC liaison for the Docs working group.",
          "The GC liaison of the Docs working group is Bo Kim.", "ann lee -> bo kim"),  # two shapes of one role
-        ("The Docs working group is led by Ann Lee and Bo Kim.", "The Docs working group is led by Ann Lee and Cy Diaz.",
-         "ann lee and bo kim -> ann lee and cy diaz"),
+        ("The Docs working group is led by Ann Lee and Bo Kim.",
+         "The Docs working group is led by Ann Lee and Cy Diaz.", "ann lee and bo kim -> ann lee and cy diaz"),
         ("Priya Nair's employer is Globex.", "Priya Nair is now independent, with no employer.",
          "globex -> independent"),
         ("Priya Nair works for Samsung SDS.", "Priya Nair is employed by Rancher Labs.", "samsung sds -> rancher labs"),
@@ -32,7 +32,8 @@ from knotwork.hygiene.slots import employer, holders, schedule, slot_change
         ("The Docs working group holds its meeting biweekly.", "The Docs working group holds its meeting weekly.",
          "every other week -> every week"),
         ("The Docs working group meets every other Thursday at 08:00 PT.",
-         "The Docs working group meets every Thursday at 08:00 PT.", "every other thursday 08:00 pt -> thursday 08:00 pt"),
+         "The Docs working group meets every Thursday at 08:00 PT.",
+         "every other thursday 08:00 pt -> thursday 08:00 pt"),
         ("The SDK's main package lives in src/old_sdk/.", "The SDK's main package lives in src/new_sdk/.",
          "src/old_sdk -> src/new_sdk"),
         ("In the agent, use_vision defaults to auto.", "In the agent, use_vision defaults to True.", "auto -> true"),

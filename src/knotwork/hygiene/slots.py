@@ -23,8 +23,9 @@ narrow:
   by", "is independent"), and a company written with capitals; two spellings of one company ("Grafana" /
   "Grafana Labs", "LightStep" / "Lightstep") are no change;
 - a schedule needs a word of meeting ("meets", "meeting", "standup", "sync"), the same words around the
-  schedule on both sides, and no first or second person (two sessions a week of one's own may both hold); a schedule only reformatted ("every Tuesday" / "Tuesday", "09:00PT" / "9:00 PT",
-  "every other week on Thursday" / "every other Thursday") is no change, and neither is one whose time zone
+  schedule on both sides, and no first or second person (two sessions a week of one's own may both hold);
+  a schedule only reformatted ("every Tuesday" / "Tuesday", "09:00PT" / "9:00 PT", "every other week on
+  Thursday" / "every other Thursday") is no change, and neither is one whose time zone
   changed while its days did not (14:00 UTC and 07:00 PT may be one hour).
 
 A hedge, a question or a negation (other than "with no employer") leaves the pair alone. The readers run
