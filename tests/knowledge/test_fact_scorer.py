@@ -44,7 +44,12 @@ def test_the_shipped_scorer_loads_and_gives_probabilities() -> None:
             assert 0.0 <= f.confidence <= 1.0, (text, f)
             seen += 1
     assert seen >= 4
-    assert model.probability([]) == pytest.approx(1 / (1 + math.exp(-(model.slope * model.bias + model.intercept))))
+    # no feature: the register model's bias gives r, and the map's slope and intercept move with it
+    data = json.loads(scorer.WEIGHTS.read_text(encoding="utf-8"))
+    r = 1 / (1 + math.exp(-data["register"]["bias"]))
+    (a, b), (c, e) = data["calibration"]["platt"], data["calibration"]["register"]
+    assert a + c > 0 and a > 0  # a higher raw score is never less sure, in any register
+    assert model.probability([]) == pytest.approx(1 / (1 + math.exp(-((a + c * r) * data["bias"] + b + e * r))))
 
 
 def test_features_name_what_found_the_candidate() -> None:
@@ -61,17 +66,37 @@ def test_a_malformed_weights_file_is_refused(tmp_path) -> None:
     bad.write_text('{"version": 1, "bias": 0, "weights": {}, "calibration": {"platt": [-1.0, 0.2]}}')
     with pytest.raises(ValueError, match="calibration"):
         scorer.load.__wrapped__(str(bad))
+    # a register shift that would turn the slope negative for outside text
+    bad.write_text('{"version": 1, "bias": 0, "weights": {}, "register": {"bias": 0, "weights": {}}, '
+                   '"calibration": {"platt": [1.0, 0.2], "register": [-1.5, 0.0]}}')
+    with pytest.raises(ValueError, match="calibration.register"):
+        scorer.load.__wrapped__(str(bad))
+
+
+def test_confidence_follows_the_register_of_the_sentence() -> None:
+    """The same reading (a dobj "uses" of two named things) is less sure in a README-like line with inline code
+    than in a memory-style sentence (the register cues are features, and the register model moves the
+    calibration)."""
+    model = scorer.load()
+    assert model is not None and model.register is not None
+    plain, readme = extract_many(["The checkout service uses Stripe for payments.",
+                                  "The `checkout` module uses `stripe-python` under the hood (see `pay/`)."])
+    (f,) = [f for f in plain.facts if f.predicate == "uses"]
+    (g,) = [f for f in readme.facts if f.predicate == "uses"]
+    assert g.confidence < f.confidence
+    cues = scorer.register_cues("The `checkout` module uses `stripe-python` under the hood (see `pay/`).")
+    assert cues and all(c.startswith("g:") for c in cues) and "g:code:<=3" in cues
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="scikit-learn (the bench extra) is not installed")
 @needs_parser
 def test_the_training_script_rebuilds_the_shipped_weights_byte_for_byte() -> None:
     train = bench_module("train_fact_scorer.py", "train_fact_scorer_bench")
-    feats, labels, groups, read = train.examples()
+    feats, labels, groups, read, tags = train.examples()
     shipped = scorer.WEIGHTS.read_text(encoding="utf-8")
     if sorted(read) != sorted(json.loads(shipped)["trained_on"]):
         pytest.skip("the labelled dev halves changed since the weights were fitted: run bench/train_fact_scorer.py")
-    data, _ = train.fit(feats, labels, groups)
+    data, _ = train.fit(feats, labels, groups, tags)
     assert train.render(data, read) == shipped
 
 
