@@ -31,27 +31,6 @@ def _fit(x, y, c: float, w):
     return LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=0).fit(x, y, sample_weight=w)
 
 
-#: the model fit, for a trainer that composes its own (bench/train_fact_scorer.py)
-logistic = _fit
-
-
-def design(feats: list[list[str]], min_count: int) -> tuple[dict[str, int], "object"]:
-    """The vocabulary (features seen at least ``min_count`` times, sorted) and the sparse 0/1 matrix."""
-    counts: dict[str, int] = {}
-    for fs in feats:
-        for f in set(fs):
-            counts[f] = counts.get(f, 0) + 1
-    vocab = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= min_count))}
-    return vocab, _matrix(feats, vocab)
-
-
-def model_data(model, vocab: dict[str, int], digits: int) -> dict:
-    """A fitted model's bias and non-zero weights by feature name, rounded (part of the file format)."""
-    names = sorted(vocab, key=vocab.get)
-    kept = {n: round(float(v), digits) for n, v in zip(names, model.coef_[0]) if round(float(v), digits) != 0.0}
-    return {"version": 1, "bias": round(float(model.intercept_[0]), digits), "weights": kept}
-
-
 def _platt(logit: np.ndarray, y: np.ndarray, w):
     from sklearn.linear_model import LogisticRegression
 
@@ -66,8 +45,12 @@ def fit(feats: list[list[str]], labels: list[int], groups: list[int], c: float, 
     be noise)."""
     from sklearn.model_selection import GroupKFold
 
-    vocab, x = design(feats, min_count)
-    y, g = np.asarray(labels), np.asarray(groups)
+    counts: dict[str, int] = {}
+    for fs in feats:
+        for f in set(fs):
+            counts[f] = counts.get(f, 0) + 1
+    vocab = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= min_count))}
+    x, y, g = _matrix(feats, vocab), np.asarray(labels), np.asarray(groups)
     w = (lambda rows: None) if weights is None else (lambda rows: weights[rows])
     split = list(GroupKFold(n_splits=folds).split(x, y, g))
     raw = np.zeros(len(y))
@@ -81,8 +64,10 @@ def fit(feats: list[list[str]], labels: list[int], groups: list[int], c: float, 
     everything = np.arange(len(y))
     platt = _platt(logit, y, w(everything))
     model = _fit(x, y, c, w(everything))
-    data = dict(model_data(model, vocab, digits),
-                calibration={"platt": [round(float(platt.coef_[0][0]), digits), round(float(platt.intercept_[0]), digits)]})
+    names = sorted(vocab, key=vocab.get)
+    kept = {n: round(float(v), digits) for n, v in zip(names, model.coef_[0]) if round(float(v), digits) != 0.0}
+    data = {"version": 1, "bias": round(float(model.intercept_[0]), digits), "weights": kept,
+            "calibration": {"platt": [round(float(platt.coef_[0][0]), digits), round(float(platt.intercept_[0]), digits)]}}
     return data, crossed
 
 

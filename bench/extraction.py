@@ -437,20 +437,18 @@ def digest(items: list) -> str:
 
 def training_sets(corpus: Path = CORPUS) -> Iterator[tuple[Path, bool, bool, list, list[int]]]:
     """Per training set: (file, statuses, dev half only, its training items, each item's fold group). A group is
-    a source: where the corpus names the item's source, that source's (negative) number; in the older sets, which
-    name none, the file's section ("dev coding", "personal": one writer, one register) as one source. So a
-    source's items never score one another out of fold, and out-of-fold figures say how the scorers do on text
-    of a source they never saw (the independent checks are such text; grouping the older sets by sentence made
-    their out-of-fold calibration look better than it is)."""
+    the item's own number, or, where the corpus names the item's source, that source's (negative) number, so that
+    a source's items never score one another out of fold."""
     ids: dict[tuple[str, str], int] = {}
+    group = 0
     for path, statuses, dev_only in sources(corpus):
         items = [i for i in load(path, statuses) if not dev_only or i.section.split()[0] == "dev"]
         source_of = sources_of(path)
         groups = []
         for item in items:
             source = source_of.get(item.text)
-            n = ids.setdefault((path.name, source or "section " + item.section), len(ids))
-            groups.append(n if source is None else -1 - n)
+            groups.append(group if source is None else -1 - ids.setdefault((path.name, source), len(ids)))
+            group += 1
         yield path, statuses, dev_only, items, groups
 
 

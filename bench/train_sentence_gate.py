@@ -14,7 +14,7 @@ item is that one sentence; every sentence of an item with no labelled fact state
 second sentence that names none of its facts' ends ("X is deprecated. Use Y instead.") states nothing.
 
 Same fitting as the fact scorer (bench/calibrated_fit.py: L2 logistic regression, Platt map on out-of-fold
-scores, five folds grouped by source: a corpus source, or a section of an older set). The out-of-fold
+scores, five folds grouped by source where the corpus names one, else by item). The out-of-fold
 probabilities are also what the fact scorer's training reads as its gate feature (:func:`oof_table`), so a
 training candidate never sees a gate fitted on its own sentence.
 ``--check`` rebuilds and compares with the shipped file instead of writing it (exit 1 if they differ).

@@ -44,12 +44,7 @@ def test_the_shipped_scorer_loads_and_gives_probabilities() -> None:
             assert 0.0 <= f.confidence <= 1.0, (text, f)
             seen += 1
     assert seen >= 4
-    # no feature: the register model's bias gives r, and the map's slope and intercept move with it
-    data = json.loads(scorer.WEIGHTS.read_text(encoding="utf-8"))
-    r = 1 / (1 + math.exp(-data["register"]["bias"]))
-    (a, b), (c, e) = data["calibration"]["platt"], data["calibration"]["register"]
-    assert a + c > 0 and a > 0  # a higher raw score is never less sure, in any register
-    assert model.probability([]) == pytest.approx(1 / (1 + math.exp(-((a + c * r) * data["bias"] + b + e * r))))
+    assert model.probability([]) == pytest.approx(1 / (1 + math.exp(-(model.slope * model.bias + model.intercept))))
 
 
 def test_features_name_what_found_the_candidate() -> None:
@@ -66,37 +61,17 @@ def test_a_malformed_weights_file_is_refused(tmp_path) -> None:
     bad.write_text('{"version": 1, "bias": 0, "weights": {}, "calibration": {"platt": [-1.0, 0.2]}}')
     with pytest.raises(ValueError, match="calibration"):
         scorer.load.__wrapped__(str(bad))
-    # a register shift that would turn the slope negative for outside text
-    bad.write_text('{"version": 1, "bias": 0, "weights": {}, "register": {"bias": 0, "weights": {}}, '
-                   '"calibration": {"platt": [1.0, 0.2], "register": [-1.5, 0.0]}}')
-    with pytest.raises(ValueError, match="calibration.register"):
-        scorer.load.__wrapped__(str(bad))
-
-
-def test_confidence_follows_the_register_of_the_sentence() -> None:
-    """The same reading (a dobj "uses" of two named things) is less sure in a README-like line with inline code
-    than in a memory-style sentence (the register cues are features, and the register model moves the
-    calibration)."""
-    model = scorer.load()
-    assert model is not None and model.register is not None
-    plain, readme = extract_many(["The checkout service uses Stripe for payments.",
-                                  "The `checkout` module uses `stripe-python` under the hood (see `pay/`)."])
-    (f,) = [f for f in plain.facts if f.predicate == "uses"]
-    (g,) = [f for f in readme.facts if f.predicate == "uses"]
-    assert g.confidence < f.confidence
-    cues = scorer.register_cues("The `checkout` module uses `stripe-python` under the hood (see `pay/`).")
-    assert cues and all(c.startswith("g:") for c in cues) and "g:code:<=3" in cues
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="scikit-learn (the bench extra) is not installed")
 @needs_parser
 def test_the_training_script_rebuilds_the_shipped_weights_byte_for_byte() -> None:
     train = bench_module("train_fact_scorer.py", "train_fact_scorer_bench")
-    feats, labels, groups, read, tags = train.examples()
+    feats, labels, groups, read = train.examples()
     shipped = scorer.WEIGHTS.read_text(encoding="utf-8")
     if sorted(read) != sorted(json.loads(shipped)["trained_on"]):
         pytest.skip("the labelled dev halves changed since the weights were fitted: run bench/train_fact_scorer.py")
-    data, _ = train.fit(feats, labels, groups, tags)
+    data, _ = train.fit(feats, labels, groups)
     assert train.render(data, read) == shipped
 
 
@@ -226,45 +201,3 @@ def test_been_at_without_a_start_or_length_is_a_visit_and_a_real_question_states
     assert (f.subject, f.predicate, f.object) == ("User", "lives_in", "Oregon")
     assert extract_many(["Do you live in Oregon?"])[0].facts == []
     assert extract_many(["I work at Google, right?"])[0].facts == []
-
-
-# -- round four: wrong readings of outside text under the floor; a change's new value as sure as the old ------
-
-
-@needs_parser
-@pytest.mark.parametrize("text", [
-    "`uv-cache`: Global cache infrastructure",  # a glossary line whose description is not a kind
-    "`pydantic_ai_slim/`: Core framework (minimal dependencies)",
-    "Install HTTPX using pip:",  # an instruction read as "Install HTTPX uses pip"
-    "Which now allows us to use HTTPX directly from the command-line...",
-])
-def test_wrong_readings_of_outside_text_fall_under_the_store_floor(text: str) -> None:
-    """Dev sentences (bench/data/extraction_corpus, dev halves) whose candidates are wrong and were stored before
-    the register model (confidence 0.61-0.69 then)."""
-    (ex,) = extract_many([text])
-    assert ex.facts, "the rules still propose the candidate; the scorer is what keeps it out"
-    assert all(f.confidence < Settings().kg_min_store for f in ex.facts), [(f.object, f.confidence) for f in ex.facts]
-
-
-def test_a_new_value_that_retires_an_older_one_is_at_least_as_sure(target: str) -> None:
-    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as mem:
-        first = mem.add("Ana's home", workspace="w", valid_at="2024-01-01")
-        mem.knowledge.ingest_memory(mem.get(first.id), Extraction(facts=[
-            FactDraft("Ana", "lives_in", "Lyon", confidence=0.95), FactDraft("Ana", "uses", "Vim", confidence=0.9)]),
-            "parser")
-        later = mem.add("Ana's new home", workspace="w", valid_at="2025-01-01")
-        mem.knowledge.ingest_memory(mem.get(later.id), Extraction(facts=[
-            FactDraft("Ana", "lives_in", "Geneva", confidence=0.65),  # single-valued: retires Lyon
-            FactDraft("Ana", "uses", "Zed", confidence=0.65)]), "parser")  # uses holds several: retires nothing
-        now = {(f.predicate, f.object): f.confidence for f in mem.entity_facts("Ana", workspace="w", min_confidence=0)}
-        assert now[("lives_in", "Geneva")] == pytest.approx(0.95) and ("lives_in", "Lyon") not in now
-        assert now[("uses", "Zed")] == pytest.approx(0.65)  # nothing retired, nothing lifted
-        assert {f.object for f in mem.entity_facts("Ana", workspace="w")} >= {"Geneva", "Vim"}  # shown by default
-        # a caller's fact is on its own scale: it neither lifts nor is lifted
-        mem.add("Bo's home", workspace="w", valid_at="2024-01-01",
-                facts=[{"subject": "Bo", "predicate": "lives_in", "object": "Oslo", "confidence": 1.0}])
-        third = mem.add("Bo's new home", workspace="w", valid_at="2025-01-01")
-        mem.knowledge.ingest_memory(mem.get(third.id), Extraction(facts=[
-            FactDraft("Bo", "lives_in", "Bergen", confidence=0.65)]), "parser")
-        bo = {(f.predicate, f.object): f.confidence for f in mem.entity_facts("Bo", workspace="w", min_confidence=0)}
-        assert bo == {("lives_in", "Bergen"): pytest.approx(0.65)}

@@ -9,17 +9,6 @@ dependency depth and role of its object, …) and a logistic model over them, ca
 scaling on out-of-fold scores, says the probability that it is right. That probability is the
 fact's ``confidence``; a setting drops what falls below a floor before it is stored.
 
-The rules were written on memory-style sentences ("We use Postgres.", "My sister lives in Lyon."); on
-text of other registers (a README's glossary line, an issue comment, a changelog, chat) the same
-reading is right far less often, and one calibration map for all text made confidence too high there
-and too low on memory-style text. So the file also holds a second small logistic model over the
-sentence's register cues (the sentence gate's cues, length, list and glossary shape, inline code, how
-the subject was found): how much the sentence reads like outside text rather than a memory-style
-sentence, ``r`` in [0, 1]. The calibration map's slope and intercept move with ``r``
-(``σ((a + c·r)·z + b + e·r)`` for the raw logit ``z``), so the further a sentence is from the
-register the rules know, the less its raw score counts. Both are fitted with folds grouped by source
-(a source's text never scores itself), as the independent checks are text of sources never seen.
-
 The weights are ``data/fact_scorer.json``, fitted by ``bench/train_fact_scorer.py`` on the dev
 halves of the labelled sets (the script rebuilds the file byte for byte). Reading them needs only
 the standard library and NumPy. Caller facts and LLM facts never pass through here.
@@ -33,8 +22,6 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from knotwork.domain.calibrated import CalibratedLogistic, bucket
 from knotwork.knowledge import gate
@@ -130,15 +117,6 @@ def _ner(doc: Any, tok: Any | None) -> str:
 #: Where the sentence gate's probability is cut into the scorer's present-or-absent features.
 GATE_EDGES = (0.1, 0.2, 0.35, 0.5, 0.65, 0.8)
 GateOf = Callable[[str, Any], "float | None"]
-CuesOf = Callable[[str, Any], "list[str]"]
-#: gate features that name no register (the mode, the words themselves, the parse's tags) are not repeated
-_NOT_REGISTER = ("mode:", "words:", "lemma:", "first:", "tense:", "roottag:", "root:")
-
-
-def register_cues(sentence: str, span: Any = None) -> list[str]:
-    """The sentence gate's register cues of a sentence (imperative mood, person, code spans, list and
-    glossary shape, modals, ...), as the scorer's ``g:`` features."""
-    return ["g:" + c for c in gate.features(sentence, span) if not c.startswith(_NOT_REGISTER)]
 
 
 def _gate_bucket(p: float) -> str:
@@ -148,13 +126,10 @@ def _gate_bucket(p: float) -> str:
     return f">={GATE_EDGES[-1]}"
 
 
-def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of: GateOf | None = None,
-             cues_of: CuesOf | None = None) -> list[str]:
+def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of: GateOf | None = None) -> list[str]:
     """The named binary features of one candidate fact of ``text`` (``doc``: its parse, or None).
     ``gate_of(sentence, span)``: how likely the candidate's sentence states a fact at all
-    (:mod:`knotwork.knowledge.gate`; default the shipped gate; the training script passes out-of-fold values);
-    ``cues_of(sentence, span)``: its register cues (default :func:`register_cues`; :func:`score` reads them once
-    per sentence)."""
+    (:mod:`knotwork.knowledge.gate`; default the shipped gate; the training script passes out-of-fold values)."""
     rule = f.rule or "?"
     parts = rule.split(":")
     family = ":".join(parts[:2])
@@ -250,7 +225,6 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     p = (gate_of or gate.probability)(sentence, sent)
     if p is not None:
         out.append(f"gate:{_gate_bucket(p)}")
-    out += (cues_of or register_cues)(sentence, sent)
     if doc is not None:
         out.append(f"sentences:{bucket(len(list(doc.sents)), (1, 2, 3))}")
     if sent is not None:
@@ -279,42 +253,12 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     return out
 
 
-#: The scorer's features the register model reads (what the sentence looks like, not what was read from it).
-REGISTER_PREFIXES = ("g:", "words:", "chars:", "register:", "sentences:", "clauses:", "subject:")
-
-
-def register_features(feats: list[str]) -> list[str]:
-    """The part of a candidate's features that says what register its sentence is in."""
-    return [f for f in feats if f.startswith(REGISTER_PREFIXES)]
-
-
 class Scorer(CalibratedLogistic):
-    """A fitted model: feature weights, a bias and the Platt map from its raw logit to a probability; with a
-    register model (``register``: bias and weights) the map's slope and intercept move with the register's
-    probability ``r`` (``calibration.register`` = [slope change, intercept change])."""
+    """A fitted model: feature weights, a bias and the Platt map from its raw logit to a probability."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.version = int(data["version"])
         super().__init__(data, WEIGHTS.name)
-        reg = data.get("register")
-        shift = data["calibration"].get("register")
-        self.register: CalibratedLogistic | None = None
-        self.shift = (0.0, 0.0)
-        if reg is not None:
-            if not (isinstance(shift, list) and len(shift) == 2 and self.slope + float(shift[0]) > 0):
-                raise ValueError(f"{WEIGHTS.name}: calibration.register must be [slope change, intercept change] "
-                                 "with a slope > 0 at every register")
-            self.register = CalibratedLogistic({"bias": reg["bias"], "weights": reg["weights"],
-                                                "calibration": {"platt": [1.0, 0.0]}}, WEIGHTS.name)
-            self.shift = (float(shift[0]), float(shift[1]))
-
-    def probability(self, feats: Any) -> float:
-        feats = list(feats)
-        if self.register is None:
-            return super().probability(feats)
-        r = self.register.probability(register_features(feats))
-        z = (self.slope + self.shift[0] * r) * self.logit(feats) + self.intercept + self.shift[1] * r
-        return float(np.clip(1.0 / (1.0 + np.exp(-z)), 0.0, 1.0))
 
 
 @lru_cache(maxsize=1)
@@ -329,23 +273,13 @@ def score(out: Extraction, text: str, doc: Any = None) -> Extraction:
     if model is None or not out.facts:
         return out
     n = len(out.facts)
-    seen: dict[str, tuple[float | None, list[str]]] = {}
-    model_gate = gate.load()
+    seen: dict[str, float | None] = {}
 
-    def read(sentence: str, span: Any) -> tuple[float | None, list[str]]:
-        """One gate reading per sentence, however many candidates: its probability and its register cues."""
+    def gate_of(sentence: str, span: Any) -> float | None:  # one gate reading per sentence, however many candidates
         if sentence not in seen:
-            cues = gate.features(sentence, span)
-            seen[sentence] = (None if model_gate is None else model_gate.probability(cues),
-                              ["g:" + c for c in cues if not c.startswith(_NOT_REGISTER)])
+            seen[sentence] = gate.probability(sentence, span)
         return seen[sentence]
 
-    def gate_of(sentence: str, span: Any) -> float | None:
-        return read(sentence, span)[0]
-
-    def cues_of(sentence: str, span: Any) -> list[str]:
-        return read(sentence, span)[1]
-
-    out.facts = [replace(f, confidence=round(model.probability(features(f, text, doc, n, gate_of, cues_of)), 3))
+    out.facts = [replace(f, confidence=round(model.probability(features(f, text, doc, n, gate_of)), 3))
                  for f in out.facts]
     return out
