@@ -172,3 +172,30 @@ def plan(
     if replaces_object_id and not any(f.object_id == replaces_object_id for f in stored):
         out.restated = True
     return out
+
+
+
+def shown_change(confidence: float, p: Plan, stored: Sequence[Fact], shown: float, scored: Collection[str],
+                 ours: bool) -> tuple[float, list[str]]:
+    """A change of a value the reader is shown is shown too: (the new fact's confidence, stored facts to raise).
+
+    Trigger: the plan retires a shown stored fact (a caller's, or a scored one at least ``shown``, the reading
+    default) in favour of a new scored fact under ``shown``; or a shown new fact arrives retired in favour of a
+    stored scored one under it (the older memory came late). ``scored``: the extractors whose confidence is the
+    fact scorer's; ``ours``: the new fact is one of theirs.
+    Why: the scorer rates each sentence alone; "V8 6.6 landed today on master" (0.60) or "since I moved to
+    Alameda" (0.65) are unsure on their own, but after a shown value of the same subject and predicate they are
+    its successor, and a hidden successor leaves the reader with nothing current, or the stale value ``as_of``
+    later. On the dev sequences of every set each such successor was right (3 of 3; bench/RESULTS.md).
+    Outcome: the successor's confidence is raised to ``shown``. Which facts retire is the plan's alone."""
+    by_id = {f.id: f for f in stored}
+
+    def visible(f: Fact) -> bool:
+        return f.extractor not in scored or f.confidence >= shown
+
+    raise_new = ours and confidence < shown and any(
+        visible(by_id[r.fact_id]) for r in p.retire if r.fact_id in by_id)
+    later = by_id.get(p.superseded_by) if p.superseded_by else None
+    new_visible = not ours or confidence >= shown
+    raise_stored = [later.id] if (later is not None and new_visible and not visible(later)) else []
+    return (shown if raise_new else confidence), raise_stored

@@ -24,7 +24,7 @@ from knotwork.errors import AmbiguousId, InvalidInput, NotFound
 from knotwork.knowledge import extract as rules_extract
 from knotwork.knowledge import freshness, validate
 from knotwork.knowledge.cues import resolve_when
-from knotwork.knowledge.facts import over_at, plan
+from knotwork.knowledge.facts import over_at, plan, shown_change
 from knotwork.knowledge.models import (
     ClearReport,
     Community,
@@ -353,9 +353,13 @@ class KnowledgeService:
         names = self.store.kg_get_entities([subject_id, object_id])
         subject, obj = names[subject_id].name, names[object_id].name
         ended = p.invalid_at is not None and p.invalid_at <= at
+        confidence, successors = shown_change(f.confidence, p, stored, self.settings.kg_min_confidence,
+                                              trust.SCORED, origin in trust.SCORED)
+        for later in successors:  # a late-arriving shown value: the stored value it gave way to is shown too
+            self.store.kg_raise_confidence(later, self.settings.kg_min_confidence)
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
                     fact_text(subject, f.predicate, obj), valid_at, p.invalid_at, at, at if ended else None,
-                    p.superseded_by, origin, (memory.id,), f.confidence)
+                    p.superseded_by, origin, (memory.id,), confidence)
         self.store.kg_insert_fact(fact)
         touched = {subject_id, object_id}
         by_id = {s.id: s for s in stored}
