@@ -35,6 +35,9 @@ Five sets (bench/data/):
 - ``extraction_corpus/<kind>.txt`` and ``<kind>_sequences.txt`` (``--set corpus``): the larger
   corpus, one file per kind of source, split into dev and test halves by source; every file present
   is scored (``all`` includes them).
+- ``extraction_fresh_sequences.txt`` (``--set fresh``, not in ``all``): dated change sequences alone,
+  from two changelogs no other set used (virtualenv's: dev; pip's: test), a hold-out for the graph's
+  values that change.
 
 Each predicted fact carries the fact scorer's confidence (:mod:`knotwork.knowledge.scorer`); a fact
 under the store floor (``--store-floor``, default ``KNOTWORK_KG_MIN_STORE``) is not counted, as it is
@@ -73,6 +76,8 @@ HELDOUT = DATA / "extraction_heldout.txt"
 SEQUENCES = DATA / "extraction_sequences.txt"
 AGENTS = DATA / "extraction_agents.txt"
 AGENTS_SEQUENCES = DATA / "extraction_agents_sequences.txt"
+#: sequences only (no sentences): a hold-out from two changelogs nothing else used (--set fresh; not in all)
+FRESH_SEQUENCES = DATA / "extraction_fresh_sequences.txt"
 #: --set -> (sentences, sequences)
 CORPUS = DATA / "extraction_corpus"
 
@@ -85,6 +90,7 @@ def corpus_sets(folder: Path = CORPUS) -> list[tuple[Path, Path]]:
 
 SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)], "corpus": corpus_sets()}
 SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["corpus"]
+SETS["fresh"] = [(None, FRESH_SEQUENCES)]
 
 
 @dataclass
@@ -483,6 +489,15 @@ def reliability(p: np.ndarray, y: np.ndarray) -> tuple[list[tuple[str, int, floa
     return rows, float(ece)
 
 
+def print_sequences(path: Path, halves: tuple[str, ...], args: argparse.Namespace) -> None:
+    seqs = [s for s in load_sequences(path) if s.half in halves]
+    print(f"\n{path.name}, half {args.half}\n")
+    print("| half | sequences | current and not stale | as_of right |")
+    print("|---|---|---|---|")
+    for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
+        print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=("dev", "test", "both"), default="dev",
@@ -513,6 +528,9 @@ def main() -> None:
     if args.set in ("corpus", "all") and args.corpus != CORPUS:
         sets = [s for s in sets if s[0].parent != CORPUS] + corpus_sets(args.corpus)
     for sentences_file, sequences_file in sets:
+        if sentences_file is None:  # a set of sequences alone
+            print_sequences(sequences_file, halves, args)
+            continue
         items = [i for i in load(sentences_file, statuses=True) if i.section.split()[0] in halves]
         texts += [i.text for i in items]
         tally = tallies.setdefault(f"{sentences_file.stem.removeprefix('extraction_')} {args.half}", {})
@@ -528,14 +546,8 @@ def main() -> None:
             name = sentences_file.stem.removeprefix("extraction_")
             name = f"corpus/{name}" if sentences_file.parent.name != DATA.name else name
             summary.append((name, half, facts, cal.get(half, Calibration())))
-        if not sequences_file.exists():
-            continue
-        seqs = [s for s in load_sequences(sequences_file) if s.half in halves]
-        print(f"\n{sequences_file.name}, half {args.half}\n")
-        print("| half | sequences | current and not stale | as_of right |")
-        print("|---|---|---|---|")
-        for half, (ok, n, right, checks) in score_sequences(seqs, args.show_errors).items():
-            print(f"| {half} | {n} | {ok}/{n} = {ok / n:.2f} | {right}/{checks} = {right / checks:.2f} |")
+        if sequences_file.exists():
+            print_sequences(sequences_file, halves, args)
     for half in halves:  # the corpus' kinds of source together
         parts = [(f, c) for name, h, f, c in summary if name.startswith("corpus/") and h == half]
         if len(parts) > 1:

@@ -175,6 +175,8 @@ def test_the_graph_follows_the_supersession(target: str, tmp_path: Path, order: 
         ("Dana Reyes is a chair of the Docs team.", "Dana Reyes is an emeritus lead of the Docs team.",
          "chair -> emeritus lead"),  # a standing: "now" left out, "an" read as "a"
         ("Priya Nair works at Globex.", "Priya Nair works at Initech.", "globex -> initech"),
+        ("Alice Chen is the primary contact for Harbor.", "Marcus Lee is the primary contact for Harbor.",
+         "Alice Chen -> Marcus Lee"),  # a role of the graph's (contact): one holder
         ("The backend formats its code with black.", "The backend formats its code with ruff.", "black -> ruff"),
     ],
 )
@@ -224,6 +226,8 @@ def test_an_employer_or_place_takes_the_copulas_cosine_floor() -> None:
         ("Dana Reyes is an active member of the Docs team.", "Dana Reyes is an active member of the Infra team."),
         ("We compiled it with bzip2 support.", "We compiled it with zlib support."),  # which support, not a tool
         ("The bot answers with care.", "The bot answers with them."),  # a pronoun is no tool
+        ("Alice Chen is the best engineer on the Payments team.",  # no role the graph holds one person to
+         "Marcus Lee is the best engineer on the Payments team."),
     ],
 )
 def test_frame_change_leaves_what_is_no_value_change(old: str, new: str) -> None:
@@ -255,3 +259,17 @@ def test_a_callers_attribute_fact_follows_the_memories(smem: Knotwork, order: st
     assert facts["PostgreSQL 16"].invalid_at is None
     assert [f.object for f in smem.entity_facts("Harbor", workspace="harbor") if f.predicate == "primary_database"] == [
         "PostgreSQL 16"]
+
+
+@pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
+@pytest.mark.parametrize(("role", "one_holder"), [("tech lead", True), ("release manager", True), ("chair", True),
+                                                  ("primary contact", True), ("best engineer", False),
+                                                  ("on-call engineer", False)])
+def test_consolidation_and_the_graph_agree_on_roles_with_one_holder(role: str, one_holder: bool) -> None:
+    from knotwork.knowledge.extract import candidates
+
+    old, new = f"Alice Chen is the {role} of Harbor.", f"Marcus Lee is the {role} of Harbor."
+    ((ex, _doc),) = candidates([new])
+    graph = [f for f in ex.facts if f.subject == "Harbor" and f.predicate.startswith("has_") and f.object == "Marcus Lee"]
+    assert (frame_change(old, new) == "Alice Chen -> Marcus Lee") is one_holder
+    assert bool(graph) is one_holder

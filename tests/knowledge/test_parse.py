@@ -43,6 +43,8 @@ def facts(text: str) -> set[tuple[str, str, str, bool]]:
         ("I quit my job at Nokia.", {("User", "works_at", "Nokia", True)}),
         ("We no longer use Travis.", {("Team", "uses", "Travis", True)}),
         ("I've lived in Porto Alegre since 2019.", {("User", "lives_in", "Porto Alegre", False)}),
+        ("I live up in Tromsø.", {("User", "lives_in", "Tromsø", False)}),  # a particle of direction
+        ("We live down in Valencia now.", {("Team", "lives_in", "Valencia", False)}),
     ],
 )
 def test_structure(text: str, expected: set) -> None:

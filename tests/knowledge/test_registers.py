@@ -33,6 +33,12 @@ def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
     ("This repository contains Ruff (a Python linter) and more.", ("Ruff", "is_a", "Python linter", False)),
     ("Bump temporalio to 1.17.0 (#2811)", ("temporalio", "uses_version", "1.17.0", False)),
     ("Bump `genai-prices` to >=0.0.69 (#6212)", ("genai-prices", "uses_version", ">=0.0.69", False)),
+    ("Upgrade embedded setuptools to `70.1.0` from `69.5.1`.", ("setuptools", "uses_version", "70.1.0", False)),
+    ("Upgrade vendored wheel pip to `24.1` from `24.0`.", ("pip", "uses_version", "24.1", False)),
+    ("Upgrade embedded wheel to `0.43.0`.", ("wheel", "uses_version", "0.43.0", False)),  # the package named wheel
+    ("Upgrade bundled pip from version `23.3` to `24.0`.", ("pip", "uses_version", "24.0", False)),
+    ("Upgrade embedded pip to `24.0` from `23.3` and setuptools to `69.1.0` from `69.0.3`.",
+     ("setuptools", "uses_version", "69.1.0", False)),  # a second name on the line
     ("Rock is my favorite genre.", ("User", "favorite_genre", "Rock", False)),
     ("Install: `make install` (requires uv and deno)", ("make install", "depends_on", "uv", False)),
     ("Master is on V8 6.5.", ("V8", "uses_version", "6.5", False)),
@@ -54,11 +60,19 @@ def test_the_register_readings_propose_the_fact(text: str, fact: tuple) -> None:
     ("Application version: 2.5.6", "uses_version"),  # the application, unnamed
     ("I don't like the songs of Justin Bieber.", "likes"),
     ("Can you bump numpy to 2.1?", "uses_version"),  # a request
+    ("Upgrade embedded setuptools to `69.1.0`, `68.2.2` from `68.2.0`.", "uses_version"),  # one version per Python
     ("This PR migrates from Webpack to Vite.", "uses"),  # a change with no holder
     ("Can we migrate from webpack to vite.", "uses"),  # a question without its mark
 ])
 def test_they_leave_alone_what_states_no_such_fact(text: str, predicate: str) -> None:
     assert not [f for f in _proposed(text) if f[1] == predicate and not f[3]]
+
+
+@needs_parser
+def test_a_list_of_versions_after_a_second_name_gives_that_name_none() -> None:
+    facts = _proposed("Upgrade embedded pip to `24.0` from `23.3` and setuptools to `69.1.0`, `68.2.2` from `68.2.0`.")
+    assert ("pip", "uses_version", "24.0", False) in facts
+    assert not [f for f in facts if f[0] == "setuptools"]
 
 
 @needs_parser

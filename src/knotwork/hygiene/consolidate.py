@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
 from knotwork.hygiene.slots import holder_left, slot_change
+from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
@@ -429,6 +430,14 @@ _HOLDER_VERBS = (("is", "the"), ("is", "now", "the"), ("became", "the"), ("remai
 _HOLDER_ROLE_VERBS = frozenset({"chairs", "leads", "heads", "manages", "champions"})
 
 
+def _one_holder(role: list[str]) -> bool:
+    """After "is the": a role noun of the graph's (``knowledge.attributes.ROLES``: lead, manager, chair, …) right
+    before "of/for/on/at" ("tech lead of", "release manager for"). The graph reads only those roles as held by one
+    person (``has_<role>``), so consolidation and the graph agree on which roles a new name takes over."""
+    at = next((i for i, t in enumerate(role) if t in ("of", "for", "on", "at")), None)
+    return at is not None and at >= 1 and role[at - 1] in ROLES
+
+
 def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: int, j2: int) -> str | None:
     """Another holder of one role: the two texts differ only in the name they start with, both names written
     with capitals, and what follows is "is the <role> of/for <thing>" ("Alice Chen is the tech lead of
@@ -438,8 +447,8 @@ def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: i
     names = old_raw[:i2] + new_raw[:j2]
     if not all(t[0].isupper() and t.lower() not in _NO_VALUE for t in names):
         return None
-    held = any(tuple(rest[:len(verbs)]) == verbs and len(rest) > len(verbs) + 2
-               and {"of", "for", "on", "at"} & set(rest[len(verbs) + 1:]) for verbs in _HOLDER_VERBS)
+    held = any(tuple(rest[:len(verbs)]) == verbs and len(rest) > len(verbs) + 2 and _one_holder(rest[len(verbs):])
+               for verbs in _HOLDER_VERBS)
     if held or (len(rest) > 2 and rest[0] in _HOLDER_ROLE_VERBS and rest[1] == "the"):
         return f"{_COPULA}{' '.join(old_raw[:i2])} -> {' '.join(new_raw[:j2])}"
     return None

@@ -38,10 +38,13 @@ from knotwork.knowledge import cues as C
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
 
-#: Nouns of a role with one holder per team or project when said with "the" ("the tech lead of Harbor").
+#: Nouns of a role with one holder per team or project when said with "the" ("the tech lead of Harbor"). The
+#: consolidation's holder rule (hygiene/consolidate.py) takes a new name over these roles only, so a memory and the
+#: graph agree on which roles pass from one person to the next ("the best engineer on T" is no such role).
 ROLES = frozenset(
     """lead leader manager owner maintainer head director chair chairperson captain coordinator architect
-    administrator admin pm ceo cto cfo coo president editor steward champion""".split()
+    administrator admin pm ceo cto cfo coo president editor steward champion contact liaison secretary treasurer
+    sponsor""".split()
 )
 #: Heads after which "X's <head> is …" states no attribute with one value ("Harbor's problem is …").
 _VAGUE = frozenset(

@@ -265,7 +265,8 @@ def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tu
 
 def _key(verb: Any) -> str:
     parts = [verb.lemma_.lower()]
-    parts += [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    parts += [c.lower_ for c in verb.children if c.dep_ == "prt"  # "live up in X" is where one lives
+              and not (parts[0] == "live" and c.lower_ in ("up", "down", "out", "over"))]
     return " ".join(parts)
 
 

@@ -11,7 +11,8 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 - an environment line of a bug report, "Python Version: 3.10.12", "MacOS: 11.3": a version in use;
 - "I am a student at X": where the person studies; "Rock is my favorite genre": favorite_genre; "`make install` (requires uv and deno)": depends_on;
 - "I like the songs of X", "I love the album X", "I'm an X fan": the person likes X;
-- "Bump temporalio to 1.17.0" (a changelog line, read before the check for orders), "Master is on V8
+- "Bump temporalio to 1.17.0", "Upgrade embedded setuptools to `61.0.0` from `60.10.0` and pip to `22.3`" (a
+  changelog line, read before the check for orders; one fact per name), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
 - "I've been using the latest version of yarn": uses yarn (not "version");
 - changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence says
@@ -54,9 +55,17 @@ _GONE = re.compile(r"(?P<x>`[^`]{1,80}`)(?:\s+[a-z]+)?\s+no\s+longer\s+exists\b"
 _ENV = re.compile(r"(?:^|[-,;|)]\s*|\s)(?P<name>[A-Z][\w.+]*(?:\s[A-Z][\w.+]*)?)(?:\s[Vv]ersion)?\s*:\s*v?"
                   r"(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)")
 #: A changelog or commit line that records a version change: "Bump temporalio to 1.17.0 (#2811)".
-_BUMP = re.compile(r"^\s*(?:[-*]\s+)?(?:Bump(?:ed)?|Pin(?:ned)?|Upgrade[d]?|Update[d]?|Downgrade[d]?)\s+(?:the\s+)?`?"
+#: "Upgrade embedded setuptools to `60.9.3` from `60.6.0`", "Upgrade embedded wheel pip to `25.2`": a copy of X
+#: shipped inside the project (embedded, vendored, bundled; "wheel" there is the package's form, unless it is X).
+_VERSION_TO = r"\s+to\s+(?:version\s+)?`?(?P<v>(?:[<>=~^]=?)?v?\d+(?:\.\d+)*)`?(?!\w|\.\d)(?!`?\s*,\s*`?\d)"
+_BUMP = re.compile(r"^\s*(?:[-*]\s+)?(?:Bump(?:ed)?|Pin(?:ned)?|Upgrade[d]?|Update[d]?|Downgrade[d]?)\s+(?:the\s+)?"
+                   r"(?:(?:embedded|vendored|bundled)\s+(?:wheels?:?\s+)?)?`?"
                    r"(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+(?:dependency|package|crate|version))?"
-                   r"(?:\s+from\s+\S+)?\s+to\s+(?:version\s+)?`?(?P<v>(?:[<>=~^]=?)?v?\d+(?:\.\d+)*)`?(?!\w|\.\d)")
+                   r"(?:\s+from\s+(?:version\s+)?\S+)?" + _VERSION_TO)
+#: After a bump, "… and setuptools to `63.2.0` from `62.6.0`": another name's new version on the same line
+#: (a list of versions, "to `82.0.0`, `75.3.4`", one per Python, names none).
+_FROM_OLD = re.compile(r"\s+from\s+(?:version\s+)?`?[\w.+-]+`?")
+_AND_BUMP = re.compile(r"\s+and\s+`?(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+from\s+(?:version\s+)?\S+)?" + _VERSION_TO)
 #: "Master is on V8 6.5", "now on v8 6.9", "V8 6.6 landed today on master", "1.1.1 now in master": a release in use.
 _ON_RELEASE = re.compile(r"\bon\s+(?P<name>[A-Za-z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)"
                          r"|(?P<name2>[A-Za-z][\w+-]*)\s+v?(?P<v2>\d+(?:\.\d+)+)\s+(?:\w+\s+)?(?:landed|(?:is\s+)?in\s+master)\b")
@@ -333,7 +342,15 @@ def _code_words(sent: Any, names: Any, out: Extraction) -> None:
 def read_line(sent: Any, out: Extraction) -> None:
     """Before the check for orders: a changelog line in the imperative records a change that was made."""
     m = _BUMP.match(sent.text)
-    if m:
+    found = [m] if m else []
+    while found:  # "… to `22.2` from `22.1.2` and setuptools to `63.2.0` from `62.6.0`"
+        at = found[-1].end()
+        old = _FROM_OLD.match(sent.text, at)
+        more = _AND_BUMP.match(sent.text, old.end() if old else at)
+        if not more:
+            break
+        found.append(more)
+    for m in found:
         f = _draft((m.group("name"), "technology"), "uses_version", (m.group("v"), "version"), "bump")
         if f:
             out.facts.append(f)

@@ -354,7 +354,11 @@ class KnowledgeService:
         subject, obj = names[subject_id].name, names[object_id].name
         ended = p.invalid_at is not None and p.invalid_at <= at
         by_id = {s.id: s for s in stored}
-        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire])
+        shown = self.settings.kg_min_confidence
+        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire], shown)
+        raised = trust.succeeding(sure, origin, by_id.get(p.superseded_by) if p.superseded_by else None, shown)
+        if raised is not None:  # the older value came late: the stored value it gave way to is as sure
+            self.store.kg_raise_confidence(p.superseded_by, raised)
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
                     fact_text(subject, f.predicate, obj), valid_at, p.invalid_at, at, at if ended else None,
                     p.superseded_by, origin, (memory.id,), sure)

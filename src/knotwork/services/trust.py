@@ -4,7 +4,8 @@
   probability, :mod:`knotwork.knowledge.scorer`).
 - :func:`shown`: what a read shows without ``min_confidence``: every fact but the offline extraction's
   under ``kg_min_confidence``; with it, the facts at least that sure (0: every stored fact).
-- :func:`retiring`: the confidence a scored fact keeps when it retires an older value of its subject.
+- :func:`retiring`, :func:`succeeding`: a change's new value is at least as sure as the value it retires, in
+  either arrival order.
 - :func:`contexts`: the people earlier memories of each scope named (:mod:`knotwork.knowledge.carry`),
   so that "she" or "my sister" in a new memory is the person an earlier one named.
 """
@@ -57,19 +58,39 @@ def shown(facts: Sequence[Fact], min_confidence: Any, settings: Settings) -> lis
     return [f for f in facts if f.extractor not in SCORED or f.confidence >= default]
 
 
-def retiring(confidence: float, origin: str, retired: Sequence[Fact]) -> float:
+def retiring(confidence: float, origin: str, retired: Sequence[Fact], shown: float) -> float:
     """The confidence a new fact is stored with when storing it retires ``retired`` (older values of the same
     subject and predicate: a change "from A to B", or a new value of a single-valued predicate).
 
-    Trigger: an extracted fact that retires an older extracted value scored higher. Why: the retirement
-    happens whatever the new fact's confidence; left lower, the new value could fall under the reading
-    default while the old one is retired, and a reader would see no current value at all (or, before the
-    retirement, the old one as current). The older value's confidence says the subject held such a value;
-    the new memory says it changed. Outcome: the new fact is at least as sure as the value it retires
-    (caller and LLM facts, on their own scales, neither lift nor are lifted)."""
+    Trigger: an extracted fact that retires an older value it is less sure of than the reader was of that
+    value. Why: the retirement happens whatever the new fact's confidence; left lower, the new value could
+    fall under the reading default while the old one is retired, and a reader would see no current value
+    at all (or, before the retirement, the old one as current). The older value's confidence says the
+    subject held such a value; the new memory says it changed. Outcome: the new fact is at least as sure as
+    an extracted value it retires, and at least at the reading default ``shown`` when it retires a caller's
+    or an LLM's fact (shown whatever its own scale, which is not the scorer's). Caller and LLM facts are
+    never lifted: their confidence is their own word."""
     if origin not in SCORED:
         return confidence
-    return max([confidence] + [g.confidence for g in retired if g.extractor in SCORED])
+    return max([confidence] + [_held(g, shown) for g in retired])
+
+
+def succeeding(arriving: float, origin: str, later: Fact | None, shown: float) -> float | None:
+    """The confidence a stored fact is raised to when an older value arrives late and retired in its favour
+    (:func:`retiring` in the other arrival order), or None.
+
+    Trigger: the older memory came after the newer one, and the stored successor is an extracted fact less
+    sure than the arriving value. Why: as in :func:`retiring`, a successor left under the reading default
+    would leave the reader with the stale value ``as_of`` later and nothing current. Outcome: the successor
+    is raised to the arriving value's confidence (the reading default for a caller's or an LLM's)."""
+    if later is None or later.extractor not in SCORED:
+        return None
+    floor = arriving if origin in SCORED else shown
+    return floor if later.confidence < floor else None
+
+
+def _held(fact: Fact, shown: float) -> float:
+    return fact.confidence if fact.extractor in SCORED else shown
 
 
 def extract(store: Any, drafts: Sequence[Memory]) -> list[Extraction]:
