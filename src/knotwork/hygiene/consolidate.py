@@ -154,9 +154,69 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        if change := supersedes(old_text, new_text, cosine, old, new):
+        if change := supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
+
+
+# An opening phrase of time or occasion before the statement ("After the storage review, raw event data is kept
+# for 30 days ..."; "As of June, ..."), and a purpose after it ("... runs daily at 04:30 UTC so that the exports
+# have finished"): neither says which thing the statement is about. Openers of place or scope ("In Harbor, ...",
+# "For EU merchants, ...") do, and are kept.
+_LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from)\b[^,;:.()]{1,60},\s+(?=\S)", re.IGNORECASE)
+_PURPOSE = re.compile(r",?\s+so\s+that\b.*$", re.IGNORECASE | re.DOTALL)
+# A change said with its verb: "Bumped the default timeout to 20 minutes", "The fraud threshold was lowered to
+# 0.75", "Lena Novak took over as product manager for Lumen": read as the statement it makes ("The default
+# timeout is 20 minutes", "Lena Novak is the product manager for Lumen"), which the frame rules compare.
+_CHANGE_VERBS = r"(?:bumped|raised|lowered|increased|reduced|decreased|changed|upgraded|updated)"
+_VERB_FIRST = re.compile(rf"^(?:we\s+(?:have\s+)?)?{_CHANGE_VERBS}\s+(?P<what>(?:the|our)\s+[^,;]+?)\s+to\s+(?P<value>\S.*)$",
+                         re.IGNORECASE)
+_VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?{_CHANGE_VERBS}\s+to\s+(?P<value>\S.*)$",
+                         re.IGNORECASE)
+_TOOK_OVER = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+"
+                        r"(?:the\s+)?(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
+
+
+def _statement(text: str) -> str:
+    """One statement without an opening phrase of time (:data:`_LEAD`) or a closing purpose (:data:`_PURPOSE`),
+    a change said with its verb read as the statement it makes."""
+    text = _PURPOSE.sub("", text.strip().rstrip("."))
+    if lead := _LEAD.match(text):
+        text = text[lead.end():]
+    if m := _TOOK_OVER.match(text):
+        text = f"{m['who']} is the {m['role']}"
+    elif (m := _VERB_FIRST.match(text)) or (m := _VERB_AFTER.match(text)):
+        text = f"{m['what']} is {m['value']}"
+    return (text[:1].upper() + text[1:]).strip() + "."
+
+
+def _core_change(old_text: str, new_text: str, cosine: float) -> str | None:
+    """:func:`supersedes` over the statements the two texts make, when either reads otherwise than it is
+    written: "Raw event data is kept for 90 days in the landing bucket." -> "After the storage review, raw event
+    data is kept for 30 days in the landing bucket." is the frame with one value swapped, as is "The default
+    timeout is 10 minutes" -> "Bumped the default timeout to 20 minutes; large repositories hit the limit".
+    The newer text's clauses (split at ";") are read one by one ("Priya Nair moved to the payments team; Lena
+    Novak took over as product manager for Lumen"); the older text is read whole (its other clauses may still
+    hold, so one clause's change does not retire it). A rule must propose the change (:func:`proposed`), and the
+    pair scorer must keep it, as for any pair, with the whole texts' cosine."""
+    old_core = _statement(old_text)
+    if ";" in old_core or not words(old_core):
+        return None
+    plain = old_text.strip().rstrip(".") + "."
+    for clause in (c for c in new_text.split(";") if c.strip()):
+        new_core = _statement(clause)
+        if (old_core, new_core) == (plain, new_text.strip().rstrip(".") + ".") or not words(new_core):
+            continue
+        rule, change = proposed(old_core, new_core, cosine)
+        if rule is None or any(set(side.split()) <= _BEING for side in change.split(" -> ")):
+            continue  # the scorer's looser reading alone, or a verb of being swapped ("is" -> "stays"): no value
+        if change := supersedes(old_core, new_core, cosine):
+            return change
+    return None
+
+
+# Verbs that say a value holds, never a value themselves ("The default path is X" / "... stays X").
+_BEING = _COPULAS | frozenset({"stays", "stay", "remain", "keeps", "keep", "still"})
 
 
 def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
