@@ -314,3 +314,12 @@ def test_with_retired_memories_in_a_retired_one_ranks_below_its_successor(smem: 
     # it was moved, not ranked there on its own words: the stage's score says so
     assert "successor_first" in scores[old.id].explain
     assert old.id not in [h.memory.id for h in smem.search("what is harbor's primary database?", workspace="w")]
+
+
+def test_a_chain_of_retired_values_ranks_newest_first(smem: Knotwork) -> None:
+    texts = [("The public API rate limit is {} requests per minute per key.".format(n), at)
+             for n, at in ((100, OLD_AT), (300, NEW_AT), (500, "2025-09-01T09:00:00Z"))]
+    first, second, third = [smem.add(t, workspace="w", valid_at=at) for t, at in texts]
+    assert (second.touched, third.touched) == (first.id, second.id)
+    ids = [h.memory.id for h in smem.search("public API rate limit", workspace="w", include_invalid=True)]
+    assert ids.index(third.id) < ids.index(second.id) < ids.index(first.id)
