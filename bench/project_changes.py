@@ -22,7 +22,8 @@ offline graph rules) in their arrival order, each with its ``valid_at``, into a 
 
 A memory's id in the labels is the id its add answered with (a NOOP answers with the memory it repeats).
 Deterministic: no clock is read but the memories' own dates (``search(now=...)`` at the day after the last
-memory). ``--recipe NAME`` searches with that recipe instead of the default. ``--show`` prints every miss and wrong retirement; ``--json FILE`` writes the per-change rows.
+memory). ``--recipe NAME`` searches with that recipe instead of the default. ``--show`` prints every miss and
+wrong retirement; ``--json FILE`` writes the per-change rows.
 
     PYTHONPATH=src python bench/project_changes.py [--half dev|test|both] [--project NAME ...] [--show]
 """

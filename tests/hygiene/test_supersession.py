@@ -323,3 +323,22 @@ def test_a_chain_of_retired_values_ranks_newest_first(smem: Knotwork) -> None:
     assert (second.touched, third.touched) == (first.id, second.id)
     ids = [h.memory.id for h in smem.search("public API rate limit", workspace="w", include_invalid=True)]
     assert ids.index(third.id) < ids.index(second.id) < ids.index(first.id)
+
+
+@pytest.mark.parametrize("order", ["in order", "late", "one batch, late"])
+def test_a_later_text_of_several_clauses_retires_an_older_value_in_any_order(smem: Knotwork, order: str) -> None:
+    # the later text's clauses are read one by one and the earlier text whole, whichever arrives first
+    older = ("The default provisioning timeout is 5 minutes.", OLD_AT)
+    newer = ("Bumped the default provisioning timeout to 20 minutes; large monorepos kept hitting the old limit.", NEW_AT)
+    if order == "in order":
+        old, new = (smem.add(t, workspace="w", valid_at=at) for t, at in (older, newer))
+        assert (new.decision, new.touched, new.reason) == ("SUPERSEDE", old.id, "value changed: 5 -> 20")
+    elif order == "late":
+        new, old = (smem.add(t, workspace="w", valid_at=at) for t, at in (newer, older))
+        assert (old.decision, old.touched) == ("ADD", new.id)
+        assert old.reason.startswith(f"stored retired: {new.id} states a later value (5 then 20)")
+    else:
+        new, old = smem.add_many([{"content": t, "workspace": "w", "valid_at": at} for t, at in (newer, older)])
+        assert old.touched == new.id
+    assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
+    assert superseders(smem, old.id) == [new.id]

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
@@ -138,8 +139,10 @@ def _edits(old: list[str], new: list[str]) -> tuple[list[str], list[str], bool]:
     return gone, came, replaced
 
 
-def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
-    """The decision for ``new_text`` against ``candidates`` (id, text, cosine), nearest first."""
+def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Collection[str] = ()) -> Decision:
+    """The decision for ``new_text`` against ``candidates`` (id, text, cosine), nearest first; ``later`` names
+    the candidates stated after ``new_text`` (a later ``valid_at``: ``new_text`` is an older value arriving
+    late), whose clauses :func:`_core_change` reads one by one instead of ``new_text``'s."""
     new = words(new_text)
     if not new:
         return Decision("ADD")
@@ -154,7 +157,9 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        if change := supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine):
+        change = supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine,
+                                                                                 target in later)
+        if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
 
@@ -190,27 +195,32 @@ def _statement(text: str) -> str:
     return (text[:1].upper() + text[1:]).strip() + "."
 
 
-def _core_change(old_text: str, new_text: str, cosine: float) -> str | None:
+def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool = False) -> str | None:
     """:func:`supersedes` over the statements the two texts make, when either reads otherwise than it is
     written: "Raw event data is kept for 90 days in the landing bucket." -> "After the storage review, raw event
     data is kept for 30 days in the landing bucket." is the frame with one value swapped, as is "The default
     timeout is 10 minutes" -> "Bumped the default timeout to 20 minutes; large repositories hit the limit".
-    The newer text's clauses (split at ";") are read one by one ("Priya Nair moved to the payments team; Lena
-    Novak took over as product manager for Lumen"); the older text is read whole (its other clauses may still
-    hold, so one clause's change does not retire it). A rule must propose the change (:func:`proposed`), and the
-    pair scorer must keep it, as for any pair, with the whole texts' cosine."""
-    old_core = _statement(old_text)
-    if ";" in old_core or not words(old_core):
+    The later text's clauses (split at ";") are read one by one ("Priya Nair moved to the payments team; Lena
+    Novak took over as product manager for Lumen"); the earlier text, the one that would retire, is read whole
+    (its other clauses may still hold, so one clause's change does not retire it). Which is later is the new
+    text unless ``old_is_later`` (the stored memory states a later value: the new one arrives late); the change
+    is told from the stored text to the new one either way, as :func:`decide` tells every change. A rule must
+    propose the change (:func:`proposed`), and the pair scorer must keep it, as for any pair, with the whole
+    texts' cosine."""
+    whole, split = (new_text, old_text) if old_is_later else (old_text, new_text)
+    whole_core = _statement(whole)
+    if ";" in whole_core or not words(whole_core):
         return None
-    plain = old_text.strip().rstrip(".") + "."
-    for clause in (c for c in new_text.split(";") if c.strip()):
-        new_core = _statement(clause)
-        if (old_core, new_core) == (plain, new_text.strip().rstrip(".") + ".") or not words(new_core):
+    as_written = (whole.strip().rstrip(".") + ".", split.strip().rstrip(".") + ".")
+    for clause in (c for c in split.split(";") if c.strip()):
+        clause_core = _statement(clause)
+        if (whole_core, clause_core) == as_written or not words(clause_core):
             continue
-        rule, change = proposed(old_core, new_core, cosine)
+        stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
+        rule, change = proposed(stored, added, cosine)
         if rule is None or any(set(side.split()) <= _BEING for side in change.split(" -> ")):
             continue  # the scorer's looser reading alone, or a verb of being swapped ("is" -> "stays"): no value
-        if change := supersedes(old_core, new_core, cosine):
+        if change := supersedes(stored, added, cosine):
             return change
     return None
 
