@@ -32,6 +32,11 @@ candidates (same workspace and partition, current) and acts on the decision.
   (:func:`_holder_change`).
   Which of the two memories is the newer is the service's to decide, by
   ``valid_at``: an older value arriving late is stored retired.
+- ``SUPERSEDE`` also when the statements the texts make are such a frame
+  (:func:`_core_change`): an opening phrase of time and a closing purpose
+  left aside, a change said with its verb read as the statement it makes
+  ("Bumped the default timeout to 20 minutes"), the later text's clauses
+  read one by one and the earlier text whole.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
