@@ -342,3 +342,14 @@ def test_a_later_text_of_several_clauses_retires_an_older_value_in_any_order(sme
         assert old.touched == new.id
     assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
     assert superseders(smem, old.id) == [new.id]
+
+
+def test_an_old_statement_inside_a_later_clause_of_change_is_superseded_not_updated(smem: Knotwork) -> None:
+    # every word of the old text is in the new one, in order, but around them a later clause names a new holder
+    old = smem.add("Alice Chen is the tech lead of Harbor.", workspace="w", valid_at=OLD_AT)
+    new = smem.add("Alice Chen left the company at the end of April; Bob Martinez is the tech lead of Harbor now.",
+                   workspace="w", valid_at=NEW_AT)
+    assert (new.decision, new.touched, new.reason) == ("SUPERSEDE", old.id, "value changed: Alice Chen -> Bob Martinez")
+    kept = smem.get(old.id)
+    assert kept.content == "Alice Chen is the tech lead of Harbor." and kept.invalid_at == NEW_TIME
+    assert new.id != old.id and smem.get(new.id).invalid_at is None

@@ -161,6 +161,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         if cosine >= NOOP_COSINE and filler_only and kept >= NOOP_OVERLAP and not NEGATIONS & set(gone):
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
+            # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the
+            # tech lead of H" -> "Alice Chen left in April; Bob Martinez is the tech lead of H now"): a change
+            if change := _core_change(old_text, new_text, cosine, target in later):
+                return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         change = supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine,
                                                                                  target in later)
