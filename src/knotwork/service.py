@@ -372,6 +372,7 @@ class Knotwork(Parts, GraphApi):
         at = optional_time(now, "now") or temporal.now()
         from knotwork.search.floor import above_floor, answered
         from knotwork.search.pipeline import Query
+        from knotwork.search.successors import successors_first
 
         q = Query(text, flt, rules.limit(limit), at, center_id)
         with self.foreground.held():  # a worker thread of this process waits meanwhile
@@ -380,6 +381,7 @@ class Knotwork(Parts, GraphApi):
         cands, trace.answerable = answered(chosen, cands, memories, text, flt.workspace, self._pipeline.lexical,
                                            self.settings.search_answerable, explain, center_id, trace.tops, q.at,
                                            self._baselines)
+        cands = successors_first(cands, memories, q.at)  # a retired memory below the one that retired it
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:
             self.store.record_surfacing(flt.workspace if flt.workspace != ALL_WORKSPACES else None, [c.id for c in cands], q.at)

@@ -273,3 +273,115 @@ def test_consolidation_and_the_graph_agree_on_roles_with_one_holder(role: str, o
     graph = [f for f in ex.facts if f.subject == "Harbor" and f.predicate.startswith("has_") and f.object == "Marcus Lee"]
     assert (frame_change(old, new) == "Alice Chen -> Marcus Lee") is one_holder
     assert bool(graph) is one_holder
+
+
+# A change read through the statement each text makes (hygiene/consolidate.py ``_core_change``): an opening phrase
+# of time, a closing purpose, a change said with its verb, the newer text's clauses one by one.
+READ_THROUGH = [
+    pytest.param("Raw event data is kept for 90 days in the landing bucket.",
+                 "After the storage review, raw event data is kept for 30 days in the landing bucket.", "90 -> 30",
+                 id="opening-phrase"),
+    pytest.param("The main ingestion DAG runs daily at 02:00 UTC.",
+                 "The main ingestion DAG runs daily at 04:30 UTC so that the upstream exports have finished.",
+                 "02 00 -> 04 30", id="purpose"),
+    pytest.param("The default provisioning timeout is 10 minutes.",
+                 "Bumped the default provisioning timeout to 20 minutes.", "10 -> 20", id="change-verb"),
+]
+
+
+@pytest.mark.parametrize(("old_text", "new_text", "change"), READ_THROUGH)
+@pytest.mark.parametrize("order", ["in order", "late"])
+def test_a_change_is_read_through_the_statement_made(smem: Knotwork, old_text: str, new_text: str, change: str,
+                                                     order: str) -> None:
+    steps = [(old_text, OLD_AT), (new_text, NEW_AT)]
+    first, second = [smem.add(t, workspace="w", valid_at=at) for t, at in (steps if order == "in order" else steps[::-1])]
+    old, new = (first, second) if order == "in order" else (second, first)
+    assert second.touched == first.id
+    told = f"value changed: {change}" if order == "in order" else f"stored retired: {new.id}"
+    assert second.reason.startswith(told)
+    assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
+    assert superseders(smem, old.id) == [new.id]
+
+
+def test_a_newer_clause_that_names_a_new_holder_retires_the_old_one(smem: Knotwork) -> None:
+    old = smem.add("Priya Nair is the product manager for Lumen.", workspace="w", valid_at=OLD_AT)
+    new = smem.add("Priya Nair moved to the payments team; Lena Novak took over as product manager for Lumen.",
+                   workspace="w", valid_at=NEW_AT)
+    assert (new.decision, new.touched, new.reason) == ("SUPERSEDE", old.id, "value changed: Priya Nair -> Lena Novak")
+    assert smem.get(old.id).invalid_at == NEW_TIME
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # a verb of being is no value: the path held and holds
+        ("The default config path is ~/.config/tiller/config.yaml.",
+         "The default config path stays ~/.config/tiller/config.yaml; XDG_CONFIG_HOME is honoured."),
+        # an opening phrase of place or scope names which thing: two projects, two limits
+        ("In Harbor, the rate limit is 100 requests per minute.", "In Quay, the rate limit is 300 requests per minute."),
+        # the older text is read whole: its other clause still holds, so one clause's change retires nothing
+        ("Priya Nair is the product manager for Lumen; Omar Haddad is the design lead.",
+         "Lena Novak took over as product manager for Lumen."),
+    ],
+)
+def test_a_statement_read_through_keeps_what_still_holds(smem: Knotwork, first: str, second: str) -> None:
+    a = smem.add(first, workspace="w", valid_at=OLD_AT)
+    b = smem.add(second, workspace="w", valid_at=NEW_AT)
+    assert b.decision in ("ADD", "UPDATE") and b.decision != "SUPERSEDE"
+    assert smem.get(a.id).invalid_at is None and smem.get(b.id).invalid_at is None
+
+
+def test_with_retired_memories_in_a_retired_one_ranks_below_its_successor(smem: Knotwork) -> None:
+    # the older text matches the question's words better; retired, it still goes below the memory that retired it
+    old = smem.add("Harbor's primary database is MySQL 5.7.", workspace="w", valid_at=OLD_AT)
+    new = smem.add("Harbor's primary database is PostgreSQL 16 since the March migration, on a managed Aurora "
+                   "cluster with two read replicas in another zone.", workspace="w", valid_at=NEW_AT)
+    smem.add("Harbor's API is served by FastAPI behind nginx.", workspace="w", valid_at=OLD_AT)
+    assert smem.get(old.id).invalid_at == NEW_TIME
+    hits = smem.search("what is harbor's primary database?", workspace="w", include_invalid=True, explain=True)
+    ids = [h.memory.id for h in hits]
+    assert ids.index(new.id) < ids.index(old.id)
+    scores = {h.memory.id: h for h in hits}
+    assert scores[old.id].score <= scores[new.id].score
+    # it was moved, not ranked there on its own words: the stage's score says so
+    assert "successor_first" in scores[old.id].explain
+    assert old.id not in [h.memory.id for h in smem.search("what is harbor's primary database?", workspace="w")]
+
+
+def test_a_chain_of_retired_values_ranks_newest_first(smem: Knotwork) -> None:
+    texts = [("The public API rate limit is {} requests per minute per key.".format(n), at)
+             for n, at in ((100, OLD_AT), (300, NEW_AT), (500, "2025-09-01T09:00:00Z"))]
+    first, second, third = [smem.add(t, workspace="w", valid_at=at) for t, at in texts]
+    assert (second.touched, third.touched) == (first.id, second.id)
+    ids = [h.memory.id for h in smem.search("public API rate limit", workspace="w", include_invalid=True)]
+    assert ids.index(third.id) < ids.index(second.id) < ids.index(first.id)
+
+
+@pytest.mark.parametrize("order", ["in order", "late", "one batch, late"])
+def test_a_later_text_of_several_clauses_retires_an_older_value_in_any_order(smem: Knotwork, order: str) -> None:
+    # the later text's clauses are read one by one and the earlier text whole, whichever arrives first
+    older = ("The default provisioning timeout is 5 minutes.", OLD_AT)
+    newer = ("Bumped the default provisioning timeout to 20 minutes; large monorepos kept hitting the old limit.", NEW_AT)
+    if order == "in order":
+        old, new = (smem.add(t, workspace="w", valid_at=at) for t, at in (older, newer))
+        assert (new.decision, new.touched, new.reason) == ("SUPERSEDE", old.id, "value changed: 5 -> 20")
+    elif order == "late":
+        new, old = (smem.add(t, workspace="w", valid_at=at) for t, at in (newer, older))
+        assert (old.decision, old.touched) == ("ADD", new.id)
+        assert old.reason.startswith(f"stored retired: {new.id} states a later value (5 then 20)")
+    else:
+        new, old = smem.add_many([{"content": t, "workspace": "w", "valid_at": at} for t, at in (newer, older)])
+        assert old.touched == new.id
+    assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
+    assert superseders(smem, old.id) == [new.id]
+
+
+def test_an_old_statement_inside_a_later_clause_of_change_is_superseded_not_updated(smem: Knotwork) -> None:
+    # every word of the old text is in the new one, in order, but around them a later clause names a new holder
+    old = smem.add("Alice Chen is the tech lead of Harbor.", workspace="w", valid_at=OLD_AT)
+    new = smem.add("Alice Chen left the company at the end of April; Bob Martinez is the tech lead of Harbor now.",
+                   workspace="w", valid_at=NEW_AT)
+    assert (new.decision, new.touched, new.reason) == ("SUPERSEDE", old.id, "value changed: Alice Chen -> Bob Martinez")
+    kept = smem.get(old.id)
+    assert kept.content == "Alice Chen is the tech lead of Harbor." and kept.invalid_at == NEW_TIME
+    assert new.id != old.id and smem.get(new.id).invalid_at is None

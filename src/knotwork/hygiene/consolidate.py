@@ -32,6 +32,11 @@ candidates (same workspace and partition, current) and acts on the decision.
   (:func:`_holder_change`).
   Which of the two memories is the newer is the service's to decide, by
   ``valid_at``: an older value arriving late is stored retired.
+- ``SUPERSEDE`` also when the statements the texts make are such a frame
+  (:func:`_core_change`): an opening phrase of time and a closing purpose
+  left aside, a change said with its verb read as the statement it makes
+  ("Bumped the default timeout to 20 minutes"), the later text's clauses
+  read one by one and the earlier text whole.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -52,6 +57,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
@@ -147,8 +153,10 @@ def _edits(old: list[str], new: list[str]) -> tuple[list[str], list[str], bool]:
     return gone, came, replaced
 
 
-def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
-    """The decision for ``new_text`` against ``candidates`` (id, text, cosine), nearest first."""
+def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Collection[str] = ()) -> Decision:
+    """The decision for ``new_text`` against ``candidates`` (id, text, cosine), nearest first; ``later`` names
+    the candidates stated after ``new_text`` (a later ``valid_at``: ``new_text`` is an older value arriving
+    late), whose clauses :func:`_core_change` reads one by one instead of ``new_text``'s."""
     new = words(new_text)
     if not new:
         return Decision("ADD")
@@ -163,10 +171,81 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]]) -> Decision:
                 and not holder_left(old_text, new_text)):  # "championed by A and B" -> "by A": B left
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
+            # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the
+            # tech lead of H" -> "Alice Chen left in April; Bob Martinez is the tech lead of H now"): a change
+            if change := _core_change(old_text, new_text, cosine, target in later):
+                return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        if change := supersedes(old_text, new_text, cosine, old, new):
+        change = supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine,
+                                                                                 target in later)
+        if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
+
+
+# An opening phrase of time or occasion before the statement ("After the storage review, raw event data is kept
+# for 30 days ..."; "As of June, ..."), and a purpose after it ("... runs daily at 04:30 UTC so that the exports
+# have finished"): neither says which thing the statement is about. Openers of place or scope ("In Harbor, ...",
+# "For EU merchants, ...") do, and are kept.
+_LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from)\b[^,;:.()]{1,60},\s+(?=\S)", re.IGNORECASE)
+_PURPOSE = re.compile(r",?\s+so\s+that\b.*$", re.IGNORECASE | re.DOTALL)
+# A change said with its verb: "Bumped the default timeout to 20 minutes", "The fraud threshold was lowered to
+# 0.75", "Lena Novak took over as product manager for Lumen": read as the statement it makes ("The default
+# timeout is 20 minutes", "Lena Novak is the product manager for Lumen"), which the frame rules compare.
+_CHANGE_VERBS = r"(?:bumped|raised|lowered|increased|reduced|decreased|changed|upgraded|updated)"
+_VERB_FIRST = re.compile(rf"^(?:we\s+(?:have\s+)?)?{_CHANGE_VERBS}\s+(?P<what>(?:the|our)\s+[^,;]+?)\s+to\s+(?P<value>\S.*)$",
+                         re.IGNORECASE)
+_VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?{_CHANGE_VERBS}\s+to\s+(?P<value>\S.*)$",
+                         re.IGNORECASE)
+_TOOK_OVER = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+"
+                        r"(?:the\s+)?(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
+
+
+def _statement(text: str) -> str:
+    """One statement without an opening phrase of time (:data:`_LEAD`) or a closing purpose (:data:`_PURPOSE`),
+    a change said with its verb read as the statement it makes."""
+    text = _PURPOSE.sub("", text.strip().rstrip("."))
+    if lead := _LEAD.match(text):
+        text = text[lead.end():]
+    if m := _TOOK_OVER.match(text):
+        text = f"{m['who']} is the {m['role']}"
+    elif (m := _VERB_FIRST.match(text)) or (m := _VERB_AFTER.match(text)):
+        text = f"{m['what']} is {m['value']}"
+    return (text[:1].upper() + text[1:]).strip() + "."
+
+
+def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool = False) -> str | None:
+    """:func:`supersedes` over the statements the two texts make, when either reads otherwise than it is
+    written: "Raw event data is kept for 90 days in the landing bucket." -> "After the storage review, raw event
+    data is kept for 30 days in the landing bucket." is the frame with one value swapped, as is "The default
+    timeout is 10 minutes" -> "Bumped the default timeout to 20 minutes; large repositories hit the limit".
+    The later text's clauses (split at ";") are read one by one ("Priya Nair moved to the payments team; Lena
+    Novak took over as product manager for Lumen"); the earlier text, the one that would retire, is read whole
+    (its other clauses may still hold, so one clause's change does not retire it). Which is later is the new
+    text unless ``old_is_later`` (the stored memory states a later value: the new one arrives late); the change
+    is told from the stored text to the new one either way, as :func:`decide` tells every change. A rule must
+    propose the change (:func:`proposed`), and the pair scorer must keep it, as for any pair, with the whole
+    texts' cosine."""
+    whole, split = (new_text, old_text) if old_is_later else (old_text, new_text)
+    whole_core = _statement(whole)
+    if ";" in whole_core or not words(whole_core):
+        return None
+    as_written = (whole.strip().rstrip(".") + ".", split.strip().rstrip(".") + ".")
+    for clause in (c for c in split.split(";") if c.strip()):
+        clause_core = _statement(clause)
+        if (whole_core, clause_core) == as_written or not words(clause_core):
+            continue
+        stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
+        rule, change = proposed(stored, added, cosine)
+        if rule is None or any(set(side.split()) <= _BEING for side in change.split(" -> ")):
+            continue  # the scorer's looser reading alone, or a verb of being swapped ("is" -> "stays"): no value
+        if change := supersedes(stored, added, cosine):
+            return change
+    return None
+
+
+# Verbs that say a value holds, never a value themselves ("The default path is X" / "... stays X").
+_BEING = _COPULAS | frozenset({"stays", "stay", "remain", "keeps", "keep", "still"})
 
 
 def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,

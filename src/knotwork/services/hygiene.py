@@ -222,7 +222,7 @@ class Hygiene:
                 if j not in plan or plan[j].kind == "SUPERSEDE":  # j is stored as a memory of its own
                     found.append((f"#{j}", drafts[j].content, score))
             found.sort(key=lambda c: -c[2])
-            decision = rules_c.decide(draft.content, found[:CANDIDATES])
+            decision = rules_c.decide(draft.content, found[:CANDIDATES], self._stated_later(drafts, i, found[:CANDIDATES]))
             if self.judge is not None and judge.unclear(decision, found):
                 ruled = self.judge.decide(draft.content, found)
                 self.store.bump_counter("consolidation_llm_asked" if ruled else "consolidation_llm_failed")
@@ -232,6 +232,23 @@ class Hygiene:
             if decision.kind != "ADD":
                 plan[i] = decision
         return plan
+
+    def _stated_later(self, drafts: list[Memory], i: int, found: list[tuple[str, str, float]]) -> set[str]:
+        """The candidates of several clauses (a ";") whose ``valid_at`` is later than the draft's.
+
+        Trigger: an older value arriving late ("The default timeout is 5 minutes", dated April) against a stored
+        later memory of several clauses ("Bumped the default timeout to 20 minutes; large repositories hit the
+        limit"). Why: consolidation reads the later text's clauses one by one and the earlier text whole (the one
+        that would retire must be wholly replaced), and only the dates say which is which. Outcome: those
+        candidates' ids, for :func:`~knotwork.hygiene.consolidate.decide`; a read of the stored ones' dates only
+        when a candidate has a ";"."""
+        several = [mid for mid, text, _ in found if ";" in text]
+        if not several:
+            return set()
+        at = drafts[i].valid_at
+        later = {mid for mid in several if mid.startswith("#") and drafts[int(mid[1:])].valid_at > at}
+        stored = self.store.get_memories([mid for mid in several if not mid.startswith("#")])
+        return later | {mid for mid, m in stored.items() if m.valid_at > at}
 
     @staticmethod
     def _near_in_batch(
