@@ -34,6 +34,7 @@ from knotwork.knowledge import registers as _registers
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW,
+    READ_ELSEWHERE as _READ_ELSEWHERE,
     children as _children,
     conjuncts as _conjuncts,
     instead as _instead,
@@ -366,8 +367,8 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     pred = "is_a"
                 else:
                     continue
-                if pred == "is_a" and verb.tag_ == "VBD":
-                    continue  # "the launch was a success": an event, not what a thing is
+                if pred == "is_a" and (verb.tag_ == "VBD" or last in _READ_ELSEWHERE and all(map(_is_person, subjects))):
+                    continue  # "the launch was a success": an event; "I'm a Shawn Mendes fan": likes says it (cues)
                 for s in subjects:
                     if pred == "is_a" and s[0] == TEAM:
                         continue

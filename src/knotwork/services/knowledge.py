@@ -354,7 +354,10 @@ class KnowledgeService:
         subject, obj = names[subject_id].name, names[object_id].name
         ended = p.invalid_at is not None and p.invalid_at <= at
         by_id = {s.id: s for s in stored}
-        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire])
+        # what it retires: its own older values, or (a current value) those a sibling fact of the same memory, subject
+        # and predicate just ended ("I no longer use Vim; switched to Helix")
+        ended_here = [s for s in stored if not f.past and retired_out and s.id in retired_out]
+        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire] + ended_here)
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
                     fact_text(subject, f.predicate, obj), valid_at, p.invalid_at, at, at if ended else None,
                     p.superseded_by, origin, (memory.id,), sure)

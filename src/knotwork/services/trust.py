@@ -61,7 +61,9 @@ def retiring(confidence: float, origin: str, retired: Sequence[Fact]) -> float:
     """The confidence a new fact is stored with when storing it retires ``retired`` (older values of the same
     subject and predicate: a change "from A to B", or a new value of a single-valued predicate).
 
-    Trigger: an extracted fact that retires an older extracted value scored higher. Why: the retirement
+    Trigger: an extracted fact that retires an older extracted value scored higher, or a current value whose
+    memory also ends an older value of the same subject and predicate in a sibling fact ("I no longer use Vim;
+    switched to Helix": the change is stated by two facts, the retirement by the first). Why: the retirement
     happens whatever the new fact's confidence; left lower, the new value could fall under the reading
     default while the old one is retired, and a reader would see no current value at all (or, before the
     retirement, the old one as current). The older value's confidence says the subject held such a value;
