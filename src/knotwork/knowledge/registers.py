@@ -29,7 +29,9 @@ import re
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
+from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
+from knotwork.knowledge.people import given_names
 
 USER = "User"
 TEAM = "Team"
@@ -202,7 +204,8 @@ def _environment(sent: Any, names: Any, out: Extraction) -> None:
         span = names.span_at(m.start("name"), m.end("name"))
         if span is None and not name[:1].isupper():
             continue
-        if span is not None and span.type == "person":
+        if (span is not None and span.type == "person") or (
+                name.casefold() in given_names() and name.casefold() not in TECH):
             continue  # "Marco: 20.18.1 just released": a speaker's name before the colon, not what is at 20.18.1
         f = _draft((name, "technology"), "uses_version", (m.group("v"), "version"), "env-version")
         if f:
