@@ -132,3 +132,5 @@ def test_a_past_move_with_a_length_of_stay_is_a_home_that_ended() -> None:
     assert ("user", "lives_in", "berlin", False) in _folded("I moved to Berlin in 2019.")  # still there
     assert ("user", "lives_in", "ohio", False) in _folded("For the past 5 years I moved to Ohio.")  # up to now
     assert not [f for f in _folded("Of course now im moving to Provo again :)") if f[1] == "lives_in"]  # a plan
+    assert not [f for f in _folded("After that i moved to Aroura illinois for 9 months.") if f[1] == "uses"]  # a place
+    assert ("user", "uses", "postgres", False) in _folded("I moved to postgres last year.")  # a tool typed in lower case

@@ -141,6 +141,15 @@ def tech_name(name: tuple[str, str | None] | None) -> bool:
     return name is not None and name[1] in ("technology", "identifier", "function", "file", "url")
 
 
+def place_name(tok: Any) -> bool:
+    """"moved to Aroura illinois": a title-case proper noun before a lower-case one is a place typed in lower case,
+    not a tool ("moved to postgres")."""
+    from knotwork.knowledge.lexicon import TECH
+
+    return any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.text.istitle() and c.lower_ not in TECH
+               for c in tok.children)
+
+
 def school(tok: Any) -> bool:
     return any(w.lower_ in V.SCHOOL_WORDS for w in tok.subtree)
 

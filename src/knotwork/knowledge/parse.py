@@ -38,6 +38,7 @@ from knotwork.knowledge.cues import (
     children as _children,
     conjuncts as _conjuncts,
     instead as _instead,
+    place_name as _place_name,
     is_hedged as _is_hedged,
     negated as _negated,
     question_or_order as _question_or_order,
@@ -287,7 +288,7 @@ def _predicate(key: str, subj: tuple[str, str | None], obj_tok: Any | None,
             return "member_of", False
         if key == "go to" and not (obj_tok is not None and _school(obj_tok)):
             return None
-        if key == "move to" and obj_tok is not None and _technical(obj_tok):
+        if key == "move to" and obj_tok is not None and _technical(obj_tok) and not (person and _place_name(obj_tok)):
             return "uses", False
         if key == "move to" and not person:
             return None  # "our family moved to Canada": neither a person's home nor a tool, as far as the words say
