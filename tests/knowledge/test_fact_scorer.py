@@ -230,3 +230,18 @@ def test_a_new_value_that_retires_an_older_one_is_at_least_as_sure(target: str) 
             FactDraft("Bo", "lives_in", "Bergen", confidence=0.65)]), "parser")
         bo = {(f.predicate, f.object): f.confidence for f in mem.entity_facts("Bo", workspace="w", min_confidence=0)}
         assert bo == {("lives_in", "Bergen"): pytest.approx(mem.settings.kg_min_confidence)}
+
+
+def test_a_change_stated_by_two_facts_of_one_memory_lifts_the_new_value(target: str) -> None:
+    (alone,) = [f.confidence for f in extract_many(["I no longer use Vim; switched to Helix."])[0].facts
+                if f.object == "Helix"]
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
+        mem.add("I use Vim for everything.", workspace="w", valid_at="2022-05-01", consolidate=False)
+        mem.wait_for_extraction()
+        (vim,) = [f.confidence for f in mem.entity_facts("User", workspace="w", min_confidence=0) if f.object == "Vim"]
+        mem.add("I no longer use Vim; switched to Helix.", workspace="w", valid_at="2023-08-01", consolidate=False)
+        mem.wait_for_extraction()
+        now = {f.object: f.confidence for f in mem.entity_facts("User", workspace="w", min_confidence=0)}
+    assert vim > alone  # the scorer alone leaves Helix less sure than the Vim it replaces
+    assert "Vim" not in now  # retired by the sibling fact "no longer use Vim"
+    assert now["Helix"] == pytest.approx(vim)  # lifted to the confidence of what its sibling retired

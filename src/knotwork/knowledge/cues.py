@@ -27,6 +27,8 @@ ADDITIVE = frozenset("also too additionally both another plus alongside".split()
 TURNS = frozenset({"runs_on", "works_as", "studies_at", "training_for", "reading"})
 
 
+#: Nouns after "I am a ..." that another reading turns into the fact ("fan": likes, "student": studies_at).
+READ_ELSEWHERE = frozenset("fan fans student pupil".split())
 QUANTITY = frozenset("bit lot couple lots few little".split())
 
 
@@ -89,6 +91,8 @@ def is_hedged(verb: Any) -> bool:
     if verb.tag_ == "VBG" and verb.lemma_ in ("move", "go", "fly", "leave", "start", "get", "visit", "sell", "buy") and any(
             c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         return True  # "is moving to Madrid", "are going to Tromsø": a plan
+    if verb.tag_ == "VBG" and verb.lemma_ == "move" and not any(c.lower_ in ("been", "was", "were") for c in verb.children):
+        return True  # "now im moving to Provo again", "(moving to the BYU homeland :)": a plan or an aside, not a home
     return verb.lemma_ in V.HEDGE_VERBS
 
 
@@ -105,7 +109,10 @@ def negated(verb: Any) -> bool:
 
 
 def state_past(verb: Any) -> bool:
-    """A simple past of a state verb ("I worked at Google"): over, unless "since" or a perfect says otherwise."""
+    """A simple past of a state verb ("I worked at Google"): over, unless "since" or a perfect says otherwise;
+    a past move with a length of stay (:func:`stay_over`) is over too."""
+    if stay_over(verb):
+        return True
     if verb.tag_ != "VBD" or verb.lemma_ not in V.STATE_VERBS:
         return False
     if any(c.lower_ in ("have", "has", "'ve") for c in verb.children):
@@ -113,8 +120,34 @@ def state_past(verb: Any) -> bool:
     return not any(w.lower_ == "since" for w in verb.subtree)
 
 
+_STAY_UNITS = frozenset("year years month months week weeks day days".split())
+
+
+def stay_over(verb: Any) -> bool:
+    """"I moved to Lexington for 5 years": a past move with a length of stay is a home that ended (not "for the
+    past 5 years", which runs up to now)."""
+    if verb.tag_ != "VBD" or verb.lemma_ not in ("move", "relocate"):
+        return False
+    for p in [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "for"] + [
+            q for c in verb.children if c.dep_ == "prep" for o in c.children for q in o.subtree
+            if q.dep_ == "prep" and q.lower_ == "for"]:
+        for o in children(p, "pobj"):
+            if o.lower_ in _STAY_UNITS and not any(c.lower_ in ("past", "last", "next") for c in o.children):
+                return True
+    return False
+
+
 def tech_name(name: tuple[str, str | None] | None) -> bool:
     return name is not None and name[1] in ("technology", "identifier", "function", "file", "url")
+
+
+def place_name(tok: Any) -> bool:
+    """"moved to Aroura illinois": a title-case proper noun before a lower-case one is a place typed in lower case,
+    not a tool ("moved to postgres")."""
+    from knotwork.knowledge.lexicon import TECH
+
+    return any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.text.istitle() and c.lower_ not in TECH
+               for c in tok.children)
 
 
 def school(tok: Any) -> bool:

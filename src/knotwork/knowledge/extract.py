@@ -23,7 +23,8 @@ from typing import Any
 from knotwork.knowledge import scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
-from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, RELATIVES, STOP_AFTER, TECH
+from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
+                                        TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
 from knotwork.knowledge.parse import NOT_NAMES, read
@@ -336,6 +337,10 @@ def _np(text: str) -> str | None:
 
 def _subject(sent: _Sentence, m: re.Match[str], out: Extraction) -> tuple[str, str | None] | None:
     token = m.group("s")
+    said = sent.demask(token) if token else ""
+    first = said.split(maxsplit=1)[0].lower() if said.strip() else ""
+    if first in ORDER_WORDS and not sent.masked[: m.start("s")].strip(" \t-*+>"):
+        return None  # "NEVER use `std::fs`", "Install HTTPX using pip:": an order's first word is not who uses
     span = sent.span(token)
     if span:
         return span.name, span.type

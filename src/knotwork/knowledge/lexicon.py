@@ -55,6 +55,15 @@ COMMON = frozenset(
     """.split()
 )
 
+#: First words of an order or a rule ("NEVER use X", "Install HTTPX using pip:"): at a sentence's start they are
+#: not its subject, whatever their case (the sentence gate's order cue lists the same words).
+ORDER_WORDS = frozenset(
+    """
+    never always must should please don't dont do use install create add run keep try see update include write
+    check set fix remove drop allow consider prefer review format follow avoid remember ensure make
+    """.split()
+)
+
 #: Upper-case abbreviations that name no particular thing.
 GENERIC_ACRONYMS = frozenset(
     """

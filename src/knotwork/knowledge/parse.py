@@ -33,10 +33,11 @@ from knotwork.knowledge import attributes as _attributes
 from knotwork.knowledge import registers as _registers
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
-    NOW as _NOW,
+    NOW as _NOW, READ_ELSEWHERE as _READ_ELSEWHERE,
     children as _children,
     conjuncts as _conjuncts,
     instead as _instead,
+    place_name as _place_name,
     is_hedged as _is_hedged,
     negated as _negated,
     question_or_order as _question_or_order,
@@ -287,7 +288,7 @@ def _predicate(key: str, subj: tuple[str, str | None], obj_tok: Any | None,
             return "member_of", False
         if key == "go to" and not (obj_tok is not None and _school(obj_tok)):
             return None
-        if key == "move to" and obj_tok is not None and _technical(obj_tok):
+        if key == "move to" and obj_tok is not None and _technical(obj_tok) and not (person and _place_name(obj_tok)):
             return "uses", False
         if key == "move to" and not person:
             return None  # "our family moved to Canada": neither a person's home nor a tool, as far as the words say
@@ -367,8 +368,8 @@ def _copula(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, ou
                     pred = "is_a"
                 else:
                     continue
-                if pred == "is_a" and verb.tag_ == "VBD":
-                    continue  # "the launch was a success": an event, not what a thing is
+                if pred == "is_a" and (verb.tag_ == "VBD" or last in _READ_ELSEWHERE and all(map(_is_person, subjects))):
+                    continue  # "the launch was a success": an event; "I'm a Shawn Mendes fan": likes says it (cues)
                 for s in subjects:
                     if pred == "is_a" and s[0] == TEAM:
                         continue

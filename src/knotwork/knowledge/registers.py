@@ -30,15 +30,18 @@ import re
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
+from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
+from knotwork.knowledge.people import given_names
 
 USER = "User"
 TEAM = "Team"
 
-#: Heads of a glossary line's noun phrase that say what kind of software part X is.
+#: Heads of a glossary line's noun phrase that say what kind of software part X is. Count nouns only: a crate is not
+#: "an infrastructure" ("`uv-cache`: Global cache infrastructure" states nothing).
 KINDS = frozenset(
     """tool framework library engine system service package manager client server layer module interface class
-    decorator implementation infrastructure database runtime compiler parser formatter linter monorepo workspace
+    decorator implementation database runtime compiler parser formatter linter monorepo workspace
     protocol plugin extension wrapper driver toolkit crate component app application utility helper backend
     frontend cli sdk editor language platform orchestrator generator checker bundler""".split()
 )
@@ -72,6 +75,10 @@ _ON_RELEASE = re.compile(r"\bon\s+(?P<name>[A-Za-z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d
 #: Last words of an organisation's name: "I'm from Lexington Software" is where the person works, not comes from.
 _ORG_WORDS = frozenset("software company co corp corporation inc ltd llc bank group labs technologies systems "
                        "solutions consulting agency studio studios".split())
+#: Words before "X: 1.2" that head a line, not name a thing at that version ("Toolchain: 1.90 (minimum: 1.88)",
+#: "Versions: 3.8-3.14", "Edition: 2024"), beside the words of a report's template ("OS", "App", "Device").
+_HEADINGS = frozenset("""version versions app application os system device note toolchain edition release releases
+    minimum maximum min max build channel target targets tag stable latest current range""".split())
 _STUDENT = frozenset("student pupil undergraduate postgraduate freshman sophomore".split())
 
 
@@ -115,6 +122,8 @@ def _kind_phrase(toks: list[Any]) -> tuple[Any, str] | None:
             return tok, " ".join(words)
         if tok.pos_ in ("VERB", "AUX", "ADP") and tok.i > toks[0].i:
             return None  # "`run()`: starts the agent": a verb phrase, not a kind
+        if tok.i == toks[0].i and tok.tag_ == "VB" and tok.text.islower():
+            return None  # "util: add parseArgs module": a commit line's verb, not a kind
     return None
 
 
@@ -151,6 +160,9 @@ def _glossary(sent: Any, names: Any, out: Extraction) -> None:
             for c in head.subtree:
                 if c.i < head.i and c.dep_ in ("compound", "nmod", "amod"):
                     n = _span_named(names, c.idx - base, c.idx - base + len(c))
+                    if n and c.i == toks[0].i and re.fullmatch(r"[A-Z][a-z]+", c.text) and c.i + 1 < head.i:
+                        break  # "Internationalized domain name support": a word capitalised as the line's first,
+                        # the first of a longer object; the whole object or nothing, never "supports Internationalized"
                     if n:
                         f = _draft(x, "supports", n, "glossary-support")
                         if f:
@@ -196,10 +208,14 @@ def _environment(sent: Any, names: Any, out: Extraction) -> None:
         return
     for m in _ENV.finditer(sent.text):
         name = re.sub(r"\s[Vv]ersion$", "", m.group("name"))
-        if name.lower() in ("version", "app", "application", "os", "system", "device", "note"):
+        if name.lower() in _HEADINGS:
             continue
-        if names.span_at(m.start("name"), m.end("name")) is None and not name[:1].isupper():
+        span = names.span_at(m.start("name"), m.end("name"))
+        if span is None and not name[:1].isupper():
             continue
+        if (span is not None and span.type == "person") or (
+                name.casefold() in given_names() and name.casefold() not in TECH):
+            continue  # "Marco: 20.18.1 just released": a speaker's name before the colon, not what is at 20.18.1
         f = _draft((name, "technology"), "uses_version", (m.group("v"), "version"), "env-version")
         if f:
             out.facts.append(f)

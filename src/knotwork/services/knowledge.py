@@ -355,7 +355,10 @@ class KnowledgeService:
         ended = p.invalid_at is not None and p.invalid_at <= at
         by_id = {s.id: s for s in stored}
         shown = self.settings.kg_min_confidence
-        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire], shown)
+        # what it retires: its own older values, or (a current value) those a sibling fact of the same memory, subject
+        # and predicate just ended ("I no longer use Vim; switched to Helix")
+        ended_here = [s for s in stored if not f.past and retired_out and s.id in retired_out]
+        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire] + ended_here, shown)
         raised = trust.succeeding(sure, origin, by_id.get(p.superseded_by) if p.superseded_by else None, shown)
         if raised is not None:  # the older value came late: the stored value it gave way to is as sure
             self.store.kg_raise_confidence(p.superseded_by, raised)

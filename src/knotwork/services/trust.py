@@ -63,13 +63,15 @@ def retiring(confidence: float, origin: str, retired: Sequence[Fact], shown: flo
     subject and predicate: a change "from A to B", or a new value of a single-valued predicate).
 
     Trigger: an extracted fact that retires an older value it is less sure of than the reader was of that
-    value. Why: the retirement happens whatever the new fact's confidence; left lower, the new value could
-    fall under the reading default while the old one is retired, and a reader would see no current value
-    at all (or, before the retirement, the old one as current). The older value's confidence says the
-    subject held such a value; the new memory says it changed. Outcome: the new fact is at least as sure as
-    an extracted value it retires, and at least at the reading default ``shown`` when it retires a caller's
-    or an LLM's fact (shown whatever its own scale, which is not the scorer's). Caller and LLM facts are
-    never lifted: their confidence is their own word."""
+    value, or a current value whose memory also ends an older value of the same subject and predicate in a
+    sibling fact ("I no longer use Vim; switched to Helix": the change is stated by two facts, the
+    retirement by the first). Why: the retirement happens whatever the new fact's confidence; left lower,
+    the new value could fall under the reading default while the old one is retired, and a reader would see
+    no current value at all (or, before the retirement, the old one as current). The older value's
+    confidence says the subject held such a value; the new memory says it changed. Outcome: the new fact is
+    at least as sure as an extracted value it retires, and at least at the reading default ``shown`` when it
+    retires a caller's or an LLM's fact (shown whatever its own scale, which is not the scorer's). Caller
+    and LLM facts are never lifted: their confidence is their own word."""
     if origin not in SCORED:
         return confidence
     return max([confidence] + [_held(g, shown) for g in retired])
