@@ -55,12 +55,14 @@ def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[
     kept; a search that only measures (``explain``) shows it when it is known and never asks a probe."""
     if not (on or measure) or not _judged(recipe, candidates, center):
         return list(candidates), None
-    from knotwork.search.answerable import answerable, features, query_df, reads_relative, relative
+    from knotwork.search.answerable import (TOP, answerable, features, query_df, reads_relative, reads_together,
+                                             relative)
 
     best = candidates[0]
     df, live = query_df(lexical, text, workspace)
     memory = contents[best.id]
-    values = features(text, best.scores, best.score, memory.content, df, live, tops, at, memory.valid_at)
+    top = [contents[c.id].content for c in candidates[:TOP] if c.id in contents] if measure or reads_together() else ()
+    values = features(text, best.scores, best.score, memory.content, df, live, tops, at, memory.valid_at, top)
     if baseline is not None and (measure or reads_relative()):  # asked when the weights read it; ``explain`` shows it once known
         base = baseline(workspace, live) if reads_relative() else baseline.known(workspace, live)
         if base is not None:
