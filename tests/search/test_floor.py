@@ -1,6 +1,8 @@
 """Knowing when nothing matches (search/floor.py): with a floor, a search whose best hit scores below it answers
 with nothing, and a search that finds its answer keeps every hit in order; without one (the default), hits are
-as before. On both backends, with the real model."""
+as before. The learned rule (search/answerable.py) is on by default: nonsense and off-topic questions find
+nothing, answers keep their hits; ``search_answerable=False`` gives every hit back. On both backends, with the
+real model."""
 
 from __future__ import annotations
 
@@ -20,11 +22,11 @@ FLOOR = 0.10
 
 
 def test_a_query_no_better_than_unrelated_text_finds_nothing(target: str) -> None:
-    with knotwork.open(target) as mem:  # the default: off
+    with knotwork.open(target, settings=Settings(search_answerable=False)) as mem:  # the floor alone (its default: off)
         mem.add_many([{"content": n, "workspace": "w", "evidence": ["ADR-0042"] if i == 1 else []} for i, n in enumerate(NOTES)])
         before = {q: [(h.memory.id, h.score) for h in mem.search(q, workspace="w")] for q in [*UNRELATED, ANSWERED]}
     assert all(before[q] and before[q][0][1] < FLOOR for q in UNRELATED)  # what the floor is for
-    with knotwork.open(target, settings=Settings(search_floor=FLOOR)) as mem:
+    with knotwork.open(target, settings=Settings(search_floor=FLOOR, search_answerable=False)) as mem:
         for q in UNRELATED:
             assert mem.search(q, workspace="w") == []
         assert [(h.memory.id, h.score) for h in mem.search(ANSWERED, workspace="w")] == before[ANSWERED]  # untouched
@@ -35,7 +37,7 @@ def test_a_query_no_better_than_unrelated_text_finds_nothing(target: str) -> Non
 
 
 def test_a_relative_fusion_and_a_named_memory_are_never_emptied(target: str) -> None:
-    with knotwork.open(target, settings=Settings(search_floor=0.99)) as mem:
+    with knotwork.open(target, settings=Settings(search_floor=0.99)) as mem:  # the rule on, as by default
         mem.add_many([{"content": n, "workspace": "w", "evidence": ["ADR-0042"] if i == 1 else []} for i, n in enumerate(NOTES)])
         assert mem.search(ANSWERED, workspace="w") == []  # 0.99: nothing passes
         assert mem.search(ANSWERED, workspace="w", recipe="memory_chat_turns")  # scores of this query alone
@@ -46,7 +48,7 @@ def test_a_relative_fusion_and_a_named_memory_are_never_emptied(target: str) -> 
 def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_answers(target: str) -> None:
     """``search_answerable`` (search/answerable.py): questions about what the store never mentions find nothing,
     a question it answers keeps every hit in order, and what the rule reads does not depend on ``limit``."""
-    with knotwork.open(target) as mem:  # the default: off, but ``explain`` shows what the rule would read
+    with knotwork.open(target, settings=Settings(search_answerable=False)) as mem:  # off: ``explain`` shows what it would read
         mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
         before = {q: [(h.memory.id, h.score) for h in mem.search(q, workspace="w")] for q in [*UNRELATED, ANSWERED]}
         mem.search(ANSWERED, workspace="w", limit=1, explain=True)
@@ -54,7 +56,8 @@ def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_ans
         mem.search(ANSWERED, workspace="w", limit=10, explain=True)
         assert one is not None and one == mem.last_trace.answerable
     assert all(before[q] for q in UNRELATED)  # without the rule, off-topic questions find something
-    with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
+    with knotwork.open(target) as mem:  # the default: on
+        assert mem.settings.search_answerable
         assert [q for q in UNRELATED if mem.search(q, workspace="w")] == []
         assert [(h.memory.id, h.score) for h in mem.search(ANSWERED, workspace="w")] == before[ANSWERED]
         miss = elsewhere.search(mem, ANSWERED, workspace="other")  # a miss names where the rule keeps a hit
@@ -98,3 +101,23 @@ def test_the_baseline_is_computed_once_per_workspace_kept_in_the_store_and_renew
         assert mem._baselines.computed == 1  # asked again
         assert json.loads(mem.store.get_meta(META_KEY + "w"))["live"] == len(NOTES) + more
         assert mem._baselines.probes == PROBES
+
+
+def test_by_default_nonsense_finds_nothing_and_an_answer_still_returns(target: str) -> None:
+    """The rule is on by default (config.Settings.search_answerable): a nonsense string and a question from
+    another domain answer with nothing, a question the store answers returns its memory first, and the top
+    hits' features (search/answerable.TOGETHER) are read only when asked for (``explain``) while the shipped
+    weights do not read them."""
+    from knotwork.search.answerable import TOGETHER, reads_together
+
+    with knotwork.open(target) as mem:
+        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        assert mem.search("zxqvbnm", workspace="w") == []
+        assert mem.search(UNRELATED[0], workspace="w") == []
+        answer = mem.search("Where do the reports cache their query results?", workspace="w")
+        assert answer and answer[0].memory.content == NOTES[1]
+        assert mem.last_trace.answerable is not None and set(TOGETHER).isdisjoint(mem.last_trace.answerable) != reads_together()
+        mem.search("Where do the reports cache their query results?", workspace="w", explain=True)
+        assert set(TOGETHER) <= set(mem.last_trace.answerable)
+    with knotwork.open(target, settings=Settings(search_answerable=False)) as mem:  # turned off: hits as before
+        assert mem.search(UNRELATED[0], workspace="w")
