@@ -121,3 +121,17 @@ def test_by_default_nonsense_finds_nothing_and_an_answer_still_returns(target: s
         assert set(TOGETHER) <= set(mem.last_trace.answerable)
     with knotwork.open(target, settings=Settings(search_answerable=False)) as mem:  # turned off: hits as before
         assert mem.search(UNRELATED[0], workspace="w")
+
+
+def test_searches_the_rule_was_not_fitted_on_keep_their_hits(target: str) -> None:
+    """The rule was fitted on searches with both BM25 and vectors (search/floor.MEASURED_SOURCES): a store without
+    an embedder and a one-source recipe would read missing scores as zeros, so they are not judged at all."""
+    from knotwork.search.answerable import answerable
+
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
+        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        hits = mem.search(ANSWERED, workspace="w", explain=True)
+        assert hits and hits[0].memory.content == NOTES[0]
+        assert not answerable(mem.last_trace.answerable)  # what the rule would say with no cosine: no answer
+        assert mem.search(ANSWERED, workspace="w", recipe="memory_bm25", explain=True)
+        assert mem.last_trace.answerable is None  # one source: not judged, not even measured
