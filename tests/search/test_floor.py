@@ -18,6 +18,18 @@ NOTES = [
 ]
 UNRELATED = ["volcanic eruption on the island of Hawaii", "what is the capital of Peru?", "who won the football match"]
 ANSWERED = "how do we deploy the billing service"
+#: The learned rule judges a search only when it sees at least search/floor.FEWEST memories: NOTES and these.
+MORE = [
+    "The mobile app release train leaves every second Thursday.",
+    "Database migrations are reviewed by two engineers before they run.",
+    "The staging environment is rebuilt from the latest backup every Monday.",
+    "Feature flags are cleaned up one sprint after a full rollout.",
+    "On-call engineers hand over at 09:00 with a written summary.",
+    "The design system's colour tokens live in a shared package.",
+    "Support tickets about invoices go to the billing team's queue.",
+    "Load tests run against a copy of production traffic from last week.",
+]
+RULE_NOTES = NOTES + MORE
 FLOOR = 0.10
 
 
@@ -49,7 +61,7 @@ def test_the_learned_rule_answers_off_topic_questions_with_nothing_and_keeps_ans
     """``search_answerable`` (search/answerable.py): questions about what the store never mentions find nothing,
     a question it answers keeps every hit in order, and what the rule reads does not depend on ``limit``."""
     with knotwork.open(target, settings=Settings(search_answerable=False)) as mem:  # off: ``explain`` shows what it would read
-        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        mem.add_many([{"content": n, "workspace": "w"} for n in RULE_NOTES])
         before = {q: [(h.memory.id, h.score) for h in mem.search(q, workspace="w")] for q in [*UNRELATED, ANSWERED]}
         mem.search(ANSWERED, workspace="w", limit=1, explain=True)
         one = mem.last_trace.answerable
@@ -76,7 +88,7 @@ def test_the_baseline_is_computed_once_per_workspace_kept_in_the_store_and_renew
     from knotwork.search.baseline import GROWTH, META_KEY, PROBES
 
     with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
-        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        mem.add_many([{"content": n, "workspace": "w"} for n in RULE_NOTES])
         assert mem.search("zxqvbnm", workspace="w") == []
         answer = mem.search(ANSWERED, workspace="w", explain=True)
         assert answer and answer[0].memory.content == NOTES[0]
@@ -87,19 +99,19 @@ def test_the_baseline_is_computed_once_per_workspace_kept_in_the_store_and_renew
         first = mem._baselines("w", live)
         assert mem._baselines("w", live) == first and mem._baselines.computed == 1  # one probe set, then kept
         kept = json.loads(mem.store.get_meta(META_KEY + "w"))
-        assert kept["live"] == live == len(NOTES) and 0 < kept["score"] < answer[0].score
+        assert kept["live"] == live == len(RULE_NOTES) and 0 < kept["score"] < answer[0].score
         mem.search(ANSWERED, workspace="w", explain=True)
         assert abs(mem.last_trace.answerable["score_rel"] - (answer[0].score - kept["score"])) < 1e-9
     with knotwork.open(target, settings=Settings(search_answerable=True)) as mem:
-        assert mem._baselines("w", len(NOTES)) == first and mem._baselines.computed == 0  # read back from the store
-        more = int(len(NOTES) * GROWTH) - len(NOTES) + 1
+        assert mem._baselines("w", len(RULE_NOTES)) == first and mem._baselines.computed == 0  # read back from the store
+        more = int(len(RULE_NOTES) * GROWTH) - len(RULE_NOTES) + 1
         mem.add_many([{"content": f"Ticket {i}: the billing export to the finance team failed on retry {i}.", "workspace": "w"}
                       for i in range(more)])
         mem.search(ANSWERED, workspace="w", explain=True)
         assert ("score_rel" in mem.last_trace.answerable) == reads_relative()  # grown past GROWTH: no longer current
-        mem._baselines("w", len(NOTES) + more)
+        mem._baselines("w", len(RULE_NOTES) + more)
         assert mem._baselines.computed == 1  # asked again
-        assert json.loads(mem.store.get_meta(META_KEY + "w"))["live"] == len(NOTES) + more
+        assert json.loads(mem.store.get_meta(META_KEY + "w"))["live"] == len(RULE_NOTES) + more
         assert mem._baselines.probes == PROBES
 
 
@@ -111,7 +123,7 @@ def test_by_default_nonsense_finds_nothing_and_an_answer_still_returns(target: s
     from knotwork.search.answerable import TOGETHER, reads_together
 
     with knotwork.open(target) as mem:
-        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        mem.add_many([{"content": n, "workspace": "w"} for n in RULE_NOTES])
         assert mem.search("zxqvbnm", workspace="w") == []
         assert mem.search(UNRELATED[0], workspace="w") == []
         answer = mem.search("Where do the reports cache their query results?", workspace="w")
@@ -129,9 +141,24 @@ def test_searches_the_rule_was_not_fitted_on_keep_their_hits(target: str) -> Non
     from knotwork.search.answerable import answerable
 
     with knotwork.open(target, settings=Settings(embedder="none")) as mem:
-        mem.add_many([{"content": n, "workspace": "w"} for n in NOTES])
+        mem.add_many([{"content": n, "workspace": "w"} for n in RULE_NOTES])
         hits = mem.search(ANSWERED, workspace="w", explain=True)
         assert hits and hits[0].memory.content == NOTES[0]
         assert not answerable(mem.last_trace.answerable)  # what the rule would say with no cosine: no answer
         assert mem.search(ANSWERED, workspace="w", recipe="memory_bm25", explain=True)
         assert mem.last_trace.answerable is None  # one source: not judged, not even measured
+
+
+def test_a_search_that_sees_fewer_memories_than_the_rule_was_fitted_on_keeps_its_hits(target: str) -> None:
+    """search/floor.FEWEST: in a store of two memories no word of a paraphrase is known, answer or not, so the rule
+    (which reads how much of the query the store holds) measures such a search but does not cut it."""
+    from knotwork.search.answerable import answerable
+    from knotwork.search.floor import FEWEST
+
+    with knotwork.open(target) as mem:
+        mem.add_many([{"content": "Prefers vegetarian restaurants", "workspace": "u"},
+                      {"content": "Loves a steakhouse", "workspace": "v"}])
+        hits = mem.search("what food does the user like?", workspace="u", explain=True)
+        assert [h.memory.content for h in hits] == ["Prefers vegetarian restaurants"]
+        assert not answerable(mem.last_trace.answerable)  # what the rule says; too few memories to act on it
+        assert mem.lexical.frequencies([], "u")[1] < FEWEST

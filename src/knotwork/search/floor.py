@@ -43,6 +43,12 @@ def _judged(recipe: Recipe, candidates: Sequence[Candidate], center: str | None)
 MEASURED_SOURCES = frozenset({"bm25", "vector"})
 
 
+#: The fewest memories a search must see to be judged: the rule was fitted on workspaces of 11 to 4,163
+#: memories. In fewer, how much of a query the store holds (``known``, ``unknown_terms``) says little: a store of
+#: two memories holds no word of "where should we eat?" and its answer "Prefers vegetarian restaurants" alike.
+FEWEST = 10
+
+
 def document(memory: Any) -> str:
     """A memory's text as BM25 reads it: its content, then its names (evidence ids, artifacts, tag values): a
     memory found by a word of its artifact path ("ledger" for ``src/billing/ledger.py``) holds that word."""
@@ -63,7 +69,7 @@ def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[
     """``candidates`` as they are, or none when ``on`` and the learned rule says the best hit answers nothing
     (:mod:`~knotwork.search.answerable`); with the numbers the rule read (None: not judged; computed only when
     ``on`` or ``measure``, for a recipe with both :data:`MEASURED_SOURCES`; the caller passes ``on`` false when
-    the store has no embedder). ``contents`` maps a candidate's id to its memory; ``tops`` each source's best score;
+    the store has no embedder; a search that sees fewer than :data:`FEWEST` memories is measured, never cut). ``contents`` maps a candidate's id to its memory; ``tops`` each source's best score;
     ``at`` when the question is asked; ``baseline(workspace, live)`` what off-topic probes score in the
     workspace (:mod:`~knotwork.search.baseline`): computed at the first search whose weights read it, then
     kept; a search that only measures (``explain``) shows it when it is known and never asks a probe."""
@@ -81,4 +87,5 @@ def answered(recipe: Recipe, candidates: Sequence[Candidate], contents: Mapping[
         base = baseline(workspace, live) if reads_relative() else baseline.known(workspace, live)
         if base is not None:
             values.update(relative(values, base))
-    return (list(candidates) if not on or answerable(values) else []), values
+    keep = not on or live < FEWEST or answerable(values)
+    return (list(candidates) if keep else []), values
