@@ -35,7 +35,6 @@ STARTUP_DEADLINE_S = 180.0
 CHROMIUM = os.environ.get("KNOTWORK_TEST_CHROMIUM") or "/usr/bin/chromium"
 HOST = "127.0.0.1"
 README = Path(__file__).resolve().parents[1] / "README.md"
-SEARCH_FLOOR = "0.10"  # KNOTWORK_SEARCH_FLOOR as docs/configuration.md gives it (bench/nothing.py measured it)
 
 
 class Failed(Exception):
@@ -164,11 +163,10 @@ def serve(knotwork: str, env: dict[str, str], home: Path) -> tuple[subprocess.Po
     started = time.monotonic()
     port = free_port()
     log = home / "serve.log"
-    # The search floor is opt-in (docs/concepts.md, "Knowing when nothing matches"): the server runs with the
-    # measured value, as docs/configuration.md tells a user to set it.
-    served = {**env, "KNOTWORK_SEARCH_FLOOR": SEARCH_FLOOR}
+    # Settings as a user gets them: a nonsense query finds nothing by the learned rule, on by default
+    # (docs/concepts.md, "Knowing when nothing matches"), with no floor set.
     with log.open("wb") as out:
-        proc = subprocess.Popen([knotwork, "serve", "--port", str(port)], env=served, stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([knotwork, "serve", "--port", str(port)], env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=subprocess.STDOUT)
     while True:
         try:

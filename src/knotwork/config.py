@@ -27,8 +27,9 @@ class Settings(BaseSettings):
         description="A memory search whose best hit scores below this answers with nothing (0: off); see docs/concepts.md.",
     )
     search_answerable: bool = Field(
-        default=False,
-        description="A memory search whose best hit a learned rule judges no answer answers with nothing; see docs/concepts.md.",
+        default=True,
+        description="A memory search whose best hit a learned rule judges no answer answers with nothing (false: "
+        "every search keeps its hits); see docs/concepts.md.",
     )
     max_content_bytes: int = Field(default=64 * 1024, gt=0, description="Largest memory content, in UTF-8 bytes.")
     busy_timeout_ms: int = Field(default=30_000, ge=0, description="How long a writer waits for another process's lock.")

@@ -378,9 +378,9 @@ class Knotwork(Parts, GraphApi):
         with self.foreground.held():  # a worker thread of this process waits meanwhile
             cands, memories, trace = self._pipeline.run(chosen, q)
         cands = above_floor(chosen, cands, self.settings.search_floor, center_id)  # nothing matches: say so
-        cands, trace.answerable = answered(chosen, cands, memories, text, flt.workspace, self._pipeline.lexical,
-                                           self.settings.search_answerable, explain, center_id, trace.tops, q.at,
-                                           self._baselines)
+        judge = self.settings.search_answerable and bool(self.embedder)  # fitted with vectors: none, no judging
+        cands, trace.answerable = answered(chosen, cands, memories, text, flt.workspace, self._pipeline.lexical, judge,
+                                           explain, center_id, trace.tops, q.at, self._baselines)
         cands = successors_first(cands, memories, q.at)  # a retired memory below the one that retired it
         self.last_trace = trace
         if "novelty" in {st.name for st in chosen.rerankers}:

@@ -79,11 +79,12 @@ def test_delete_by_none_and_by_delete(mem: knotwork.Knotwork, store: KnotworkSto
 
 def test_a_search_under_a_namespace_never_returns_another_and_is_not_cut_short(store: KnotworkStore) -> None:
     # Forty items of another namespace match the query better than the three of ours: the namespace is part of
-    # the store's query, so ours still fill the page.
+    # the store's query, so ours still fill the page. Ours are about the query too (a search whose best hit
+    # answers nothing returns nothing: search/answerable.py).
     store.batch([PutOp(("users", "u2"), f"k{i}", {"text": f"deploy the billing service to production, step {i}"})
                  for i in range(40)])
-    store.batch([PutOp(("users", "u1"), f"k{i}", {"text": f"a note about production {w}"})
-                 for i, w in enumerate(["gardens", "violins", "tides"])])
+    store.batch([PutOp(("users", "u1"), f"k{i}", {"text": f"a note about the billing service in production: {w}"})
+                 for i, w in enumerate(["alerts", "rollbacks", "dashboards"])])
     hits = store.search(("users", "u1"), query="deploy the billing service to production", limit=3)
     assert len(hits) == 3 and {h.namespace for h in hits} == {("users", "u1")}
     assert all(h.score is not None and 0 < h.score <= 1 for h in hits)
