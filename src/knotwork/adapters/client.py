@@ -234,7 +234,8 @@ class RemoteKnotwork:
         if "tags" in query:
             query["tag"] = query.pop("tags")
         answer = self._call("GET", "/memories", query=query)
-        return Page([Memory.from_dict(m) for m in answer["memories"]], answer.get("next_cursor"), answer.get("unknown_workspace"))
+        return Page([Memory.from_dict(m) for m in answer["memories"]], answer.get("next_cursor"), answer.get("unknown_workspace"),
+                    answer.get("elsewhere"))
 
     def search(self, query: str, **options: Any) -> list[Hit]:
         answer = self._call("POST", "/search", {"query": query, **_drop_none(options)})
