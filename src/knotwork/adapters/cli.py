@@ -60,7 +60,8 @@ STDIO_CLOSE_WAIT = 1.0  # seconds `knotwork mcp` waits for the graph once its cl
 def cli() -> None:
     """knotwork: long-term memory for AI agents.
 
-    Every command takes --help; docs/cli.md has them all. With `knotwork serve` running, the memory
+    Every command takes --help (knotwork add --help). `knotwork status` names the store in use
+    (default $KNOTWORK_HOME/knotwork.db, or --db PATH); with `knotwork serve` running, the memory
     commands go through it.
     """
 
