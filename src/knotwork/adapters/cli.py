@@ -213,10 +213,10 @@ def list_(mem: ServiceApi, settings: Settings, fmt: str, workspace: str | None, 
 @with_store
 @through_server
 def search(mem: ServiceApi, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
-    """Find memories relevant to QUERY (the workspace and global)."""
+    """Find memories relevant to QUERY (the workspace and global; - reads QUERY from stdin)."""
     hits = elsewhere.search(
         mem,
-        query,
+        _content(query),  # `-` reads stdin, as `add -` does: piped before, it searched for "-" itself
         workspace=_workspace(settings, workspace),
         limit=opts["limit"],
         agent_id=opts["agent_id"],
