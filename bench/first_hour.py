@@ -6,9 +6,11 @@
 2. the README's CLI quick start as written (its console block: `source .venv/bin/activate`, then each command,
    its output matched against the README's), in a folder whose `.venv` is that virtualenv, timed: under 10 s;
 3. a `--db` where no store is, refused by a command that only reads (exit 2, one line, nothing created);
+   `knotwork` alone prints its grouped help and exits 0 (the README's Python and MCP examples are run, twice,
+   by tests/test_docs.py: here they would add seconds of model loading);
 4. `knotwork serve` from that virtualenv (with the documented search floor); through it, the README's miss (a search without `-w` names the
-   workspace that would answer), a nonsense query answered with nothing, and the README's curl example of
-   the REST API as written (its address made the server's);
+   workspace that would answer), a listing without `-w` that names it too, a nonsense query answered with
+   nothing, and the README's curl example of the REST API as written (its address made the server's);
 5. the web UI (`GET /`) and the API docs (`/docs`, `/redoc`) rendered in Chromium (/usr/bin/chromium, through
    Playwright from the running interpreter), every request recorded: one that leaves loopback fails the run.
 
@@ -139,6 +141,15 @@ def missing_store(knotwork: str, env: dict[str, str], home: Path) -> None:
     step("a --db where no store is: refused, nothing created", started)
 
 
+def alone(knotwork: str, env: dict[str, str]) -> None:
+    """``knotwork`` alone: its help, grouped, and exit 0 (not ``error: Usage: …``)."""
+    started = time.monotonic()
+    said = run([knotwork], env).stdout
+    if not said.startswith("Usage: knotwork") or "Memories:" not in said or "Server:" not in said:
+        raise Failed(f"`knotwork` alone did not print the grouped help:\n{said}")
+    step("`knotwork` alone: the grouped help, exit 0", started)
+
+
 def through_server(knotwork: str, env: dict[str, str], base: str, home: Path) -> None:
     """The README's miss and a nonsense query through the running server, then the README's curl example."""
     started = time.monotonic()
@@ -146,11 +157,14 @@ def through_server(knotwork: str, env: dict[str, str], base: str, home: Path) ->
     miss = run([knotwork, "search", "where do we cache session tokens?"], served).stdout.strip()
     if miss != "No matching memories here; 1 match in workspace 'ledgerly'; pass -w ledgerly.":
         raise Failed(f"the miss through the server did not name the workspace:\n{miss}")
+    listed = run([knotwork, "list"], served).stdout.strip()
+    if not re.fullmatch(r"No memories here; \d+ memor(y|ies) in workspace 'ledgerly'; pass -w ledgerly\.", listed):
+        raise Failed(f"a listing without -w through the server did not name the workspace:\n{listed}")
     nonsense = run([knotwork, "search", "zxqvbnm", "-w", "ledgerly"], served).stdout.strip()
     if nonsense != "No matching memories.":
         raise Failed(f"a nonsense query found something:\n{nonsense}")
     console(readme_block("curl"), home, env, address=base.removeprefix("http://"))
-    step("through the server: the miss names ledgerly, nonsense finds nothing, the README's curl example", started)
+    step("through the server: the miss and the listing name ledgerly, nonsense finds nothing, the README's curl example", started)
 
 
 def free_port() -> int:
@@ -243,6 +257,7 @@ def main(argv: list[str]) -> int:
             knotwork = str(venv_dir / "bin" / "knotwork")
             took = quick_start(venv_dir, env, home)
             missing_store(knotwork, env, home)
+            alone(knotwork, env)
             proc, base, log = serve(knotwork, env, home)
             through_server(knotwork, env, base, home)
             browse(base)

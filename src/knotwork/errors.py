@@ -58,12 +58,17 @@ WORKSPACE_ARG = 'workspace="{}"'
 CLI_WORKSPACE_ARG = "-w {}"
 
 
+def _plural(noun: str) -> str:
+    if noun.endswith(("ch", "s")):
+        return noun + "es"
+    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+
+
 def elsewhere_text(counts: Mapping[str, int], arg: str = WORKSPACE_ARG, noun: str = "match") -> str:
     """``2 matches in workspace 'ledgerly'; pass -w ledgerly``: where a search or lookup that found nothing in
     its workspace would find something (the workspaces with the most first, at most three named)."""
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = [f"{n} {noun if n == 1 else noun + ('es' if noun.endswith(('ch', 's')) else 's')} in workspace {w!r}"
-             for w, n in ranked[:3]]
+    shown = [f"{n} {noun if n == 1 else _plural(noun)} in workspace {w!r}" for w, n in ranked[:3]]
     more = f" and {len(ranked) - 3} more workspaces" if len(ranked) > 3 else ""
     return f"{', '.join(shown)}{more}; pass {arg.format(ranked[0][0])}"
 

@@ -504,7 +504,8 @@ class Knotwork(Parts, GraphApi):
                 if mentions:
                     graph.mentions[parsed[-1][0].id] = mentions
             except InvalidInput as exc:
-                raise InvalidInput(f"record {index + 1}: {exc.field}", exc.problem) from None
+                where = f"record {index + 1}" if exc.field == "record" else f"record {index + 1}: {exc.field}"
+                raise InvalidInput(where, exc.problem) from None
             except (KeyError, TypeError, AttributeError) as exc:
                 raise InvalidInput(f"record {index + 1}", f"malformed link ({exc})") from None
         added = skipped = 0

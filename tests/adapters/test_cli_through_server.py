@@ -94,7 +94,12 @@ def test_a_listing_of_a_workspace_that_does_not_exist_names_it_as_in_process(lau
     assert cli(home, env, "add", "Session tokens are cached in Valkey for 15 minutes.", "-w", "ledgerly")[0] == 0
     remote, local = cli(home, env, "list", "-w", "ledgerlyy"), cli(home, LOCAL, "list", "-w", "ledgerlyy")
     assert remote.code == local.code == 0 and not remote.loaded
-    assert remote.out == local.out == "No memories: workspace 'ledgerlyy' does not exist (nothing is stored in it)."
+    assert remote.out == local.out == ("No memories: workspace 'ledgerlyy' does not exist (nothing is stored in it); "
+                                       "1 memory in workspace 'ledgerly'; pass -w ledgerly.")
     assert json.loads(cli(home, env, "list", "-w", "ledgerlyy", "--json").out)["unknown_workspace"] == "ledgerlyy"
+    # The README's adds went to ledgerly: a listing of the global scope says where they are.
+    remote, local = cli(home, env, "list"), cli(home, LOCAL, "list")
+    assert remote.out == local.out == "No memories here; 1 memory in workspace 'ledgerly'; pass -w ledgerly."
+    assert json.loads(cli(home, env, "list", "--json").out) == {"memories": [], "next_cursor": None, "elsewhere": {"ledgerly": 1}}
     listed = json.loads(cli(home, env, "list", "-w", "ledgerly", "--json").out)
     assert len(listed["memories"]) == 1 and "unknown_workspace" not in listed

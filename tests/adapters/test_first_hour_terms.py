@@ -4,6 +4,7 @@ an address it cannot listen on says so before it says where it listens. The inst
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -23,6 +24,16 @@ def run(home: Path, *args: str, stdin: bytes | None = None) -> subprocess.Comple
     done = subprocess.run([KNOTWORK, *args], env=clean_env(home, {"KNOTWORK_URL": "none", "KNOTWORK_EMBEDDER": "none"}),
                           input=stdin, capture_output=True, timeout=120, stdin=None if stdin is not None else subprocess.DEVNULL)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def test_a_query_on_stdin_is_read_as_an_added_text_is(tmp_path: Path) -> None:
+    """`knotwork search -` reads the query from stdin, as `add -` reads the text (it searched for "-" itself)."""
+    db = tmp_path / "store.db"
+    assert run(tmp_path, "add", "Deploys need two approvals.", "--db", str(db)).returncode == 0
+    found = run(tmp_path, "search", "-", "--db", str(db), "--json", stdin=b"deploys approvals\n")
+    assert found.returncode == 0 and [h["memory"]["content"] for h in json.loads(found.stdout)["hits"]] == ["Deploys need two approvals."]
+    r = run(tmp_path, "search", "-", "--db", str(db), stdin=LATIN1)
+    assert r.returncode == 2 and r.stderr == f"error: stdin is not valid UTF-8: byte 0xe9 at byte offset 3; {HINT}\n"
 
 
 def test_latin1_on_stdin_or_in_a_file_is_named_as_not_utf8(tmp_path: Path) -> None:

@@ -29,10 +29,10 @@ def export_file(path: Path, n: int) -> Path:
     return path
 
 
-def interrupt_while(args: list[str], home: Path, step: bytes, total: int) -> tuple[int, int, bytes, str]:
+def interrupt_while(args: list[str], home: Path, step: bytes, total: int, extra: dict[str, str] | None = None) -> tuple[int, int, bytes, str]:
     """Run ``knotwork *args``, send one SIGINT once its progress line ``step`` shows some but not all of ``total``
     done; (the count last seen before the signal, the exit status, stdout, everything it wrote on stderr)."""
-    proc = subprocess.Popen([KNOTWORK, *args], env=clean_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([KNOTWORK, *args], env=clean_env(home, extra), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     said = bytearray()
     reader = threading.Thread(target=lambda: [said.extend(chunk) for chunk in iter(lambda: proc.stderr.read1(4096), b"")])
@@ -94,3 +94,24 @@ def test_ctrl_c_during_a_reembed_says_how_many_were_kept(tmp_path: Path) -> None
     assert 0 < kept < total  # the signal landed between the first batch and the last
     with knotwork.open(db) as mem:
         assert len(mem.store.memories_without_vectors(total)) == total - kept  # what it said was kept, is
+
+
+def test_ctrl_c_while_the_graph_is_read_in_keeps_the_import_and_says_so(tmp_path: Path) -> None:
+    """With the graph read in the background (the default), the import waits for it as a step of its own
+    that counts the memories read in; Ctrl-C there keeps the stored import and says what is left."""
+    total = 300
+    db, records = tmp_path / "store.db", export_file(tmp_path / "export.jsonl", total)
+    with knotwork.open(db):
+        pass
+    seen, status, out, text = interrupt_while(["import", str(records), "--db", str(db), "--progress"], tmp_path / "home",
+                                              b"read into the graph", total, {"KNOTWORK_ENRICH": "background"})
+    assert 0 < seen < total  # the signal landed while the graph was being read in
+    last = text.rstrip().splitlines()[-1]
+    assert status == 130, text
+    left = int(re.fullmatch(r"interrupted: the import is stored \(300 added\); (\d+) memories wait to be read into the "
+                            r"knowledge graph, and a worker process goes on with them \(`knotwork status` shows how many "
+                            r"are left\)", last).group(1))
+    assert 0 < left <= total - seen
+    assert out == b""
+    with knotwork.open(db) as mem:
+        assert len(mem.list(limit=1000)) == total  # the import was kept whole

@@ -114,3 +114,25 @@ def test_rest_names_the_workspaces_a_token_reads_and_no_other(
     lab_said, _ = asyncio.run(mcp(store.tokens["lab"]))
     assert lab_said == "No matching memories." and store.leaked([lab_said]) == []
     assert SHOP_TEXT not in lab_said
+
+
+def test_an_empty_listing_names_the_workspaces_that_hold_memories_in_the_callers_scope(tmp_path: Path) -> None:
+    """``list`` without a workspace (the global scope) in a store whose memories are all in workspaces says where
+    they are, with the same filters, and never beyond the caller's scope; a later page, or a listing of every
+    workspace, adds nothing."""
+    with knotwork.open(tmp_path / "store.db", settings=Settings(embedder="none")) as mem:
+        mem.add_many([{"content": f"shop note {i}", "workspace": "shop", "category": "decision" if i else None} for i in range(3)]
+                     + [{"content": "lab note", "workspace": "lab"}], consolidate=False)
+        owner = elsewhere.listed(mem)
+        assert list(owner) == [] and owner.elsewhere == {"shop": 3, "lab": 1}
+        assert owner.to_dict() == {"memories": [], "next_cursor": None, "elsewhere": {"shop": 3, "lab": 1}}
+        assert elsewhere.listed(mem, category="decision").elsewhere == {"shop": 2}  # the listing's filters apply
+        assert elsewhere.listed(mem, category="lesson").elsewhere == {}
+        typo = elsewhere.listed(mem, workspace="shpo")
+        assert typo.unknown_workspace == "shpo" and typo.elsewhere == {"shop": 3, "lab": 1}
+        assert elsewhere.listed(mem, workspace="shop").elsewhere == {}  # found: nothing to add
+        assert elsewhere.listed(mem, workspace="*").elsewhere == {}
+        lab_bot = scoped(mem, Scope.of(["lab"]))
+        assert elsewhere.listed(lab_bot).elsewhere == {"lab": 1}  # shop is beyond its scope
+        later = mem.list(workspace="*", limit=1).next_cursor  # a later page that is empty ends a listing
+        assert later and elsewhere.listed(mem, cursor=later).elsewhere == {}

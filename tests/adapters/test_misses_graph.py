@@ -159,3 +159,36 @@ def test_rest_and_mcp_name_the_workspaces_a_token_reads_and_no_other(
     lab_said, lab_json = asyncio.run(mcp(lab))
     assert lab_said == 'No entities found for "Shopfront".' and "elsewhere" not in json.loads(lab_json)
     assert store.leaked([(SHOP_NAME, lab_said), (SHOP_NAME, lab_json)]) == [] and "shop" not in lab_said + lab_json
+
+
+def test_a_fact_search_that_hides_only_less_sure_facts_says_how_many(
+    run_cli: Callable, start_http: Callable[..., Endpoint], tmp_path: Path
+) -> None:
+    """`knotwork facts "Valkey" -w ledgerly` (the example of `knotwork --help`) after the README's add: the one
+    fact extracted is less sure than a read shows by default; the miss says so, and how to see it, on the CLI,
+    REST and MCP alike (through the server: its count, carried)."""
+    db = tmp_path / "ledgerly.db"
+    with knotwork.open(db, settings=Settings(embedder="none", enrich="inline")) as mem:
+        mem.add("Session tokens are cached in Valkey for 15 minutes.", workspace="ledgerly", category="decision")
+        shown = mem.search_facts("Valkey", workspace="ledgerly")
+        stored = mem.search_facts("Valkey", workspace="ledgerly", min_confidence=0)
+    assert len(shown) == 0 and len(stored) == 1  # the case: extracted, and below the default
+    said = run_cli("facts", "Valkey", "-w", "ledgerly", "--db", str(db), env=FAST)
+    assert said.returncode == 0
+    assert said.stdout.strip() == 'No facts found for "Valkey" (1 less sure fact hidden; pass --min-confidence 0 to see it).'
+    assert json.loads(run_cli("facts", "Valkey", "-w", "ledgerly", "--db", str(db), "--json", env=FAST).stdout)["less_sure"] == 1
+    assert "less sure" not in run_cli("facts", "Valkey", "-w", "ledgerly", "--min-confidence", "0", "--db", str(db), env=FAST).stdout
+    assert run_cli("facts", "Zeppelin", "-w", "ledgerly", "--db", str(db), env=FAST).stdout.strip() == 'No facts found for "Zeppelin".'
+
+    server = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER})
+    with httpx2.Client(base_url=server.base_url, timeout=30, headers={"authorization": f"Bearer {OWNER}"}) as http:
+        assert http.post("/search/facts", json={"query": "Valkey", "workspace": "ledgerly"}).json() == {
+            "query": "Valkey", "facts": [], "less_sure": 1}
+        assert http.post("/search/facts?format=compact", json={"query": "Valkey", "workspace": "ledgerly"}).text == (
+            'No facts found for "Valkey" (1 less sure fact hidden; pass min_confidence=0 to see it).')
+
+    async def mcp() -> str:
+        async with http_session(server.base_url, OWNER)() as session:
+            return text(await session.call_tool("search_facts", {"query": "Valkey", "workspace": "ledgerly"}))
+
+    assert asyncio.run(mcp()) == 'No facts found for "Valkey" (1 less sure fact hidden; pass min_confidence=0 to see it).'

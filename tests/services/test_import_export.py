@@ -74,6 +74,8 @@ def test_export_to_file_with_progress(capsys, tmp_path: Path) -> None:
         ('{"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "content": "", "created_at": "2024-01-01", "updated_at": "2024-01-01", "valid_at": "2024-01-01"}', "content"),
         ('{"id": "short", "content": "x", "created_at": "2024-01-01", "updated_at": "2024-01-01", "valid_at": "2024-01-01"}', "id"),
         ('{"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "content": "x"}', "missing"),
+        ('{"content": "plain text, not an export"}', "record 2: is not a record an export writes (missing created_at, id, "
+                                                     "updated_at, valid_at): import loads an export; to store new text, add it"),
         ('{"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV", "content": "x", "created_at": "never", "updated_at": "2024-01-01", "valid_at": "2024-01-01"}', "created_at"),
     ],
 )

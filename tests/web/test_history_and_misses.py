@@ -76,6 +76,21 @@ def test_a_search_that_finds_nothing_here_offers_the_workspaces_that_would(page:
     assert page.locator("#elsewhere").count() == 0
 
 
+def test_an_empty_browse_page_offers_the_workspaces_that_hold_such_memories(page: Any, served: Seeded) -> None:
+    """Browse without a workspace (the global scope) finds no log entries there: it says so and offers the
+    workspace that holds them, with the same filter; one click lists them."""
+    open_view(page, served.base_url, "/list?category=log")
+    assert page.locator("#nothing-listed").inner_text() == "No memories here."
+    offer = page.locator("#elsewhere button[data-workspace=bulk]")
+    assert offer.inner_text().endswith("memories in bulk") and page.locator("li.hit").count() == 0
+    offer.click()
+    page.locator("li.hit").first.wait_for()
+    assert page.locator("select[name=workspace]").input_value() == "bulk"
+    assert page.locator("select[name=category]").input_value() == "log"
+    assert "nightly build" in page.locator("li.hit").first.inner_text()
+    assert page.locator("#elsewhere").count() == 0 and page.locator("#nothing-listed").count() == 0
+
+
 def test_the_page_has_a_favicon_and_asks_for_nothing_missing(page: Any, served: Seeded) -> None:
     missing: list[str] = []
     page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)

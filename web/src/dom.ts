@@ -83,12 +83,13 @@ export function errorBox(message: string): HTMLElement {
   return h("div", { class: "error", role: "alert" }, message);
 }
 
-/** A search that found nothing here but would in other workspaces this caller reads: one button per workspace
- * (most matches first), which `go` opens there; null when no other workspace would answer. */
-export function elsewhereOffer(where: Record<string, number> | undefined, go: (workspace: string) => void, id = "elsewhere"): HTMLElement | null {
+/** A search (or a listing: `noun` "memory") that found nothing here but would in other workspaces this caller
+ * reads: one button per workspace (most first), which `go` opens there; null when no other workspace would answer. */
+export function elsewhereOffer(where: Record<string, number> | undefined, go: (workspace: string) => void, id = "elsewhere",
+                               noun: [string, string] = ["match", "matches"]): HTMLElement | null {
   const ranked = Object.entries(where ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (!ranked.length) return null;
   return h("p", { id, class: "elsewhere" }, "Found in other workspaces: ",
     ...ranked.map(([w, n]) => h("button", { type: "button", class: "link", "data-workspace": w, onclick: () => go(w) },
-      `${n} match${n === 1 ? "" : "es"} in ${w}`)));
+      `${n} ${n === 1 ? noun[0] : noun[1]} in ${w}`)));
 }

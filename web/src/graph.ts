@@ -167,7 +167,9 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   const c = await choices();
   const workspace = params.get("workspace") ?? "";
   const sure = params.get("min_confidence") ?? "";
-  const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...c.workspaces.map((w) => [w, w] as [string, string])];
+  // The workspace shown stays chosen even when the list of workspaces was read before it held anything.
+  const named = workspace && workspace !== "*" && !c.workspaces.includes(workspace) ? [workspace] : [];
+  const ws: [string, string][] = [["", "server default"], ["*", "every workspace"], ...[...c.workspaces, ...named].map((w) => [w, w] as [string, string])];
   const picker = select("workspace", ws, workspace);
   // Facts below this confidence are left out of the drawing and the entity's list.
   // The server's default (KNOTWORK_KG_MIN_CONFIDENCE) hides the less sure extracted facts; 0 shows every stored one.
@@ -176,6 +178,9 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
   const slider = h("input", { type: "range", min: "0", max: "1000", value: "1000", id: "as-of", "aria-label": "as of" });
   const when = h("output", { id: "as-of-text" }, "now");
   const info = h("p", { class: "muted", id: "graph-info" });
+  // An empty graph here (the README's memories are in a workspace; the page opens on the server's default)
+  // offers the workspaces that hold memories, one button each.
+  const others = h("p", { class: "elsewhere", id: "graph-elsewhere", hidden: true });
   const canvas = h("div", { class: "graph", id: "graph" });
   const side = h("aside", { class: "side", id: "entity" }, h("p", { class: "muted" }, "Click an entity to see its facts."));
   const finder = h("form", { class: "bar", id: "find", autocomplete: "off" },
@@ -189,13 +194,14 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
       h("label", { class: "slider" }, "as of ", slider, " ", when)),
     found,
     info,
+    others,
     h("div", { class: "split" }, canvas, side),
   );
-  const reopen = (to: { workspace?: string } = {}) => {
+  const reopen = (to: { workspace?: string; min_confidence?: string } = {}) => {
     const find = (finder.elements.namedItem("find") as HTMLInputElement).value.trim();
-    location.hash = `#/knowledge${query({ workspace: to.workspace ?? picker.value, min_confidence: floor.value || null, find: find || null })}`;
+    location.hash = `#/knowledge${query({ workspace: to.workspace ?? workspace, min_confidence: (to.min_confidence ?? floor.value) || null, find: find || null })}`;
   };
-  picker.addEventListener("change", () => reopen());
+  picker.addEventListener("change", () => reopen({ workspace: picker.value }));
   floor.addEventListener("change", () => reopen());
   finder.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -277,6 +283,25 @@ export async function knowledgeView(root: HTMLElement, params: URLSearchParams):
       for (const f of kg.facts) elements.push({ data: { id: `f${f.id}`, source: f.subject.id, target: f.object.id, label: f.predicate }, classes: retired(f) ? "retired" : "" });
       const gone = kg.facts.filter(retired).length;
       info.textContent = `${linked.size} entities, ${kg.facts.length} facts true ${asOf() ? "then" : "now"}${gone ? ` (${gone} retired since: dashed)` : ""}, ${kg.communities.length} communities${kg.truncated ? " (the largest only)" : ""}.`;
+      // Nothing drawn now: say why, when it is the less sure facts left out (the server's default hides them),
+      // and offer the workspaces that hold memories.
+      others.hidden = true;
+      if (kg.facts.length === 0 && !asOf()) {
+        const all = sure === "0" ? null
+          : await api<KnowledgeView>("GET", `/ui/api/knowledge${query({ workspace, min_confidence: 0 })}`);
+        const elsewhere = workspace === "*" ? [] : c.workspaces.filter((w) => w && w !== workspace);
+        const hidden = all ? all.facts.length : 0;
+        if (hidden || elsewhere.length) {
+          others.hidden = false;
+          clear(others, "Nothing drawn here. ",
+            hidden ? h("button", { type: "button", class: "link", id: "show-less-sure", onclick: () => reopen({ min_confidence: "0" }) },
+              "Show the less sure facts") : null,
+            hidden && elsewhere.length ? " · " : null,
+            elsewhere.length ? ["Workspaces with memories: ",
+              ...elsewhere.map((w) => h("button", { type: "button", class: "link", "data-workspace": w, onclick: () => reopen({ workspace: w }) }, w)),
+              h("button", { type: "button", class: "link", "data-workspace": "*", onclick: () => reopen({ workspace: "*" }) }, "every workspace")] : null);
+        }
+      }
       const cy = draw(canvas, elements, { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 8000, idealEdgeLength: () => 110, numIter: 400 } as any);
       if (elements.length <= SPREAD_MOST) {
         for (let i = 0; i < 2; i++) {

@@ -205,7 +205,8 @@ export async function listView(root: HTMLElement, params: URLSearchParams): Prom
   const cursors = (params.get("trail") ?? "").split(",").filter(Boolean);
   const cursor = cursors.length ? cursors[cursors.length - 1] : null;
   try {
-    const page = await api<{ memories: Memory[]; next_cursor: string | null }>("GET", `/memories${query({
+    const page = await api<{ memories: Memory[]; next_cursor: string | null; elsewhere?: Record<string, number>; unknown_workspace?: string }>(
+      "GET", `/memories${query({
       workspace: params.get("workspace"),
       agent_id: params.get("agent_id"),
       category: params.get("category"),
@@ -222,8 +223,21 @@ export async function listView(root: HTMLElement, params: URLSearchParams): Prom
       else p.delete("trail");
       return `#/list?${p.toString()}`;
     };
+    // An empty first page says so, and offers the other workspaces where the same listing shows memories.
+    const empty = !page.memories.length && !cursors.length;
+    const there = (w: string) => {
+      const p = new URLSearchParams(base);
+      p.set("workspace", w);
+      p.delete("trail");
+      location.hash = `#/list?${p.toString()}`;
+    };
     clear(out,
-      h("p", { class: "muted" }, `page ${cursors.length + 1} · ${page.memories.length} memories, newest first`),
+      empty
+        ? h("p", { class: "muted", id: "nothing-listed" }, page.unknown_workspace
+          ? `No memories: workspace "${page.unknown_workspace}" does not exist (nothing is stored in it).`
+          : "No memories here.")
+        : h("p", { class: "muted" }, `page ${cursors.length + 1} · ${page.memories.length} memories, newest first`),
+      empty ? elsewhereOffer(page.elsewhere, there, "elsewhere", ["memory", "memories"]) : null,
       h("ul", { class: "hits" }, page.memories.map((m) => row(m, null))),
       h("p", { class: "pager" },
         cursors.length ? h("a", { class: "button", href: link(cursors.slice(0, -1)), id: "prev" }, "← Newer") : null,

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from knotwork.adapters.cli_common import (
     _content,
     creates,
     filter_options,
+    waits_for_graph,
     _json_option,
     _settings,
     _stdin_bytes,
@@ -58,7 +60,8 @@ STDIO_CLOSE_WAIT = 1.0  # seconds `knotwork mcp` waits for the graph once its cl
 def cli() -> None:
     """knotwork: long-term memory for AI agents.
 
-    Every command takes --help; docs/cli.md has them all. With `knotwork serve` running, the memory
+    Every command takes --help (knotwork add --help). `knotwork status` names the store in use
+    (default $KNOTWORK_HOME/knotwork.db, or --db PATH); with `knotwork serve` running, the memory
     commands go through it.
     """
 
@@ -210,10 +213,10 @@ def list_(mem: ServiceApi, settings: Settings, fmt: str, workspace: str | None, 
 @with_store
 @through_server
 def search(mem: ServiceApi, settings: Settings, fmt: str, query: str, workspace: str | None, **opts: Any) -> str:
-    """Find memories relevant to QUERY (the workspace and global)."""
+    """Find memories relevant to QUERY (the workspace and global; - reads QUERY from stdin)."""
     hits = elsewhere.search(
         mem,
-        query,
+        _content(query),  # `-` reads stdin, as `add -` does: piped before, it searched for "-" itself
         workspace=_workspace(settings, workspace),
         limit=opts["limit"],
         agent_id=opts["agent_id"],
@@ -311,6 +314,7 @@ def _read_jsonl(path: str) -> Iterator[tuple[int, str]]:
 @with_store
 @through_server
 @creates
+@waits_for_graph
 def import_(mem: ServiceApi, settings: Settings, fmt: str, file: str, progress: bool | None) -> str:
     """Load memories from a JSONL export (FILE, or - for stdin). All or nothing."""
     from knotwork.adapters.cli_progress import Stages, interrupted
@@ -319,6 +323,8 @@ def import_(mem: ServiceApi, settings: Settings, fmt: str, file: str, progress: 
         raise InvalidInput("file", f"{file} does not exist")
     records = []
     local = isinstance(mem, Knotwork)  # in this process: the facade itself, which reports its stages
+    report = None
+    left = 0  # memories still to be read into the graph once the import is stored
     with Stages(progress) as steps:
         try:
             steps.stage("read", None, counts=True)
@@ -330,18 +336,57 @@ def import_(mem: ServiceApi, settings: Settings, fmt: str, file: str, progress: 
                                            "import (all or nothing): pass --db PATH to import them all in this process")
             if isinstance(mem, Knotwork):
                 report = mem.import_records(records, on_progress=steps.update, on_stage=steps.stage)
+                if report.added:
+                    left = mem.graph_backlog()
+                    for left in _read_into_graph(mem, settings.enrich_close_wait, left, steps):
+                        pass
             else:
                 steps.stage("sent to the server", len(records))
                 report = mem.import_records(records, on_progress=steps.update)
         except KeyboardInterrupt:
             steps.close()
+            if GRAPH_STAGE in steps.names and report is not None:  # stored; the graph was being read in
+                raise interrupted(f"the import is stored ({report.added:,} added); {left:,} memories wait to be read into "
+                                  "the knowledge graph, and a worker process goes on with them (`knotwork status` shows "
+                                  "how many are left)", kept=True) from None
             if "committed" in steps.names:  # all was written just before the signal
                 raise interrupted("after the import was stored (all of it); `knotwork stats` shows it", kept=True) from None
             if local or "sent to the server" not in steps.names:  # one transaction: rolled back
                 raise interrupted("nothing imported; the store is unchanged") from None
             raise interrupted("the server may still finish the import (all or nothing); `knotwork stats` shows "
                               "whether it did") from None
+    if left:
+        click.echo(f"knotwork: {left:,} memories still wait to be read into the knowledge graph; a worker process goes "
+                   "on with them (`knotwork status` shows how many are left)", err=True)
     return _answer(mem, "import", report, fmt)
+
+
+GRAPH_STAGE = "read into the graph"
+GRAPH_SLICE_S = 0.5  # how long one wait for the graph runs before the count is read again
+
+
+def _read_into_graph(mem: Knotwork, wait_s: float, left: int, steps: Any) -> Iterator[int]:
+    """Wait ``wait_s`` seconds at most for the ``left`` memories queued to be read into the knowledge graph,
+    helping the worker, with a progress step that counts them as they are read in; yields how many are left.
+
+    Trigger: an import of 3,000 records (an export without a graph) sat silent for 20 s after ``stored: 100%``
+    while closing the store waited for the graph, and Ctrl-C there said ``error: aborted`` of an import that
+    was stored. Outcome: the wait is this step, drawn as it moves; the store is opened so that closing it
+    waits no more (``waits_for_graph``), and Ctrl-C says the import is kept and what is still to be read in.
+    """
+    if not left or wait_s <= 0:
+        yield left
+        return
+    steps.stage(GRAPH_STAGE, left)
+    deadline = time.monotonic() + wait_s
+    while left and (remaining := deadline - time.monotonic()) > 0:
+        mem.wait_for_extraction(min(GRAPH_SLICE_S, remaining))
+        now = mem.graph_backlog()
+        if now < left:
+            steps.update(left - now)
+        left = now
+        yield left
+    steps.close()
 
 
 @cli.command()

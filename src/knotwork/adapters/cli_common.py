@@ -52,8 +52,9 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
         fresh = newstore.missing(db, settings)
         if fresh is not None and not getattr(fn, "creates", False):
             raise newstore.refuse(fresh)
+        opened = settings.model_copy(update={"enrich_close_wait": 0}) if getattr(fn, "waits_for_graph", False) else settings
         with newstore.created(fresh, lambda line: click.echo(line, err=True)):
-            with _service(db, settings, getattr(fn, "through_server", False)) as mem:
+            with _service(db, opened, getattr(fn, "through_server", False)) as mem:
                 out = fn(mem=mem, settings=settings, fmt="json" if as_json else "compact", **kwargs)
         if out is not None:
             click.echo(out)
@@ -64,6 +65,14 @@ def with_store(fn: Callable[..., Any]) -> Callable[..., Any]:
 def through_server(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a command whose calls a running server can answer (see :func:`with_store`)."""
     fn.through_server = True  # type: ignore[attr-defined]
+    return fn
+
+
+def waits_for_graph(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a command that waits for the knowledge graph itself (with progress; Ctrl-C stops the wait at once):
+    the store is opened so that closing it does not wait again (``enrich_close_wait`` 0: what is left goes to a
+    worker process that outlives this one), and the command reads ``settings.enrich_close_wait`` for its own."""
+    fn.waits_for_graph = True  # type: ignore[attr-defined]
     return fn
 
 

@@ -234,7 +234,8 @@ class RemoteKnotwork:
         if "tags" in query:
             query["tag"] = query.pop("tags")
         answer = self._call("GET", "/memories", query=query)
-        return Page([Memory.from_dict(m) for m in answer["memories"]], answer.get("next_cursor"), answer.get("unknown_workspace"))
+        return Page([Memory.from_dict(m) for m in answer["memories"]], answer.get("next_cursor"), answer.get("unknown_workspace"),
+                    answer.get("elsewhere"))
 
     def search(self, query: str, **options: Any) -> list[Hit]:
         answer = self._call("POST", "/search", {"query": query, **_drop_none(options)})
@@ -290,7 +291,7 @@ class RemoteKnotwork:
                            "workspace": workspace, "min_confidence": min_confidence})
         answer = self._call("POST", "/search/facts", body)
         return Found([FactHit(_fact(h["fact"]), float(h["score"]), h.get("distance")) for h in answer["facts"]],
-                     answer.get("query") or query, answer.get("elsewhere"))
+                     answer.get("query") or query, answer.get("elsewhere"), answer.get("less_sure") or 0)
 
     def episodes(self, *, workspace: str | None = None, limit: int = 20, query: str | None = None) -> list[Episode]:
         answer = self._call("GET", "/episodes", query=_drop_none({"workspace": workspace, "limit": limit, "query": query}))

@@ -186,17 +186,23 @@ class Hits(list):
 
 class Page(list):
     """A list of memories plus the cursor that fetches the next page (None at the end); ``unknown_workspace``:
-    the workspace asked about when no memory is stored in it (as :class:`Hits`)."""
+    the workspace asked about when no memory is stored in it (as :class:`Hits`); ``elsewhere``: when the first
+    page is empty, the other workspaces the caller reads where the same listing shows memories, with how many
+    (:func:`knotwork.views.elsewhere.listed`)."""
 
-    def __init__(self, items: list[Memory], next_cursor: str | None, unknown_workspace: str | None = None) -> None:
+    def __init__(self, items: list[Memory], next_cursor: str | None, unknown_workspace: str | None = None,
+                 elsewhere: dict[str, int] | None = None) -> None:
         super().__init__(items)
         self.next_cursor = next_cursor
         self.unknown_workspace = unknown_workspace
+        self.elsewhere = dict(elsewhere or {})
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"memories": [m.to_dict() for m in self], "next_cursor": self.next_cursor}
         if self.unknown_workspace:
             out["unknown_workspace"] = self.unknown_workspace
+        if self.elsewhere:
+            out["elsewhere"] = dict(self.elsewhere)
         return out
 
 

@@ -94,12 +94,14 @@ class Fact:
 class Found(list):
     """Search results plus the query that found them (renderers say what was searched for); when there are
     none, ``elsewhere``: the other workspaces the caller reads where the same search finds some, with how many
-    (:mod:`knotwork.views.elsewhere`)."""
+    (:mod:`knotwork.views.elsewhere`); ``less_sure``: when a fact search at the default confidence finds none,
+    how many the same search finds among the less sure facts it hid."""
 
-    def __init__(self, items: list, query: str, elsewhere: dict[str, int] | None = None) -> None:
+    def __init__(self, items: list, query: str, elsewhere: dict[str, int] | None = None, less_sure: int = 0) -> None:
         super().__init__(items)
         self.query = query
         self.elsewhere = dict(elsewhere or {})
+        self.less_sure = less_sure
 
 
 @dataclass(frozen=True, slots=True)

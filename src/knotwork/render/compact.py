@@ -145,7 +145,9 @@ def failed(operation: str, reason: str) -> str:
 def page(p: Page, view: View) -> str:
     if not p:
         unknown = getattr(p, "unknown_workspace", None)
-        return f"No memories: workspace {unknown!r} does not exist (nothing is stored in it)." if unknown else "No memories."
+        where = getattr(p, "elsewhere", None)
+        head = f"No memories: workspace {unknown!r} does not exist (nothing is stored in it)" if unknown else "No memories"
+        return f"{head}{' here' if not unknown else ''}; {elsewhere_text(where, view.workspace_arg, 'memory')}." if where else f"{head}."
     lines = [_line(m, view) for m in p]
     if p.next_cursor:
         lines.append(f"next cursor: {p.next_cursor}")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from knotwork.domain.temporal import to_text
-from knotwork.errors import elsewhere_text
+from knotwork.errors import CLI_WORKSPACE_ARG, elsewhere_text
 from knotwork.render.core import View, register_all
 from knotwork.knowledge.models import (
     ClearReport, Entity, Episode, ExtractionReport, ExtractionStatus, Fact, FactHit, NodeHit,
@@ -89,7 +89,12 @@ def nodes(hits: list[NodeHit], view: View) -> str:
 def facts_found(hits: list[FactHit], view: View) -> str:
     query = getattr(hits, "query", None)
     if not hits:
-        return _none_found(hits, "facts", view)
+        hidden = getattr(hits, "less_sure", 0)
+        if not hidden:
+            return _none_found(hits, "facts", view)
+        arg = "--min-confidence 0" if view.workspace_arg == CLI_WORKSPACE_ARG else "min_confidence=0"
+        less = f"{hidden} less sure fact{'' if hidden == 1 else 's'} hidden; pass {arg} to see {'it' if hidden == 1 else 'them'}"
+        return f"{_none_found(hits, 'facts', view)[:-1]} ({less})."
     lines = [_header(len(hits), "fact", "facts", query)]
     lines += [f"{i}. {fact_line(h.fact)}" for i, h in enumerate(hits, 1)]
     return "\n".join(lines)
@@ -177,6 +182,8 @@ def _searched(key: str, result: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"query": getattr(result, "query", None), key: [h.to_dict() for h in result]}
     if getattr(result, "elsewhere", None):  # none here: where the same search finds some
         out["elsewhere"] = dict(result.elsewhere)
+    if getattr(result, "less_sure", 0):  # none at the default confidence: how many less sure facts it hid
+        out["less_sure"] = result.less_sure
     return out
 
 

@@ -71,7 +71,9 @@ def imported_memory(record: Mapping[str, Any], max_content_bytes: int) -> tuple[
     def one(d: Mapping[str, Any]) -> Memory:
         missing = {"id", "content", "created_at", "updated_at", "valid_at"} - set(d)
         if missing:
-            raise InvalidInput("record", f"missing field(s) {', '.join(sorted(missing))}")
+            # A record of plain text ({"content": ...}) is the usual mistake: say what import reads, and what stores text.
+            raise InvalidInput("record", f"is not a record an export writes (missing {', '.join(sorted(missing))}): "
+                                         "import loads an export; to store new text, add it")
         memory_id = ids.normalize_ref(d["id"])
         if len(memory_id) != ids.ID_LENGTH:
             raise InvalidInput("id", f"{d['id']!r} is not a full id")

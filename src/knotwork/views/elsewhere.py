@@ -57,14 +57,42 @@ def search(mem: ServiceApi, query: str, *, workspace: str | None = None, **optio
 
 
 def listed(mem: ServiceApi, *, workspace: str | None = None, **filters: Any) -> Page:
-    """``mem.list(...)``; an empty page of a workspace that holds no memory names it (``Page.unknown_workspace``)."""
+    """``mem.list(...)``; an empty page of a workspace that holds no memory names it (``Page.unknown_workspace``),
+    and an empty first page names the other workspaces where the same listing shows memories (``Page.elsewhere``).
+
+    Trigger: after the README's two adds to workspace ``ledgerly``, ``knotwork list``, ``GET /memories`` and the
+    web UI's Browse page (each without a workspace: the global scope) said "No memories." of a store that held
+    them, while a search said where they were. Outcome: a listing that finds nothing says where it would.
+    """
     page = mem.list(workspace=workspace, **filters)
     if _final(mem) or page or workspace == ALL_WORKSPACES:  # a server's page names it already
         return page
+    owner, readable = _caller(mem)
     here = rules.workspace(workspace)
-    if here and here not in _caller(mem)[0].store.count_memories_by("workspace"):
+    held = owner.store.count_memories_by("workspace")
+    if here and here not in held:
         page.unknown_workspace = here
+    if not filters.get("cursor"):  # a later page that is empty is the end of a listing, not a miss
+        page.elsewhere = listings(owner, here, readable, held, filters)
     return page
+
+
+#: Memories counted in each other workspace of an empty listing, at most (one page of the largest size).
+LISTED_AT_MOST = 1000
+
+
+def listings(owner: Knotwork, workspace: str | None, readable: frozenset[str] | None, held: dict[str, int],
+             filters: dict[str, Any]) -> dict[str, int]:
+    """Workspace -> memories (up to :data:`LISTED_AT_MOST`) the same listing shows there, for the workspaces that
+    hold memories and ``readable`` names (None: every one) but ``workspace``; each is listed on its own."""
+    names = sorted(w for w in held if w and w != workspace and (readable is None or w in readable))
+    options = {**filters, "limit": LISTED_AT_MOST}
+    counts: dict[str, int] = {}
+    for w in names[:MOST_WORKSPACES]:
+        found = sum(1 for m in owner.list(workspace=w, **options) if m.workspace == w)
+        if found:
+            counts[w] = found
+    return counts
 
 
 def memories(owner: Knotwork, query: str, workspace: str | None, readable: frozenset[str] | None,
@@ -99,7 +127,13 @@ def search_facts(
     """``mem.search_facts(...)``; when it finds nothing, where the same search would (``Found.elsewhere``)."""
     hits = mem.search_facts(query, center, limit, as_of, include_invalid, workspace=workspace, min_confidence=min_confidence)
     options = {"limit": limit, "as_of": as_of, "include_invalid": include_invalid, "min_confidence": min_confidence}
-    return _graph_miss(mem, "search_facts", hits, workspace, center, options)
+    found = _graph_miss(mem, "search_facts", hits, workspace, center, options)
+    # Trigger: `knotwork facts "Valkey" -w ledgerly` (the example of `knotwork --help`) said "No facts found" after
+    # the README's adds: the one fact extracted (at 0.6) is below the confidence a read shows by default.
+    # Outcome: a miss at the default confidence says how many less sure facts the same search would show.
+    if not found and min_confidence is None and not _final(mem):
+        found.less_sure = len(mem.search_facts(query, center, limit, as_of, include_invalid, workspace=workspace, min_confidence=0))
+    return found
 
 
 def _graph_miss(mem: ServiceApi, operation: str, hits: Found, workspace: str | None, center: str | None,
