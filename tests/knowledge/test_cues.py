@@ -1,6 +1,6 @@
 """Cue words that end or negate what a sentence names: "no longer" with each verb it can govern reads the fact
-as over, and a removal of a deprecated piece of code never leaves "deprecated" current (knowledge/parse.py,
-knowledge/registers.py)."""
+as over, a removal of a deprecated piece of code never leaves "deprecated" current, and a day after "deploy on"
+is when, not where (knowledge/parse.py, knowledge/registers.py)."""
 
 from __future__ import annotations
 
@@ -58,3 +58,15 @@ def test_a_removal_of_a_deprecated_thing_never_leaves_it_deprecated_now(text: st
 ])
 def test_a_deprecated_thing_named_in_passing_is_still_deprecated(text: str, thing: str) -> None:
     assert (thing, "status", "deprecated", False) in _proposed(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", ["We deploy on Fridays.", "We no longer deploy on Fridays.", "The app runs on Mondays."])
+def test_a_day_is_when_not_where_something_runs(text: str) -> None:
+    assert not [f for f in _proposed(text) if f[1] == "runs_on"]
+
+
+@needs_parser
+def test_a_platform_after_the_same_verb_still_is_one() -> None:
+    assert ("team", "runs_on", "heroku", False) in _proposed("We deploy on Heroku.")
+    assert ("team", "runs_on", "heroku", True) in _proposed("We no longer deploy to Heroku.")

@@ -86,6 +86,9 @@ _KIND_WORDS = frozenset(
 _ADOPT_VERBS = frozenset("adopt introduce install enable roll out add use".split(" ")) | {"roll out"}
 _TECH_PREDICATES = frozenset("uses runs_on depends_on implements extends calls".split())
 _NAMED_PLACES = frozenset("works_at studies_at lives_in from member_of".split())
+#: "We deploy on Fridays", "The app runs on Mondays": a day says when, never the platform, tool or place.
+_DAYS = frozenset(d + s for d in "monday tuesday wednesday thursday friday saturday sunday weekday weekend".split()
+                  for s in ("", "s"))
 
 
 class _Names:
@@ -256,6 +259,8 @@ def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tu
     if predicate != "uses_version":  # "depends on `pydantic` v2": the version is not part of the name
         subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
     if not obj[0] or subj[0].casefold() == obj[0].casefold():
+        return
+    if obj[0].casefold() in _DAYS and (predicate in _TECH_PREDICATES or predicate in _NAMED_PLACES):
         return
     if predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology"):
         return
