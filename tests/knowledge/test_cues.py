@@ -44,6 +44,7 @@ def test_a_thing_that_no_longer_exists_is_removed_now() -> None:
     ("Remove deprecated `--find-links` option.", "--find-links"),  # a changelog line in the imperative
     ("Removed deprecated `--find-links` option.", "--find-links"),
     ("The deprecated `proxies` argument has now been removed.", "proxies"),
+    ("`foo` was deprecated and has been removed.", "foo"),  # the clause reading's deprecation, too
 ])
 def test_a_removal_of_a_deprecated_thing_never_leaves_it_deprecated_now(text: str, thing: str) -> None:
     proposed = _proposed(text)
@@ -55,6 +56,7 @@ def test_a_removal_of_a_deprecated_thing_never_leaves_it_deprecated_now(text: st
 @pytest.mark.parametrize("text, thing", [
     ("You should use the `proxy` argument instead of the deprecated `proxies`.", "proxies"),
     ("A drop-in replacement for the deprecated `imp` module.", "imp"),  # "drop-in" removes nothing
+    ("`foo` is deprecated; `bar` has been removed.", "foo"),  # another thing removed
 ])
 def test_a_deprecated_thing_named_in_passing_is_still_deprecated(text: str, thing: str) -> None:
     assert (thing, "status", "deprecated", False) in _proposed(text)

@@ -28,6 +28,7 @@ stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
@@ -345,6 +346,17 @@ def _code_words(sent: Any, names: Any, out: Extraction) -> None:
             out.facts.append(f)
 
 
+def _removed_ends_deprecated(out: Extraction, before: int) -> None:
+    """"`X` was deprecated and has been removed": a sentence that states X removed states its deprecation as over
+    (the guide's "F removed, R deprecated"), whichever reading found the deprecation."""
+    gone = {f.subject for f in out.facts[before:] if f.predicate == "status" and f.object.casefold() == "removed"
+            and not f.past}
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if f.subject in gone and f.predicate == "status" and f.object.casefold() == "deprecated" and not f.past:
+            out.facts[i] = replace(f, past=True)
+
+
 def read_line(sent: Any, out: Extraction) -> None:
     """Before the check for orders: a changelog line in the imperative records a change that was made."""
     m = _BUMP.match(sent.text)
@@ -373,6 +385,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _release(sent, names, out)
     _version_of(sent, names, out)
     _code_words(sent, names, out)
+    _removed_ends_deprecated(out, before)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next
     # sentence is the one piece of code this one stated a fact about
