@@ -72,3 +72,10 @@ def test_a_day_is_when_not_where_something_runs(text: str) -> None:
 def test_a_platform_after_the_same_verb_still_is_one() -> None:
     assert ("team", "runs_on", "heroku", False) in _proposed("We deploy on Heroku.")
     assert ("team", "runs_on", "heroku", True) in _proposed("We no longer deploy to Heroku.")
+
+
+@needs_parser
+@pytest.mark.parametrize("text", ["Drop `RawURL`. (#2241)", "Remove `--find-links`.", "Remove deprecated `--find-links` option."])
+def test_a_changelog_removal_in_the_imperative_states_no_current_status(text: str) -> None:
+    # the labelling guide (bench/data/extraction_corpus/GUIDE.md, section 4): a removal needs a named holder
+    assert not [f for f in _proposed(text) if f[1] == "status" and not f[3]]
