@@ -14,7 +14,7 @@ import pytest
 import knotwork
 from knotwork import Knotwork, Settings
 from knotwork.domain.models import SUPERSEDED_BY
-from knotwork.hygiene.consolidate import frame_change
+from knotwork.hygiene.consolidate import decide, frame_change
 from knotwork.knowledge.nlp import pipeline
 from knotwork.render import compact
 from knotwork.render.core import View
@@ -317,6 +317,9 @@ def test_a_newer_clause_that_names_a_new_holder_retires_the_old_one(smem: Knotwo
         # a verb of being is no value: the path held and holds
         ("The default config path is ~/.config/tiller/config.yaml.",
          "The default config path stays ~/.config/tiller/config.yaml; XDG_CONFIG_HOME is honoured."),
+        # ... nor in one sentence, where "default" before it once made the verb the changed value
+        ("The default config path is ~/.config/tiller/config.yaml.",
+         "The default config path stays ~/.config/tiller/config.yaml."),
         # an opening phrase of place or scope names which thing: two projects, two limits
         ("In Harbor, the rate limit is 100 requests per minute.", "In Quay, the rate limit is 300 requests per minute."),
         # the older text is read whole: its other clause still holds, so one clause's change retires nothing
@@ -385,3 +388,21 @@ def test_an_old_statement_inside_a_later_clause_of_change_is_superseded_not_upda
     kept = smem.get(old.id)
     assert kept.content == "Alice Chen is the tech lead of Harbor." and kept.invalid_at == NEW_TIME
     assert new.id != old.id and smem.get(new.id).invalid_at is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The default config path is ~/.config/app.toml.", "The default config path stays ~/.config/app.toml."),
+        ("The default timeout is 30 seconds.", "The default timeout remains 30 seconds."),
+        ("The default branch is main.", "The default branch stayed main."),
+        ("The default branch is main.", "The default branch keeps main."),
+    ],
+)
+def test_a_verb_of_being_swapped_for_another_is_no_value_in_any_rule(old: str, new: str) -> None:
+    # the same value held and holds: at any cosine no rule (value, frame, clause) nor the looser reading retires it
+    for cosine in (0.99, 0.9, 0.8, 0.6):
+        assert decide(new, [("m", old, cosine)]).kind != "SUPERSEDE"
+    # the value after the same verb of being still changes
+    changed = decide("The default timeout is 60 seconds.", [("m", "The default timeout is 30 seconds.", 0.95)])
+    assert changed.kind == "SUPERSEDE" and changed.reason == "value changed: 30 -> 60"

@@ -81,6 +81,9 @@ COPULA_COSINE = 0.55
 SLOT_COSINE = COPULA_COSINE
 _COPULA = "copula: "
 _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
+# Verbs that say a value holds, never a value themselves ("The default path is X" / "... stays X"): a span of
+# them swapped for another (:func:`_being_swap`) changes no value in any rule, whatever the words before it.
+_BEING = _COPULAS | frozenset({"stays", "stay", "stayed", "remain", "remained", "keeps", "keep", "kept", "still"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
 MIN_LEAD = 2  # shared words before the changed value
@@ -118,6 +121,12 @@ def overlap(a: str, b: str) -> float:
     return len(sa & sb) / len(sa | sb) if sa | sb else 1.0
 
 
+def _being_swap(gone: list[str], came: list[str]) -> bool:
+    """Whether a verb of being or staying gives way to another ("is" -> "stays", "is" -> "remains"): the
+    value after it is the same one (:data:`_BEING`)."""
+    return bool(gone) and bool(came) and set(gone) <= _BEING and set(came) <= _BEING
+
+
 def _value_like(tokens: list[str]) -> bool:
     return any(any(ch.isdigit() for ch in t) for t in tokens)
 
@@ -131,8 +140,9 @@ def value_change(old: list[str], new: list[str]) -> str | None:
     gone, came = old[i1:i2], new[j1:j2]
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
-    if _NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came):
-        return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed": no value changed
+    if (_NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came)
+            or _being_swap(gone, came)):
+        return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed", "is" -> "stays": no value
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
     if (_value_like(gone) and _value_like(came) and lead & STATE_WORDS) or lead & SINGLE_VALUED:
         return f"{' '.join(gone)} -> {' '.join(came)}"
@@ -237,15 +247,11 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
             continue
         stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
         rule, change = proposed(stored, added, cosine)
-        if rule is None or any(set(side.split()) <= _BEING for side in change.split(" -> ")):
-            continue  # the scorer's looser reading alone, or a verb of being swapped ("is" -> "stays"): no value
+        if rule is None:
+            continue  # the scorer's looser reading alone (a verb of being swapped is no rule's value: _being_swap)
         if change := supersedes(stored, added, cosine):
             return change
     return None
-
-
-# Verbs that say a value holds, never a value themselves ("The default path is X" / "... stays X").
-_BEING = _COPULAS | frozenset({"stays", "stay", "remain", "keeps", "keep", "still"})
 
 
 def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
@@ -283,8 +289,8 @@ def _scored(old_text: str, new_text: str, cosine: float, rule: str | None, chang
     if model is None or (rule is None and model.threshold(None) == float("inf")):
         return change  # no weights: the rules alone; no rule and the looser reading off: nothing to score
     found = pair_scorer.swap(old_text, new_text)
-    if found is None:
-        return None
+    if found is None or _being_swap([t.lower() for t in found.gone], [t.lower() for t in found.came]):
+        return None  # no swap, or "is" -> "stays": the looser reading proposes no value either
     if rule == "frame" and (found.i1 == 0 or _standing_swap(found)):
         # A role's new holder ("Alice Chen is the tech lead of T" -> "Marcus Lee is ..."): the holder rule's narrow
         # frame decides alone; on the dev half of the memory-wording pairs every pair it proposed was a change.
@@ -450,7 +456,7 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     i1, i2, j1, j2 = found
     gone, came = old[i1:i2], new[j1:j2]
-    if _respelled(gone, came):
+    if _respelled(gone, came) or _being_swap(gone, came):
         return None
     if i1 == 0:
         return _holder_change(old_raw, old, new_raw, i2, j2)

@@ -55,6 +55,10 @@ COMMON = frozenset(
     """.split()
 )
 
+#: Day names, singular and plural: "We deploy on Fridays" says when, never the platform, tool or place.
+DAYS = frozenset(d + s for d in "monday tuesday wednesday thursday friday saturday sunday weekday weekend".split()
+                 for s in ("", "s"))
+
 #: First words of an order or a rule ("NEVER use X", "Install HTTPX using pip:"): at a sentence's start they are
 #: not its subject, whatever their case (the sentence gate's order cue lists the same words).
 ORDER_WORDS = frozenset(

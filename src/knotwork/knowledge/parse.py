@@ -52,7 +52,7 @@ from knotwork.knowledge.cues import (
     year as _year,
 )
 from knotwork.knowledge.carry import carried, carry, fix_lemmas, note_person
-from knotwork.knowledge.lexicon import COMMON, GENERIC_ACRONYMS
+from knotwork.knowledge.lexicon import COMMON, DAYS, GENERIC_ACRONYMS
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 
 USER = "User"
@@ -258,6 +258,8 @@ def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tu
         subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
     if not obj[0] or subj[0].casefold() == obj[0].casefold():
         return
+    if obj[0].casefold() in DAYS and (predicate in _TECH_PREDICATES or predicate in _NAMED_PLACES):
+        return  # "We deploy on Fridays": a day says when
     if predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology"):
         return
     out.facts.append(FactDraft(subj[0], predicate, obj[0], subject_type=subj[1], object_type=obj[1],

@@ -15,8 +15,9 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
   changelog line, read before the check for orders; one fact per name), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
 - "I've been using the latest version of yarn": uses yarn (not "version");
-- changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence says
-  removed), "`X` is now `Y`" (renamed_to), "`X` no longer exists" (status removed);
+- changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence removes
+  it: "removed", or a changelog's "Remove deprecated `X`"), "`X` is now `Y`" (renamed_to), "`X` no
+  longer exists" (status removed);
 - "I'm from Lexington Software": works_at, when the name ends in a word for an organisation.
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
@@ -27,6 +28,7 @@ stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import ends as _ends
@@ -51,6 +53,11 @@ _GLOSSARY = re.compile(r"^\s*(?:[-*+]\s+)?(?P<x>`[^`]{1,80}`|[\w@./:-]{2,60})\s*
 _PAREN = re.compile(r"(?P<x>`[^`]{1,80}`|[\w@./-]{2,60})\s+\((?P<a>an?\s+)?(?P<rest>[^()]{3,80})\)")
 #: "The deprecated `proxies` argument": a status said in passing (over when the sentence removes it).
 _DEPRECATED = re.compile(r"\bdeprecated\s+(?P<x>`[^`]{1,80}`)")
+#: A sentence that removes what it names, in any tense or the imperative of a changelog line ("has been removed",
+#: "Removed ...", "Remove deprecated `--find-links` option", "Drop the deprecated `X`"): the deprecation it
+#: names in passing is over, never current ("drop-in" is no removal).
+_REMOVAL = re.compile(r"\b(?:remov(?:e|es|ed|ing|al)|drop(?:s|ped|ping)?|delet(?:e|es|ed|ing|ion))\b(?!-)",
+                      re.IGNORECASE)
 #: "The `allow_redirects` flag is now `follow_redirects`", "`httpx.ResponseClosed` is now named `httpx.StreamClosed`".
 _RENAMED = re.compile(r"(?P<x>`[^`]{1,80}`)(?:\s+[a-z]+)?\s+(?:is|are)\s+now\s+(?:named\s+|called\s+)?(?P<y>`[^`]{1,80}`)")
 #: "The `URLLib3Transport` class no longer exists."
@@ -337,7 +344,7 @@ def _from_org(out: Extraction, before: int) -> None:
 def _code_words(sent: Any, names: Any, out: Extraction) -> None:
     """Changelog wording about a piece of code: "the deprecated `X`", "`X` is now `Y`", "`X` no longer exists"."""
     text = sent.text
-    removed = re.search(r"\bremoved\b", text) is not None
+    removed = _REMOVAL.search(text) is not None
     for m in _DEPRECATED.finditer(text):
         x = _span_named(names, m.start("x"), m.end("x"))
         f = _draft(x, "status", ("deprecated", "status"), "deprecated-x", removed) if x else None
@@ -353,6 +360,17 @@ def _code_words(sent: Any, names: Any, out: Extraction) -> None:
         f = _draft(x, "status", ("removed", "status"), "no-longer-exists") if x else None
         if f:
             out.facts.append(f)
+
+
+def _removed_ends_deprecated(out: Extraction, before: int) -> None:
+    """"`X` was deprecated and has been removed": a sentence that states X removed states its deprecation as over
+    (the guide's "F removed, R deprecated"), whichever reading found the deprecation."""
+    gone = {f.subject for f in out.facts[before:] if f.predicate == "status" and f.object.casefold() == "removed"
+            and not f.past}
+    for i in range(before, len(out.facts)):
+        f = out.facts[i]
+        if f.subject in gone and f.predicate == "status" and f.object.casefold() == "deprecated" and not f.past:
+            out.facts[i] = replace(f, past=True)
 
 
 def read_line(sent: Any, out: Extraction) -> None:
@@ -383,6 +401,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _release(sent, names, out)
     _version_of(sent, names, out)
     _code_words(sent, names, out)
+    _removed_ends_deprecated(out, before)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next
     # sentence is the one piece of code this one stated a fact about
