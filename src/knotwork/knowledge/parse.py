@@ -34,8 +34,7 @@ from knotwork.knowledge import registers as _registers
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.cues import (
     NOW as _NOW, READ_ELSEWHERE as _READ_ELSEWHERE,
-    children as _children,
-    conjuncts as _conjuncts,
+    children as _children, conjuncts as _conjuncts,
     instead as _instead,
     place_name as _place_name,
     is_hedged as _is_hedged,
@@ -258,9 +257,8 @@ def _fact(out: Extraction, subj: tuple[str, str | None], predicate: str, obj: tu
         subj, obj = _ends.unversioned(subj), _ends.unversioned(obj)
     if not obj[0] or subj[0].casefold() == obj[0].casefold():
         return
-    if obj[0].casefold() in DAYS and (predicate in _TECH_PREDICATES or predicate in _NAMED_PLACES):
-        return  # "We deploy on Fridays": a day says when
-    if predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology"):
+    if (obj[0].casefold() in DAYS and (predicate in _TECH_PREDICATES or predicate in _NAMED_PLACES)  # a day says when
+            or predicate in _PERSON_PREDICATES and subj[1] in ("identifier", "function", "file", "url", "technology")):
         return
     out.facts.append(FactDraft(subj[0], predicate, obj[0], subject_type=subj[1], object_type=obj[1],
                                past=past, replaces=replaces, rule=f"parse:{how}"))
