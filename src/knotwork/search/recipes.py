@@ -116,6 +116,11 @@ SPEAKER = step("speaker", boost=0.2)
 #: them out of the top five (bench/RESULTS.md, "Search round 3: query-side stages").
 SPREAD = step("thread_spread", k=5, per_thread=1, max_share=0.3)
 
+#: Of two current memories that state one attribute with two values ("Search is powered by Elasticsearch 7" /
+#: "... by OpenSearch 2.11"), the later one moves right above the earlier one among the first ten; only pairs the
+#: consolidation rules read as one value changed move, by a swap (search/later.py).
+LATER_VALUE = step("later_value")
+
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
@@ -150,6 +155,13 @@ RECIPES: dict[str, Recipe] = {
             sources=NAMED,
             weights=HYBRID_WEIGHTS,
             rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPEAKER, SOURCE_LEADERS, NAMED_FIRST),
+        ),
+        # The default, then of two current memories stating one attribute, the later first.
+        Recipe(
+            "memory_later",
+            sources=NAMED,
+            weights=HYBRID_WEIGHTS,
+            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPEAKER, SOURCE_LEADERS, LATER_VALUE, NAMED_FIRST),
         ),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query

@@ -1,0 +1,76 @@
+"""Of two current memories that state one attribute with two values, the later one ranks first.
+
+"Search is powered by Elasticsearch 7." (March) and "Search is powered by OpenSearch 2.11 after the licence
+review." (September) both answer "what powers search?", and both may still be current: consolidation retires the
+older only when the pair clears its cosine floors and its pair scorer. The older one often matches the question's
+words better (the newer carries the reason for the change), and ranked first it is the costliest wrong answer:
+stale, and stated with confidence.
+
+This step moves only such a pair, and only by a swap: among the first ``depth`` candidates, a later one (by
+``valid_at``) whose text states the same attribute as a higher-ranked earlier one with another value goes right
+above it, taking its score; nothing else moves. "The same attribute, another value" is what the consolidation
+rules read (:func:`knotwork.hygiene.consolidate.proposed`: one frame with one value swapped;
+:func:`knotwork.hygiene.slots.slot_change`: one slot, a role's holders, an employer, a place, a default, a
+schedule, filled twice), here without their cosine floors: both memories answer one question already, which
+is what those floors stand in for. Two memories that merely talk about one topic ("We use Postgres for orders"
+/ "We use Redis for caching"), which is what a similarity threshold cannot tell apart (the ``restated`` step,
+measured costly on conversations and code memories), never move.
+
+Cheap by design: string rules over at most ``depth`` short texts (a text of ``TEXT_CHARS`` or more is not one
+statement of one attribute, and is left where it is), no model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from knotwork.hygiene.consolidate import proposed
+from knotwork.hygiene.slots import slot_change
+from knotwork.search.rerankers import Candidate
+
+LATER_DEPTH = 10  # the candidates compared: pairs further down do not decide what is read first
+TEXT_CHARS = 300  # the start of each text read; a text this long or longer is left where it is
+
+
+def value_change(older: str, newer: str) -> str | None:
+    """The change (``"a -> b"``) when ``newer`` states the attribute ``older`` states with another value, else None."""
+    return proposed(older, newer, 1.0)[1] or slot_change(older, newer)
+
+
+def later_value(
+    cands: Sequence[Candidate],
+    texts: Mapping[str, str],
+    dates: Mapping[str, datetime | None],
+    depth: int = LATER_DEPTH,
+) -> list[Candidate]:
+    """``cands`` with each later restatement of a value moved right above the earlier one it changes.
+
+    ``texts`` holds the start of each of the first ``depth`` candidates' texts (at most ``TEXT_CHARS``
+    characters; one that long is not compared). Walking down, a candidate with later candidates below it
+    (within ``depth``) that state its attribute with another value yields its place to the latest of them,
+    which takes its score; the one that yielded is looked at again, so a chain A -> B -> C ends C, B, A.
+    Candidates without a date or a text stay where they are."""
+    order = list(cands)
+    top = order[:depth]
+    usable = {c.id for c in top if dates.get(c.id) is not None and 0 < len(texts.get(c.id, "")) < TEXT_CHARS}
+    if len(usable) < 2:
+        return [c.rescored("later_value", c.score) for c in order]
+    moved: set[str] = set()
+    pos = 0
+    while pos < len(top):
+        a = top[pos]
+        if a.id not in usable or a.id in moved:
+            pos += 1
+            continue
+        later = [b for b in top[pos + 1 :] if b.id in usable and dates[b.id] > dates[a.id]  # type: ignore[operator]
+                 and value_change(texts[a.id], texts[b.id])]
+        if not later:
+            pos += 1
+            continue
+        b = max(later, key=lambda c: dates[c.id])  # type: ignore[arg-type, return-value]
+        top.remove(b)
+        top.insert(pos, replace(b, score=a.score))
+        moved.add(b.id)
+    return [c.rescored("later_value", c.score) for c in top + order[depth:]]
