@@ -33,9 +33,6 @@ retrieved, in which the current one ranks higher. Two orders are measured:
   entity the question names as restatements at a lower similarity (it
   needs the knowledge graph's mentions, i.e. a pool ingested with
   extraction on);
-- ``search, recipe memory_later``: the default, then of two current
-  memories that state one attribute with two values (as consolidation
-  reads them), the later right above the earlier (search/later.py);
 - ``search + fresher first``: the default search's hits passed through
   ``mem.prefer_current`` (the knowledge engine's freshness tie-break: of two
   hits about the same entities and close in score, the later one first).
@@ -126,7 +123,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             "search": (None, lambda hits: hits),
             "search + fresher first": (None, mem.prefer_current),
             "search, recipe memory_current": ("memory_current", lambda hits: hits),
-            "search, recipe memory_later": ("memory_later", lambda hits: hits),
         }
 
         def ranked(q: Any) -> dict[str | None, list[Any]]:

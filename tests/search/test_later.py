@@ -4,6 +4,7 @@ both hold keep their order (search/later.py): on plain lists, and through search
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,12 +13,15 @@ import pytest
 import knotwork
 from knotwork import Knotwork, Settings
 from knotwork.search.later import TEXT_CHARS, later_value, value_change
+from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
 from knotwork.search.rerankers import Candidate
 
 JAN, MAR, JUN = (datetime(2025, m, 10, 9, tzinfo=UTC) for m in (1, 3, 6))
 ES = "Search is powered by Elasticsearch 7."
 OS = "Search is powered by OpenSearch 2.11 after the licence review."
 K8S = "The orders service runs on Kubernetes."
+# the default without this step: what the order would be
+WITHOUT = replace(RECIPES[DEFAULT_RECIPE], rerankers=tuple(s for s in RECIPES[DEFAULT_RECIPE].rerankers if s.name != "later_value"))
 
 
 def cands(*pairs: tuple[str, float]) -> list[Candidate]:
@@ -74,14 +78,19 @@ def smem(target: str, tmp_path: Path) -> Iterator[Knotwork]:
         yield m
 
 
+def test_the_default_search_has_the_step() -> None:
+    assert "rerank:later_value" in RECIPES[DEFAULT_RECIPE].stages()
+    assert len(WITHOUT.rerankers) == len(RECIPES[DEFAULT_RECIPE].rerankers) - 1
+
+
 def test_search_puts_the_later_of_two_current_values_first(smem: Knotwork) -> None:
     old = smem.add(ES, workspace="w", valid_at=JAN)
     smem.add(K8S, workspace="w", valid_at=MAR)
     new = smem.add(OS, workspace="w", valid_at=JUN)
     assert (old.decision, new.decision) == ("ADD", "ADD")  # both current: consolidation does not read this pair
-    plain = [h.memory.id for h in smem.search("what powers search?", workspace="w", recipe="memory_hybrid")]
+    plain = [h.memory.id for h in smem.search("what powers search?", workspace="w", recipe=WITHOUT)]
     assert plain.index(old.id) < plain.index(new.id)  # the older matches the question's words better
-    hits = smem.search("what powers search?", workspace="w", recipe="memory_later", explain=True)
+    hits = smem.search("what powers search?", workspace="w", explain=True)
     found = [h.memory.id for h in hits]
     assert found.index(new.id) == found.index(old.id) - 1
     assert "later_value" in hits[0].explain
@@ -90,7 +99,7 @@ def test_search_puts_the_later_of_two_current_values_first(smem: Knotwork) -> No
 def test_search_keeps_two_compatible_memories_in_their_order(smem: Knotwork) -> None:
     pg = smem.add("We use Postgres for orders.", workspace="w", valid_at=JAN)
     redis = smem.add("We use Redis for caching.", workspace="w", valid_at=JUN)
-    plain = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w", recipe="memory_hybrid")]
+    plain = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w", recipe=WITHOUT)]
     assert plain.index(pg.id) < plain.index(redis.id)
-    later = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w", recipe="memory_later")]
+    later = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w")]
     assert later == plain
