@@ -21,7 +21,8 @@ ES = "Search is powered by Elasticsearch 7."
 OS = "Search is powered by OpenSearch 2.11 after the licence review."
 K8S = "The orders service runs on Kubernetes."
 # the default without this step: what the order would be
-WITHOUT = replace(RECIPES[DEFAULT_RECIPE], rerankers=tuple(s for s in RECIPES[DEFAULT_RECIPE].rerankers if s.name != "later_value"))
+WITHOUT = replace(RECIPES[DEFAULT_RECIPE],
+                  rerankers=tuple(s for s in RECIPES[DEFAULT_RECIPE].rerankers if s.name != "later_value"))
 
 
 def cands(*pairs: tuple[str, float]) -> list[Candidate]:
