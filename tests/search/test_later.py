@@ -51,6 +51,15 @@ def test_the_later_value_moves_right_above_the_earlier_one_and_nothing_else_move
     assert later_value([], texts, dates) == []
 
 
+def test_only_a_pair_of_one_scope_moves() -> None:
+    texts, dates = {"es": ES, "os": OS}, {"es": JAN, "os": JUN}
+    pair = cands(("es", 0.9), ("os", 0.5))
+    one = {"es": ("w", "", ""), "os": ("w", "", "t1")}  # the thread is not a scope
+    assert ids(later_value(pair, texts, dates, one)) == ["os", "es"]
+    for other in (("", "", ""), ("w", "agent-a", "")):  # a global memory, another agent's partition
+        assert ids(later_value(pair, texts, dates, {"es": ("w", "", ""), "os": other})) == ["es", "os"]
+
+
 def test_a_chain_of_three_values_ends_latest_first() -> None:
     texts = {"a": "The public API rate limit is 100 requests per minute per key.",
              "b": "The public API rate limit is 300 requests per minute per key.",
@@ -95,6 +104,14 @@ def test_search_puts_the_later_of_two_current_values_first(smem: Knotwork) -> No
     found = [h.memory.id for h in hits]
     assert found.index(new.id) == found.index(old.id) - 1
     assert "later_value" in hits[0].explain
+
+
+def test_search_leaves_a_global_value_and_a_workspaces_value_in_their_order(smem: Knotwork) -> None:
+    glob = smem.add(ES, valid_at=JAN)  # every workspace's default; the workspace's own later value holds there only
+    mine = smem.add(OS, workspace="w", valid_at=JUN)
+    plain = [h.memory.id for h in smem.search("what powers search?", workspace="w", recipe=WITHOUT)]
+    assert plain.index(glob.id) < plain.index(mine.id)
+    assert [h.memory.id for h in smem.search("what powers search?", workspace="w")] == plain
 
 
 def test_search_keeps_two_compatible_memories_in_their_order(smem: Knotwork) -> None:

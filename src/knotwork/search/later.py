@@ -54,6 +54,7 @@ def later_value(
     cands: Sequence[Candidate],
     texts: Mapping[str, str],
     dates: Mapping[str, datetime | None],
+    places: Mapping[str, tuple[str, ...]] | None = None,
     depth: int = LATER_DEPTH,
 ) -> list[Candidate]:
     """``cands`` with each later restatement of a value moved right above the earlier one it changes.
@@ -62,7 +63,10 @@ def later_value(
     characters; one that long is not compared). Walking down, a candidate with later candidates below it
     (within ``depth``) that state its attribute with another value yields its place to the latest of them,
     which takes its score; the one that yielded is looked at again, so a chain A -> B -> C ends C, B, A.
-    Candidates without a date or a text stay where they are."""
+    ``places`` gives each candidate's workspace and partition (and thread, not read): two memories of two
+    workspaces or partitions (a project's and a global one, two agents') hold in their own scopes, as for
+    consolidation, which compares a memory with its own scope's only; with ``places``, only a pair of one scope
+    moves. Candidates without a date or a text stay where they are."""
     order = list(cands)
     top = order[:depth]
     usable = {c.id for c in top if dates.get(c.id) is not None and 0 < len(texts.get(c.id, "")) < TEXT_CHARS}
@@ -71,6 +75,8 @@ def later_value(
     bags = {i: set(_WORD.findall(texts[i].lower())) for i in usable}
 
     def changes(a: str, b: str) -> bool:
+        if places is not None and places.get(a, ("",))[:2] != places.get(b, ("",))[:2]:
+            return False
         shared = len(bags[a] & bags[b])
         return shared >= SHARED * min(len(bags[a]), len(bags[b])) and value_change(texts[a], texts[b]) is not None
 

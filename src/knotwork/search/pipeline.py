@@ -157,6 +157,12 @@ class Pipeline:
                 state["dates"] = {i: f.valid_at for i, f in facts.items()}
             return state["dates"]
 
+        def places(among: list[str]) -> dict[str, tuple[str, str, str]]:  # where each sits: read once per search
+            known = state.setdefault("places", {})
+            if missing := [i for i in among if i not in known]:
+                known.update(self.store.memory_places(missing))
+            return known
+
         gather: dict[str, Callable[[], dict[str, Any]]] = {
             "node_distance": lambda: {"hops": self._hops(q, state)},
             "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
@@ -180,11 +186,11 @@ class Pipeline:
             },
             "speaker": lambda: self._speakers(q, ids[: step.kwargs().get("depth", 50)]),
             "reply_lift": lambda: self._replies(q, ids[: step.kwargs().get("depth", REPLY_DEPTH)]),
-            "neighbourhood_score": lambda: {
-                "places": self.store.memory_places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates(),
-            },
+            "neighbourhood_score": lambda: {"places": places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates()},
             "later_value": lambda: {
-                "texts": self.store.content_starts(ids[: step.kwargs().get("depth", LATER_DEPTH)], TEXT_CHARS), "dates": dates(),
+                "texts": self.store.content_starts(ids[: step.kwargs().get("depth", LATER_DEPTH)], TEXT_CHARS),
+                "dates": dates(),
+                "places": places(ids[: step.kwargs().get("depth", LATER_DEPTH)]),
             },
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),
