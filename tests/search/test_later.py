@@ -60,6 +60,16 @@ def test_only_a_pair_of_one_scope_moves() -> None:
         assert ids(later_value(pair, texts, dates, {"es": ("w", "", ""), "os": other})) == ["es", "os"]
 
 
+def test_at_most_the_given_number_of_pairs_is_read() -> None:
+    texts = {"es": ES, "k8s": K8S, "os": OS, "es2": "Search is powered by Elasticsearch 8."}
+    dates = {"es": JAN, "es2": MAR, "k8s": MAR, "os": JUN}
+    ranked = cands(("es", 0.9), ("es2", 0.8), ("os", 0.5))
+    assert ids(later_value(ranked, texts, dates)) == ["os", "es2", "es"]
+    assert ids(later_value(ranked, texts, dates, pairs=0)) == ["es", "es2", "os"]
+    # one reading: es against es2 (the first pair walking down) is a change, es against os is not read
+    assert ids(later_value(ranked, texts, dates, pairs=1)) == ["es2", "es", "os"]
+
+
 def test_a_chain_of_three_values_ends_latest_first() -> None:
     texts = {"a": "The public API rate limit is 100 requests per minute per key.",
              "b": "The public API rate limit is 300 requests per minute per key.",
