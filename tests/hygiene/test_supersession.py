@@ -346,8 +346,11 @@ def test_with_retired_memories_in_a_retired_one_ranks_below_its_successor(smem: 
     assert ids.index(new.id) < ids.index(old.id)
     scores = {h.memory.id: h for h in hits}
     assert scores[old.id].score <= scores[new.id].score
-    # it was moved, not ranked there on its own words: the stage's score says so
-    assert "successor_first" in scores[old.id].explain
+    # it was moved, not ranked there on its own words: a stage's score says so. The default's later_value step
+    # reads this pair as one value changed and lifts the newer memory to the older one's place (its score); a
+    # pair it does not read is left to successor_first, which puts the retired one below
+    moved_up = scores[new.id].explain["later_value"] > scores[new.id].explain["source_leaders"]
+    assert moved_up or "successor_first" in scores[old.id].explain
     assert old.id not in [h.memory.id for h in smem.search("what is harbor's primary database?", workspace="w")]
 
 

@@ -22,6 +22,7 @@ from knotwork.graph.traverse import bfs, over_links
 from knotwork.search.feedback import QUERY_STAGES, expansion_terms
 from knotwork.search.fusion import FUSIONS, RELATIVE_FUSIONS
 from knotwork.search.lexical import analyze, analyze_query, identifiers, query_parts
+from knotwork.search.later import LATER_DEPTH, TEXT_CHARS, later_value
 from knotwork.search.lexical_index import LexicalIndex
 from knotwork.search.neighbourhoods import neighbourhood_score
 from knotwork.search.replies import REPLY_DEPTH, reply_lift
@@ -43,7 +44,8 @@ def _words(text: str) -> str:
 GRAPH_DEPTH = 3
 RESTATED_DEPTH = 50  # candidates the restatement check compares (bench/knowledge_update.py)
 NEIGHBOUR_DEPTH = 30  # candidates whose neighbours in their thread are read (thread_neighbours)
-STEPS = {**RERANKERS, **QUERY_STAGES, **SPEAKER_STAGES, "neighbourhood_score": neighbourhood_score, "reply_lift": reply_lift}  # every step a recipe may name
+STEPS = {**RERANKERS, **QUERY_STAGES, **SPEAKER_STAGES, "neighbourhood_score": neighbourhood_score, "reply_lift": reply_lift,
+         "later_value": later_value}  # every step a recipe may name
 
 
 @dataclass
@@ -155,6 +157,12 @@ class Pipeline:
                 state["dates"] = {i: f.valid_at for i, f in facts.items()}
             return state["dates"]
 
+        def places(among: list[str]) -> dict[str, tuple[str, str, str]]:  # where each sits: read once per search
+            known = state.setdefault("places", {})
+            if missing := [i for i in among if i not in known]:
+                known.update(self.store.memory_places(missing))
+            return known
+
         gather: dict[str, Callable[[], dict[str, Any]]] = {
             "node_distance": lambda: {"hops": self._hops(q, state)},
             "episode_mentions": lambda: {"mentions": self.store.incoming_link_counts(ids)},
@@ -178,8 +186,11 @@ class Pipeline:
             },
             "speaker": lambda: self._speakers(q, ids[: step.kwargs().get("depth", 50)]),
             "reply_lift": lambda: self._replies(q, ids[: step.kwargs().get("depth", REPLY_DEPTH)]),
-            "neighbourhood_score": lambda: {
-                "places": self.store.memory_places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates(),
+            "neighbourhood_score": lambda: {"places": places(ids[: step.kwargs().get("depth", THREAD_DEPTH)]), "dates": dates()},
+            "later_value": lambda: {
+                "texts": self.store.content_starts(ids[: step.kwargs().get("depth", LATER_DEPTH)], TEXT_CHARS),
+                "dates": dates(),
+                "places": places(ids[: step.kwargs().get("depth", LATER_DEPTH)]),
             },
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),

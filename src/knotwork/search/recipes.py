@@ -116,6 +116,14 @@ SPEAKER = step("speaker", boost=0.2)
 #: them out of the top five (bench/RESULTS.md, "Search round 3: query-side stages").
 SPREAD = step("thread_spread", k=5, per_thread=1, max_share=0.3)
 
+#: Of two current memories that state one attribute with two values ("Search is powered by Elasticsearch 7" /
+#: "... by OpenSearch 2.11"), the later one moves right above the earlier one among the first ten; only pairs the
+#: consolidation rules read as one value changed move, by a swap (search/later.py). In the default: on LongMemEval,
+#: codemem, convo and convo2 (both halves each) it moved no ranked list at all, and on the project check it put the
+#: current value first for 2 more of 31 dev changes (bench/RESULTS.md, "Issue 35, round 4: the later of two
+#: current values"). ``restated``, which moves any later memory similar to an earlier one, cost each of those sets.
+LATER_VALUE = step("later_value")
+
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
@@ -124,14 +132,15 @@ RECIPES: dict[str, Recipe] = {
         # one, of the memories close to it in time), by that group's share; then the turn
         # after a question that matched; then the time the query names, if it names one;
         # then what a person the query names said; then, for a question asking for a count,
-        # a total or an order, each source's own best up to the third place; then the
+        # a total or an order, each source's own best up to the third place; then, of two
+        # current memories that state one attribute with two values, the later first; then the
         # memories the query names by an identifier, first. No stage that encodes one data
         # set's answers.
         Recipe(
             "memory_hybrid",
             sources=NAMED,
             weights=HYBRID_WEIGHTS,
-            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPEAKER, SOURCE_LEADERS, NAMED_FIRST),
+            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPEAKER, SOURCE_LEADERS, LATER_VALUE, NAMED_FIRST),
         ),
         # For stores of conversations: the default, and each turn lifted by the turns around it.
         Recipe(
@@ -149,7 +158,7 @@ RECIPES: dict[str, Recipe] = {
             "memory_speakers",
             sources=NAMED,
             weights=HYBRID_WEIGHTS,
-            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPEAKER, SOURCE_LEADERS, NAMED_FIRST),
+            rerankers=(NEIGHBOURHOOD_SCORE, REPLY_LIFT, TIME_WINDOW, SPEAKER, SOURCE_LEADERS, LATER_VALUE, NAMED_FIRST),
         ),
         Recipe("memory_chat_turns", sources=NAMED, fusion="weighted", weights=(("names", 0.0),), rerankers=(*CHAT_TURNS, NAMED_FIRST)),
         # For questions about how things are now: later memories about an entity the query

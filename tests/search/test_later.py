@@ -1,0 +1,133 @@
+"""Of two current memories that state one attribute with two values, the later ranks first; two memories that can
+both hold keep their order (search/later.py): on plain lists, and through search on both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+import knotwork
+from knotwork import Knotwork, Settings
+from knotwork.search.later import TEXT_CHARS, later_value, value_change
+from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
+from knotwork.search.rerankers import Candidate
+
+JAN, MAR, JUN = (datetime(2025, m, 10, 9, tzinfo=UTC) for m in (1, 3, 6))
+ES = "Search is powered by Elasticsearch 7."
+OS = "Search is powered by OpenSearch 2.11 after the licence review."
+K8S = "The orders service runs on Kubernetes."
+# the default without this step: what the order would be
+WITHOUT = replace(RECIPES[DEFAULT_RECIPE],
+                  rerankers=tuple(s for s in RECIPES[DEFAULT_RECIPE].rerankers if s.name != "later_value"))
+
+
+def cands(*pairs: tuple[str, float]) -> list[Candidate]:
+    return [Candidate(i, s, {"fused": s}) for i, s in pairs]
+
+
+def ids(cs: list[Candidate]) -> list[str]:
+    return [c.id for c in cs]
+
+
+def test_the_later_value_moves_right_above_the_earlier_one_and_nothing_else_moves() -> None:
+    texts = {"es": ES, "k8s": K8S, "os": OS}
+    dates = {"es": JAN, "k8s": MAR, "os": JUN}
+    out = later_value(cands(("es", 0.9), ("k8s", 0.5), ("os", 0.4)), texts, dates)
+    assert ids(out) == ["os", "es", "k8s"]
+    assert out[0].score == 0.9 and out[0].scores["later_value"] == 0.9  # it takes the place's score
+    # already first, or the earlier one dated later (an old note with a new date is not told apart): no move
+    assert ids(later_value(cands(("os", 0.9), ("es", 0.5)), texts, dates)) == ["os", "es"]
+    assert ids(later_value(cands(("es", 0.9), ("os", 0.5)), texts, {"es": JUN, "os": JAN})) == ["es", "os"]
+    # no date, no text, a text too long to be one statement, or the pair below the depth: no move
+    assert ids(later_value(cands(("es", 0.9), ("os", 0.5)), texts, {"es": JAN, "os": None})) == ["es", "os"]
+    assert ids(later_value(cands(("es", 0.9), ("os", 0.5)), {"es": ES}, dates)) == ["es", "os"]
+    long = {"es": ES, "os": OS + " " + "x" * TEXT_CHARS}
+    assert ids(later_value(cands(("es", 0.9), ("os", 0.5)), long, dates)) == ["es", "os"]
+    assert ids(later_value(cands(("es", 0.9), ("k8s", 0.5), ("os", 0.4)), texts, dates, depth=2)) == ["es", "k8s", "os"]
+    assert later_value([], texts, dates) == []
+
+
+def test_only_a_pair_of_one_scope_moves() -> None:
+    texts, dates = {"es": ES, "os": OS}, {"es": JAN, "os": JUN}
+    pair = cands(("es", 0.9), ("os", 0.5))
+    one = {"es": ("w", "", ""), "os": ("w", "", "t1")}  # the thread is not a scope
+    assert ids(later_value(pair, texts, dates, one)) == ["os", "es"]
+    for other in (("", "", ""), ("w", "agent-a", "")):  # a global memory, another agent's partition
+        assert ids(later_value(pair, texts, dates, {"es": ("w", "", ""), "os": other})) == ["es", "os"]
+
+
+def test_at_most_the_given_number_of_pairs_is_read() -> None:
+    texts = {"es": ES, "k8s": K8S, "os": OS, "es2": "Search is powered by Elasticsearch 8."}
+    dates = {"es": JAN, "es2": MAR, "k8s": MAR, "os": JUN}
+    ranked = cands(("es", 0.9), ("es2", 0.8), ("os", 0.5))
+    assert ids(later_value(ranked, texts, dates)) == ["os", "es2", "es"]
+    assert ids(later_value(ranked, texts, dates, pairs=0)) == ["es", "es2", "os"]
+    # one reading: es against es2 (the first pair walking down) is a change, es against os is not read
+    assert ids(later_value(ranked, texts, dates, pairs=1)) == ["es2", "es", "os"]
+
+
+def test_a_chain_of_three_values_ends_latest_first() -> None:
+    texts = {"a": "The public API rate limit is 100 requests per minute per key.",
+             "b": "The public API rate limit is 300 requests per minute per key.",
+             "c": "The public API rate limit is 500 requests per minute per key."}
+    dates = {"a": JAN, "b": MAR, "c": JUN}
+    assert ids(later_value(cands(("a", 0.9), ("b", 0.8), ("c", 0.7)), texts, dates)) == ["c", "b", "a"]
+    assert ids(later_value(cands(("b", 0.9), ("a", 0.8), ("c", 0.7)), texts, dates)) == ["c", "b", "a"]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("We use Postgres for orders.", "We use Redis for caching."),
+    ("Alice leads platform.", "Marcus leads data."),
+    ("Alice Chen is a maintainer of Harbor.", "Marcus Lee is a maintainer of Harbor."),
+    ("Priya Nair works at Globex.", "Omar Haddad works at Initech."),
+    ("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT."),
+])
+def test_two_statements_that_both_hold_keep_their_order(first: str, second: str) -> None:
+    assert value_change(first, second) is None
+    out = later_value(cands(("old", 0.9), ("new", 0.5)), {"old": first, "new": second}, {"old": JAN, "new": JUN})
+    assert ids(out) == ["old", "new"]
+
+
+@pytest.fixture
+def smem(target: str, tmp_path: Path) -> Iterator[Knotwork]:
+    with knotwork.open(target, settings=Settings(home=tmp_path / "home")) as m:
+        yield m
+
+
+def test_the_default_search_has_the_step() -> None:
+    assert "rerank:later_value" in RECIPES[DEFAULT_RECIPE].stages()
+    assert len(WITHOUT.rerankers) == len(RECIPES[DEFAULT_RECIPE].rerankers) - 1
+
+
+def test_search_puts_the_later_of_two_current_values_first(smem: Knotwork) -> None:
+    old = smem.add(ES, workspace="w", valid_at=JAN)
+    smem.add(K8S, workspace="w", valid_at=MAR)
+    new = smem.add(OS, workspace="w", valid_at=JUN)
+    assert (old.decision, new.decision) == ("ADD", "ADD")  # both current: consolidation does not read this pair
+    plain = [h.memory.id for h in smem.search("what powers search?", workspace="w", recipe=WITHOUT)]
+    assert plain.index(old.id) < plain.index(new.id)  # the older matches the question's words better
+    hits = smem.search("what powers search?", workspace="w", explain=True)
+    found = [h.memory.id for h in hits]
+    assert found.index(new.id) == found.index(old.id) - 1
+    assert "later_value" in hits[0].explain
+
+
+def test_search_leaves_a_global_value_and_a_workspaces_value_in_their_order(smem: Knotwork) -> None:
+    glob = smem.add(ES, valid_at=JAN)  # every workspace's default; the workspace's own later value holds there only
+    mine = smem.add(OS, workspace="w", valid_at=JUN)
+    plain = [h.memory.id for h in smem.search("what powers search?", workspace="w", recipe=WITHOUT)]
+    assert plain.index(glob.id) < plain.index(mine.id)
+    assert [h.memory.id for h in smem.search("what powers search?", workspace="w")] == plain
+
+
+def test_search_keeps_two_compatible_memories_in_their_order(smem: Knotwork) -> None:
+    pg = smem.add("We use Postgres for orders.", workspace="w", valid_at=JAN)
+    redis = smem.add("We use Redis for caching.", workspace="w", valid_at=JUN)
+    plain = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w", recipe=WITHOUT)]
+    assert plain.index(pg.id) < plain.index(redis.id)
+    later = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w")]
+    assert later == plain
