@@ -209,7 +209,7 @@ def measure_hooks(path: Path, calls: int, processes: int, seed: int = 9) -> dict
             answer = post(url, body)
             out[key].append((time.perf_counter() - started) * 1000)
             out["server_side"].append(answer["latency_ms"])
-        hook_env = {**env, "KNOTWORK_PORT": str(port)}
+        hook_env = {**env, "KNOTWORK_DB": str(path)}  # the served store: the hook finds the server by its record
         for _ in range(processes):
             stdin = json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": f"/work/{rng.choice(PROJECTS)}", "prompt": prompt(rng)})
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
