@@ -115,7 +115,8 @@ def build(sizes: list[int], batch: int = 500) -> dict[int, Path]:
                 stored = mem.add_many(corpus(lo, min(n, lo + batch)), consolidate=False, force=True)
                 retire = [m for m in stored if not m.duplicate and int(m.content_hash[:8], 16) % 100 == 0]
                 for m in retire:
-                    mem.update(m.id, invalid_at="2026-01-01T00:00:00Z")
+                    # Retired now: a fixed past date comes before the newest generated valid_at as time goes by.
+                    mem.update(m.id, invalid_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
                 mem.wait_for_extraction()  # recall's graph section reads what enrichment writes after the add
                 done = min(n, lo + batch)
                 rate = (done - have) / (time.perf_counter() - started)
@@ -209,7 +210,11 @@ def measure_hooks(path: Path, calls: int, processes: int, seed: int = 9) -> dict
             answer = post(url, body)
             out[key].append((time.perf_counter() - started) * 1000)
             out["server_side"].append(answer["latency_ms"])
-        hook_env = {**env, "KNOTWORK_PORT": str(port)}
+        hook_env = {**env, "KNOTWORK_DB": str(path)}  # the served store: the hook finds the server by its record
+        from knotwork.adapters.hooks import served_url
+
+        if served_url(str(path), "~/.knotwork") != f"http://127.0.0.1:{port}":  # else the hooks would time in-process
+            raise RuntimeError(f"knotwork serve left no record of serving {path}: the hooks would not reach it")
         for _ in range(processes):
             stdin = json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": f"/work/{rng.choice(PROJECTS)}", "prompt": prompt(rng)})
             before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -75,11 +75,11 @@ def prompt_input(project: Path, prompt: str) -> str:
                        "hook_event_name": "UserPromptSubmit", "prompt": prompt})
 
 
-def test_hooks_ask_the_server_in_the_scope_of_their_token(served: tuple[str, Store], run_cli, tmp_path: Path) -> None:
+def test_hooks_ask_the_server_in_the_scope_of_their_token(served: tuple[str, Store], run_cli, db: Path, tmp_path: Path) -> None:
     url, s = served
     project = tmp_path / "lab"
     project.mkdir()
-    env = {**FAST, "KNOTWORK_PORT": url.rsplit(":", 1)[1], "KNOTWORK_API_TOKEN": s.tokens["lab"]}
+    env = {**FAST, "KNOTWORK_DB": str(db), "KNOTWORK_API_TOKEN": s.tokens["lab"]}  # the server's store: hooks ask it
     own = run_cli("hook", "session-start", "-w", "lab", "--format", "text", input=hook_input(project), env=env)
     assert own.returncode == 0, own.stderr
     assert "Fridays" in own.stdout and "blue-green" not in own.stdout

@@ -106,13 +106,19 @@ def hook_json(project: Path, **fields) -> str:
     return json.dumps({**SESSION_START, "cwd": str(project / "src" / "pkg"), **fields})
 
 
+def recalls(server: Endpoint) -> int:
+    """How many recalls the server has answered."""
+    return httpx2.get(f"{server.base_url}/status", params={"format": "json"}, timeout=30).json()["recall"]["count"]
+
+
 def test_session_start_hook_asks_the_running_server(start_http, run_cli, db: Path, project: Path, tmp_path: Path) -> None:
     seed(db, "Server-side directive: use ruff")
     seed(tmp_path / "home" / "knotwork.db", "Local-only directive: use black")
     server = start_http(db, env=FAST)
-    port = server.base_url.rsplit(":", 1)[1]
-    done = run_cli("hook", "session-start", input=hook_json(project), env={**FAST, "KNOTWORK_PORT": port})
+    before = recalls(server)
+    done = run_cli("hook", "session-start", input=hook_json(project), env={**FAST, "KNOTWORK_DB": str(db)})
     assert done.returncode == 0, done.stderr
+    assert recalls(server) == before + 1  # answered by the server of the hook's store
     out = json.loads(done.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "SessionStart"
     assert "workspace proj" in out["additionalContext"]  # the git root's folder name, not the cwd's
@@ -132,10 +138,9 @@ def test_user_prompt_hook_adds_what_is_relevant_to_the_prompt(start_http, run_cl
     with knotwork.open(db, settings=Settings(embedder="none")) as mem:
         mem.add("The staging database password rotates monthly", workspace="proj")
         mem.add("Lunch orders close at eleven", workspace="proj")
-    server = start_http(db, env=FAST)
-    port = server.base_url.rsplit(":", 1)[1]
+    start_http(db, env=FAST)
     prompt = hook_json(project, hook_event_name="UserPromptSubmit", prompt="when does the staging database password rotate?")
-    done = run_cli("hook", "user-prompt", input=prompt, env={**FAST, "KNOTWORK_PORT": port})
+    done = run_cli("hook", "user-prompt", input=prompt, env={**FAST, "KNOTWORK_DB": str(db)})
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]
     assert context["hookEventName"] == "UserPromptSubmit"
@@ -152,13 +157,12 @@ def test_user_prompt_hook_prints_nothing_when_nothing_is_relevant(run_cli, proje
 def test_a_hook_that_reaches_the_server_imports_no_heavy_module(start_http, db: Path, project: Path, tmp_path: Path) -> None:
     """The light path: the standard library alone (each import here costs every prompt's round trip)."""
     seed(db, "Server-side directive: use ruff")
-    server = start_http(db, env=FAST)
-    port = server.base_url.rsplit(":", 1)[1]
+    start_http(db, env=FAST)
     for kind, fields in (("session-start", {}), ("user-prompt", {"hook_event_name": "UserPromptSubmit", "prompt": "ruff?"})):
         done = subprocess.run(
             [sys.executable, "-X", "importtime", KNOTWORK, "hook", kind, "--format", "text", "-w", "proj"],
             input=hook_json(project, **fields), capture_output=True, text=True, timeout=60,
-            env=clean_env(tmp_path / "home", {**FAST, "KNOTWORK_PORT": port}),
+            env=clean_env(tmp_path / "home", {**FAST, "KNOTWORK_DB": str(db)}),
         )
         assert done.returncode == 0, done.stderr
         assert "use ruff" in done.stdout
@@ -240,12 +244,11 @@ def test_bad_hook_input_exits_1_never_2(run_cli, stdin: str, message: str) -> No
 
 
 def test_a_server_error_is_reported_not_retried_locally(start_http, run_cli, db: Path, project: Path) -> None:
-    server = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": "tok"})
-    port = server.base_url.rsplit(":", 1)[1]
-    done = run_cli("hook", "session-start", input=hook_json(project), env={**FAST, "KNOTWORK_PORT": port})
+    start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": "tok"})
+    done = run_cli("hook", "session-start", input=hook_json(project), env={**FAST, "KNOTWORK_DB": str(db)})
     assert done.returncode == 1 and "missing or wrong bearer token" in done.stderr
     ok = run_cli("hook", "session-start", input=hook_json(project),
-                 env={**FAST, "KNOTWORK_PORT": port, "KNOTWORK_API_TOKEN": "tok"})
+                 env={**FAST, "KNOTWORK_DB": str(db), "KNOTWORK_API_TOKEN": "tok"})
     assert ok.returncode == 0 and "workspace proj" in ok.stdout
 
 

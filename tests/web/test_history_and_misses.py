@@ -91,6 +91,17 @@ def test_an_empty_browse_page_offers_the_workspaces_that_hold_such_memories(page
     assert page.locator("#elsewhere").count() == 0 and page.locator("#nothing-listed").count() == 0
 
 
+def test_browse_keeps_a_workspace_that_does_not_exist_chosen(page: Any, served: Seeded) -> None:
+    """A workspace named in the URL that holds nothing stays the picker's choice (it said "server default",
+    under a text naming that workspace), and showing the page again keeps asking about it."""
+    open_view(page, served.base_url, "/list?workspace=no-such-ws")
+    page.locator("#nothing-listed").wait_for()
+    assert page.locator("#nothing-listed").inner_text().startswith('No memories: workspace "no-such-ws" does not exist')
+    assert page.locator("select[name=workspace]").input_value() == "no-such-ws"
+    page.locator("form.filters button[type=submit]").click()  # "Show" sets the hash from the form's choices
+    assert page.evaluate("location.hash") == "#/list?workspace=no-such-ws"  # not "#/list", the server's default
+
+
 def test_the_page_has_a_favicon_and_asks_for_nothing_missing(page: Any, served: Seeded) -> None:
     missing: list[str] = []
     page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)

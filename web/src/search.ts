@@ -83,7 +83,12 @@ function row(m: Memory, score: number | null, explain?: Record<string, number>):
 
 type Options = [string, string][];
 const pairs = (xs: string[]): Options => xs.map((x) => [x, x]);
-const workspaceOptions = (c: Choices): Options => [["", "server default"], ["*", "every workspace"], ...pairs(c.workspaces)];
+/** The workspace pickers' options; ``shown``, the workspace the page is on, stays chosen even when the store's
+ * list does not hold it (a workspace with no memory yet, or one named in the URL that holds none). */
+const workspaceOptions = (c: Choices, shown = ""): Options => {
+  const named = shown && shown !== "*" && !c.workspaces.includes(shown) ? [shown] : [];
+  return [["", "server default"], ["*", "every workspace"], ...pairs([...c.workspaces, ...named])];
+};
 const agentOptions = (c: Choices): Options => [["", "shared pool"], ["*", "every partition"], ...pairs(c.agents)];
 const categoryOptions = (c: Choices): Options => [["", "any category"], ...pairs(c.categories)];
 const recipeOptions = (c: Choices): Options => c.recipes.map((r) => [r, r === c.default_recipe ? `${r} (default)` : r]);
@@ -127,7 +132,7 @@ export async function searchView(root: HTMLElement): Promise<void> {
   c = await pending;
   const pick = (name: string, options: Options, value: string) =>
     form.querySelector(`select[name=${name}]`)!.replaceWith(select(name, options, value));
-  pick("workspace", workspaceOptions(c), f.workspace ?? "");
+  pick("workspace", workspaceOptions(c, f.workspace ?? ""), f.workspace ?? "");
   pick("agent_id", agentOptions(c), f.agent_id ?? "");
   pick("recipe", recipeOptions(c), f.recipe ?? c.default_recipe);
   pick("category", categoryOptions(c), f.category ?? "");
@@ -184,7 +189,7 @@ export async function searchView(root: HTMLElement): Promise<void> {
 
 export async function listView(root: HTMLElement, params: URLSearchParams): Promise<void> {
   const c = await choices();
-  const ws = workspaceOptions(c), agents = agentOptions(c), cats = categoryOptions(c);
+  const ws = workspaceOptions(c, params.get("workspace") ?? ""), agents = agentOptions(c), cats = categoryOptions(c);
   const form = h("form", { class: "filters" },
     h("label", {}, "workspace ", select("workspace", ws, params.get("workspace") ?? "")),
     h("label", {}, "partition ", select("agent_id", agents, params.get("agent_id") ?? "")),

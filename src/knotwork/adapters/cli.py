@@ -513,6 +513,7 @@ def serve(
     """Serve the REST API and MCP (streamable HTTP at /mcp) on http://HOST:PORT (and run queued LLM extraction, if configured)."""
     import uvicorn
 
+    from knotwork.adapters import hooks
     from knotwork.adapters.credentials import TokenBook
     from knotwork.adapters.http import create_app, is_loopback
     from knotwork.adapters.http.app import check_token
@@ -547,6 +548,9 @@ def serve(
                    f"{f', {processes} processes' if processes > 1 else ''})", err=True)
         worker = mem.start_extraction_worker()  # drains the LLM extraction queue while serving, if one is configured
         pruner = mem.start_prune_worker()  # purges expired memories and extra snapshots now and then
+        # Session hooks ask this server only when it serves their own store: they read this record beside it.
+        record = hooks.write_record(db or settings.database(), str(settings.home), hooks.server_url(settings, None, host, port))
+        _exit_on_sigterm()  # uvicorn raises SIGTERM again once it has stopped: exit through the cleanup below
         try:
             if processes > 1:
                 from knotwork.adapters.http import workers as serve_workers
@@ -566,10 +570,22 @@ def serve(
                 )
                 uvicorn.run(app, host=host, port=port, log_level="warning")
         finally:
+            hooks.remove_record(record)
             pruner.stop()
             trimmer.stop()
             if worker is not None:
                 worker.stop()
+
+
+def _exit_on_sigterm() -> None:
+    """SIGTERM raises SystemExit (status 143, as the signal's own), so ``serve``'s cleanup runs: the stop of its
+    workers and the removal of its record beside the store (the default action ends the process at once)."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _can_listen(host: str, port: int) -> None:

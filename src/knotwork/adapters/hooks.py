@@ -7,8 +7,12 @@ text, or ``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ..
 Cline takes ``{"cancel": false, "contextModification": ...}``; ``text`` prints
 the context alone, for anything else.
 
-A hook asks the running ``knotwork serve`` first (``POST /tools/ambient_recall``)
-and, when nothing answers, recalls in-process from the store file.
+A hook asks the running ``knotwork serve`` of its own store first (``POST
+/tools/ambient_recall``) and, when none runs or it does not answer, recalls
+in-process from the store file. Which server serves its store is read from the
+record a server writes beside the database it serves (:func:`record_path`),
+so a hook never reads another store's server and pays one small file read for
+the check instead of a status request.
 
 A hook runs as a new process on every prompt, so its import time is part of
 every round trip. This module imports only what the interpreter has loaded
@@ -140,11 +144,97 @@ def recall_request(hook: HookInput, kind: str, settings: Settings, workspace: st
     }
 
 
-def server_url(settings: Settings, url: str | None = None) -> str:
+def server_url(settings: Settings, url: str | None = None, host: str | None = None, port: int | None = None) -> str:
+    """``url``, or the loopback address of a server on ``host``/``port`` (default: the settings')."""
     if url:
         return url.rstrip("/")
-    host = _LOOPBACK_FOR_ANY.get(settings.host, settings.host)
-    return f"http://[{host}]:{settings.port}" if ":" in host else f"http://{host}:{settings.port}"
+    host = host if host is not None else settings.host
+    host = _LOOPBACK_FOR_ANY.get(host, host)
+    port = port if port is not None else settings.port
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+# -- the server of this store ---------------------------------------------------------
+def record_path(database: str, home: str) -> str | None:
+    """Where a ``knotwork serve`` of ``database`` records itself: beside a database file
+    (``knotwork.db`` → ``knotwork.db-server.json``), or ``HOME/server.json`` for a database URL; None for ``:memory:``."""
+    if database == ":memory:":
+        return None
+    if "://" in database:
+        return os.path.join(os.path.expanduser(home), "server.json")
+    return os.path.expanduser(database) + "-server.json"
+
+
+def _identity(database: str) -> str:
+    """How a record names its database: the resolved path of a file; a URL's digest (never its password)."""
+    if "://" in database:
+        import hashlib
+
+        return "sha256:" + hashlib.sha256(database.encode()).hexdigest()
+    return os.path.realpath(os.path.expanduser(database))
+
+
+def write_record(database: str, home: str, url: str) -> str | None:
+    """Record that this process serves ``database`` at ``url`` (see :func:`served_url`); the record's path."""
+    path = record_path(database, home)
+    if path is None:
+        return None
+    record = {"url": url, "database": _identity(database), "pid": os.getpid()}
+    try:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as out:
+            json.dump(record, out)
+        os.replace(tmp, path)
+    except OSError:
+        return None  # a read-only folder: hooks then recall in-process, as with no server
+    return path
+
+
+def remove_record(path: str | None) -> None:
+    """Remove this process's record when it stops (not another server's that replaced it)."""
+    if path is None:
+        return
+    try:
+        with open(path, encoding="utf-8") as f:
+            mine = json.load(f).get("pid") == os.getpid()
+        if mine:
+            os.remove(path)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def served_url(database: str, home: str) -> str | None:
+    """The URL of the running server of ``database``, from its record; None when no server serves this store.
+
+    The record must name this database (a copied folder carries its original's record) and a process that is
+    still alive (a killed server leaves its record behind); anything unreadable counts as no server.
+    """
+    path = record_path(database, home)
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+        url, pid = record["url"], record["pid"]
+        if record["database"] != _identity(database) or not isinstance(url, str) or not url.startswith("http"):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if os.name == "posix":  # elsewhere signal 0 is not a probe
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return None
+        except (PermissionError, ValueError, TypeError, OverflowError):
+            pass  # alive under another user, or an odd pid: the request itself tells
+    return url.rstrip("/")
+
+
+def hook_server(settings: Settings | HookSettings, url: str | None = None) -> str | None:
+    """The server a hook asks: ``--url`` when given, else the one recorded as serving this store (None: none)."""
+    if url:
+        return url.rstrip("/")
+    return served_url(settings.database(), str(settings.home))
 
 
 _SILENT: set[str] = set()  # servers that did not answer this process: not asked twice
@@ -279,7 +369,8 @@ def run_hook(
     body = recall_request(hook, kind, settings, workspace, budget)
     if kind == "user-prompt" and not body.get("query"):
         return "", "none"  # nothing asked: nothing to add
-    answer = None if db else ask_server(server_url(settings, url), body, settings.api_token, settings.hook_timeout_s)
+    base = None if db else hook_server(settings, url)
+    answer = None if base is None else ask_server(base, body, settings.api_token, settings.hook_timeout_s)
     where = "server"
     if answer is None:
         answer, where = recall_in_process(body, settings, db), "local"
@@ -290,11 +381,16 @@ def run_hook(
 class HookSettings:
     """The settings a hook reads, from the environment as :class:`knotwork.config.Settings` reads them."""
 
-    __slots__ = ("host", "port", "api_token", "hook_timeout_s", "workspace", "hook_budget_tokens", "hook_prompt_budget_tokens")
+    __slots__ = ("host", "port", "api_token", "hook_timeout_s", "workspace", "hook_budget_tokens", "hook_prompt_budget_tokens",
+                 "home", "db")
 
     def __init__(self, **values: Any) -> None:
         for name in self.__slots__:
             setattr(self, name, values[name])
+
+    def database(self) -> str:
+        """The database this process would open (as ``Settings.database``): ``KNOTWORK_DB`` or ``HOME/knotwork.db``."""
+        return self.db or os.path.join(os.path.expanduser(self.home), "knotwork.db")
 
 
 def light_settings(environ: dict[str, str] | None = None) -> HookSettings | None:
@@ -327,6 +423,8 @@ def light_settings(environ: dict[str, str] | None = None) -> HookSettings | None
         "workspace": env.get("knotwork_workspace"),
         "hook_budget_tokens": number("hook_budget_tokens", 1500, 1, 32000),
         "hook_prompt_budget_tokens": number("hook_prompt_budget_tokens", 600, 1, 32000),
+        "home": env.get("knotwork_home") or "~/.knotwork",
+        "db": env.get("knotwork_db") or None,
     }
     return None if None in (values["port"], values["hook_timeout_s"], values["hook_budget_tokens"], values["hook_prompt_budget_tokens"]) else HookSettings(**values)
 
@@ -379,8 +477,11 @@ def fast_hook(args: list[str]) -> int | None:
     body = recall_request(hook, kind, settings, options["workspace"], options["budget"])
     if kind == "user-prompt" and not body.get("query"):
         return 0  # nothing asked: nothing to add
+    base = hook_server(settings, options["url"])
+    if base is None:
+        return None  # no server serves this store: the full command recalls in-process
     try:
-        answer = ask_server(server_url(settings, options["url"]), body, settings.api_token, settings.hook_timeout_s)
+        answer = ask_server(base, body, settings.api_token, settings.hook_timeout_s)
     except HookError as exc:
         print(f"error: hook {kind}: {exc}", file=sys.stderr)
         return 1

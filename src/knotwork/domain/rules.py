@@ -301,12 +301,24 @@ def limit(value: Any, maximum: int = 1000) -> int:
     return value
 
 
+def searchable(text: str) -> bool:
+    """Whether ``text`` holds anything a search can match: a letter, a digit or a pictograph (an emoji).
+
+    The full-text index keeps only letters and digits, and punctuation alone (``???``, ``-``, ``...``) embeds
+    into a vector near everything and nothing, so such a query would rank memories by noise.
+    """
+    return any(ch.isalnum() or unicodedata.category(ch) == "So" for ch in text)
+
+
 def query(value: Any) -> str:
     if isinstance(value, str) and len(value) > QUERY_CHARS:
         raise InvalidInput("query", f"is {len(value):,} characters; the limit is {QUERY_CHARS} characters")
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("query", "is empty; give some words to search for")
     utf8(value, "query")
+    if not searchable(value):
+        raise InvalidInput("query", f"{quote(value.strip(), 40)} has no letters or digits, so nothing can match it; "
+                                    "give some words to search for")
     return value.strip()
 
 

@@ -401,12 +401,17 @@ def recall(
     given = query.strip()[:MAX_QUERY_CHARS] if isinstance(query, str) and query.strip() else None
     if query is not None and not isinstance(query, str):
         raise InvalidInput("query", f"expected text, got {type(query).__name__}")
+    # A prompt of punctuation alone ("???") asks about nothing a search can match (rules.searchable): it gets
+    # nothing relevant, neither an error (a hook would block the prompt) nor the workspace's focus in its place.
+    unsearchable = given is not None and not rules.searchable(given)
     at = now()
     ctx = Ctx(mem, ctx_word, ws, given, at, budget, within=None if within is None else frozenset(within))
     ctx.last_session = _meta_time(mem, _meta_key("session", ws))
     ctx.last_recall = _meta_time(mem, _meta_key("last", ws))
     focus = False
-    if ctx.query is None:
+    if unsearchable:
+        ctx.query = None
+    elif ctx.query is None:
         ctx.query = _cached_focus(ctx.recent)
         focus = ctx.query is not None
 
