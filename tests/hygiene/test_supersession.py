@@ -286,6 +286,14 @@ READ_THROUGH = [
                  "02 00 -> 04 30", id="purpose"),
     pytest.param("The default provisioning timeout is 10 minutes.",
                  "Bumped the default provisioning timeout to 20 minutes.", "10 -> 20", id="change-verb"),
+    # a closing phrase of when or why on the later text, set aside: its tail no longer holds the cosine down
+    pytest.param("Search is powered by Elasticsearch 7.",
+                 "Search is powered by OpenSearch 2.11 after the licence review.", "elasticsearch 7 -> opensearch 2.11",
+                 id="closing-phrase"),
+    # "moved from A to B" read against the older text's frame, whose other name the later text restates
+    pytest.param("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
+                 "Background jobs moved from Celery to Dramatiq; RabbitMQ stays as the broker.", "celery -> dramatiq",
+                 id="moved-from-to"),
 ]
 
 
@@ -325,6 +333,12 @@ def test_a_newer_clause_that_names_a_new_holder_retires_the_old_one(smem: Knotwo
         # the older text is read whole: its other clause still holds, so one clause's change retires nothing
         ("Priya Nair is the product manager for Lumen; Omar Haddad is the design lead.",
          "Lena Novak took over as product manager for Lumen."),
+        # "moved from A to B": the older text's other name (the broker) is not restated, so it still holds
+        ("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
+         "Background jobs moved from Celery to Dramatiq."),
+        # ... and another thing moved ("payments" is not the older text's frame)
+        ("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
+         "Payments moved from Celery to Dramatiq; RabbitMQ stays as the broker."),
     ],
 )
 def test_a_statement_read_through_keeps_what_still_holds(smem: Knotwork, first: str, second: str) -> None:
@@ -406,3 +420,20 @@ def test_a_verb_of_being_swapped_for_another_is_no_value_in_any_rule(old: str, n
     # the value after the same verb of being still changes
     changed = decide("The default timeout is 60 seconds.", [("m", "The default timeout is 30 seconds.", 0.95)])
     assert changed.kind == "SUPERSEDE" and changed.reason == "value changed: 30 -> 60"
+
+
+@pytest.mark.parametrize(
+    ("new_text", "retires"),
+    [
+        ("Replaced Sentry with Rollbar; the team still triages them daily.", True),
+        ("Dropped Sentry for Rollbar; the team still triages them daily.", True),
+        # the thing replaced is not the older text's value: nothing to read against it
+        ("Replaced Datadog with Grafana; the team still triages them daily.", False),
+    ],
+)
+def test_a_replacement_is_read_against_the_older_frame(new_text: str, retires: bool) -> None:
+    old_text = "The web app's error reports go to Sentry."
+    decision = decide(new_text, [("old", old_text, 0.8)])
+    assert (decision.kind == "SUPERSEDE") is retires
+    if retires:
+        assert decision.reason == "value changed: sentry -> rollbar"
