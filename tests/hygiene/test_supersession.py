@@ -437,3 +437,20 @@ def test_a_replacement_is_read_against_the_older_frame(new_text: str, retires: b
     assert (decision.kind == "SUPERSEDE") is retires
     if retires:
         assert decision.reason == "value changed: sentry -> rollbar"
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text", "change"),
+    [
+        # "API" is said once more in both texts: leaving it out of "per API key" changes no statement
+        ("The public API rate limit is 100 requests per minute per API key.",
+         "The public API rate limit is 300 requests per minute per key.", "100 -> 300"),
+        # said nowhere else: "per API key" and "per key" may be two limits, and nothing is read aside
+        ("The rate limit is 100 requests per minute per API key.",
+         "The rate limit is 300 requests per minute per key.", None),
+    ],
+)
+def test_a_word_said_twice_and_dropped_once_is_no_second_change(old_text: str, new_text: str,
+                                                                change: str | None) -> None:
+    decision = decide(new_text, [("old", old_text, 0.97)])
+    assert (decision.kind, decision.reason) == (("SUPERSEDE", f"value changed: {change}") if change else ("ADD", None))

@@ -186,8 +186,9 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             if change := _core_change(old_text, new_text, cosine, target in later):
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        change = supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine,
-                                                                                 target in later)
+        change = (supersedes(old_text, new_text, cosine, old, new)
+                  or _core_change(old_text, new_text, cosine, target in later)
+                  or _without_repeated_word(old_text, new_text, cosine, old, new))
         if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -294,6 +295,29 @@ def _statement(text: str, later: bool = False) -> str:
     elif (m := _VERB_FIRST.match(text)) or (m := _VERB_AFTER.match(text)):
         text = f"{m['what']} is {m['value']}"
     return (text[:1].upper() + text[1:]).strip() + "."
+
+
+def _without_repeated_word(old_text: str, new_text: str, cosine: float, old: list[str], new: list[str]) -> str | None:
+    """:func:`supersedes` once a word one text drops or adds is left out, when that word is written elsewhere in
+    both texts and nothing else but one replaced span differs ("The public API rate limit is 100 requests per
+    minute per API key" -> "... is 300 requests per minute per key": "API" is said once already). The word
+    repeats what both texts say, so leaving it out changes no statement."""
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 2 or sorted(op[0] for op in ops) not in (["delete", "replace"], ["insert", "replace"]):
+        return None
+    op, i1, i2, j1, j2 = next(o for o in ops if o[0] != "replace")
+    side, text, at = (old, old_text, i1) if op == "delete" else (new, new_text, j1)
+    dropped = side[at:(i2 if op == "delete" else j2)]
+    if len(dropped) != 1 or dropped[0] in _NO_VALUE or old.count(dropped[0]) + new.count(dropped[0]) < 3:
+        return None  # one word, said at least once more in each text
+    tokens = list(_WORD.finditer(text.lower().replace("\u2019", "'")))
+    if len(tokens) != len(side) or not (old.count(dropped[0]) and new.count(dropped[0])):
+        return None
+    cut = re.sub(r"\s{2,}", " ", text[: tokens[at].start()] + text[tokens[at].end():])
+    old_text, new_text = (cut, new_text) if op == "delete" else (old_text, cut)
+    if words(old_text) == words(new_text):
+        return None
+    return supersedes(old_text, new_text, cosine)
 
 
 def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool = False) -> str | None:
