@@ -35,8 +35,11 @@ candidates (same workspace and partition, current) and acts on the decision.
 - ``SUPERSEDE`` also when the statements the texts make are such a frame
   (:func:`_core_change`): an opening phrase of time and a closing purpose
   left aside, a change said with its verb read as the statement it makes
-  ("Bumped the default timeout to 20 minutes"), the later text's clauses
-  read one by one and the earlier text whole.
+  ("Bumped the default timeout to 20 minutes"), a change said from A to B read
+  against the older text (:func:`_swap_stated`), a closing phrase of when or
+  why on the later text set aside (:data:`_TRAIL`), the later text's clauses
+  read one by one and the earlier text whole; and once a word said twice and
+  dropped once is left out (:func:`_without_repeated_word`).
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
