@@ -454,3 +454,15 @@ def test_a_word_said_twice_and_dropped_once_is_no_second_change(old_text: str, n
                                                                 change: str | None) -> None:
     decision = decide(new_text, [("old", old_text, 0.97)])
     assert (decision.kind, decision.reason) == (("SUPERSEDE", f"value changed: {change}") if change else ("ADD", None))
+
+
+@pytest.mark.parametrize(
+    ("new_text", "retires"),
+    [
+        ("The database backup runs at 03:00 UTC once the replica is in sync.", True),  # when it began to hold
+        ("The database backup runs at 03:00 UTC once a month.", False),  # how often: another backup, both hold
+    ],
+)
+def test_a_closing_once_is_set_aside_only_when_it_says_when(new_text: str, retires: bool) -> None:
+    decision = decide(new_text, [("old", "The database backup runs at 02:00 UTC.", 0.85)])
+    assert (decision.kind == "SUPERSEDE") is retires

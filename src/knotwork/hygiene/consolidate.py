@@ -215,7 +215,7 @@ _EVENTS = ("review|migration|upgrade|move|switch|audit|incident|outage|rewrite|r
 _TRAIL = re.compile(
     rf",?\s+(?:(?:after|since|following)\s+(?:the|our|a|an|last\s+\w+'s)\s+(?:[\w'-]+\s+){{0,3}}?(?:{_EVENTS})s?"
     rf"|since\s+(?:{_MONTHS})|(?:from|starting|effective)\s+(?:{_MONTHS})(?:\s+\d{{4}})?(?:\s+on(?:wards)?)?"
-    rf"|once\s+[^,;]{{1,40}}|last\s+(?:week|month|quarter|year))$", re.IGNORECASE)
+    rf"|once\s+(?!(?:a|an|per|every|each|more|again|or|and|daily|weekly|monthly)\b)[^,;]{{1,40}}|last\s+(?:week|month|quarter|year))$", re.IGNORECASE)
 # A change said with its verb: "Bumped the default timeout to 20 minutes", "The fraud threshold was lowered to
 # 0.75", "Lena Novak took over as product manager for Lumen": read as the statement it makes ("The default
 # timeout is 20 minutes", "Lena Novak is the product manager for Lumen"), which the frame rules compare.
