@@ -286,6 +286,14 @@ READ_THROUGH = [
                  "02 00 -> 04 30", id="purpose"),
     pytest.param("The default provisioning timeout is 10 minutes.",
                  "Bumped the default provisioning timeout to 20 minutes.", "10 -> 20", id="change-verb"),
+    # a closing phrase of when or why on the later text, set aside: its tail no longer holds the cosine down
+    pytest.param("Search is powered by Elasticsearch 7.",
+                 "Search is powered by OpenSearch 2.11 after the licence review.", "elasticsearch 7 -> opensearch 2.11",
+                 id="closing-phrase"),
+    # "moved from A to B" read against the older text's frame, whose other name the later text restates
+    pytest.param("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
+                 "Background jobs moved from Celery to Dramatiq; RabbitMQ stays as the broker.", "celery -> dramatiq",
+                 id="moved-from-to"),
 ]
 
 
@@ -325,6 +333,12 @@ def test_a_newer_clause_that_names_a_new_holder_retires_the_old_one(smem: Knotwo
         # the older text is read whole: its other clause still holds, so one clause's change retires nothing
         ("Priya Nair is the product manager for Lumen; Omar Haddad is the design lead.",
          "Lena Novak took over as product manager for Lumen."),
+        # "moved from A to B": the older text's other name (the broker) is not restated, so it still holds
+        ("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
+         "Background jobs moved from Celery to Dramatiq."),
+        # ... and another thing moved ("payments" is not the older text's frame)
+        ("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
+         "Payments moved from Celery to Dramatiq; RabbitMQ stays as the broker."),
     ],
 )
 def test_a_statement_read_through_keeps_what_still_holds(smem: Knotwork, first: str, second: str) -> None:
@@ -409,3 +423,49 @@ def test_a_verb_of_being_swapped_for_another_is_no_value_in_any_rule(old: str, n
     # the value after the same verb of being still changes
     changed = decide("The default timeout is 60 seconds.", [("m", "The default timeout is 30 seconds.", 0.95)])
     assert changed.kind == "SUPERSEDE" and changed.reason == "value changed: 30 -> 60"
+
+
+@pytest.mark.parametrize(
+    ("new_text", "retires"),
+    [
+        ("Replaced Sentry with Rollbar; the team still triages them daily.", True),
+        ("Dropped Sentry for Rollbar; the team still triages them daily.", True),
+        # the thing replaced is not the older text's value: nothing to read against it
+        ("Replaced Datadog with Grafana; the team still triages them daily.", False),
+    ],
+)
+def test_a_replacement_is_read_against_the_older_frame(new_text: str, retires: bool) -> None:
+    old_text = "The web app's error reports go to Sentry."
+    decision = decide(new_text, [("old", old_text, 0.8)])
+    assert (decision.kind == "SUPERSEDE") is retires
+    if retires:
+        assert decision.reason == "value changed: sentry -> rollbar"
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text", "change"),
+    [
+        # "API" is said once more in both texts: leaving it out of "per API key" changes no statement
+        ("The public API rate limit is 100 requests per minute per API key.",
+         "The public API rate limit is 300 requests per minute per key.", "100 -> 300"),
+        # said nowhere else: "per API key" and "per key" may be two limits, and nothing is read aside
+        ("The rate limit is 100 requests per minute per API key.",
+         "The rate limit is 300 requests per minute per key.", None),
+    ],
+)
+def test_a_word_said_twice_and_dropped_once_is_no_second_change(old_text: str, new_text: str,
+                                                                change: str | None) -> None:
+    decision = decide(new_text, [("old", old_text, 0.97)])
+    assert (decision.kind, decision.reason) == (("SUPERSEDE", f"value changed: {change}") if change else ("ADD", None))
+
+
+@pytest.mark.parametrize(
+    ("new_text", "retires"),
+    [
+        ("The database backup runs at 03:00 UTC once the replica is in sync.", True),  # when it began to hold
+        ("The database backup runs at 03:00 UTC once a month.", False),  # how often: another backup, both hold
+    ],
+)
+def test_a_closing_once_is_set_aside_only_when_it_says_when(new_text: str, retires: bool) -> None:
+    decision = decide(new_text, [("old", "The database backup runs at 02:00 UTC.", 0.85)])
+    assert (decision.kind == "SUPERSEDE") is retires

@@ -178,6 +178,16 @@ def test_a_memory_that_still_states_another_open_fact_is_not_superseded(kg: Knot
 
 
 @needs_parser
+def test_a_memory_whose_other_open_fact_the_newer_one_restates_is_superseded(kg: Knotwork) -> None:
+    old = kg.add("The worker uses Celery and Redis.", valid_at="2024-01-10T12:00:00Z")
+    new = kg.add("The worker moved from Redis to Valkey; the worker still uses Celery.", valid_at="2024-09-02T12:00:00Z")
+    assert superseded_by(kg, old.id) == [new.id]
+    assert kg.get(old.id).invalid_at == new.valid_at
+    (celery,) = [f for f in kg.entity_facts("worker") if f.object == "Celery"]
+    assert set(celery.sources) == {old.id, new.id} and celery.invalid_at is None  # restated, still open
+
+
+@needs_parser
 def test_denver_arriving_late_is_retired_and_as_of_gives_each_year_its_city(kg: Knotwork) -> None:
     kg.add("Jeff lives in Seattle.", valid_at="2024-02-01T12:00:00Z")
     kg.add("Jeff moved to Portland.", valid_at="2025-03-01T12:00:00Z")

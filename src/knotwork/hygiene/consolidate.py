@@ -35,8 +35,11 @@ candidates (same workspace and partition, current) and acts on the decision.
 - ``SUPERSEDE`` also when the statements the texts make are such a frame
   (:func:`_core_change`): an opening phrase of time and a closing purpose
   left aside, a change said with its verb read as the statement it makes
-  ("Bumped the default timeout to 20 minutes"), the later text's clauses
-  read one by one and the earlier text whole.
+  ("Bumped the default timeout to 20 minutes"), a change said from A to B read
+  against the older text (:func:`_swap_stated`), a closing phrase of when or
+  why on the later text set aside (:data:`_TRAIL`), the later text's clauses
+  read one by one and the earlier text whole; and once a word said twice and
+  dropped once is left out (:func:`_without_repeated_word`).
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -186,8 +189,9 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             if change := _core_change(old_text, new_text, cosine, target in later):
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        change = supersedes(old_text, new_text, cosine, old, new) or _core_change(old_text, new_text, cosine,
-                                                                                 target in later)
+        change = (supersedes(old_text, new_text, cosine, old, new)
+                  or _core_change(old_text, new_text, cosine, target in later)
+                  or _without_repeated_word(old_text, new_text, cosine, old, new))
         if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -199,6 +203,19 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
 # "For EU merchants, ...") do, and are kept.
 _LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from)\b[^,;:.()]{1,60},\s+(?=\S)", re.IGNORECASE)
 _PURPOSE = re.compile(r",?\s+so\s+that\b.*$", re.IGNORECASE | re.DOTALL)
+# ... and, on the later text, a closing phrase of when or why the value came ("... is powered by OpenSearch 2.11
+# after the licence review", "... from June on", "... starting January", "... once CI is green", "... since the
+# spring upgrade"): it says when the statement began to hold, not what it states. Only an event after "after",
+# "since" or "following" (a review, a migration, ...): "after the standup" or "after the nightly export" may be
+# the value itself ("runs after the nightly export").
+_MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
+           r"spring|summer|autumn|fall|winter|q[1-4]|today|now|next\s+\w+|this\s+\w+|\d{4}")
+_EVENTS = ("review|migration|upgrade|move|switch|audit|incident|outage|rewrite|reorg|reorganisation|"
+           "reorganization|change|decision|cutover|rollout|renegotiation|negotiation|evaluation|vote")
+_TRAIL = re.compile(
+    rf",?\s+(?:(?:after|since|following)\s+(?:the|our|a|an|last\s+\w+'s)\s+(?:[\w'-]+\s+){{0,3}}?(?:{_EVENTS})s?"
+    rf"|since\s+(?:{_MONTHS})|(?:from|starting|effective)\s+(?:{_MONTHS})(?:\s+\d{{4}})?(?:\s+on(?:wards)?)?"
+    rf"|once\s+(?!(?:a|an|per|every|each|more|again|or|and|daily|weekly|monthly)\b)[^,;]{{1,40}}|last\s+(?:week|month|quarter|year))$", re.IGNORECASE)
 # A change said with its verb: "Bumped the default timeout to 20 minutes", "The fraud threshold was lowered to
 # 0.75", "Lena Novak took over as product manager for Lumen": read as the statement it makes ("The default
 # timeout is 20 minutes", "Lena Novak is the product manager for Lumen"), which the frame rules compare.
@@ -211,10 +228,69 @@ _TOOK_OVER = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:ha
                         r"(?:the\s+)?(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
 
 
-def _statement(text: str) -> str:
+# A change said with where it came from and went ("Background jobs moved from Celery to Dramatiq", "Replaced
+# Elasticsearch with OpenSearch", "Dropped Amplitude for PostHog"): read against the older text, it states that
+# text with the one value swapped (:func:`_swap_stated`).
+_FROM_TO = re.compile(r"^(?P<what>[^,;]*?)\s*(?:has\s+|have\s+|was\s+|were\s+)?(?:moved|switched|migrated)\s+"
+                      r"(?:(?P<what2>[^,;]+?)\s+)?from\s+(?P<a>[^,;]+?)\s+to\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
+_REPLACED = re.compile(r"^(?:we\s+(?:have\s+)?)?(?:(?:replaced)\s+(?P<a>[^,;]+?)\s+with|(?:dropped)\s+(?P<a2>[^,;]+?)"
+                       r"\s+(?:for|in\s+favou?r\s+of))\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
+_SWAP_MAX = 3  # words a side: a name or a version, not a clause
+
+
+def _swap_stated(older: str, clause: str, later: str) -> str | None:
+    """The statement a "from A to B" clause makes, read against the ``older`` text: ``older`` with A replaced by B,
+    when A is written there once, at least ``MIN_LEAD`` words in; the words the clause names the thing with
+    ("background jobs") come before A there, in order (the same frame: "Harbor's background jobs run on
+    Celery ..."); and every capitalised name ``older`` states after A is in the ``later`` text too ("...;
+    RabbitMQ stays as the broker"), so retiring ``older`` loses no other statement of it. Else None, and the
+    frame rules still have to find the swapped value in its place (:func:`frame_change`)."""
+    body = _PURPOSE.sub("", clause.strip().rstrip("."))
+    if lead := _LEAD.match(body):
+        body = body[lead.end():]
+    if m := _FROM_TO.match(body):
+        what = words(" ".join(filter(None, (m["what"], m["what2"]))))
+        a, b = m["a"], m["b"]
+    elif m := _REPLACED.match(body):
+        what, a, b = [], m["a"] or m["a2"], m["b"]
+    else:
+        return None
+    a, b = re.sub(r"^(?:the|our)\s+", "", a, flags=re.IGNORECASE), re.sub(r"^(?:the|our)\s+", "", b, flags=re.IGNORECASE)
+    if not 0 < len(words(a)) <= _SWAP_MAX or not 0 < len(words(b)) <= _SWAP_MAX or set(what) & NEGATIONS:
+        return None
+    text = older.strip().rstrip(".")
+    found = list(re.finditer(rf"(?<![\w.]){re.escape(a)}(?![\w])", text, re.IGNORECASE))
+    if len(found) != 1:
+        return None
+    before, after = words(text[: found[0].start()]), text[found[0].end():]
+    if len(before) < MIN_LEAD or not _in_order(what, before):
+        return None
+    names = {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()}
+    if not names <= set(words(later)):
+        return None
+    return _statement(text[: found[0].start()] + b + after)
+
+
+def _in_order(part: list[str], whole: list[str]) -> bool:
+    """Are ``part``'s words in ``whole`` as one run ("background jobs" in "harbor's background jobs run on")?"""
+    return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
+
+
+def read_by_date(text: str) -> bool:
+    """Whether :func:`_core_change` reads ``text`` otherwise when it is the later of two: several clauses (a
+    ";"), a closing phrase of when or why (:data:`_TRAIL`), a change said from A to B (:data:`_FROM_TO`,
+    :data:`_REPLACED`). The service reads the stored dates of such candidates only (``decide``'s ``later``)."""
+    body = text.strip().rstrip(".")
+    return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body))
+
+
+def _statement(text: str, later: bool = False) -> str:
     """One statement without an opening phrase of time (:data:`_LEAD`) or a closing purpose (:data:`_PURPOSE`),
-    a change said with its verb read as the statement it makes."""
+    nor, when it is the ``later`` text, a closing phrase of when or why (:data:`_TRAIL`); a change said with its
+    verb read as the statement it makes."""
     text = _PURPOSE.sub("", text.strip().rstrip("."))
+    if later:
+        text = _TRAIL.sub("", text)
     if lead := _LEAD.match(text):
         text = text[lead.end():]
     if m := _TOOK_OVER.match(text):
@@ -222,6 +298,29 @@ def _statement(text: str) -> str:
     elif (m := _VERB_FIRST.match(text)) or (m := _VERB_AFTER.match(text)):
         text = f"{m['what']} is {m['value']}"
     return (text[:1].upper() + text[1:]).strip() + "."
+
+
+def _without_repeated_word(old_text: str, new_text: str, cosine: float, old: list[str], new: list[str]) -> str | None:
+    """:func:`supersedes` once a word one text drops or adds is left out, when that word is written elsewhere in
+    both texts and nothing else but one replaced span differs ("The public API rate limit is 100 requests per
+    minute per API key" -> "... is 300 requests per minute per key": "API" is said once already). The word
+    repeats what both texts say, so leaving it out changes no statement."""
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 2 or sorted(op[0] for op in ops) not in (["delete", "replace"], ["insert", "replace"]):
+        return None
+    op, i1, i2, j1, j2 = next(o for o in ops if o[0] != "replace")
+    side, text, at = (old, old_text, i1) if op == "delete" else (new, new_text, j1)
+    dropped = side[at:(i2 if op == "delete" else j2)]
+    if len(dropped) != 1 or dropped[0] in _NO_VALUE or old.count(dropped[0]) + new.count(dropped[0]) < 3:
+        return None  # one word, said at least once more in each text
+    tokens = list(_WORD.finditer(text.lower().replace("\u2019", "'")))
+    if len(tokens) != len(side) or not (old.count(dropped[0]) and new.count(dropped[0])):
+        return None
+    cut = re.sub(r"\s{2,}", " ", text[: tokens[at].start()] + text[tokens[at].end():])
+    old_text, new_text = (cut, new_text) if op == "delete" else (old_text, cut)
+    if words(old_text) == words(new_text):
+        return None
+    return supersedes(old_text, new_text, cosine)
 
 
 def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool = False) -> str | None:
@@ -242,33 +341,36 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         return None
     as_written = (whole.strip().rstrip(".") + ".", split.strip().rstrip(".") + ".")
     for clause in (c for c in split.split(";") if c.strip()):
-        clause_core = _statement(clause)
+        clause_core = _swap_stated(whole, clause, split) or _statement(clause, later=True)
+        # a closing phrase of when or why set aside weighed on the whole texts' cosine as a differing tail does
+        # after a copula: the statements' match takes that floor (COPULA_COSINE), not FRAME_COSINE
+        floor = COPULA_COSINE if clause_core != _statement(clause) else FRAME_COSINE
         if (whole_core, clause_core) == as_written or not words(clause_core):
             continue
         stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
-        rule, change = proposed(stored, added, cosine)
+        rule, change = proposed(stored, added, cosine, whole_floor=floor)
         if rule is None:
             continue  # the scorer's looser reading alone (a verb of being swapped is no rule's value: _being_swap)
-        if change := supersedes(stored, added, cosine):
+        if change := supersedes(stored, added, cosine, whole_floor=floor):
             return change
     return None
 
 
 def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
-             new: list[str] | None = None) -> tuple[str | None, str | None]:
+             new: list[str] | None = None, whole_floor: float = FRAME_COSINE) -> tuple[str | None, str | None]:
     """(which rule, the changed value) when a rule reads ``new_text`` as ``old_text`` with one value changed,
     else (None, None)."""
     old = words(old_text) if old is None else old
     new = words(new_text) if new is None else new
     if cosine >= SUPERSEDE_COSINE and (change := value_change(old, new)):
         return "value", change
-    if change := frame_change(old_text, new_text, cosine):
+    if change := frame_change(old_text, new_text, cosine, whole_floor):
         return "frame", change
     return None, None
 
 
 def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
-               new: list[str] | None = None) -> str | None:
+               new: list[str] | None = None, whole_floor: float = FRAME_COSINE) -> str | None:
     """The changed value when the newer text retires the older one, else None.
 
     The rules above and a looser reading (:func:`knotwork.hygiene.pair_scorer.swap`: the texts, or their
@@ -276,7 +378,7 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     probability reaches the shipped threshold: 0.5 for a rule's proposal (dropped when more likely wrong
     than right), a higher one chosen on dev pairs for precision first for the looser reading's. Without the
     weights file the rules decide alone."""
-    rule, change = proposed(old_text, new_text, cosine, old, new)
+    rule, change = proposed(old_text, new_text, cosine, old, new, whole_floor)
     found = _scored(old_text, new_text, cosine, rule, change)
     if found is None and cosine >= SLOT_COSINE:
         return slot_change(old_text, new_text)  # a slot read whole: holders, employer, schedule
@@ -419,7 +521,7 @@ def _clauses(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
 
 
 
-def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | None:
+def frame_change(old_text: str, new_text: str, cosine: float = 1.0, whole_floor: float = FRAME_COSINE) -> str | None:
     """The changed value when ``old_text`` and ``new_text`` are one frame with one value swapped: the whole
     texts, or their first clauses ("Harbor's primary database is MySQL 5.7, ..." -> "... is PostgreSQL 16
     since ..."), differ in one short span; else None.
@@ -429,7 +531,8 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | Non
     is an amount before its unit ("over 6,000,000 downloads"; not "note number 6 about ..."). A span
     followed by another word names which thing the clause is about ("the Couchbase server", "Celery 5.4.x
     supports ...", "the release manager of Python 2.7 is ..."), and two clauses about two things both hold.
-    No negation may come or go. The whole texts' match needs ``cosine`` >= ``FRAME_COSINE``, a match of the
+    No negation may come or go. The whole texts' match needs ``cosine`` >= ``whole_floor`` (``FRAME_COSINE``;
+    ``COPULA_COSINE`` when :func:`_core_change` set a closing phrase of when or why aside), a match of the
     first clauses only (their tails differ) ``CLAUSE_COSINE``; a value right after a copula ("... is MySQL
     5.7") or a role's new holder (:func:`_holder_change`), where the tails or the names weigh on the cosine
     more than the frame does, ``COPULA_COSINE``."""
@@ -437,7 +540,7 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0) -> str | Non
     new_all, new_words, new_first, new_first_words = _clauses(new_text)
     if NEGATIONS & (set(old_words) | set(new_words)):
         return None
-    for old_raw, old, new_raw, new, floor in ((old_all, old_words, new_all, new_words, FRAME_COSINE),
+    for old_raw, old, new_raw, new, floor in ((old_all, old_words, new_all, new_words, whole_floor),
                                               (old_first, old_first_words, new_first, new_first_words, CLAUSE_COSINE)):
         if len(old) <= MIN_LEAD or old == new or cosine < min(floor, COPULA_COSINE):
             continue

@@ -110,20 +110,27 @@ class ValueChanges:
         Valkey" after "the session store uses Redis"). Why: the older memory now says something no longer
         true, whatever its wording. Outcome: an older memory none of whose facts is still open (so it
         states nothing else that holds) is reported to ``report`` (the service's ``on_value_changed``), which links this memory
-        to it with ``supersedes``; a memory that still states another open fact is left alone."""
+        to it with ``supersedes``; a memory that still states another open fact is left alone, unless this
+        memory states that fact too ("The worker moved from Redis to Valkey; the worker still uses Celery" after
+        "The worker uses Celery and Redis": the Celery fact, restated, is not lost with the older memory)."""
         facts = self.store.kg_get_facts(list(dict.fromkeys(ended)))
         olds = {m for f in facts.values() for m in f.sources if m != memory.id}
         if not olds:
             return
         counts = self.store.kg_fact_counts(sorted(olds))
+        mine = self.store.kg_mentions([memory.id]).get(memory.id, [])
+        both = [f for f in self.store.kg_facts_touching(mine, include_invalid=False)
+                if memory.id in f.sources and f.invalid_at is None] if mine else []
         for old in sorted(olds):
             own = self.store.kg_get_facts(self.store.kg_facts_only_from(old))
             # facts it shares only with this memory (this memory restated them, e.g. to end them) count as its own
             shared = {f.id: f for f in facts.values() if old in f.sources and set(f.sources) <= {old, memory.id}}
-            stated = {**own, **shared}
+            restated = {f.id for f in both if old in f.sources and set(f.sources) <= {old, memory.id}}
+            stated = {**own, **shared, **{f.id: f for f in both if f.id in restated}}
             if not stated or counts.get(old, 0) != len(stated):
                 continue  # another memory states some of its facts too: not this memory's change alone
-            if all(f.invalid_at is not None for f in stated.values()):
+            if all(f.invalid_at is not None or f.id in restated for f in stated.values()) and any(
+                    f.invalid_at is not None for f in stated.values()):
                 changed = next(f for f in facts.values() if old in f.sources)
                 report(memory.id, old, f"stated value changed: {changed.fact}")
 

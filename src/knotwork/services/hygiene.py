@@ -234,15 +234,17 @@ class Hygiene:
         return plan
 
     def _stated_later(self, drafts: list[Memory], i: int, found: list[tuple[str, str, float]]) -> set[str]:
-        """The candidates of several clauses (a ";") whose ``valid_at`` is later than the draft's.
+        """The candidates of several clauses (a ";"), or with a closing phrase of when or why, or a change said
+        from A to B (:func:`~knotwork.hygiene.consolidate.read_by_date`), whose ``valid_at`` is later than the
+        draft's.
 
         Trigger: an older value arriving late ("The default timeout is 5 minutes", dated April) against a stored
         later memory of several clauses ("Bumped the default timeout to 20 minutes; large repositories hit the
         limit"). Why: consolidation reads the later text's clauses one by one and the earlier text whole (the one
         that would retire must be wholly replaced), and only the dates say which is which. Outcome: those
         candidates' ids, for :func:`~knotwork.hygiene.consolidate.decide`; a read of the stored ones' dates only
-        when a candidate has a ";"."""
-        several = [mid for mid, text, _ in found if ";" in text]
+        when a candidate reads so."""
+        several = [mid for mid, text, _ in found if rules_c.read_by_date(text)]
         if not several:
             return set()
         at = drafts[i].valid_at
