@@ -78,10 +78,11 @@ def test_the_protocol_names_what_every_service_has_in_common() -> None:
 SRC = Path(knotwork.__file__).parent
 MEMBERS = set(METHODS) | set(ServiceApi.__annotations__)
 #: The adapters that hold the facade itself, for what only the owner of a store opened in this process does:
-#: back it up, check it, build the REST app and the MCP server over it (workers, warming, the enrichment worker).
+#: back it up, check it, build the REST app and the MCP server over it (workers, warming, the enrichment worker),
+#: help this process's enrichment worker read an import into the graph.
 FACADE_ONLY = {
     "adapters/cli_hygiene.py:backup", "adapters/cli_hygiene.py:check", "adapters/http/app.py:create_app",
-    "adapters/mcp.py:build_server",
+    "adapters/mcp.py:build_server", "adapters/cli.py:_read_into_graph",
 }
 
 
