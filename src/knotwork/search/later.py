@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
 from knotwork.hygiene.consolidate import supersedes
-from knotwork.search.rerankers import Candidate
+from knotwork.search.rerankers import Candidate, later_above
 
 LATER_DEPTH = 10  # the candidates compared: pairs further down do not decide what is read first
 TEXT_CHARS = 300  # the start of each text read; a text this long or longer is left where it is
@@ -96,20 +95,5 @@ def later_value(
             read[a, b] = value_change(texts[a], texts[b]) is not None
         return read[a, b]
 
-    moved: set[str] = set()
-    pos = 0
-    while pos < len(top):
-        a = top[pos]
-        if a.id not in usable or a.id in moved:
-            pos += 1
-            continue
-        later = [b for b in top[pos + 1 :] if b.id in usable and dates[b.id] > dates[a.id]  # type: ignore[operator]
-                 and changes(a.id, b.id)]
-        if not later:
-            pos += 1
-            continue
-        b = max(later, key=lambda c: dates[c.id])  # type: ignore[arg-type, return-value]
-        top.remove(b)
-        top.insert(pos, replace(b, score=a.score))
-        moved.add(b.id)
+    top = later_above(top, dates, lambda c: c.id in usable, lambda a, b: changes(a.id, b.id))
     return [c.rescored("later_value", c.score) for c in top + order[depth:]]

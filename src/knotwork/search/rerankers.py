@@ -181,6 +181,36 @@ def time_window(
     ])
 
 
+def later_above(
+    order: list[Candidate],
+    dates: Mapping[str, datetime | None],
+    usable: Callable[[Candidate], bool],
+    replaces: Callable[[Candidate, Candidate], bool],
+) -> list[Candidate]:
+    """``order`` with the latest later candidate that ``replaces`` an earlier one (``replaces(earlier, later)``)
+    moved right above it, taking its score; the one it passed is looked at again (a chain A -> B -> C ends C, B,
+    A), and the newcomer keeps its place. Only candidates ``usable`` (and dated) take part; the rest stay where
+    they are. The walk :func:`restated` and :mod:`~knotwork.search.later` share."""
+    order = list(order)
+    moved: set[str] = set()
+    pos = 0
+    while pos < len(order):
+        a = order[pos]
+        if not usable(a) or a.id in moved or dates.get(a.id) is None:
+            pos += 1
+            continue
+        later = [b for b in order[pos + 1 :] if usable(b) and dates.get(b.id) is not None
+                 and dates[b.id] > dates[a.id] and replaces(a, b)]  # type: ignore[operator]
+        if not later:
+            pos += 1
+            continue
+        b = max(later, key=lambda c: dates[c.id])  # type: ignore[arg-type, return-value]
+        order.remove(b)
+        order.insert(pos, replace(b, score=a.score))
+        moved.add(b.id)
+    return order
+
+
 def restated(
     cands: Sequence[Candidate],
     vectors: Mapping[str, np.ndarray],
@@ -212,31 +242,16 @@ def restated(
     ids = [order[i].id for i in usable]
     similar = np.stack([vectors[i] for i in ids]) @ np.stack([vectors[i] for i in ids]).T
     at = {cid: k for k, cid in enumerate(ids)}
-    moved: set[str] = set()
-    pos = 0
-    while pos < len(order):
-        a = order[pos]
-        ka = at.get(a.id)
-        if ka is None or a.id in moved:
-            pos += 1
-            continue
-        later = [
-            b for b in order[pos + 1 :]
-            if b.id in at and dates[b.id] > dates[a.id]  # type: ignore[operator]
-            and (
-                similar[ka, at[b.id]] >= threshold
-                or topic_threshold is not None
-                and similar[ka, at[b.id]] >= topic_threshold
-                and bool(topics.get(a.id, set()) & topics.get(b.id, set()))
-            )
-        ]
-        if not later:
-            pos += 1
-            continue
-        b = max(later, key=lambda c: dates[c.id])  # type: ignore[arg-type, return-value]
-        order.remove(b)
-        order.insert(pos, replace(b, score=a.score))
-        moved.add(b.id)  # the newcomer keeps its place; the one it passed is looked at again
+    def same(a: Candidate, b: Candidate) -> bool:
+        ka, kb = at.get(a.id), at[b.id]
+        return ka is not None and (
+            similar[ka, kb] >= threshold
+            or topic_threshold is not None
+            and similar[ka, kb] >= topic_threshold
+            and bool(topics.get(a.id, set()) & topics.get(b.id, set()))
+        )
+
+    order = later_above(order, dates, lambda b: b.id in at, same)
     return [c.rescored("restated", c.score) for c in order]
 
 
