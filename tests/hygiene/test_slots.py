@@ -37,6 +37,19 @@ from knotwork.hygiene.slots import employer, holders, schedule, slot_change
         ("The SDK's main package lives in src/old_sdk/.", "The SDK's main package lives in src/new_sdk/.",
          "src/old_sdk -> src/new_sdk"),
         ("In the agent, use_vision defaults to auto.", "In the agent, use_vision defaults to True.", "auto -> true"),
+        ("The Test and Release working group is led by Ann Lee and Bo Kim.",
+         "The Test and Release working group is led by Bo Kim and Cy Diaz.",
+         "ann lee and bo kim -> bo kim and cy diaz"),  # one group whose name holds "and"
+        ("The governance committee liaison of the Docs SIG is Ann Lee.", "The Docs SIG's GC liaison is Bo Kim.",
+         "ann lee -> bo kim"),  # one role, in full and by its initials
+        ("The Docs SIG's regular meeting is every Thursday at 09:00 PT.",
+         "Acme's Docs SIG holds its meeting every Thursday at 10:00 PT.",
+         "thursday 09:00 pt -> thursday 10:00 pt"),  # one meeting in two sentence shapes
+        ("The Docs SIG meets on Tuesday at 09:00 PT.", "The Docs SIG meets on Tuesday at 09:00 UTC.",
+         "tuesday 09:00 pt -> tuesday 09:00 utc"),  # another zone, and no reading of it gives the same hour
+        ("The Docs SIG's regular meeting is weekly on Wednesday at 08:30 PT.",
+         "The Docs SIG's regular meeting is bi-weekly on Wednesday at 15:30 UTC.",
+         "wednesday 08:30 pt -> every other wednesday 15:30 utc"),  # the zone and the frequency
     ],
 )
 def test_a_slot_with_another_value_is_a_change(old: str, new: str, change: str) -> None:
@@ -68,6 +81,15 @@ def test_a_slot_with_another_value_is_a_change(old: str, new: str, change: str) 
         ("The Docs working group meets on Wednesday at 14:00 UTC.",
          "The Docs working group meets on Wednesday at 07:00 PT."),  # another zone, the same day: maybe one hour
         ("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT."),  # two groups
+        ("The Docs SIG meets every Thursday at 09:00 PT.",
+         "The Docs SIG's triage call is every Thursday at 11:00 PT."),  # two meetings of one group
+        ("Acme's Docs SIG meets on Tuesday at 10:00 PT.", "Initech's Docs SIG meets on Tuesday at 11:00 PT."),
+        ("Ann's team meets on Tuesday at 10:00 PT.", "The team meets on Tuesday at 11:00 PT."),  # maybe two teams
+        ("The Docs SIG meets on Monday alternating between 09:00 UTC and 17:00 UTC+8.",
+         "The Docs SIG meets on Monday alternating between 02:00 PT and 10:00 CET."),  # one hour each, in summer
+        ("The GC liaison for the Docs SIG is Ann Lee.", "The TC liaison for the Docs SIG is Bo Kim."),  # two roles
+        ("The chairs of SIG CLI and SIG Docs are Ann Lee and Bo Kim.",
+         "The chairs of SIG CLI and SIG Docs are Ann Lee and Cy Diaz."),  # maybe two groups: left alone
         ("I meet my trainer on Mondays.", "I meet my trainer on Thursdays."),  # one's own sessions may both hold
         ("In the SDK, mypy checks only src/.", "In the SDK, mypy checks src/ and scripts/."),  # two paths
         ("The timeout defaults to 30.", "The retry count defaults to 3."),  # two settings
@@ -90,3 +112,23 @@ def test_a_holder_list_that_shrank_is_no_restatement() -> None:
     new = "The Node.js Build initiative is championed by Rich Trott."
     decision = c.decide(new, [("old", old, 0.97)])
     assert (decision.kind, decision.reason) == ("SUPERSEDE", "value changed: rich trott and rod vagg -> rich trott")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The Docs SIG meets every other Thursday at 08:00 PT.", "The Docs SIG meets every Thursday at 08:00 PT."),
+        ("The Docs SIG meets every Monday at 09:00 PT.", "The Docs SIG meets every other Monday at 09:00 PT."),
+    ],
+)
+def test_a_frequency_change_is_read_before_the_word_rules(old: str, new: str) -> None:
+    # a word left out or added reads as a restatement or an update; the schedule read whole says it changed
+    decision = c.decide(new, [("old", old, 0.97)])
+    assert decision.kind == "SUPERSEDE"
+
+
+def test_one_schedule_in_two_spellings_of_a_zone_is_no_change() -> None:
+    old = ("The Java SIG holds its meeting every Thursday at 09:00 PT with an additional meeting every other Thu "
+           "at 09:00 China Standard Time.")
+    new = old.replace("China Standard Time", "UTC+8")
+    assert c.decide(new, [("old", old, 0.97)]).kind == "NOOP"

@@ -53,7 +53,9 @@ holder and a standing given or taken away are left to their rule (:func:`superse
 
 When neither rule finds one changed span, a slot read whole from both texts (:mod:`~knotwork.hygiene.slots`: a
 role's holders, a person's employer, a meeting's schedule, one path, a default) may still show a value that
-cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and C").
+cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and C"). A meeting's schedule is
+read whole before every word rule: "every other Thursday" -> "every Thursday" is a change, not a word left out, and
+"09:00 China Standard Time" / "09:00 UTC+8" no value swapped.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from knotwork.hygiene import pair_scorer
-from knotwork.hygiene.slots import holder_left, slot_change
+from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
 
@@ -179,6 +181,14 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             continue
         gone, came, replaced = _edits(old, new)
         kept = len(set(new) & set(old)) / len(set(old))
+        # One meeting's schedule read whole decides before the word rules, which read "every other Thursday" ->
+        # "every Thursday" as a word left out and "09:00 China Standard Time" / "09:00 UTC+8" as a value swapped.
+        if cosine >= SLOT_COSINE and (change := schedule_change(old_text, new_text)):
+            return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
+        if same_schedule(old_text, new_text):
+            if cosine >= NOOP_COSINE:
+                return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
+            continue
         filler_only = not came or (not replaced and set(came) <= FILLERS)
         if (cosine >= NOOP_COSINE and filler_only and kept >= NOOP_OVERLAP and not NEGATIONS & set(gone)
                 and not holder_left(old_text, new_text)):  # "championed by A and B" -> "by A": B left

@@ -16,20 +16,27 @@ two texts with one slot and values that cannot both hold are a change. Precision
 narrow:
 
 - a holder list needs a role with "the" ("the chairs of G", "G's sponsor", "is led by", "lead the G"),
-  names written with capitals, and counts as a change only when a holder of the older list is gone from the
+  names written with capitals, one group (a name with "and" only when it ends in a word of group: "the Test
+  and Release working group"), one role (in full or by its initials: "governance committee liaison" / "GC
+  liaison"), and counts as a change only when a holder of the older list is gone from the
   newer one: a list that grew ("A" -> "A and B") is an update, not a retirement, the same names in
   another order say nothing new, and a name spelled anew ("Jeremia" -> "Jeremiah") is the same holder;
 - an employer needs one person's name, one of four frames ("works at/for", "'s employer is", "is employed
   by", "is independent"), and a company written with capitals; two spellings of one company ("Grafana" /
   "Grafana Labs", "LightStep" / "Lightstep") are no change;
 - a schedule needs a word of meeting ("meets", "meeting", "standup", "sync"), the same words around the
-  schedule on both sides, and no first or second person (two sessions a week of one's own may both hold);
-  a schedule only reformatted ("every Tuesday" / "Tuesday", "09:00PT" / "9:00 PT", "every other week on
-  Thursday" / "every other Thursday") is no change, and neither is one whose time zone
-  changed while its days did not (14:00 UTC and 07:00 PT may be one hour).
+  schedule on both sides (one group's "meets", "'s regular meeting is" and "holds its meeting" count as the
+  same words, its owner named or not: "Acme's Docs SIG" / "the Docs SIG"), and no first or second person (two
+  sessions a week of one's own may both hold); a schedule only reformatted ("every Tuesday" / "Tuesday",
+  "09:00PT" / "9:00 PT", "every other week on Thursday" / "every other Thursday", "China Standard Time" /
+  "UTC+8") is no change, and neither is one whose time zone changed while its days did not and whose times
+  may be the same hour in some reading of the zones (14:00 UTC and 07:00 PT may be; 09:00 PT and 09:00 UTC
+  are not).
 
 A hedge, a question or a negation (other than "with no employer") leaves the pair alone. The readers run
-after the one-span rules and decide alone: the pair scorer reads one span and has none to read here.
+after the one-span rules and decide alone: the pair scorer reads one span and has none to read here. The
+schedule reader also runs first (:func:`schedule_change`, :func:`same_schedule`): the word rules would read
+"every other Thursday" -> "every Thursday" as a word left out and a zone spelled anew as a value swapped.
 """
 
 from __future__ import annotations
@@ -54,6 +61,9 @@ _ROLE_VERBS = {"led": "lead", "lead": "lead", "leads": "lead", "chaired": "chair
                "sponsored": "sponsor", "sponsor": "sponsor", "sponsors": "sponsor", "headed": "head",
                "head": "head", "heads": "head", "championed": "champion", "champion": "champion",
                "champions": "champion", "managed": "manager", "manage": "manager", "manages": "manager"}
+# The last word of a name of one group: "the Test and Release working group" is one group, "SIG CLI and SIG Docs"
+# may be two.
+_GROUP_NOUNS = frozenset("group sig wg committee team council board initiative subproject".split())
 _ROLE = r"(?P<role>[A-Za-z][\w-]*(?: [\w-]+){0,2}?)"
 _HOLDER_SHAPES = [
     # The chairs of G are A and B. / The GC liaison for the G is A.
@@ -92,6 +102,12 @@ _FREQUENCY = frozenset("every other second third fourth first last week weeks we
                        "weekday weekdays weekend weekends morning afternoon evening "
                        "fortnightly monthly daily alternating between and on at a each month twice".split())
 _MEETING_WORDS = frozenset("meets meet meeting meetings standup stand-up sync syncs call calls".split())
+# Words between a group's name and its schedule that say only that it meets ("'s regular meeting is", "holds its
+# meeting").
+_MEETING_FRAME = frozenset("s regular is are holds hold its their meets meet meeting meetings".split())
+# Hours from UTC a zone may be, summer and winter; a zone not named here is not compared.
+_OFFSETS = {"pt": (-8, -7), "et": (-5, -4), "ct": (-6, -5), "utc": (0,), "cet": (1, 2), "bst": (0, 1),
+            "jst": (9,), "aest": (10, 11)}
 _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
 _SCHEDULE_TOKEN = re.compile(r"utc[+-]\d{1,2}(?::\d{2})?|\d{1,2}(?::\d{2})?(?:am|pm)?|[a-z][\w+-]*")
 
@@ -132,8 +148,8 @@ def holders(text: str) -> tuple[tuple[str, str], frozenset[str]] | None:
             continue
         role = " ".join([*role.split()[:-1], head])
         group = re.sub(r"^the ", "", m["group"].lower()).strip()
-        if not group or " and " in group or "," in group:
-            continue
+        if not group or "," in group or (" and " in group and group.split()[-1] not in _GROUP_NOUNS):
+            continue  # "the chairs of SIG CLI and SIG Docs": two groups; "the Test and Release working group": one
         return (role, group), names
     return None
 
@@ -186,7 +202,35 @@ def schedule(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     zones = frozenset(t for t in read if t in _ZONES.values() or t.startswith(("utc+", "utc-")))
     if not days and not any(":" in t for t in read) and not set(read) & {"week", "month", "day"}:
         return None
-    return tuple(frame), read, days, zones
+    return _meeting_subject(frame), read, days, zones
+
+
+def _meeting_subject(frame: list[str]) -> tuple[str, ...]:
+    """The words around a schedule, one meeting's three usual shapes read as one: "The Docs WG meets ...", "The
+    Docs WG's regular meeting is ...", "Acme's Docs WG holds its meeting ..." all give ("<meeting of>", "docs",
+    "wg"), an owner before "'s" kept apart ("<owner>", "acme"). Any other word after the group's name (a second
+    meeting, "its triage call") keeps the words as they are."""
+    i = len(frame)
+    while i and frame[i - 1] in _MEETING_FRAME:
+        i -= 1
+    tail, subject = frame[i:], frame[:i]
+    if not _MEETING_WORDS & set(tail) or not subject:
+        return tuple(frame)
+    subject = subject[1:] if subject[0] == "the" else subject
+    owner = subject[:1] if len(subject) > 2 and subject[1] == "s" else []
+    subject = subject[2:] if owner else subject
+    return ("<meeting of>", *subject, *(("<owner>", *owner) if owner else ()))
+
+
+def _same_meeting(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """The same words around the schedule, or one meeting's subject with and without its owner ("Acme's Docs
+    WG" / "the Docs WG"; a name of two words at least: "Ann's team" and "the team" may be two teams)."""
+    if a == b:
+        return True
+    if a[:1] != ("<meeting of>",) or b[:1] != ("<meeting of>",):
+        return False
+    strip = [t[: t.index("<owner>")] if "<owner>" in t else t for t in (a, b)]
+    return strip[0] == strip[1] and len(strip[0]) > 2 and ("<owner>" in a) != ("<owner>" in b)
 
 
 def _read_schedule(when: list[str]) -> tuple[str, ...]:
@@ -258,7 +302,7 @@ def slot_change(old_text: str, new_text: str) -> str | None:
     A holder list is a change when ``old_text``'s list (the stored memory's) names someone ``new_text``'s does
     not: read in order, a holder left; a list that only grew is left to the update rule. An older, longer list
     arriving late after a shorter one is therefore kept current, as an older list that grew would be."""
-    if (a := holders(old_text)) and (b := holders(new_text)) and a[0] == b[0]:
+    if (a := holders(old_text)) and (b := holders(new_text)) and _same_slot(a[0], b[0]):
         came = b[1] - a[1]
         left = [n for n in a[1] - b[1] if not any(_respelled(n, m) for m in came)]
         return f"{_listed(a[1])} -> {_listed(b[1])}" if left else None
@@ -268,18 +312,85 @@ def slot_change(old_text: str, new_text: str) -> str | None:
         return f"{p[1]} -> {q[1]}"
     if (d := default(old_text)) and (g := default(new_text)) and d[0] == g[0] and d[1] != g[1]:
         return f"{d[1]} -> {g[1]}"
-    if (s := schedule(old_text)) and (t := schedule(new_text)) and s[0] == t[0] and s[1] != t[1]:
-        if s[3] != t[3] and s[2] == t[2]:
-            return None  # another zone, the same days: maybe one hour told twice
+    return schedule_change(old_text, new_text)
+
+
+def schedule_change(old_text: str, new_text: str) -> str | None:
+    """The change when the two texts give one meeting's schedule with another value ("every other Thursday" ->
+    "every Thursday"; "Tuesday at 09:00 PT" -> "Tuesday at 16:00 CET"), else None. In another zone on the same
+    days, the times must differ in every reading of the zones (14:00 UTC and 07:00 PT may be one hour)."""
+    if (s := schedule(old_text)) and (t := schedule(new_text)) and _same_meeting(s[0], t[0]) and s[1] != t[1]:
+        if s[3] != t[3] and s[2] == t[2] and _maybe_one_time(s[1], t[1]):
+            return None
         return f"{' '.join(s[1])} -> {' '.join(t[1])}"
     return None
+
+
+def same_schedule(old_text: str, new_text: str) -> bool:
+    """Do the two texts give one meeting's schedule, read alike ("09:00 China Standard Time" / "09:00 UTC+8")?"""
+    return bool((s := schedule(old_text)) and (t := schedule(new_text)) and _same_meeting(s[0], t[0])
+                and s[1] == t[1])
+
+
+def _zone_offsets(zone: str) -> tuple[float, ...] | None:
+    if m := re.fullmatch(r"utc([+-])(\d{1,2})(?::(\d{2}))?", zone):
+        return ((1 if m[1] == "+" else -1) * (int(m[2]) + int(m[3] or 0) / 60),)
+    return _OFFSETS.get(zone)
+
+
+def _timed(read: tuple[str, ...]) -> tuple[list[str], list[tuple[float, tuple[float, ...] | None]]]:
+    """A read schedule's other words, and each time (in hours) with the offsets of the zone after it."""
+    rest: list[str] = []
+    times: list[tuple[float, tuple[float, ...] | None]] = []
+    pending: list[float] = []
+    for w in read:
+        if re.fullmatch(r"\d\d:\d\d", w):
+            pending.append(int(w[:2]) + int(w[3:]) / 60)
+        elif w in _ZONES.values() or w.startswith(("utc+", "utc-")):
+            times += [(h, _zone_offsets(w)) for h in pending]
+            pending = []
+        else:
+            rest.append(w)
+    return rest, times + [(h, None) for h in pending]
+
+
+def _maybe_one_time(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Could two schedules in other zones be one: the same words but times and zones, and each time the same
+    hour of UTC for some reading of its zone? Unknown zones or another number of times: maybe."""
+    rest_a, times_a = _timed(a)
+    rest_b, times_b = _timed(b)
+    if rest_a != rest_b:
+        return False  # another frequency or day pattern besides the zone
+    if len(times_a) != len(times_b):
+        return True
+    for (x, zx), (y, zy) in zip(times_a, times_b):
+        if zx is None or zy is None:
+            return True
+        if not any(round((x - p) - (y - q), 4) % 24 == 0 for p in zx for q in zy):
+            return False
+    return True
 
 
 def holder_left(old_text: str, new_text: str) -> bool:
     """Does ``new_text`` name a role's holders with one of ``old_text``'s left out ("... championed by A and B"
     -> "... by A")? Its words are the old ones with some dropped, which would read as saying nothing new."""
     a, b = holders(old_text), holders(new_text)
-    return bool(a and b and a[0] == b[0] and a[1] > b[1])
+    return bool(a and b and _same_slot(a[0], b[0]) and a[1] > b[1])
+
+
+def _same_slot(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """One role of one group, the role named in full or by its initials ("governance committee liaison" / "GC
+    liaison"): the same last word, and the words before it one the initials of the other's."""
+    (role_a, group_a), (role_b, group_b) = a, b
+    if group_a != group_b:
+        return False
+    if role_a == role_b:
+        return True
+    x, y = role_a.split(), role_b.split()
+    if x[-1] != y[-1]:
+        return False
+    x, y = sorted((x[:-1], y[:-1]), key=len)
+    return len(x) == 1 and len(y) > 1 and x[0] == "".join(w[0] for w in y)
 
 
 def _respelled(a: str, b: str) -> bool:
