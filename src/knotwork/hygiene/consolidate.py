@@ -207,15 +207,20 @@ _PURPOSE = re.compile(r",?\s+so\s+that\b.*$", re.IGNORECASE | re.DOTALL)
 # after the licence review", "... from June on", "... starting January", "... once CI is green", "... since the
 # spring upgrade"): it says when the statement began to hold, not what it states. Only an event after "after",
 # "since" or "following" (a review, a migration, ...): "after the standup" or "after the nightly export" may be
-# the value itself ("runs after the nightly export").
+# the value itself ("runs after the nightly export"). A release or window the value came with ("... 3.6 from the
+# 2.4.0 firmware release on", "... to 2.12 in the platform release of April 1", "... during the June maintenance
+# window") says when too.
 _MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
            r"spring|summer|autumn|fall|winter|q[1-4]|today|now|next\s+\w+|this\s+\w+|\d{4}")
 _EVENTS = ("review|migration|upgrade|move|switch|audit|incident|outage|rewrite|reorg|reorganisation|"
-           "reorganization|change|decision|cutover|rollout|renegotiation|negotiation|evaluation|vote")
+           "reorganization|change|decision|cutover|rollout|renegotiation|negotiation|evaluation|vote|spike|launch|"
+           "release")
 _TRAIL = re.compile(
     rf",?\s+(?:(?:after|since|following)\s+(?:the|our|a|an|last\s+\w+'s)\s+(?:[\w'-]+\s+){{0,3}}?(?:{_EVENTS})s?"
     rf"|since\s+(?:{_MONTHS})|(?:from|starting|effective)\s+(?:{_MONTHS})(?:\s+\d{{4}})?(?:\s+on(?:wards)?)?"
-    rf"|once\s+(?!(?:a|an|per|every|each|more|again|or|and|daily|weekly|monthly)\b)[^,;]{{1,40}}|last\s+(?:week|month|quarter|year))$", re.IGNORECASE)
+    rf"|once\s+(?!(?:a|an|per|every|each|more|again|or|and|daily|weekly|monthly)\b)[^,;]{{1,40}}|last\s+(?:week|month|quarter|year)"
+    rf"|(?:from|with|in|during)\s+the\s+(?:[\w.'-]+\s+){{0,3}}?(?:release|rollout|maintenance\s+window)"
+    rf"(?:\s+of\s+[^,;]{{1,25}})?(?:\s+on(?:wards)?)?)$", re.IGNORECASE)
 # A change said with its verb: "Bumped the default timeout to 20 minutes", "The fraud threshold was lowered to
 # 0.75", "Lena Novak took over as product manager for Lumen": read as the statement it makes ("The default
 # timeout is 20 minutes", "Lena Novak is the product manager for Lumen"), which the frame rules compare.
