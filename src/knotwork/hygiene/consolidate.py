@@ -231,6 +231,11 @@ _VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?
                          re.IGNORECASE)
 _TOOK_OVER = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+"
                         r"(?:the\s+)?(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
+# ... and "from" the holder it replaces, with no group named ("Priya Shah has taken over as firmware lead from Lars
+# Nilsen"): "Priya Shah is the firmware lead", a role with "the" that the holder rule reads (:func:`_holder_change`).
+_TOOK_OVER_FROM = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over"
+                             r"\s+as\s+(?:the\s+)?(?P<role>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})\s+from\s+"
+                             r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}$")
 
 
 # A change said with where it came from and went ("Background jobs moved from Celery to Dramatiq", "Replaced
@@ -298,7 +303,7 @@ def _statement(text: str, later: bool = False) -> str:
         text = _TRAIL.sub("", text)
     if lead := _LEAD.match(text):
         text = text[lead.end():]
-    if m := _TOOK_OVER.match(text):
+    if (m := _TOOK_OVER.match(text)) or (m := _TOOK_OVER_FROM.match(text)):
         text = f"{m['who']} is the {m['role']}"
     elif (m := _VERB_FIRST.match(text)) or (m := _VERB_AFTER.match(text)):
         text = f"{m['what']} is {m['value']}"
@@ -626,9 +631,19 @@ _HOLDER_ROLE_VERBS = frozenset({"chairs", "leads", "heads", "manages", "champion
 def _one_holder(role: list[str]) -> bool:
     """After "is the": a role noun of the graph's (``knowledge.attributes.ROLES``: lead, manager, chair, …) right
     before "of/for/on/at" ("tech lead of", "release manager for"). The graph reads only those roles as held by one
-    person (``has_<role>``), so consolidation and the graph agree on which roles a new name takes over."""
+    person (``has_<role>``), so consolidation and the graph agree on which roles a new name takes over; one more
+    here, which the graph reads no attribute from: "the lead <kind> for T" ("the lead backend engineer for
+    Kestrel"), a lead of one kind, one at a time."""
     at = next((i for i, t in enumerate(role) if t in ("of", "for", "on", "at")), None)
-    return at is not None and at >= 1 and role[at - 1] in ROLES
+    # "the lead backend engineer for T": a lead of a kind, one at a time like "the tech lead"
+    return at is not None and at >= 1 and (role[at - 1] in ROLES or (role[0] == "lead" and at <= 3))
+
+
+def _ends_in_role(role: list[str]) -> bool:
+    """After "is the": a role that ends the text, one to three words ending in a role noun of the graph's ("Lars
+    Nilsen is the firmware lead", "... is the release manager"): the role of the one project the memories are
+    about, one holder at a time."""
+    return 1 <= len(role) <= 3 and role[-1] in ROLES and not {"of", "for", "on", "at"} & set(role)
 
 
 def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: int, j2: int) -> str | None:
@@ -640,7 +655,8 @@ def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: i
     names = old_raw[:i2] + new_raw[:j2]
     if not all(t[0].isupper() and t.lower() not in _NO_VALUE for t in names):
         return None
-    held = any(tuple(rest[:len(verbs)]) == verbs and len(rest) > len(verbs) + 2 and _one_holder(rest[len(verbs):])
+    held = any(tuple(rest[:len(verbs)]) == verbs and (len(rest) > len(verbs) + 2 and _one_holder(rest[len(verbs):])
+                                                      or _ends_in_role(rest[len(verbs):]))
                for verbs in _HOLDER_VERBS)
     if held or (len(rest) > 2 and rest[0] in _HOLDER_ROLE_VERBS and rest[1] == "the"):
         return f"{_COPULA}{' '.join(old_raw[:i2])} -> {' '.join(new_raw[:j2])}"
