@@ -246,6 +246,13 @@ _FROM_TO = re.compile(r"^(?P<what>[^,;]*?)\s*(?:has\s+|have\s+|was\s+|were\s+)?(
 _REPLACED = re.compile(r"^(?:we\s+(?:have\s+)?)?(?:(?:replaced)\s+(?P<a>[^,;]+?)\s+with|(?:dropped)\s+(?P<a2>[^,;]+?)"
                        r"\s+(?:for|in\s+favou?r\s+of))\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
 _SWAP_MAX = 3  # words a side: a name or a version, not a clause
+# ... and a new version said of one named thing with no "from" ("MLflow was upgraded to 2.12", "Upgraded Airflow to
+# 2.9"): read against the older text, where that name is written once with its version ("Experiment tracking uses
+# MLflow 2.9"), it states that text with the version swapped.
+_UPGRADED = re.compile(r"^(?:(?:we\s+(?:have\s+)?)?(?:upgraded|bumped|updated)\s+(?P<name>[A-Z][\w.+-]*)"
+                       r"|(?P<name2>[A-Z][\w.+-]*)\s+(?:was|has\s+been|is)\s+(?:upgraded|bumped|updated))"
+                       r"\s+to\s+(?:v(?=\d))?(?P<b>\d+(?:\.\d+)*)$")
+_VERSION_AFTER = r"(?<![\w.]){name}\s+v?(?P<a>\d+(?:\.\d+)*)(?![\w.])"
 
 
 def _swap_stated(older: str, clause: str, later: str) -> str | None:
@@ -263,6 +270,8 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
         a, b = m["a"], m["b"]
     elif m := _REPLACED.match(body):
         what, a, b = [], m["a"] or m["a2"], m["b"]
+    elif m := _UPGRADED.match(_TRAIL.sub("", body)):
+        return _version_stated(older, m["name"] or m["name2"], m["b"], later)
     else:
         return None
     a, b = re.sub(r"^(?:the|our)\s+", "", a, flags=re.IGNORECASE), re.sub(r"^(?:the|our)\s+", "", b, flags=re.IGNORECASE)
@@ -281,6 +290,20 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
     return _statement(text[: found[0].start()] + b + after)
 
 
+def _version_stated(older: str, name: str, version: str, later: str) -> str | None:
+    """``older`` with ``name``'s version replaced by ``version`` (:data:`_UPGRADED`), when ``name`` is written
+    there once, with a version right after it, at least ``MIN_LEAD`` words in, and every capitalised name
+    ``older`` states after it is in the ``later`` text too; else None."""
+    text = older.strip().rstrip(".")
+    found = list(re.finditer(_VERSION_AFTER.format(name=re.escape(name)), text, re.IGNORECASE))
+    if len(found) != 1 or found[0]["a"] == version or len(words(text[: found[0].start()])) < MIN_LEAD:
+        return None
+    after = text[found[0].end():]
+    if not {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()} <= set(words(later)):
+        return None
+    return _statement(text[: found[0].start("a")] + version + after)
+
+
 def _in_order(part: list[str], whole: list[str]) -> bool:
     """Are ``part``'s words in ``whole`` as one run ("background jobs" in "harbor's background jobs run on")?"""
     return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
@@ -289,9 +312,11 @@ def _in_order(part: list[str], whole: list[str]) -> bool:
 def read_by_date(text: str) -> bool:
     """Whether :func:`_core_change` reads ``text`` otherwise when it is the later of two: several clauses (a
     ";"), a closing phrase of when or why (:data:`_TRAIL`), a change said from A to B (:data:`_FROM_TO`,
-    :data:`_REPLACED`). The service reads the stored dates of such candidates only (``decide``'s ``later``)."""
+    :data:`_REPLACED`), a version said of a name (:data:`_UPGRADED`). The service reads the stored dates of such
+    candidates only (``decide``'s ``later``)."""
     body = text.strip().rstrip(".")
-    return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body))
+    return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body)
+                               or _UPGRADED.match(body))
 
 
 def _statement(text: str, later: bool = False) -> str:
