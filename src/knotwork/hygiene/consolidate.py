@@ -36,8 +36,10 @@ candidates (same workspace and partition, current) and acts on the decision.
   (:func:`_core_change`): an opening phrase of time and a closing purpose
   left aside, a change said with its verb read as the statement it makes
   ("Bumped the default timeout to 20 minutes"), a change said from A to B read
-  against the older text (:func:`_swap_stated`), a closing phrase of when or
-  why on the later text set aside (:data:`_TRAIL`), the later text's clauses
+  against the older text (:func:`_swap_stated`), as is a new version said of
+  one name ("MLflow was upgraded to 2.12" against "... uses MLflow 2.9"), a
+  closing phrase of when or why on the later text set aside (:data:`_TRAIL`),
+  a change-log line's dropped article put back (:func:`_headline`), the later text's clauses
   read one by one and the earlier text whole; and once a word said twice and
   dropped once is left out (:func:`_without_repeated_word`).
 - ``ADD``: anything else.
@@ -380,6 +382,7 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         # a closing phrase of when or why set aside weighed on the whole texts' cosine as a differing tail does
         # after a copula: the statements' match takes that floor (COPULA_COSINE), not FRAME_COSINE
         floor = COPULA_COSINE if clause_core != _statement(clause) else FRAME_COSINE
+        clause_core = _headline(clause_core, whole_core)
         if (whole_core, clause_core) == as_written or not words(clause_core):
             continue
         stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
@@ -389,6 +392,16 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         if change := supersedes(stored, added, cosine, whole_floor=floor):
             return change
     return None
+
+
+def _headline(statement: str, other: str) -> str:
+    """``statement`` with the article a headline leaves out ("Fraud score threshold for manual review lowered to
+    0.75" read as "Fraud score threshold ... is 0.75") put back where ``other`` opens with it on the same word
+    ("The fraud score threshold for manual review is 0.85"): a change-log line's wording, not another thing."""
+    mine, theirs = words(statement), words(other)
+    if len(theirs) > 2 and theirs[0] == "the" and mine[:1] == theirs[1:2] and statement[:1].isupper():
+        return f"The {statement[:1].lower()}{statement[1:]}"
+    return statement
 
 
 def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
