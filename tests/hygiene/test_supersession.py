@@ -294,6 +294,16 @@ READ_THROUGH = [
     pytest.param("Harbor's background jobs run on Celery with RabbitMQ as the broker.",
                  "Background jobs moved from Celery to Dramatiq; RabbitMQ stays as the broker.", "celery -> dramatiq",
                  id="moved-from-to"),
+    # the release a value came with says when, not what ("from the 2.4.0 firmware release on")
+    pytest.param("Cobalt runs on Zephyr RTOS 3.5.", "Cobalt runs on Zephyr RTOS 3.6 from the 2.4.0 firmware release on.",
+                 "3.5 -> 3.6", id="release-trail"),
+    # a new version said of one name, read against the older text's "<name> <version>"
+    pytest.param("Experiment tracking uses MLflow 2.9.",
+                 "MLflow was upgraded to 2.12 in the platform release of April 1.", "2.9 -> 2.12", id="upgraded-to"),
+    # a change-log line leaves the article out
+    pytest.param("The fraud score threshold for manual review is 0.85.",
+                 "Fraud score threshold for manual review lowered to 0.75 after the June chargeback spike.",
+                 "0.85 -> 0.75", id="headline"),
 ]
 
 
@@ -469,3 +479,38 @@ def test_a_word_said_twice_and_dropped_once_is_no_second_change(old_text: str, n
 def test_a_closing_once_is_set_aside_only_when_it_says_when(new_text: str, retires: bool) -> None:
     decision = decide(new_text, [("old", "The database backup runs at 02:00 UTC.", 0.85)])
     assert (decision.kind == "SUPERSEDE") is retires
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text", "change"),
+    [
+        # "took over as <role> from <holder>": the role with "the", held by one, ends the statement
+        ("Lars Nilsen is the firmware lead.", "Priya Shah has taken over as firmware lead from Lars Nilsen.",
+         "Lars Nilsen -> Priya Shah"),
+        ("Alice Chen is the tech lead.", "Marcus Lee is the tech lead.", "Alice Chen -> Marcus Lee"),
+        # "the lead <kind> for T" has one holder, like "the tech lead of T"
+        ("Yuki Tanaka is the lead backend engineer for Kestrel.",
+         "Ines Moreau is the lead backend engineer for Kestrel; Yuki Tanaka moved to the engine team.",
+         "Yuki Tanaka -> Ines Moreau"),
+        # a role of many, or no role noun: both hold
+        ("Alice Chen is a firmware lead.", "Marcus Lee is a firmware lead.", None),
+        ("Alice Chen is the best engineer.", "Marcus Lee is the best engineer.", None),
+        ("Yuki Tanaka is a lead backend engineer for Kestrel.", "Ines Moreau is a lead backend engineer for Kestrel.",
+         None),
+        # another name's version: the older text states no version of it
+        ("Experiment tracking uses MLflow 2.9.", "Django was upgraded to 5.0 in the platform release of April 1.",
+         None),
+        # the name's version names which one ("Celery 5.3 supports ..."), not the value: both hold
+        ("Celery 5.3 supports Django 4.2.", "Celery was upgraded to 5.4.", None),
+        # a headline about another scope keeps the older scope's value
+        ("The rate limit for US merchants is 100 requests per minute.",
+         "Rate limit for EU merchants lowered to 50 requests per minute.", None),
+    ],
+)
+def test_project_wordings_of_a_change_retire_only_the_value_they_replace(old_text: str, new_text: str,
+                                                                          change: str | None) -> None:
+    decision = decide(new_text, [("old", old_text, 0.8)])
+    if change:
+        assert (decision.kind, decision.reason) == ("SUPERSEDE", f"value changed: {change}")
+    else:
+        assert decision.kind != "SUPERSEDE"

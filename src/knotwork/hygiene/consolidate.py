@@ -36,8 +36,10 @@ candidates (same workspace and partition, current) and acts on the decision.
   (:func:`_core_change`): an opening phrase of time and a closing purpose
   left aside, a change said with its verb read as the statement it makes
   ("Bumped the default timeout to 20 minutes"), a change said from A to B read
-  against the older text (:func:`_swap_stated`), a closing phrase of when or
-  why on the later text set aside (:data:`_TRAIL`), the later text's clauses
+  against the older text (:func:`_swap_stated`), as is a new version said of
+  one name ("MLflow was upgraded to 2.12" against "... uses MLflow 2.9"), a
+  closing phrase of when or why on the later text set aside (:data:`_TRAIL`),
+  a change-log line's dropped article put back (:func:`_headline`), the later text's clauses
   read one by one and the earlier text whole; and once a word said twice and
   dropped once is left out (:func:`_without_repeated_word`).
 - ``ADD``: anything else.
@@ -217,15 +219,20 @@ _PURPOSE = re.compile(r",?\s+so\s+that\b.*$", re.IGNORECASE | re.DOTALL)
 # after the licence review", "... from June on", "... starting January", "... once CI is green", "... since the
 # spring upgrade"): it says when the statement began to hold, not what it states. Only an event after "after",
 # "since" or "following" (a review, a migration, ...): "after the standup" or "after the nightly export" may be
-# the value itself ("runs after the nightly export").
+# the value itself ("runs after the nightly export"). A release or window the value came with ("... 3.6 from the
+# 2.4.0 firmware release on", "... to 2.12 in the platform release of April 1", "... during the June maintenance
+# window") says when too.
 _MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
            r"spring|summer|autumn|fall|winter|q[1-4]|today|now|next\s+\w+|this\s+\w+|\d{4}")
 _EVENTS = ("review|migration|upgrade|move|switch|audit|incident|outage|rewrite|reorg|reorganisation|"
-           "reorganization|change|decision|cutover|rollout|renegotiation|negotiation|evaluation|vote")
+           "reorganization|change|decision|cutover|rollout|renegotiation|negotiation|evaluation|vote|spike|launch|"
+           "release")
 _TRAIL = re.compile(
     rf",?\s+(?:(?:after|since|following)\s+(?:the|our|a|an|last\s+\w+'s)\s+(?:[\w'-]+\s+){{0,3}}?(?:{_EVENTS})s?"
     rf"|since\s+(?:{_MONTHS})|(?:from|starting|effective)\s+(?:{_MONTHS})(?:\s+\d{{4}})?(?:\s+on(?:wards)?)?"
-    rf"|once\s+(?!(?:a|an|per|every|each|more|again|or|and|daily|weekly|monthly)\b)[^,;]{{1,40}}|last\s+(?:week|month|quarter|year))$", re.IGNORECASE)
+    rf"|once\s+(?!(?:a|an|per|every|each|more|again|or|and|daily|weekly|monthly)\b)[^,;]{{1,40}}|last\s+(?:week|month|quarter|year)"
+    rf"|(?:from|with|in|during)\s+the\s+(?:[\w.'-]+\s+){{0,3}}?(?:release|rollout|maintenance\s+window)"
+    rf"(?:\s+of\s+[^,;]{{1,25}})?(?:\s+on(?:wards)?)?)$", re.IGNORECASE)
 # A change said with its verb: "Bumped the default timeout to 20 minutes", "The fraud threshold was lowered to
 # 0.75", "Lena Novak took over as product manager for Lumen": read as the statement it makes ("The default
 # timeout is 20 minutes", "Lena Novak is the product manager for Lumen"), which the frame rules compare.
@@ -236,6 +243,11 @@ _VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?
                          re.IGNORECASE)
 _TOOK_OVER = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+"
                         r"(?:the\s+)?(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
+# ... and "from" the holder it replaces, with no group named ("Priya Shah has taken over as firmware lead from Lars
+# Nilsen"): "Priya Shah is the firmware lead", a role with "the" that the holder rule reads (:func:`_holder_change`).
+_TOOK_OVER_FROM = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over"
+                             r"\s+as\s+(?:the\s+)?(?P<role>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})\s+from\s+"
+                             r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}$")
 
 
 # A change said with where it came from and went ("Background jobs moved from Celery to Dramatiq", "Replaced
@@ -246,6 +258,13 @@ _FROM_TO = re.compile(r"^(?P<what>[^,;]*?)\s*(?:has\s+|have\s+|was\s+|were\s+)?(
 _REPLACED = re.compile(r"^(?:we\s+(?:have\s+)?)?(?:(?:replaced)\s+(?P<a>[^,;]+?)\s+with|(?:dropped)\s+(?P<a2>[^,;]+?)"
                        r"\s+(?:for|in\s+favou?r\s+of))\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
 _SWAP_MAX = 3  # words a side: a name or a version, not a clause
+# ... and a new version said of one named thing with no "from" ("MLflow was upgraded to 2.12", "Upgraded Airflow to
+# 2.9"): read against the older text, where that name is written once with its version ("Experiment tracking uses
+# MLflow 2.9"), it states that text with the version swapped.
+_UPGRADED = re.compile(r"^(?:(?:we\s+(?:have\s+)?)?(?:upgraded|bumped|updated)\s+(?P<name>[A-Z][\w.+-]*)"
+                       r"|(?P<name2>[A-Z][\w.+-]*)\s+(?:was|has\s+been|is)\s+(?:upgraded|bumped|updated))"
+                       r"\s+to\s+(?:v(?=\d))?(?P<b>\d+(?:\.\d+)*)$")
+_VERSION_AFTER = r"(?<![\w.]){name}\s+v?(?P<a>\d+(?:\.\d+)*)(?![\w.])"
 
 
 def _swap_stated(older: str, clause: str, later: str) -> str | None:
@@ -263,6 +282,8 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
         a, b = m["a"], m["b"]
     elif m := _REPLACED.match(body):
         what, a, b = [], m["a"] or m["a2"], m["b"]
+    elif m := _UPGRADED.match(_TRAIL.sub("", body)):
+        return _version_stated(older, m["name"] or m["name2"], m["b"], later)
     else:
         return None
     a, b = re.sub(r"^(?:the|our)\s+", "", a, flags=re.IGNORECASE), re.sub(r"^(?:the|our)\s+", "", b, flags=re.IGNORECASE)
@@ -281,6 +302,20 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
     return _statement(text[: found[0].start()] + b + after)
 
 
+def _version_stated(older: str, name: str, version: str, later: str) -> str | None:
+    """``older`` with ``name``'s version replaced by ``version`` (:data:`_UPGRADED`), when ``name`` is written
+    there once, with a version right after it, at least ``MIN_LEAD`` words in, and every capitalised name
+    ``older`` states after it is in the ``later`` text too; else None."""
+    text = older.strip().rstrip(".")
+    found = list(re.finditer(_VERSION_AFTER.format(name=re.escape(name)), text, re.IGNORECASE))
+    if len(found) != 1 or found[0]["a"] == version or len(words(text[: found[0].start()])) < MIN_LEAD:
+        return None
+    after = text[found[0].end():]
+    if not {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()} <= set(words(later)):
+        return None
+    return _statement(text[: found[0].start("a")] + version + after)
+
+
 def _in_order(part: list[str], whole: list[str]) -> bool:
     """Are ``part``'s words in ``whole`` as one run ("background jobs" in "harbor's background jobs run on")?"""
     return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
@@ -289,9 +324,11 @@ def _in_order(part: list[str], whole: list[str]) -> bool:
 def read_by_date(text: str) -> bool:
     """Whether :func:`_core_change` reads ``text`` otherwise when it is the later of two: several clauses (a
     ";"), a closing phrase of when or why (:data:`_TRAIL`), a change said from A to B (:data:`_FROM_TO`,
-    :data:`_REPLACED`). The service reads the stored dates of such candidates only (``decide``'s ``later``)."""
+    :data:`_REPLACED`), a version said of a name (:data:`_UPGRADED`). The service reads the stored dates of such
+    candidates only (``decide``'s ``later``)."""
     body = text.strip().rstrip(".")
-    return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body))
+    return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body)
+                               or _UPGRADED.match(body))
 
 
 def _statement(text: str, later: bool = False) -> str:
@@ -303,7 +340,7 @@ def _statement(text: str, later: bool = False) -> str:
         text = _TRAIL.sub("", text)
     if lead := _LEAD.match(text):
         text = text[lead.end():]
-    if m := _TOOK_OVER.match(text):
+    if (m := _TOOK_OVER.match(text)) or (m := _TOOK_OVER_FROM.match(text)):
         text = f"{m['who']} is the {m['role']}"
     elif (m := _VERB_FIRST.match(text)) or (m := _VERB_AFTER.match(text)):
         text = f"{m['what']} is {m['value']}"
@@ -355,6 +392,7 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         # a closing phrase of when or why set aside weighed on the whole texts' cosine as a differing tail does
         # after a copula: the statements' match takes that floor (COPULA_COSINE), not FRAME_COSINE
         floor = COPULA_COSINE if clause_core != _statement(clause) else FRAME_COSINE
+        clause_core = _headline(clause_core, whole_core)
         if (whole_core, clause_core) == as_written or not words(clause_core):
             continue
         stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
@@ -364,6 +402,16 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         if change := supersedes(stored, added, cosine, whole_floor=floor):
             return change
     return None
+
+
+def _headline(statement: str, other: str) -> str:
+    """``statement`` with the article a headline leaves out ("Fraud score threshold for manual review lowered to
+    0.75" read as "Fraud score threshold ... is 0.75") put back where ``other`` opens with it on the same word
+    ("The fraud score threshold for manual review is 0.85"): a change-log line's wording, not another thing."""
+    mine, theirs = words(statement), words(other)
+    if len(theirs) > 2 and theirs[0] == "the" and mine[:1] == theirs[1:2] and statement[:1].isupper():
+        return f"The {statement[:1].lower()}{statement[1:]}"
+    return statement
 
 
 def proposed(old_text: str, new_text: str, cosine: float, old: list[str] | None = None,
@@ -631,9 +679,19 @@ _HOLDER_ROLE_VERBS = frozenset({"chairs", "leads", "heads", "manages", "champion
 def _one_holder(role: list[str]) -> bool:
     """After "is the": a role noun of the graph's (``knowledge.attributes.ROLES``: lead, manager, chair, …) right
     before "of/for/on/at" ("tech lead of", "release manager for"). The graph reads only those roles as held by one
-    person (``has_<role>``), so consolidation and the graph agree on which roles a new name takes over."""
+    person (``has_<role>``), so consolidation and the graph agree on which roles a new name takes over; one more
+    here, which the graph reads no attribute from: "the lead <kind> for T" ("the lead backend engineer for
+    Kestrel"), a lead of one kind, one at a time."""
     at = next((i for i, t in enumerate(role) if t in ("of", "for", "on", "at")), None)
-    return at is not None and at >= 1 and role[at - 1] in ROLES
+    # "the lead backend engineer for T": a lead of a kind, one at a time like "the tech lead"
+    return at is not None and at >= 1 and (role[at - 1] in ROLES or (role[0] == "lead" and at <= 3))
+
+
+def _ends_in_role(role: list[str]) -> bool:
+    """After "is the": a role that ends the text, one to three words ending in a role noun of the graph's ("Lars
+    Nilsen is the firmware lead", "... is the release manager"): the role of the one project the memories are
+    about, one holder at a time."""
+    return 1 <= len(role) <= 3 and role[-1] in ROLES and not {"of", "for", "on", "at"} & set(role)
 
 
 def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: int, j2: int) -> str | None:
@@ -645,7 +703,8 @@ def _holder_change(old_raw: list[str], old: list[str], new_raw: list[str], i2: i
     names = old_raw[:i2] + new_raw[:j2]
     if not all(t[0].isupper() and t.lower() not in _NO_VALUE for t in names):
         return None
-    held = any(tuple(rest[:len(verbs)]) == verbs and len(rest) > len(verbs) + 2 and _one_holder(rest[len(verbs):])
+    held = any(tuple(rest[:len(verbs)]) == verbs and (len(rest) > len(verbs) + 2 and _one_holder(rest[len(verbs):])
+                                                      or _ends_in_role(rest[len(verbs):]))
                for verbs in _HOLDER_VERBS)
     if held or (len(rest) > 2 and rest[0] in _HOLDER_ROLE_VERBS and rest[1] == "the"):
         return f"{_COPULA}{' '.join(old_raw[:i2])} -> {' '.join(new_raw[:j2])}"
