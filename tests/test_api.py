@@ -92,13 +92,21 @@ def test_workspace_scoping(mem: Knotwork) -> None:
 
 
 @pytest.mark.parametrize(
-    "query",
-    ['"unbalanced', "foo*", "-bar", "NEAR(a b)", "a OR b", "AND", "NOT", "(", ")", "^", "col:val", "'", "***", "a\"b\"c"],
+    "query", ['"unbalanced', "foo*", "-bar", "NEAR(a b)", "a OR b", "AND", "NOT", "col:val", "a\"b\"c"],
 )
 def test_search_escapes_query_syntax(mem: Knotwork, query: str) -> None:
     mem.add("a plain note about foo and bar near the col val")
     hits = mem.search(query)  # must not raise
     assert isinstance(hits, list)
+
+
+@pytest.mark.parametrize("query", ["(", ")", "^", "'", "***"])
+def test_search_refuses_query_syntax_alone_by_name(mem: Knotwork, query: str) -> None:
+    """Query syntax with no word in it is no query: refused naming the field, never passed to the index."""
+    mem.add("a plain note about foo and bar near the col val")
+    with pytest.raises(InvalidInput) as refused:
+        mem.search(query)
+    assert refused.value.field == "query"
 
 
 def test_search_ranks_relevant_first_and_respects_limit(mem: Knotwork) -> None:
