@@ -118,15 +118,12 @@ class ValueChanges:
         if not olds:
             return
         counts = self.store.kg_fact_counts(sorted(olds))
-        mine = self.store.kg_mentions([memory.id]).get(memory.id, [])
-        both = [f for f in self.store.kg_facts_touching(mine, include_invalid=False)
-                if memory.id in f.sources and f.invalid_at is None] if mine else []
         for old in sorted(olds):
-            own = self.store.kg_get_facts(self.store.kg_facts_only_from(old))
-            # facts it shares only with this memory (this memory restated them, e.g. to end them) count as its own
-            shared = {f.id: f for f in facts.values() if old in f.sources and set(f.sources) <= {old, memory.id}}
-            restated = {f.id for f in both if old in f.sources and set(f.sources) <= {old, memory.id}}
-            stated = {**own, **shared, **{f.id: f for f in both if f.id in restated}}
+            # its own facts, and those it shares only with this memory: ended here (this memory restated them,
+            # e.g. to end them), or restated and still open
+            ours = self.store.kg_get_facts(self.store.kg_facts_only_from(old, also=memory.id))
+            restated = {f.id for f in ours.values() if memory.id in f.sources and f.invalid_at is None}
+            stated = {i: f for i, f in ours.items() if memory.id not in f.sources or i in facts or i in restated}
             if not stated or counts.get(old, 0) != len(stated):
                 continue  # another memory states some of its facts too: not this memory's change alone
             if all(f.invalid_at is not None or f.id in restated for f in stated.values()) and any(

@@ -273,13 +273,13 @@ class KnowledgeSql:
         rows = self._facts_touching(entity_ids, f"{where} AND {when}", [*params, *tparams], limit)
         return [fact_row(r, self._dialect) for r in rows]
 
-    def kg_facts_only_from(self, memory_id: str) -> list[str]:
-        """Facts whose only source is this memory."""
+    def kg_facts_only_from(self, memory_id: str, also: str | None = None) -> list[str]:
+        """Facts whose only source is this memory (or this memory and ``also``)."""
         q = self._dialect.mark
         rows = self._read(
             f"SELECT fact_id FROM fact_sources s WHERE memory_id = {q} AND NOT EXISTS"
-            f" (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id != {q})",
-            (memory_id, memory_id),
+            f" (SELECT 1 FROM fact_sources o WHERE o.fact_id = s.fact_id AND o.memory_id NOT IN ({q}, {q}))",
+            (memory_id, memory_id, also if also is not None else memory_id),
         )
         return [r[0] for r in rows]
 

@@ -108,8 +108,8 @@ class KnowledgeGraph(Protocol):
         """Every fact (current or retired) with this subject and predicate, oldest first."""
         ...
 
-    def kg_facts_only_from(self, memory_id: str) -> list[str]:
-        """Facts whose only source is this memory."""
+    def kg_facts_only_from(self, memory_id: str, also: str | None = None) -> list[str]:
+        """Facts whose only source is this memory (or this memory and ``also``)."""
         ...
 
     def kg_facts_touching(self, entity_ids: Sequence[str], workspace: str | None = '*', at: datetime | None = None, include_invalid: bool = True, limit: int = 10000) -> list[Fact]:
