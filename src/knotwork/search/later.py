@@ -1,8 +1,8 @@
 """Of two current memories that state one attribute with two values, the later one ranks first.
 
-"Search is powered by Elasticsearch 7." (March) and "Search is powered by OpenSearch 2.11 after the licence
-review." (September) both answer "what powers search?", and both may still be current: consolidation retires the
-older only when the pair clears its cosine floors and its pair scorer. The older one often matches the question's
+"Analytics events go to Amplitude." (March) and "Analytics events go to PostHog, self-hosted in our own
+cluster." (September) both answer "where do analytics events go?", and both may still be current: consolidation
+retires the older only when the pair clears its cosine floors and its pair scorer. The older one often matches the question's
 words better (the newer carries the reason for the change), and ranked first it is the costliest wrong answer:
 stale, and stated with confidence.
 
