@@ -241,13 +241,12 @@ _VERB_FIRST = re.compile(rf"^(?:we\s+(?:have\s+)?)?{_CHANGE_VERBS}\s+(?P<what>(?
                          re.IGNORECASE)
 _VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?{_CHANGE_VERBS}\s+to\s+(?P<value>\S.*)$",
                          re.IGNORECASE)
-_TOOK_OVER = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+"
-                        r"(?:the\s+)?(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
+_PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"  # a name of one to three capitalised words
+_TAKES_OVER = rf"^(?P<who>{_PERSON})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+(?:the\s+)?"
+_TOOK_OVER = re.compile(rf"{_TAKES_OVER}(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
 # ... and "from" the holder it replaces, with no group named ("Priya Shah has taken over as firmware lead from Lars
 # Nilsen"): "Priya Shah is the firmware lead", a role with "the" that the holder rule reads (:func:`_holder_change`).
-_TOOK_OVER_FROM = re.compile(r"^(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes)\s+over"
-                             r"\s+as\s+(?:the\s+)?(?P<role>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})\s+from\s+"
-                             r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}$")
+_TOOK_OVER_FROM = re.compile(rf"{_TAKES_OVER}(?P<role>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){{0,2}})\s+from\s+{_PERSON}$")
 
 
 # A change said with where it came from and went ("Background jobs moved from Celery to Dramatiq", "Replaced
