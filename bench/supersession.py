@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--show", choices=("dev", "test", "test2"), help="print that half's errors")
     parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floors on dev")
     parser.add_argument("--kind", help="only pairs of this kind (old: revision, same-document, adapted; "
-                        "memory: adapted, restated)")
+                        "memory: adapted, restated; fresh4: adapted, handwritten)")
     parser.add_argument("--set", choices=tuple(SETS), help="score only this set (default: old and memory; "
                         "the fresh sets, one half each, only when named)")
     parser.add_argument("--half", choices=("dev", "test", "test2"),
