@@ -9,7 +9,10 @@ set uses; bench/data/supersession_fresh_pairs.md; ``--set fresh``; seen since ro
 ``fresh2``, bench/data/supersession_fresh2_pairs.jsonl (a second held-out half, all ``test``: sources none of the
 other three uses; bench/data/supersession_fresh2_pairs.md; ``--set fresh2``; seen since its one scoring and
 read for tuning), and ``fresh3``, bench/data/supersession_fresh3_pairs.jsonl (a third held-out half, all ``test``:
-sources none of the other four uses; bench/data/supersession_fresh3_pairs.md; scored only with ``--set fresh3``).
+sources none of the other four uses; bench/data/supersession_fresh3_pairs.md; scored only with ``--set fresh3``), and
+``fresh4``, bench/data/supersession_fresh4_pairs.jsonl (a fourth held-out half, all ``test``: sources none of the
+other five uses, sentence shapes varied on purpose; bench/data/supersession_fresh4_pairs.md; scored only with
+``--set fresh4``).
 Each pair goes through the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would on ``add``:
 the new text against the old one, with the configured embedder's cosine (default: the bundled MiniLM). A pair counts as superseded when
 the decision is SUPERSEDE.
@@ -18,7 +21,7 @@ Reported per half: supersession precision (of the pairs the rules retire, the sh
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that
 lose a true memory (an ADD pair decided SUPERSEDE or NOOP). Rules are tuned on dev; test is reported as is.
 
-Run: python bench/supersession.py [--set old|memory|fresh|fresh2|fresh3] [--half dev|test|test2] [--show dev|test|test2]
+Run: python bench/supersession.py [--set old|memory|fresh|fresh2|fresh3|fresh4] [--half dev|test|test2] [--show dev|test|test2]
 [--kind KIND] [--sweep] (old and memory unless ``--set``; ``--sweep`` reads the dev half of the chosen sets)
 """
 
@@ -43,8 +46,9 @@ MEMORY_PAIRS = Path(__file__).resolve().parent / "data/supersession_memory_pairs
 FRESH_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh_pairs.jsonl"
 FRESH2_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh2_pairs.jsonl"
 FRESH3_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh3_pairs.jsonl"
+FRESH4_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh4_pairs.jsonl"
 SETS = {"old": PAIRS, "memory": MEMORY_PAIRS, "fresh": FRESH_PAIRS, "fresh2": FRESH2_PAIRS,
-        "fresh3": FRESH3_PAIRS}
+        "fresh3": FRESH3_PAIRS, "fresh4": FRESH4_PAIRS}
 DEFAULT_SETS = ("old", "memory")  # the fresh sets (one half each) are scored only when asked by name
 
 
@@ -91,7 +95,7 @@ def main() -> None:
     parser.add_argument("--show", choices=("dev", "test", "test2"), help="print that half's errors")
     parser.add_argument("--sweep", action="store_true", help="the frame rule's cosine floors on dev")
     parser.add_argument("--kind", help="only pairs of this kind (old: revision, same-document, adapted; "
-                        "memory: adapted, restated)")
+                        "memory: adapted, restated; fresh4: adapted, handwritten)")
     parser.add_argument("--set", choices=tuple(SETS), help="score only this set (default: old and memory; "
                         "the fresh sets, one half each, only when named)")
     parser.add_argument("--half", choices=("dev", "test", "test2"),
