@@ -71,6 +71,8 @@ _VERSION_TO = r"\s+to\s+(?:version\s+)?`?(?P<v>(?:[<>=~^]=?)?v?\d+(?:\.\d+)*)`?(
 _BUMP = re.compile(r"^\s*(?:[-*]\s+)?(?:Bump(?:ed)?|Pin(?:ned)?|Upgrade[d]?|Update[d]?|Downgrade[d]?)\s+(?:the\s+)?"
                    r"(?:(?:embedded|vendored|bundled)\s+(?:wheels?:?\s+)?)?`?"
                    r"(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+(?:dependency|package|crate|version))?"
+                   # "Upgrade pip for Python `2.7` and `3.5+` from …": whose copy, not another name's version
+                   r"(?:\s+for\s+[A-Z][\w.]*(?:\s+`?[\w.+]+`?(?:\s+and\s+`?[\w.+]+`?)?)?(?=\s+from\s))?"
                    r"(?:\s+from\s+(?:version\s+)?\S+)?" + _VERSION_TO)
 #: After a bump, "… and setuptools to `63.2.0` from `62.6.0`": another name's new version on the same line
 #: (a list of versions, "to `82.0.0`, `75.3.4`", one per Python, names none).
