@@ -279,6 +279,8 @@ def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None
     assert hmem.add("Yeah, I live in Oregon, what about you?", workspace="b").decision == "ADD"
     assert hmem.add("ok, I see, why is that?", workspace="v").decision == "IGNORE"
     assert hmem.add("how do I rotate the keys, and where are they kept?", workspace="v").decision == "IGNORE"
+    assert hmem.add("Can I use the Hero8 for photos, or is it for video?", workspace="v").decision == "IGNORE"
+    assert hmem.add("I also need some help, do you know a shop?", workspace="v").decision == "IGNORE"
 
 
 def test_decisions_and_explicit_categories_are_kept_despite_hedges(hmem: Knotwork) -> None:
