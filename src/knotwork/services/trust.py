@@ -107,10 +107,15 @@ def preceding(sure: float, origin: str, retired: Sequence[Fact], stored: Sequenc
     retired values are raised: what is current now is never lifted this way, and caller and LLM facts keep
     their own word."""
     level = sure if origin in SCORED else shown
-    chain, seen = {g.id for g in retired}, set()
-    while chain:
-        seen |= chain
-        chain = {g.id for g in stored if g.superseded_by in chain and g.invalid_at is not None} - seen
+    before: dict[str, list[str]] = {}  # a fact's id -> the retired facts it replaced
+    for g in stored:
+        if g.superseded_by is not None and g.invalid_at is not None:
+            before.setdefault(g.superseded_by, []).append(g.id)
+    todo, seen = [g.id for g in retired], set()
+    while todo:
+        if (i := todo.pop()) not in seen:
+            seen.add(i)
+            todo += before.get(i, [])
     return level, [g.id for g in stored if g.id in seen and g.extractor in SCORED and g.confidence < level]
 
 
