@@ -273,6 +273,14 @@ def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None
     kept = hmem.add("Is it safe to use tea tree oil on my scalp as a treatment for dandruff?", workspace="w")
     assert kept.decision == "ADD"
     assert hmem.add("Is it safe to use tea tree oil as a treatment for dandruff?", workspace="v").decision == "IGNORE"
+    # a clause of the asker's own before the question states something too; an auxiliary or a verb of
+    # thinking after "I" does not
+    assert hmem.add("I live in LA, so could you search there?", workspace="a").decision == "ADD"
+    assert hmem.add("Yeah, I live in Oregon, what about you?", workspace="b").decision == "ADD"
+    assert hmem.add("ok, I see, why is that?", workspace="v").decision == "IGNORE"
+    assert hmem.add("how do I rotate the keys, and where are they kept?", workspace="v").decision == "IGNORE"
+    assert hmem.add("Can I use the Hero8 for photos, or is it for video?", workspace="v").decision == "IGNORE"
+    assert hmem.add("I also need some help, do you know a shop?", workspace="v").decision == "IGNORE"
 
 
 def test_decisions_and_explicit_categories_are_kept_despite_hedges(hmem: Knotwork) -> None:

@@ -43,6 +43,10 @@ def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
     ("Install: `make install` (requires uv and deno)", ("make install", "depends_on", "uv", False)),
     ("Master is on V8 6.5.", ("V8", "uses_version", "6.5", False)),
     ("I'm from Lexington Software.", ("User", "works_at", "Lexington Software", False)),
+    ("I am James Pond from FAM Company and I am here to see Nova.", ("User", "works_at", "FAM Company", False)),
+    ("Upgrade pip for Python `2.7` and `3.5+` from `20.0.2` to `20.1`.", ("pip", "uses_version", "20.1", False)),
+    ("V8 currency: finally landed V8 10.7 in time for Node.js 19.", ("V8", "uses_version", "10.7", False)),
+    ("We moved the sessions from Redis into Valkey.", ("Team", "uses", "Valkey", False)),  # "into" as "to"
     ("I've been using the latest version of yarn.", ("User", "uses", "Yarn", False)),
     ("The deprecated `proxies` argument has now been removed.", ("proxies", "status", "deprecated", True)),
     ("The `allow_redirects` flag is now `follow_redirects`.", ("allow_redirects", "renamed_to", "follow_redirects", False)),
@@ -63,6 +67,8 @@ def test_the_register_readings_propose_the_fact(text: str, fact: tuple) -> None:
     ("Upgrade embedded setuptools to `69.1.0`, `68.2.2` from `68.2.0`.", "uses_version"),  # one version per Python
     ("This PR migrates from Webpack to Vite.", "uses"),  # a change with no holder
     ("Can we migrate from webpack to vite.", "uses"),  # a question without its mark
+    ("I am John from Denver.", "works_at"),  # a place, not an organisation
+    ("He is Tom Hale from Initech Systems.", "works_at"),  # not the writer
 ])
 def test_they_leave_alone_what_states_no_such_fact(text: str, predicate: str) -> None:
     assert not [f for f in _proposed(text) if f[1] == predicate and not f[3]]

@@ -60,8 +60,15 @@ IGNORE_PATTERNS = (
     (r"traceback \(most recent call last\)", "transient debugging chatter", None),
     (r"^(search|query|searching|looking up|find|google)\s*[:(]", "a search query", SHORT),
     # A question that tells something of the one asking ("... on my scalp?", "... since I've moved?") states
-    # a fact in passing and is kept; "how do I rotate the keys?" tells nothing and is a query.
-    (r"^(?!.*\b(my|mine|our|ours|i'm|i am|i've|i have|i had|i was|i'd|we're|we are|we've|we have|we had)\b)"
+    # a fact in passing and is kept; "how do I rotate the keys?" tells nothing and is a query. So does a
+    # clause that opens with "I"/"we" and a verb before the question ("I live in LA, so could you search
+    # there?", "Yeah, I live in Oregon, what about you?"); not an auxiliary or a verb of thinking ("I wonder,
+    # …", "ok, I see, …", "I also need …"), and not "can I …" or "how do I …" (the pronoun does not open a
+    # clause there). On LongMemEval's user turns this keeps no question the rule ignored before.
+    (r"^(?!.*\b(my|mine|our|ours|i'm|i am|i've|i have|i had|i was|i'd|we're|we are|we've|we have|we had)\b"
+     r"|(?:.*[,;]\s*|(?:\w+,\s*)?)(?:i|we)\s+(?:(?:also|just|really|still|actually)\s+)?"
+     r"(?!(?:also|just|really|still|actually|do|does|did|can|could|should|would|will|shall|may|might|must|need|want|"
+     r"wonder|see|guess|mean|think|know|hope)\b)[a-z]+\b[^?]*[,;])"
      r"[^.!\n]{0,160}\?$", "a question or search query, not a statement", None),
 )
 

@@ -71,7 +71,44 @@ def children(tok: Any, *deps: str) -> list[Any]:
     return [c for c in tok.children if c.dep_ in deps]
 
 
+#: Words that put a clause's time after the memory's own ("next week", "tomorrow", "soon"): a plan.
+_AHEAD = frozenset("tomorrow soon shortly upcoming".split())
+_NEXT_UNITS = frozenset("""week weekend month quarter year sprint release cycle spring summer autumn fall winter monday
+    tuesday wednesday thursday friday saturday sunday""".split())
+#: Marks of a subordinate clause that makes a present-tense main clause conditional ("Once the review passes, we
+#: switch the web app to Vite", "If CI is green, the bot merges"): what happens then is not what is.
+_IF_MARKS = frozenset("if once unless whenever when".split())
+
+
+def ahead(verb: Any) -> bool:
+    """Is the clause of ``verb`` set after the memory's time ("next week we move the CI to X", "we switch to X
+    tomorrow"), or made conditional by a subordinate clause of a present-tense verb ("once the review passes we
+    switch …")? Trigger: a change said in the present with such a time or condition. Why: it is a plan; read as
+    current, it would retire a value that still holds (GUIDE.md: future dates and conditions state nothing).
+    Outcome: the clause is hedged, as "will" makes it."""
+    present = verb.tag_ in ("VBP", "VBZ", "VB")
+    marks = [m for m in verb.children if m.dep_ == "mark"]
+    if verb.dep_ == "ccomp" and verb.head.tag_ in ("VBP", "VBZ"):  # "Once the review passes we switch …" parsed
+        marks += [m for m in verb.head.children if m.dep_ == "mark"]  # with "switch" under "passes"
+    if present and any(m.lower_ in _IF_MARKS for m in marks):
+        return True
+    for c in verb.children:
+        if c.dep_ in ("npadvmod", "advmod") and (c.lower_ in _AHEAD or (
+                c.lower_ in _NEXT_UNITS and any(a.lower_ == "next" for a in c.children))):
+            return True
+        if c.dep_ == "prep" and c.lower_ in ("in", "within") and any(
+                o.lower_ in UNITS and _count(o) and not any(a.lower_ in ("last", "past") for a in o.children)
+                for o in children(c, "pobj")) and present:
+            return True  # "we switch to X in two weeks"
+        if c.dep_ == "advcl" and present and any(
+                m.dep_ == "mark" and m.lower_ in _IF_MARKS for m in c.children) and c.tag_ in ("VBP", "VBZ", "VB"):
+            return True
+    return False
+
+
 def is_hedged(verb: Any) -> bool:
+    if ahead(verb):
+        return True
     t = verb
     for _ in range(4):
         if any(c.dep_ == "aux" and c.lower_ in V.HEDGE_MODALS for c in t.children):

@@ -513,10 +513,10 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     if "from" in preps:
         for p in _children(preps["from"], "prep"):
             preps.setdefault(p.lower_, p)
-    if verb.lemma_ in _CHANGE_VERBS and "from" in preps and "to" in preps:
+    if verb.lemma_ in _CHANGE_VERBS and "from" in preps and ("to" in preps or "into" in preps):  # "from A into B"
         old_toks = [o for p in _children(preps["from"], "pobj") for o in _conjuncts(p)]
         olds = [names.name(o) for o in old_toks]
-        news = [(names.name(o), o) for p in _children(preps["to"], "pobj") for o in _conjuncts(p)]
+        news = [(names.name(o), o) for p in _children(preps.get("to") or preps["into"], "pobj") for o in _conjuncts(p)]
         for s in subjects:
             for n, tok in news:
                 old = next((o for o in olds if o), None)

@@ -22,7 +22,7 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
 stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
-``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:on-release``). Cheap: a regular expression and a walk over the sentence's tokens.
+``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:on-release``, ``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
 """
 
 from __future__ import annotations
@@ -71,13 +71,16 @@ _VERSION_TO = r"\s+to\s+(?:version\s+)?`?(?P<v>(?:[<>=~^]=?)?v?\d+(?:\.\d+)*)`?(
 _BUMP = re.compile(r"^\s*(?:[-*]\s+)?(?:Bump(?:ed)?|Pin(?:ned)?|Upgrade[d]?|Update[d]?|Downgrade[d]?)\s+(?:the\s+)?"
                    r"(?:(?:embedded|vendored|bundled)\s+(?:wheels?:?\s+)?)?`?"
                    r"(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+(?:dependency|package|crate|version))?"
+                   # "Upgrade pip for Python `2.7` and `3.5+` from …": whose copy, not another name's version
+                   r"(?:\s+for\s+[A-Z][\w.]*(?:\s+`?[\w.+]+`?(?:\s+and\s+`?[\w.+]+`?)?)?(?=\s+from\s))?"
                    r"(?:\s+from\s+(?:version\s+)?\S+)?" + _VERSION_TO)
 #: After a bump, "… and setuptools to `63.2.0` from `62.6.0`": another name's new version on the same line
 #: (a list of versions, "to `82.0.0`, `75.3.4`", one per Python, names none).
 _FROM_OLD = re.compile(r"\s+from\s+(?:version\s+)?`?[\w.+-]+`?")
 _AND_BUMP = re.compile(r"\s+and\s+`?(?P<name>[A-Za-z@][\w.@/+-]*)`?(?:\s+from\s+(?:version\s+)?\S+)?" + _VERSION_TO)
-#: "Master is on V8 6.5", "now on v8 6.9", "V8 6.6 landed today on master", "1.1.1 now in master": a release in use.
-_ON_RELEASE = re.compile(r"\bon\s+(?P<name>[A-Za-z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)"
+#: "Master is on V8 6.5", "now on v8 6.9", "V8 6.6 landed today on master", "1.1.1 now in master", "finally landed
+#: V8 10.7": a release in use.
+_ON_RELEASE = re.compile(r"\b(?:on|landed)\s+(?P<name>[A-Za-z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\d)"
                          r"|(?P<name2>[A-Za-z][\w+-]*)\s+v?(?P<v2>\d+(?:\.\d+)+)\s+(?:\w+\s+)?(?:landed|(?:is\s+)?in\s+master)\b")
 #: Last words of an organisation's name: "I'm from Lexington Software" is where the person works, not comes from.
 _ORG_WORDS = frozenset("software company co corp corporation inc ltd llc bank group labs technologies systems "
@@ -341,6 +344,24 @@ def _from_org(out: Extraction, before: int) -> None:
                                      object_type=f.object_type, past=f.past, rule=f.rule + "/org")
 
 
+def _name_from_org(sent: Any, names: Any, out: Extraction) -> None:
+    """"I am James Pond from FAM Company": the parse hangs "from" on the name, not on "am" (where the be-prep
+    reading finds "I'm Sara from Acme Corp"); the place named after it works as that reading's does: an
+    organisation's name (its last word in ``_ORG_WORDS``) is where the writer works."""
+    for verb in sent:
+        if verb.lemma_ != "be" or verb.dep_ != "ROOT" or verb.tag_ not in ("VBP", "VBZ") or not any(
+                c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children) or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        for attr in (c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"):
+            for org in (o for p in attr.children if p.dep_ == "prep" and p.lower_ == "from"
+                        for o in p.children if o.dep_ == "pobj"):
+                n = names.name(org)
+                if n and len(n[0].split()) > 1 and n[0].split()[-1].lower().strip(".") in _ORG_WORDS:
+                    f = _draft((USER, "person"), "works_at", n, "name-from-org")
+                    if f:
+                        out.facts.append(f)
+
+
 def _code_words(sent: Any, names: Any, out: Extraction) -> None:
     """Changelog wording about a piece of code: "the deprecated `X`", "`X` is now `Y`", "`X` no longer exists"."""
     text = sent.text
@@ -401,6 +422,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _release(sent, names, out)
     _version_of(sent, names, out)
     _code_words(sent, names, out)
+    _name_from_org(sent, names, out)
     _removed_ends_deprecated(out, before)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next

@@ -359,7 +359,9 @@ class KnowledgeService:
         # and predicate just ended ("I no longer use Vim; switched to Helix")
         ended_here = [s for s in stored if not f.past and retired_out and s.id in retired_out]
         sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire] + ended_here, shown)
-        raised = trust.succeeding(sure, origin, by_id.get(p.superseded_by) if p.superseded_by else None, shown)
+        later = by_id.get(p.superseded_by) if p.superseded_by else None
+        raised = trust.succeeding(sure, origin, later, shown)
+        sure = trust.arriving_before(sure, origin, later, shown)
         if raised is not None:  # the older value came late: the stored value it gave way to is as sure
             self.store.kg_raise_confidence(p.superseded_by, raised)
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
@@ -372,6 +374,9 @@ class KnowledgeService:
             touched.add(by_id[r.fact_id].object_id)
             if retired_out is not None:
                 retired_out.append(r.fact_id)
+        level, before = trust.preceding(sure, origin, [by_id[r.fact_id] for r in p.retire], stored, shown)
+        for fact_id in before:  # the values it retires, down the chain, as sure as it
+            self.store.kg_raise_confidence(fact_id, level)
         touched |= replaced.retire_elsewhere(self.store, memory.workspace, (subject_id, f.predicate, object_id),
                                              replaces_id, valid_at or memory.valid_at, new_id, at)  # A, every relation
         if p.restated and replaces_id and replaces_id != subject_id:

@@ -5,7 +5,7 @@
 - :func:`shown`: what a read shows without ``min_confidence``: every fact but the offline extraction's
   under ``kg_min_confidence``; with it, the facts at least that sure (0: every stored fact).
 - :func:`retiring`, :func:`succeeding`: a change's new value is at least as sure as the value it retires, in
-  either arrival order.
+  either arrival order; :func:`preceding`: and the values it retires, down the chain, as sure as it.
 - :func:`contexts`: the people earlier memories of each scope named (:mod:`knotwork.knowledge.carry`),
   so that "she" or "my sister" in a new memory is the person an earlier one named.
 """
@@ -89,6 +89,43 @@ def succeeding(arriving: float, origin: str, later: Fact | None, shown: float) -
         return None
     floor = arriving if origin in SCORED else shown
     return floor if later.confidence < floor else None
+
+
+def preceding(sure: float, origin: str, retired: Sequence[Fact], stored: Sequence[Fact],
+              shown: float) -> tuple[float, list[str]]:
+    """The confidence to raise to (``sure``, that of a new value that retires ``retired``; the reading default
+    ``shown`` for a caller's or an LLM's) and the stored facts to raise: :func:`retiring` the other way round,
+    and down the chain.
+
+    Trigger: a new value retires an older extracted value of the same subject and predicate that is less sure
+    than it ("Upgrade embedded pip from `20.1.2` to `20.2`" at 0.74 after "… from `20.0.2` to `20.1`" at 0.68).
+    Why: a change's two values are read in one frame (this subject, this predicate); the newer reading says the
+    frame holds, the older one said the value it held then. Left lower, the older value falls under the reading
+    default while the newer one shows, and a reader asking ``as_of`` a date before the change sees no value at
+    all. Outcome: each retired extracted value less sure than ``sure`` is raised to it, and so is each older
+    extracted value it had itself retired in turn (``stored``: the facts of that subject and predicate). Only
+    retired values are raised: what is current now is never lifted this way, and caller and LLM facts keep
+    their own word."""
+    level = sure if origin in SCORED else shown
+    before: dict[str, list[str]] = {}  # a fact's id -> the retired facts it replaced
+    for g in stored:
+        if g.superseded_by is not None and g.invalid_at is not None:
+            before.setdefault(g.superseded_by, []).append(g.id)
+    todo, seen = [g.id for g in retired], set()
+    while todo:
+        if (i := todo.pop()) not in seen:
+            seen.add(i)
+            todo += before.get(i, [])
+    return level, [g.id for g in stored if g.id in seen and g.extractor in SCORED and g.confidence < level]
+
+
+def arriving_before(sure: float, origin: str, later: Fact | None, shown: float) -> float:
+    """The confidence an extracted value that arrives late, already retired in favour of the stored ``later``,
+    is stored with: :func:`preceding` in the other arrival order (at least ``later``'s, the reading default
+    for a caller's or an LLM's). A caller's or an LLM's own fact keeps its confidence."""
+    if origin not in SCORED or later is None:
+        return sure
+    return max(sure, _held(later, shown))
 
 
 def _held(fact: Fact, shown: float) -> float:
