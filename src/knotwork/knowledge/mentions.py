@@ -211,6 +211,7 @@ def _parsed(doc: Any, at: int, length: int, low: str) -> list[str]:
 #: ("swift-llvm", "pre-commit", "flake8-bugbear"), a Rust-style path ("std::fs", "textwrap::wrap"), and a
 #: lower-case word that is no English word of the parser's lemma index ("ratatui", "mkdocstrings", "zstd").
 _HYPHENED = re.compile(r"(?<![\w/.@:`-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/@`-]|\.\w)")
+_GLUE = frozenset("-_/.:@`=<>[]{}$%&*+~\\")
 _RUST_PATH = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+(?![\w(])")
 
 
@@ -233,6 +234,10 @@ def proposals(doc: Any, taken: set[str]) -> list[EntityDraft]:
     if words is not None:
         for tok in doc:
             low = tok.text
+            before = text[tok.idx - 1: tok.idx] if tok.idx else " "
+            after = text[tok.idx + len(tok): tok.idx + len(tok) + 2] or " "
+            if before in _GLUE or (after[0] in _GLUE and not (after[0] in ".:" and not after[1:2].isalnum())):
+                continue  # a piece of a longer word ("pre" of "pre-commit", "core" of "core/schema.rs")
             if (len(low) >= 3 and low.islower() and low.isalnum() and any(c.isalpha() for c in low) and not tok.is_stop
                     and tok.pos_ in ("NOUN", "PROPN", "X", "ADJ") and not any(low in words[pos] or tok.lemma_ in words[pos]
                                                                              for pos in _LEMMA_POS)):
@@ -265,6 +270,21 @@ def fact_ends(out: Extraction) -> dict[str, float]:
     return ends
 
 
+_ADJECTIVE_SUFFIX = re.compile(r"^(.*?\w)-(?:based|style|like|powered|compatible|driven|flavou?red)\b.*$", re.IGNORECASE)
+_SETTING = re.compile(r"([A-Za-z_][\w.-]*)(?:==|>=|<=|~=|!=|=)[^=\s]\S*")
+
+
+def tidy(draft: EntityDraft) -> EntityDraft:
+    """The name a mention's words name: "Rust" of "a Rust-based CLI" and "Cargo-style", the setting or the
+    package of `verify=False`, `CODEX_SANDBOX=seatbelt` and `httpx==0.21.*` (the labelling guide's extent).
+    Only the mention changes; a fact the words end keeps its own reading."""
+    for rx in (_ADJECTIVE_SUFFIX, _SETTING):
+        m = rx.fullmatch(draft.name)
+        if m:
+            return replace(draft, name=m.group(1))
+    return draft
+
+
 def judge(out: Extraction, text: str, doc: Any = None) -> Extraction:
     """``out`` without the mentions the model says are not named things, and with the words of
     :func:`proposals` it says are (the facts are untouched). Without a parse (the regular-expression
@@ -273,6 +293,6 @@ def judge(out: Extraction, text: str, doc: Any = None) -> Extraction:
     if model is None or doc is None:
         return out
     ends = fact_ends(out)
-    drafts = out.entities + proposals(doc, {e.name.casefold() for e in out.entities})
+    drafts = [tidy(e) for e in out.entities] + proposals(doc, {e.name.casefold() for e in out.entities})
     kept = [e for e in drafts if model.probability(features(e.name, e.type, e.rule, text, doc, ends)) >= model.keep]
     return replace(out, entities=kept)
