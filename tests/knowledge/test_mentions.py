@@ -7,8 +7,11 @@ import json
 
 import pytest
 
+import knotwork
+from knotwork import Settings
+from knotwork.errors import NotFound
 from knotwork.knowledge import mentions, scorer
-from knotwork.knowledge.extract import candidates, extract, extract_rules
+from knotwork.knowledge.extract import candidates, extract, extract_many, extract_rules
 from knotwork.knowledge.models import EntityDraft, Extraction
 from knotwork.knowledge.nlp import pipeline
 
@@ -56,9 +59,8 @@ def test_a_lower_case_name_the_rules_miss_is_proposed_for_the_model_to_judge() -
     text = "We format with pre-commit and read spreadsheets with openpyxl; see core/schema.rs and std::fs."
     ((ex, doc),) = candidates([text])
     proposed = {e.name: e.rule for e in mentions.proposals(doc, {e.name.casefold() for e in ex.entities})}
-    assert proposed.get("pre-commit") == "mention:hyphen" and proposed.get("openpyxl") == "mention:word"
-    assert proposed.get("std::fs") == "mention:path"
-    assert not {"pre", "commit", "spreadsheets", "schema", "core"} & set(proposed)  # pieces and English words
+    assert proposed.get("pre-commit") == "mention:hyphen" and proposed.get("std::fs") == "mention:path"
+    assert not {"pre", "commit", "spreadsheets", "schema", "core", "openpyxl"} & set(proposed)
 
 
 def test_without_a_parse_every_mention_stays() -> None:
@@ -81,3 +83,38 @@ def test_the_training_script_rebuilds_the_shipped_model_byte_for_byte() -> None:
     tables = {t: train.set_scores(oof, keys, items, t) for t in train.THRESHOLDS}
     keep = train.choose(tables)
     assert train.render(data, keep, read) == shipped
+
+
+# -- what the graph stores, on both backends ----------------------------------------------------------------
+
+
+def _open(target: str, **settings) -> knotwork.Knotwork:
+    return knotwork.open(target, settings=Settings(embedder="none", **settings))
+
+
+@needs_parser
+def test_the_graph_stores_the_named_things_and_not_the_words_the_model_leaves_out(target: str) -> None:
+    with _open(target, kg_min_store=0) as mem:
+        mem.add("Repository Structure\nRun `just fmt` before you commit. Priya joined Datadog in March.", workspace="w")
+        mem.wait_for_extraction()
+        assert {mem.entity(n, workspace="w").name for n in ("Priya", "Datadog")} == {"Priya", "Datadog"}
+        for words in ("Repository Structure", "just fmt"):
+            with pytest.raises(NotFound):
+                mem.entity(words, workspace="w")
+
+
+@needs_parser
+def test_the_ends_of_a_candidate_under_the_store_floor_are_no_entities(target: str) -> None:
+    text = "The checkout service uses Stripe for payments."
+    (f,) = extract_many([text])[0].facts
+    assert f.subject == "checkout service" and "checkout service" not in {e.name for e in extract_many([text])[0].entities}
+    with _open(target, kg_min_store=min(1.0, f.confidence + 0.001)) as mem:
+        mem.add(text, workspace="under")
+        mem.wait_for_extraction()
+        assert mem.entity("Stripe", workspace="under").name == "Stripe"  # a named thing stays an entity
+        with pytest.raises(NotFound):
+            mem.entity("checkout service", workspace="under")
+    with _open(target, kg_min_store=f.confidence) as mem:
+        mem.add(text, workspace="at")
+        mem.wait_for_extraction()
+        assert mem.entity("checkout service", workspace="at").name == "checkout service"  # its fact is stored

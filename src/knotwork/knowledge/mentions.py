@@ -48,6 +48,8 @@ _KIND_AFTER = frozenset(
 )
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _LEMMA_POS = ("noun", "verb", "adj", "adv")
+_FILE = re.compile(r"\w\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|ini|cfg"
+                   r"|conf|sql|sh|txt|csv|html|css|scss|lock|env|proto|ipynb|xml|gradle|snap)$")
 
 
 def _find(text: str, name: str) -> int:
@@ -95,6 +97,12 @@ def _shape(name: str) -> list[str]:
     words = name.split()
     out.append(f"words:{bucket(len(words), (1, 2, 3, 4))}")
     out.append(f"chars:{bucket(len(name), (2, 4, 8, 16, 30))}")
+    if _FILE.search(name):
+        out.append("shape:file")
+    elif "/" in name and " " not in name and (name.endswith("/") or name.startswith(("/", "~/", "./", "../"))):
+        out.append("shape:directory")
+    if re.match(r"https?://", name):
+        out.append("shape:url")
     if re.search(r"\s[vV]?\d+(?:\.\d+)*$", name):
         out.append("shape:versioned")
     if re.search(r"-(?:based|style|like|powered|compatible|specific|driven|native|friendly)$", name, re.I):
@@ -176,7 +184,8 @@ def features(name: str, type_: str | None, rule: str, text: str, doc: Any = None
 
 
 def _parsed(doc: Any, at: int, length: int, low: str) -> list[str]:
-    toks = [t for t in doc if t.idx < at + length and t.idx + len(t) > at]
+    span = doc.char_span(at, at + length, alignment_mode="expand")
+    toks = list(span) if span is not None else []
     if not toks:
         return ["tok:none"]
     inside = {t.i for t in toks}
@@ -208,17 +217,16 @@ def _parsed(doc: Any, at: int, length: int, low: str) -> list[str]:
 
 
 #: Words the entity rules never propose that may still name a thing: a lower-case word with a hyphen
-#: ("swift-llvm", "pre-commit", "flake8-bugbear"), a Rust-style path ("std::fs", "textwrap::wrap"), and a
-#: lower-case word that is no English word of the parser's lemma index ("ratatui", "mkdocstrings", "zstd").
+#: ("swift-llvm", "pre-commit", "flake8-bugbear") and a Rust-style path ("std::fs", "textwrap::wrap"). A
+#: lower-case word no English dictionary knows ("ratatui", "zstd") was tried too: out of fold it added as many
+#: wrong entities as right ones ("login", "admin", "cron" are not labelled names), so it is not proposed.
 _HYPHENED = re.compile(r"(?<![\w/.@:`-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/@`-]|\.\w)")
-_GLUE = frozenset("-_/.:@`=<>[]{}$%&*+~\\")
 _RUST_PATH = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+(?![\w(])")
 
 
 def proposals(doc: Any, taken: set[str]) -> list[EntityDraft]:
     """Mentions the entity rules did not propose (``taken``: the casefolded names they did), for the model to
-    judge: one pass over the parsed text, no second parse."""
-    words = _dictionary_of(doc)
+    judge: two regular expressions over the parsed text, no second parse."""
     out: dict[str, EntityDraft] = {}
 
     def add(name: str, rule: str) -> None:
@@ -231,17 +239,6 @@ def proposals(doc: Any, taken: set[str]) -> list[EntityDraft]:
         add(m.group(), "mention:path")
     for m in _HYPHENED.finditer(text):
         add(m.group(), "mention:hyphen")
-    if words is not None:
-        for tok in doc:
-            low = tok.text
-            before = text[tok.idx - 1: tok.idx] if tok.idx else " "
-            after = text[tok.idx + len(tok): tok.idx + len(tok) + 2] or " "
-            if before in _GLUE or (after[0] in _GLUE and not (after[0] in ".:" and not after[1:2].isalnum())):
-                continue  # a piece of a longer word ("pre" of "pre-commit", "core" of "core/schema.rs")
-            if (len(low) >= 3 and low.islower() and low.isalnum() and any(c.isalpha() for c in low) and not tok.is_stop
-                    and tok.pos_ in ("NOUN", "PROPN", "X", "ADJ") and not any(low in words[pos] or tok.lemma_ in words[pos]
-                                                                             for pos in _LEMMA_POS)):
-                add(low, "mention:word")
     return list(out.values())
 
 
