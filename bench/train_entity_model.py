@@ -69,8 +69,7 @@ def rows(corpus: Path = CORPUS):
                       for n in (f.subject, f.object, f.replaces) if n}
             number = len(items_out)
             items_out.append((set_name(path), item.entities, stored, item.text))
-            taken = {e.name.casefold() for e in ex.entities}
-            for e in [mentions.tidy(e) for e in ex.entities] + mentions.proposals(doc, taken):
+            for e in mentions.drafts(ex, doc):
                 key = normalize(e.name)
                 feats.append(mentions.features(e.name, e.type, e.rule, item.text, doc, ends))
                 labels.append(int(key in item.entities))

@@ -29,9 +29,9 @@ def _probabilities(text: str) -> dict[str, float]:
     ((ex, doc),) = candidates([text])
     ex = scorer.score(ex, text, doc)
     ends = mentions.fact_ends(ex)
-    drafts = [mentions.tidy(e) for e in ex.entities] + mentions.proposals(doc, {e.name.casefold() for e in ex.entities})
     model = mentions.load()
-    return {e.name: model.probability(mentions.features(e.name, e.type, e.rule, text, doc, ends)) for e in drafts}
+    return {e.name: model.probability(mentions.features(e.name, e.type, e.rule, text, doc, ends))
+            for e in mentions.drafts(ex, doc)}
 
 
 @needs_parser
