@@ -523,7 +523,7 @@ def main() -> None:
     halves = ("dev", "test") if args.half == "both" else (args.half,)
     texts: list[str] = []
     tallies: dict[str, RuleTally] = {}
-    summary: list[tuple[str, str, Score, Calibration]] = []
+    summary: list[tuple[str, str, Score, Calibration, Score]] = []
     sets = SETS[args.set]
     if args.set in ("corpus", "all") and args.corpus != CORPUS:
         sets = [s for s in sets if s[0].parent != CORPUS] + corpus_sets(args.corpus)
@@ -539,37 +539,41 @@ def main() -> None:
         print_table(f"{sentences_file.name}, half {args.half} (facts with status)", scores)
         print_reliability(sentences_file.name, cal)
         for half in halves:
-            facts = Score()
-            for key, (_e, f, _n) in scores.items():
+            facts, ents = Score(), Score()
+            for key, (e, f, _n) in scores.items():
                 if key.split()[0] == half:
                     facts.tp, facts.fp, facts.fn = facts.tp + f.tp, facts.fp + f.fp, facts.fn + f.fn
+                    ents.tp, ents.fp, ents.fn = ents.tp + e.tp, ents.fp + e.fp, ents.fn + e.fn
             name = sentences_file.stem.removeprefix("extraction_")
             name = f"corpus/{name}" if sentences_file.parent.name != DATA.name else name
-            summary.append((name, half, facts, cal.get(half, Calibration())))
+            summary.append((name, half, facts, cal.get(half, Calibration()), ents))
         if sequences_file.exists():
             print_sequences(sequences_file, halves, args)
     for half in halves:  # the corpus' kinds of source together
-        parts = [(f, c) for name, h, f, c in summary if name.startswith("corpus/") and h == half]
+        parts = [(f, c, e) for name, h, f, c, e in summary if name.startswith("corpus/") and h == half]
         if len(parts) > 1:
-            pooled, cal_all = Score(), Calibration()
-            for f, c in parts:
+            pooled, cal_all, ents_all = Score(), Calibration(), Score()
+            for f, c, e in parts:
                 pooled.tp, pooled.fp, pooled.fn = pooled.tp + f.tp, pooled.fp + f.fp, pooled.fn + f.fn
+                ents_all.tp, ents_all.fp, ents_all.fn = ents_all.tp + e.tp, ents_all.fp + e.fp, ents_all.fn + e.fn
                 cal_all.pairs += c.pairs
                 cal_all.gold += c.gold
-            summary.append(("corpus (every kind)", half, pooled, cal_all))
+            summary.append(("corpus (every kind)", half, pooled, cal_all, ents_all))
     old = load(args.labels, statuses=False)
     print()
     old_cal: dict[str, Calibration] = {}
     old_scores = score_sentences(old, False, False, None, args.store_floor, old_cal)
     print_table(f"{args.labels.name} (tuning set of the regular-expression rules)", old_scores)
     whole = Calibration([p for c in old_cal.values() for p in c.pairs], sum(c.gold for c in old_cal.values()))
-    summary.append((args.labels.stem.removeprefix("extraction_"), "all (trained on)", old_scores["all"][1], whole))
-    print("\nsummary: facts with status (the old set: without)\n")
-    print("| set | half | fact P | fact R | P at conf>=0.9 | R at conf>=0.9 | ECE |")
-    print("|---|---|---|---|---|---|---|")
-    for name, half, f, c in summary:
+    summary.append((args.labels.stem.removeprefix("extraction_"), "all (trained on)", old_scores["all"][1], whole,
+                    old_scores["all"][0]))
+    print("\nsummary: facts with status (the old set: without), and entities\n")
+    print("| set | half | fact P | fact R | P at conf>=0.9 | R at conf>=0.9 | ECE | entity P | entity R |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, half, f, c, e in summary:
         p9, r9, _ = c.at(0.9)
-        print(f"| {name} | {half} | {f.precision:.3f} | {f.recall:.3f} | {p9:.3f} | {r9:.3f} | {c.ece:.3f} |")
+        print(f"| {name} | {half} | {f.precision:.3f} | {f.recall:.3f} | {p9:.3f} | {r9:.3f} | {c.ece:.3f} "
+              f"| {e.precision:.3f} | {e.recall:.3f} |")
     if args.by_rule:
         print_rules(tallies, args.min_stored)
     if args.cost:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from knotwork.knowledge import scorer
+from knotwork.knowledge import mentions, scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
@@ -412,7 +412,7 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
         span = sent.span(token) or (Span(0, 0, token, None, 9) if token.lower() not in COMMON else None)
         rel = m.group("rel") or m.group("rel2")
         if span and span.type in (None, "person"):
-            out.entities.append(EntityDraft(span.name, "person"))
+            out.entities.append(EntityDraft(span.name, "person", rule="rules:relative"))
             out.facts.append(FactDraft(span.name, f"{rel}_of", USER, subject_type="person", object_type="person",
                                        rule="rules:relative-is"))
     for m in _FAVORITE.finditer(masked):
@@ -479,7 +479,7 @@ def _rule_sentences(text: str) -> Extraction:
     out = Extraction()
     for sentence in sentences(text):
         sent = _Sentence(sentence)
-        out.entities += [EntityDraft(span.name, span.type) for span in sent.spans]
+        out.entities += [EntityDraft(span.name, span.type, rule=f"rules:span:{span.type}:{span.rank}") for span in sent.spans]
         if not _HEDGED.search(sentence):
             _sentence_facts(sent, out)
     return out
@@ -577,8 +577,9 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
 
 def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None) -> list[Extraction]:
     """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
-    fact scorer gives it (:mod:`knotwork.knowledge.scorer`)."""
-    return [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
+    fact scorer gives it (:mod:`knotwork.knowledge.scorer`), each entity one the mention model says is a
+    named thing (:mod:`knotwork.knowledge.mentions`)."""
+    return [mentions.judge(scorer.score(ex, text, doc), text, doc) for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:

@@ -226,6 +226,8 @@ class EntityDraft:
     name: str
     type: str | None = None
     summary: str | None = None
+    #: which offline reading found it ("parse:span:file:2", "parse:propn"); for the mention model, never stored
+    rule: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -764,13 +764,13 @@ def read(doc: Any, spans_of: Any, dropped: set[str] | None = None, context: dict
                 if dropped is not None:
                     dropped.add(span.name.casefold())  # "the GraphQL gateway": not GraphQL on its own
                 continue
-            out.entities.append(EntityDraft(span.name, span.type))
+            out.entities.append(EntityDraft(span.name, span.type, rule=f"parse:span:{span.type}:{span.rank}"))
         for tok in sent:  # proper nouns the rules missed ("Marek" at the start, "Björn")
             if tok.pos_ == "PROPN" and tok.dep_ in _ARG_DEPS and tok.text[:1].isupper() and not _common(tok.lower_) \
                     and tok.text not in GENERIC_ACRONYMS:
                 n = names.name(tok)
                 if n and n[0] not in (USER, TEAM) and n[0].lower() not in COMMON:
-                    out.entities.append(EntityDraft(n[0], n[1]))
+                    out.entities.append(EntityDraft(n[0], n[1], rule="parse:propn"))
         before = len(out.facts)
         _registers.read_line(sent, out)  # "Bump temporalio to 1.17.0": a change made, not an order
         if _question_or_order(sent):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -167,7 +167,10 @@ class KnowledgeService:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
         if self.settings.kg_extract == "rules":
             for gi, extracted in zip(inputs, trust.extract(self.store, drafts)):
-                gi.extracted = extracted
+                # Trigger: a candidate fact under the store floor. Why: it is not stored, so its ends ("Team",
+                # "the checkout service") would be entities no fact and no named thing holds. Outcome: only the
+                # stored facts' ends and the mentions the mention model kept become entities.
+                gi.extracted = replace(extracted, facts=trust.stored(extracted.facts, self.settings))
         for gi in inputs:
             gi.names = None
         # Resolution by spelling before the write lock is taken: exact names, then trigrams. Only names
