@@ -72,6 +72,9 @@ def _member(sentence: str, at: int, spans: Sequence[Any], word_ok: bool) -> tupl
 
 
 def _ends_clause(sentence: str, at: int) -> bool:
+    kind = re.match(r"\s+[a-z]+s\b(?=\s*(?:[.,;:)!?]|$))", sentence[at:])
+    if kind:  # "`content`, `files`, `data`, or `json` arguments.": a plural kind noun closes the list
+        at += kind.end()
     rest = sentence[at:].lstrip()
     if not rest or rest[0] in ".,;:)!?]\"'”`":
         return True
@@ -122,7 +125,7 @@ def _object_end(sentence: str, obj: str, spans: Sequence[Any]) -> tuple[int, boo
 def distribute(ex: Extraction, text: str, spans_of: Callable[[str], Sequence[Any]]) -> Extraction:
     """``ex`` with a fact for each member of a list after a candidate's object (see the module's docstring)."""
     chosen = [f for f in ex.facts if _multi_valued(f.predicate) and not f.replaces and f.rule
-              and ":list:" not in f.rule]
+              and ":list:" not in f.rule and "`" not in f.subject + f.object]  # a name cut inside code: misread
     if not chosen:
         return ex
     have = {(f.subject.casefold(), f.predicate, f.object.casefold()) for f in ex.facts}
