@@ -16,6 +16,7 @@ from typing import Any
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.ends import SYSTEM_HEADS
 from knotwork.knowledge.models import Extraction
+from knotwork.knowledge.repair import mend
 
 USER = "User"
 TEAM = "Team"
@@ -25,9 +26,12 @@ _LEMMAS = {"rewrote": "rewrite", "rewritten": "rewrite", "rebuilt": "rebuild", "
 
 
 def fix_lemmas(doc: Any) -> None:
+    """The lemmas the small model leaves unlemmatised, and the verbs it reads as nouns or whose subject it
+    loses (:func:`knotwork.knowledge.repair.mend`)."""
     for tok in doc:
         if tok.lower_ in _LEMMAS and tok.pos_ == "VERB":
             tok.lemma_ = _LEMMAS[tok.lower_]
+    mend(doc)
 
 
 #: What one memory's reading hands the next memory's of the same scope: the last person named ("person")
