@@ -13,7 +13,11 @@ the fact scorer's features see one parse:
   on": :data:`~knotwork.knowledge.vocabulary.PHRASES`), at the root or under a clause, with a subject of its own,
   or with the noun just before it read as its compound and a determiner before that: a present-tense verb.
 
-Nothing else changes; a sentence the parse read well has neither shape.
+- in a change "from A to B" ("We switched the mobile app from Expo to bare React Native", "The mobile backend was
+  moved from Heroku to Render"), a "to" the parser read as the mark of an infinitive ("to render", "to bare"),
+  with a capitalised name after it: the preposition of the new value, its object that name.
+
+Nothing else changes; a sentence the parse read well has none of these shapes.
 """
 
 from __future__ import annotations
@@ -34,9 +38,41 @@ def _compound_before(tok: Any) -> Any | None:
     return before[0] if before else None
 
 
+_CHANGE_VERBS = frozenset("switch migrate move change go transition upgrade".split())
+
+
+def _from_to(to: Any) -> None:
+    """"… from Heroku to Render" read as "from Heroku, to render": mend the "to" into a preposition."""
+    head = to.head
+    if to.tag_ != "TO" or to.dep_ != "aux" or head.i != to.i + 1 or head.dep_ not in ("advcl", "xcomp"):
+        return
+    verb = head.head
+    if verb.lemma_.lower() not in _CHANGE_VERBS or verb.pos_ != "VERB":
+        return
+    froms = [p for t in [verb, *(c for c in verb.children if c.dep_ == "dobj")] for p in t.children
+             if p.dep_ == "prep" and p.lower_ == "from" and p.i < to.i
+             and any(q.dep_ == "pobj" and q.pos_ == "PROPN" for q in p.children)]
+    if not froms:
+        return
+    if head.text[:1].isupper() and all(c.i == to.i for c in head.children):  # "to Render": the verb is the name
+        new = head
+        new.pos_, new.tag_ = "PROPN", "NNP"
+    else:  # "to bare React Native": the name is the object under the misread word
+        objs = [c for c in head.children if c.dep_ == "dobj" and c.pos_ == "PROPN"]
+        if head.pos_ != "ADJ" or len(objs) != 1 or len(list(head.children)) != 2:
+            return
+        new = objs[0]
+        head.head, head.dep_ = new, "amod"
+    to.pos_, to.tag_, to.dep_ = "ADP", "IN", "prep"
+    to.head = verb
+    new.head, new.dep_ = to, "pobj"
+
+
 def mend(doc: Any) -> None:
-    """Mend the two misreadings (in place)."""
+    """Mend the misreadings (in place)."""
     for tok in doc:
+        if tok.lower_ == "to":
+            _from_to(tok)
         if tok.pos_ == "NOUN" and tok.tag_ == "NNS" and tok.dep_ in ("ROOT", "ccomp", "conj") and _prep_phrase(tok):
             subject = any(c.dep_ == "nsubj" for c in tok.children)
             compound = _compound_before(tok)
