@@ -33,6 +33,11 @@ def _proposed(text: str) -> set[tuple[str, str, str]]:
      ("Node.js Error Messages initiative", "has_champion", "James Snell")),
     ("Harbor deploys happen every Tuesday.", ("Harbor", "has_deploy_schedule", "every Tuesday")),
     ("Our primary database is PostgreSQL 16.", ("Team", "has_primary_database", "PostgreSQL 16")),  # our: Team
+    ("Kate Stone is the release manager for swift-lldb.", ("swift-lldb", "has_release_manager", "Kate Stone")),
+    # a list of holders: each has that one holder
+    ("Frédéric Riss is the release manager for swift-llvm, swift-clang, and swift-compiler-rt.",
+     ("swift-compiler-rt", "has_release_manager", "Frédéric Riss")),
+    ("Bob Martinez is the maintainer of Flask and Django.", ("Django", "has_maintainer", "Bob Martinez")),
 ])
 def test_an_attribute_frame_proposes_its_fact(text: str, fact: tuple) -> None:
     assert fact in _proposed(text)
@@ -54,6 +59,8 @@ def test_an_attribute_frame_proposes_its_fact(text: str, fact: tuple) -> None:
     "Our CTO is great.",  # not a value
     "Emma's husband is Tom.",  # a relative (husband_of), not an attribute
     "The primary database is MySQL.",  # no holder
+    "Kate Stone is the release manager for the lldb.",  # one lower-case word is no name
+    "Harbor and Quay's primary database is MySQL.",  # two holders of a value
 ])
 def test_hedged_questions_and_loose_shapes_give_no_attribute(text: str) -> None:
     assert not [f for f in _proposed(text) if f[1].startswith("has_")]

@@ -8,7 +8,9 @@ fact scorer weighs:
 
 - ``parse:attr-possessive``: "X's <attribute> is <value>";
 - ``parse:attr-of``: "the <attribute> of/for X is <value>";
-- ``parse:role-of``: "<person> is the <role> of/for X" (a role from ``ROLES``, with "the": one holder);
+- ``parse:role-of``: "<person> is the <role> of/for X" (a role from ``ROLES``, with "the": one holder), and of
+  each member of a list ("the release manager for swift-llvm, swift-clang, and swift-compiler-rt": each has
+  that one holder; a hyphenated lower-case name such as "swift-lldb" is a name);
 - ``parse:schedule``: "X deploys happen every Tuesday", "X's backups run nightly" (an event from ``_EVENTS``):
   ``X has_deploy_schedule every Tuesday``.
 
@@ -63,6 +65,7 @@ _NOT_ONE = frozenset("or and either nor not no maybe probably perhaps possibly a
                      "nearly almost circa".split())  # "approximately 1,220mAh": an estimate, not the value
 _CONDITION = frozenset("if unless when whenever until once provided assuming".split())
 _SLUG = re.compile(r"[^a-z0-9]+")
+_HYPHENATED = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
 
 
 def _attribute(noun: Any) -> str | None:
@@ -79,21 +82,28 @@ def _attribute(noun: Any) -> str | None:
     return f"has_{slug}" if slug and not slug[0].isdigit() else None
 
 
-def _holder(tok: Any, names: Any) -> tuple[str, str | None] | None:
+def _holder(tok: Any, names: Any, listed: bool = False) -> tuple[str, str | None] | None:
     """The name of the one holding the attribute: a proper noun (or its regex span), never a pronoun; or a
     common noun phrase with a name in it, "the Node.js Error Messages initiative", "Electron's API working group"
     (its words, without "the"; modifiers only, no clause or preposition under it)."""
     if tok.pos_ == "NOUN":
-        toks = [t for t in tok.subtree if not (t.dep_ == "det" and t.i < tok.i)]
+        later = {t.i for c in tok.children if c.dep_ in ("conj", "cc") or (c.dep_ == "punct" and c.i > tok.i)
+                 for t in c.subtree}  # "swift-llvm, swift-clang and …": each member is read on its own
+        toks = [t for t in tok.subtree if not (t.dep_ == "det" and t.i < tok.i) and t.i not in later
+                and not (t.dep_ == "punct" and t.text in (",", ";"))]
         if any(t.i > tok.i or t.dep_ not in ("compound", "amod", "poss", "case", "nmod", "punct") for t in toks
                if t is not tok) or len(toks) > 7 or len(toks) < 2:
             return None
         # Trigger: no proper noun in the phrase ("the mobile team"). Why: the labelling guide reads "Priya is the
         # tech lead for the mobile team" as Priya owns the team, and an unnamed holder ("the team", "the
         # project") is one the next memory may mean otherwise. Outcome: no attribute.
-        named = any(t.pos_ == "PROPN" for t in toks)
-        return (tok.doc[toks[0].i : tok.i + 1].text, None) if named else None
-    if tok.pos_ != "PROPN" or any(c.dep_ in ("prep", "relcl", "acl", "conj") for c in tok.children):
+        text = tok.doc[toks[0].i : tok.i + 1].text
+        # a hyphenated lower-case name is a name too ("swift-lldb", "swift-corelibs-xctest"): one word of letters
+        # and hyphens, no space
+        named = any(t.pos_ == "PROPN" for t in toks) or _HYPHENATED.fullmatch(text) is not None
+        return (text, None) if named else None
+    if tok.pos_ != "PROPN" or any(c.dep_ in ("prep", "relcl", "acl") or (c.dep_ == "conj" and not listed)
+                                  for c in tok.children):
         return None  # "the version of Gunicorn in Debian": narrower than the name
     n = names.name(tok)
     if not n or n[0] in ("User", "Team"):
@@ -101,6 +111,16 @@ def _holder(tok: Any, names: Any) -> tuple[str, str | None] | None:
     if "'s " in n[0] or "’s " in n[0]:  # a regex span "Harbor's API" around the holder "Harbor"
         return tok.text, n[1]
     return n
+
+
+def _members(tok: Any) -> list[Any]:
+    """The members of a coordination headed by ``tok`` ("A, B, and C"): itself and its conjuncts, in order."""
+    out, stack = [], [tok]
+    while stack:
+        t = stack.pop()
+        out.append(t)
+        stack += [c for c in t.children if c.dep_ == "conj"]
+    return sorted(out, key=lambda t: t.i)
 
 
 def _value(tok: Any, names: Any) -> tuple[str, str | None] | None:
@@ -238,9 +258,13 @@ def read(sent: Any, names: Any, out: Extraction) -> None:
                   if q.dep_ == "pobj"]
             extra = [c for c in a.children if c.dep_ in ("relcl", "acl", "appos", "conj", "cc")]
             pred = _attribute(a)
-            holder = _holder(of[0], names) if len(of) == 1 else None
+            holders = [_holder(h, names, listed=True) for h in _members(of[0])] if len(of) == 1 else [None]
             person = names.name(s)
-            if pred and holder and person and not extra and person[0] not in ("User", "Team"):
-                f = _draft(holder, pred, (person[0], person[1] or "person"), "role-of")
+            if pred and all(holders) and person and not extra and person[0] not in ("User", "Team"):
+                for holder in holders:  # "the release manager for swift-llvm, swift-clang, and swift-compiler-rt"
+                    g = _draft(holder, pred, (person[0], person[1] or "person"), "role-of")  # type: ignore[arg-type]
+                    if g:
+                        out.facts.append(g)
+                continue
         if f:
             out.facts.append(f)

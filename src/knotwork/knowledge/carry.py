@@ -14,7 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import vocabulary as V
+from knotwork.knowledge.ends import SYSTEM_HEADS
 from knotwork.knowledge.models import Extraction
+from knotwork.knowledge.repair import mend
 
 USER = "User"
 TEAM = "Team"
@@ -24,9 +26,12 @@ _LEMMAS = {"rewrote": "rewrite", "rewritten": "rewrite", "rebuilt": "rebuild", "
 
 
 def fix_lemmas(doc: Any) -> None:
+    """The lemmas the small model leaves unlemmatised, and the verbs it reads as nouns or whose subject it
+    loses (:func:`knotwork.knowledge.repair.mend`)."""
     for tok in doc:
         if tok.lower_ in _LEMMAS and tok.pos_ == "VERB":
             tok.lemma_ = _LEMMAS[tok.lower_]
+    mend(doc)
 
 
 #: What one memory's reading hands the next memory's of the same scope: the last person named ("person")
@@ -59,6 +64,14 @@ def note_person(facts: list[Any], state: dict[str, str]) -> None:
             continue
         if f.subject_type == "person" or (f.predicate.endswith("_of") and f.object == USER):
             state["person"] = f.subject
+    # "The scheduler no longer depends on cron; it uses Temporal.": "it" as a later clause's subject is the one
+    # part of a system (a common noun with a system's head word: "the scheduler", "the auth service") the clause
+    # before it stated facts about; a name or a person never is ("it" is rarely either)
+    subjects = {f.subject for f in facts}
+    if len(subjects) == 1:
+        (s,) = subjects
+        if s[:1].islower() and s.split()[-1].lower() in SYSTEM_HEADS and not facts[0].subject_type:
+            state["thing"] = s
 
 
 def my_relative(subject: str, state: dict[str, str]) -> str | None:

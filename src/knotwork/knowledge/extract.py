@@ -23,6 +23,7 @@ from typing import Any
 from knotwork.knowledge import mentions, scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
+from knotwork.knowledge.lists import distribute
 from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
                                         TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
@@ -570,7 +571,7 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
     for text, doc, context in zip(texts, docs, ctx):
         dropped: set[str] = set()
         parsed = _based(read(doc, _spans, dropped, context), PARSER_CONFIDENCE)
-        merged = _merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped)
+        merged = distribute(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped), text, _spans)
         out.append((_tidy(_checked(resolve_relatives(merged, context))), doc))
     return out
 

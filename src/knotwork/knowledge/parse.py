@@ -119,7 +119,7 @@ class _Names:
                 return self.state["thing"], None
             if low in ("it", "there") and self.state.get("place"):
                 return self.state["place"], None
-            return None
+            return self.name(tok.head.head) if _ends.relative_who(tok) else None  # "Tomás, who uses Neovim"
         if tok.pos_ in ("VERB", "AUX", "ADP", "PUNCT", "DET", "SCONJ", "CCONJ", "PART", "ADV"):
             if not (tok.pos_ == "VERB" and tok.tag_ in ("VBG",) and tok.dep_ in ("dobj", "pobj", "conj", "xcomp")) \
                     and not _ends.misread(tok, self.span_at(tok.idx - self.base, tok.idx - self.base + len(tok)), self.base):

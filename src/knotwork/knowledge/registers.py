@@ -31,6 +31,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from knotwork.knowledge import described as _described
 from knotwork.knowledge import ends as _ends
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -423,6 +424,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _version_of(sent, names, out)
     _code_words(sent, names, out)
     _name_from_org(sent, names, out)
+    _described.read(sent, names, out)  # "Biome is a Rust-based monorepo", "X, a small Rust binary,"
     _removed_ends_deprecated(out, before)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next

@@ -76,6 +76,9 @@ PHRASES: dict[str, tuple[str, bool]] = {
     "store in": ("uses", False), "cache in": ("uses", False), "keep in": ("uses", False),
     "talk to": ("uses", False), "integrate with": ("uses", False), "consume": ("uses", False),
     "roll out": ("uses", False), "manage in": ("uses", False),
+    "generate with": ("uses", False), "deploy with": ("uses", False), "document with": ("uses", False),
+    "write to": ("uses", False),
+    "publish to": ("runs_on", False),
     "set up": ("uses", False), "configure": ("uses", False), "read with": ("uses", False),
     "drop": ("uses", _R), "remove": ("uses", _R), "ditch": ("uses", _R), "abandon": ("uses", _R),
     "get rid of": ("uses", _R), "deprecate": ("uses", _R),
@@ -106,6 +109,9 @@ BY_SUBJECT: dict[str, tuple[str, str]] = {
     "come from": ("from", "uses"),
     "get": ("owns", "uses"),
     "have": ("owns", "uses"),
+    # a thing writes to a store, is published to a host; a person who writes to a friend states no such fact
+    "write to": ("", "uses"),
+    "publish to": ("", "runs_on"),
 }
 
 #: "X is done", "X is blocked": the values of ``status``.
