@@ -546,6 +546,16 @@ PROJECT_TEXT = [
     pytest.param("In production the API responses are cached by the reverse proxy.",
                  "Stop caching the API responses in the reverse proxy in production.",
                  "value changed: stopped: caching the API responses in the reverse proxy in production", id="stop"),
+    # another floor of one thing's versions, said another way
+    pytest.param("Wren's minimal supported Python version is 3.8.", "Wren requires Python 3.10 or newer.",
+                 "value changed: python 3.8 -> 3.10", id="floor"),
+    pytest.param("Removed support for Node 16; Kestrel needs Node 18 or later.",
+                 "Dropped support for Node 18 due to EOL; the minimum is Node 20.", "value changed: node 18 -> 20",
+                 id="floor-after-a-drop"),
+    # another cadence of one thing
+    pytest.param("Stable releases of Wren are tagged quarterly.",
+                 "From now on stable releases are tagged every two months.",
+                 "value changed: quarterly -> every two months", id="cadence"),
 ]
 
 
@@ -585,6 +595,14 @@ def test_a_change_written_as_project_text_retires_the_value_it_replaces(smem: Kn
         # two values far apart: a holder and the release held, both hold
         ("Larry Hastings is the release manager for Python 3.4.", "Georg Brandl is the release manager for Python 3.2."),
         ("Celery 5.3 supports Django 4.2.", "Celery 5.4 supports Django 5.0."),
+        # two things' floors, another scope's floor, one release written two ways
+        ("Werkzeug requires Python 3.10 or newer.", "Werkzeug depends on markupsafe 3.0.3 or newer."),
+        ("The docs build requires Python 3.9 or newer.", "Osprey requires Python 3.8 or newer."),
+        ("Pydantic AI needs pydantic 2.10.0 or newer.", "Pydantic AI needs pydantic 2.10 or newer."),
+        ("Ferry requires Python 3.8 or newer; the CLI is started with ferry-cli.", "The minimum is Python 3.9."),
+        # two things' cadences
+        ("Backups run daily.", "Reports run weekly."),
+        ("Stable releases are tagged quarterly.", "Security advisories are published monthly."),
     ],
 )
 def test_project_text_that_changes_another_thing_retires_nothing(old_text: str, new_text: str) -> None:

@@ -341,3 +341,134 @@ def changelog_swapped(older: str, what: list[str], a: str, b: str, later: str) -
     if not {t.lower() for t in _RAW.findall(after) if t[0].isupper()} <= set(_words(later)):
         return None
     return text[: found.start()] + b + after
+
+
+# -- a floor: the lowest version supported -----------------------------------------------------------------------
+_V = r"v?(?P<v>\d+(?:\.\d+)*)"
+_FLOORS = (
+    # "requires Python 3.8 or newer", "supports Python 3.7 and newer", "Python 3.8+"
+    re.compile(rf"(?<![\w.-])(?P<name>[A-Za-z][\w.+-]*?)\s+{_V}(?:\+|\s+(?:or|and)\s+(?:newer|later|above|higher|up))",
+               re.IGNORECASE),
+    # "the minimum supported Go version for building Tiller is 1.21", "minimal supported Python version is 3.6"
+    re.compile(rf"\b(?:minimum|minimal|lowest)\s+(?:supported\s+)?(?P<name>[A-Za-z][\w.+-]*)\s+version\b"
+               rf"(?P<mid>[^,;:]*?)\s+(?:is|:)\s+(?:now\s+)?(?:(?P=name)\s+)?{_V}(?![\w.])", re.IGNORECASE),
+    # "the minimum is Python 3.9", "at least Python 3.9"
+    re.compile(rf"\b(?:minimum\s+(?:is|:)|at\s+least)\s+(?:now\s+)?(?P<name>[A-Za-z][\w.+-]*)\s+{_V}(?![\w.])",
+               re.IGNORECASE),
+)
+_FLOOR_WORDS = frozenset("requires require required needs need supports support supported minimum minimal lowest "
+                         "version versions newer later above higher up least or and now the is".split())
+
+
+_OWNED = frozenset({"of", "for"})  # "the minimum Python version for Werkzeug": Werkzeug's floor
+
+
+def _floor(clause: str) -> tuple[str, str, str] | None:
+    """(name, version, the rest of the clause) of a clause that states the lowest version of one named thing it
+    supports, else None."""
+    clause = clause.strip().rstrip(".")
+    found = [m for pattern in _FLOORS for m in pattern.finditer(clause)]
+    if len({(m["name"].lower(), m["v"]) for m in found}) != 1:
+        return None
+    m = found[0]
+    mid = (m["mid"] or "") if "mid" in m.re.groupindex else ""
+    rest = f"{clause[: m.start()]} {mid} {clause[m.end():]}"
+    return m["name"].lower(), m["v"], " ".join(t for t in rest.split() if t.lower() not in _FLOOR_WORDS)
+
+
+def _said_alike(a: str, b: str, neutral: frozenset[str] = frozenset(), owned: frozenset[str] = frozenset({"of"})) -> bool:
+    """Do two texts say the rest alike: the same lower-case content words (by stem, ``neutral`` words aside), the
+    same names, except an owner (a name that opens the text, one with "'s", one after "of": "Osprey requires
+    ...", "Osprey's minimal ...", "releases of Heron") that one side leaves unsaid? Two owners must be one."""
+    sides = []
+    raws = [_RAW.findall(text.replace("\u2019", "'")) for text in (a, b)]
+    for raw, other in zip(raws, raws[::-1]):
+        owners, names, lower = set(), set(), set()
+        for i, t in enumerate(raw):
+            low = t.lower()
+            if low in _FUNCTION or low in neutral:
+                continue
+            # a capital that only opens the sentence ("Stable releases ..." / "... stable releases") is no name
+            if not t[0].isupper() or (i == 0 and low in {u.lower() for u in other[1:] if not u[0].isupper()}):
+                lower.add(_stem(low))
+            elif i == 0 or low.endswith("'s") or raw[i - 1].lower() in owned:
+                owners.add(low.removesuffix("'s"))
+            else:
+                names.add(low)
+        sides.append((owners, names, lower))
+    (oa, na, la), (ob, nb, lb) = sides
+    return la == lb and na == nb and (oa == ob or not oa or not ob)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """A version as numbers, trailing zeros dropped: "2.10.0" and "2.10" are one release."""
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def floor_change(earlier: str, later: str) -> str | None:
+    """``"<name> <old> -> <new>"`` when both texts state the lowest supported version of one named thing, with
+    another version, and say the rest alike ("Osprey's minimal supported Python version is 3.6" / "Osprey requires
+    Python 3.8 or newer"; "The minimum supported Go version for building Tiller is 1.21" / "The minimum Go version
+    to build Tiller is now 1.22"): the same other words (by stem), the same project named or one side naming
+    none. The later text's clauses are read one by one; every clause of the earlier text must name the thing
+    ("Removed support for Python 3.7; Ferry needs Python 3.8 or later"), so retiring it loses nothing else.
+    Two things' floors ("requires Python 3.10" / "depends on markupsafe 3.0.3 or newer") or another scope's
+    ("The docs build requires Python 3.9 or newer") both hold."""
+    clauses = [c for c in earlier.split(";") if c.strip()]
+    floors = [f for c in clauses if (f := _floor(c))]
+    if len(floors) != 1:
+        return None
+    name, version, rest = floors[0]
+    if not all(re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", c, re.IGNORECASE) for c in clauses):
+        return None
+    for clause in later.split(";"):
+        if (f := _floor(clause)) and f[0] == name and _release(f[1]) != _release(version) and _said_alike(
+                rest, f[2], owned=_OWNED):
+            return f"{name} {version} -> {f[1]}"
+    return None
+
+
+# -- a cadence: how often a thing is done ------------------------------------------------------------------------
+_PERIODS = frozenset("day days daily week weeks weekly biweekly bi-weekly fortnight fortnightly month months monthly "
+                     "quarter quarters quarterly year years yearly annually annual weekday weekdays monday tuesday "
+                     "wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays".split())
+_CADENCE = _PERIODS | frozenset("every other each twice once first second third fourth last two three four five six "
+                                "eight ten twelve a on the of at in".split())
+# Words around a cadence that say it changed or holds, not what is done: "From now on stable releases are ...",
+# "The user sync happens ..." / "The user sync moved to ...".
+_CADENCE_NEUTRAL = frozenset("now from henceforth onwards starting moved happens happen held occurs scheduled".split())
+_HOUR = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm)?$")
+
+
+def _cadence(text: str) -> tuple[tuple[str, ...], str] | None:
+    """(how often, in order; the rest of the text) when ``text`` says how often something is done with a
+    period word ("weekly", "every two months", "on the first Monday"), else None; a negation or a second
+    clause, None."""
+    body = text.strip().rstrip(".")
+    if ";" in body or NEGATIONS & set(_words(body)):
+        return None
+    tokens = re.findall(r"[\w:+'-]+", body)
+    when = tuple(t.lower() for t in tokens if t.lower() in _CADENCE or _HOUR.match(t.lower()))
+    if not set(when) & _PERIODS:
+        return None
+    glue = ("a", "on", "the", "of", "at", "in")  # kept in the rest: "releases of Heron" names an owner
+    rest = " ".join(t for t in tokens if t.lower() in glue or not (t.lower() in _CADENCE or _HOUR.match(t.lower())))
+    return tuple(t for t in when if t not in glue), rest
+
+
+def cadence_change(earlier: str, later: str) -> str | None:
+    """``"<old> -> <new>"`` when both texts say how often one thing is done, with another cadence, and say the
+    rest alike (:func:`_said_alike`): "Releases are cut every two weeks on Monday" -> "Releases are cut monthly,
+    on the first Monday"; "Stable releases of Heron are tagged quarterly" -> "From now on stable releases are
+    tagged every two months". Two things' cadences ("Backups run daily" / "Reports run weekly") or another scope
+    ("... monthly for LTS") both hold. A meeting's schedule is the slot reader's
+    (:func:`knotwork.hygiene.slots.schedule_change`), which knows zones."""
+    a, b = _cadence(earlier), _cadence(later)
+    if a is None or b is None or a[0] == b[0] or not _content(a[1]):
+        return None
+    if not _said_alike(a[1], b[1], neutral=_CADENCE_NEUTRAL):
+        return None
+    return f"{' '.join(a[0])} -> {' '.join(b[0])}"
