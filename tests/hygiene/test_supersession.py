@@ -556,6 +556,13 @@ PROJECT_TEXT = [
     pytest.param("Stable releases of Wren are tagged quarterly.",
                  "From now on stable releases are tagged every two months.",
                  "value changed: quarterly -> every two months", id="cadence"),
+    # a change-log line with no "from", or with a "from" the older text writes otherwise: the amount in B's unit
+    pytest.param("The default network timeout in Wren is 3 seconds.", "0.4.0: increase default timeout to 5 seconds.",
+                 "value changed: 3 -> 5", id="changelog-set-to"),
+    # a holder hands the thing over
+    pytest.param("Hana Kowalski maintains the Wren client library.",
+                 "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now.",
+                 "value changed: Hana Kowalski -> Lucia Romero", id="handed-over"),
 ]
 
 
@@ -600,6 +607,14 @@ def test_a_change_written_as_project_text_retires_the_value_it_replaces(smem: Kn
         ("The docs build requires Python 3.9 or newer.", "Osprey requires Python 3.8 or newer."),
         ("Pydantic AI needs pydantic 2.10.0 or newer.", "Pydantic AI needs pydantic 2.10 or newer."),
         ("Ferry requires Python 3.8 or newer; the CLI is started with ferry-cli.", "The minimum is Python 3.9."),
+        # a change-log line whose words are not together in the older text, or that has two amounts in its unit
+        ("The default health check timeout is 5 seconds.", "Increase default timeout to 10 seconds."),
+        ("The default timeout is 5 seconds and the retry delay is 2 seconds.", "Increase default timeout to 10 seconds."),
+        # a hand-over of one of two things the older text says, or of another holder's
+        ("Hana Kowalski maintains the Wren client library and the docs site.",
+         "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now."),
+        ("Omar Haddad maintains the Wren client library.",
+         "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now."),
         # two things' cadences
         ("Backups run daily.", "Reports run weekly."),
         ("Stable releases are tagged quarterly.", "Security advisories are published monthly."),

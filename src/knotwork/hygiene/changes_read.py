@@ -139,16 +139,23 @@ _FROM_TO_VERB = re.compile(
     re.IGNORECASE)
 
 
-def from_to(clause: str) -> tuple[list[str], str, str] | None:
+# ... and with no "from": "0.3.0: increase default timeout to 5 seconds" (an amount with its unit).
+_SET_TO = re.compile(rf"^(?:we\s+(?:have\s+)?)?{_VERBS}\s+(?P<what>[^,;]+?)\s+to\s+(?P<b>\d+(?:\.\d+)?\s+[a-z]+)$",
+                     re.IGNORECASE)
+
+
+def from_to(clause: str) -> tuple[list[str], str | None, str] | None:
     """(the words naming the thing, A, B) of a change-log line "Update default timeout from 30 to 60 seconds"
     or "migrate the Tamarack database from MySQL to PostgreSQL", else None. With no subject, the words after
     the verb name the thing; consolidation finds them in the older text (in any order: "default timeout" in
-    "The client's default request timeout is 30 seconds") and A written there once."""
-    m = _FROM_TO_VERB.match(changelog_body(clause))
+    "The client's default request timeout is 30 seconds") and A written there once. With no "from" ("increase
+    default timeout to 5 seconds"), A is None: an amount in B's unit (:func:`changelog_swapped`)."""
+    body = changelog_body(clause)
+    m = _FROM_TO_VERB.match(body) or _SET_TO.match(body)
     if m is None:
         return None
     what = [w for w in _words(m["what"]) if w not in ("the", "our", "its", "a", "an")]
-    return (what, m["a"], m["b"]) if what else None
+    return (what, m["a"] if "a" in m.re.groupindex else None, m["b"]) if what else None
 
 
 _UPGRADE_ONE = r"(?P<name{i}>[A-Z][\w.+-]*)\s+to\s+v?(?P<v{i}>\d+(?:\.\d+)*)"
@@ -314,24 +321,49 @@ def reads_by_date(text: str) -> bool:
     """Whether a reader here reads ``text`` as the later of two (the service then reads its stored date)."""
     body = changelog_body(text)
     return bool(names_superseded(text) or from_to(text) or upgrades(text) or _STOP.match(body)
-                or re.search(r"\binstead\s+of\b", body, re.IGNORECASE))
+                or _HANDED.match(text.strip()) or re.search(r"\binstead\s+of\b", body, re.IGNORECASE))
 
 
-def changelog_swapped(older: str, what: list[str], a: str, b: str, later: str) -> str | None:
+def _close_in_order(what: list[str], said: list[str]) -> bool:
+    """Are ``what``'s words in ``said`` in order, at most one word between two of them ("default timeout" in "the
+    default network timeout", not in "the default health check timeout")?"""
+    starts = [i for i, w in enumerate(said) if w == what[0]]
+    for i in starts:
+        at, ok = i, True
+        for w in what[1:]:
+            nxt = next((j for j in (at + 1, at + 2) if j < len(said) and said[j] == w), None)
+            if nxt is None:
+                ok = False
+                break
+            at = nxt
+        if ok:
+            return True
+    return False
+
+
+def changelog_swapped(older: str, what: list[str], a: str | None, b: str, later: str) -> str | None:
     """``older`` with A replaced by B for a change-log line with no subject (:func:`from_to`): the words after
     the verb all in ``older`` (in any order: "default timeout" in "The client's default request timeout is 30
     seconds"), A written there once, at least ``MIN_LEAD`` words in (with B's unit when A is a bare number:
     "from 30 to 60 seconds"; a version after A goes with it when B has none: "MySQL 8.0" -> "PostgreSQL"), and
     every capitalised name ``older`` states after A in the ``later`` text too (retiring ``older`` loses no other
-    statement of it). Else None; the frame rules then still have to find B in A's place."""
+    statement of it). When A is not written there ("from 30 to 60 seconds" against "... is 45 seconds", or no
+    A: "increase default timeout to 5 seconds"), the one amount in B's unit, when the words after the verb are
+    there in order, at most one word apart ("the default network timeout"). Else None; the frame rules then
+    still have to find B in A's place."""
     text = older.strip().rstrip(".")
     said = {w.removesuffix("'s") for w in _words(text)}  # "the API client's connect timeout"
     if not 0 < len(_words(b)) <= _SWAP_MAX or not set(what) <= said or set(what) & NEGATIONS:
         return None
     found = None
-    for value in filter(None, (a, with_unit(a, b))):
+    for value in filter(None, (a, a and with_unit(a, b))):
         if 0 < len(_words(value)) <= _SWAP_MAX and (hit := _written_once(value, text)):
             found = hit
+    unit = b.split()[-1] if len(b.split()) == 2 and b.split()[0].replace(".", "").isdigit() else None
+    if found is None and unit and _close_in_order(what, [w.removesuffix("'s") for w in _words(text)]):
+        # A written otherwise, or not at all ("increase default timeout to 5 seconds"): the one amount in B's unit
+        amounts = list(re.finditer(rf"(?<![\w.])\d+(?:\.\d+)?\s+{re.escape(unit.rstrip('s'))}s?\b", text, re.IGNORECASE))
+        found = amounts[0] if len(amounts) == 1 else None
     if found is None or len(_words(text[: found.start()])) < MIN_LEAD:
         return None
     end = found.end()
@@ -472,3 +504,22 @@ def cadence_change(earlier: str, later: str) -> str | None:
     if not _said_alike(a[1], b[1], neutral=_CADENCE_NEUTRAL):
         return None
     return f"{' '.join(a[0])} -> {' '.join(b[0])}"
+
+
+# -- "A handed X over to B" ------------------------------------------------------------------------------------
+_PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"
+_HANDED = re.compile(rf"^(?P<a>{_PERSON})\s+(?:has\s+)?handed\s+(?P<x>.+?)\s+over\s+to\s+(?P<b>{_PERSON})\b")
+
+
+def handed_over(earlier: str, later: str) -> str | None:
+    """``"A -> B"`` when the later text says "A handed X over to B" ("Hana Kowalski handed the Ferry client
+    library over to Lucia Romero, who maintains it now") and the earlier one opens with A and says nothing the
+    later one does not ("Hana Kowalski maintains the Ferry client library"; "Amara Obi is the product owner of
+    Marlin"): X is in it, and its every content word is in the later text. An earlier text that says more of A
+    ("... and the docs site") keeps what still holds, and stays."""
+    m = _HANDED.match(later.strip())
+    if m is None or not earlier.strip().startswith(m["a"] + " ") or m["a"] == m["b"]:
+        return None
+    if not _content(m["x"]) <= _content(earlier) or not _content(earlier) <= _content(later):
+        return None
+    return f"{m['a']} -> {m['b']}"

@@ -330,7 +330,8 @@ def _version_stated(older: str, name: str, version: str, later: str) -> str | No
 def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: bool) -> str | None:
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
     in one frame, each step a change :func:`supersedes` reads; "B instead of A"; a negation lifted for a value;
-    "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing. The later text (the new one unless ``old_is_later``) is the one read as the change."""
+    "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing; "A handed X over to
+    B". The later text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
     if change := _two_values(old_text, new_text, cosine):
@@ -338,7 +339,7 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
     earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
     return (changes_read.negation_lifted(old_text, new_text) or changes_read.instead_of(earlier, later)
             or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
-            or changes_read.cadence_change(earlier, later))
+            or changes_read.cadence_change(earlier, later) or changes_read.handed_over(earlier, later))
 
 
 def _two_values(old_text: str, new_text: str, cosine: float, floor: float = FRAME_COSINE) -> str | None:
