@@ -563,6 +563,14 @@ PROJECT_TEXT = [
     pytest.param("Hana Kowalski maintains the Wren client library.",
                  "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now.",
                  "value changed: Hana Kowalski -> Lucia Romero", id="handed-over"),
+    # a version with its tag, said with the verb that moved it
+    pytest.param("Wren's build agents run Node.js 18 LTS.",
+                 "We moved the build agents to Node.js 20 LTS during the June maintenance window.",
+                 "value changed: 18 -> 20", id="version-tag"),
+    # the holder left the organisation the role was at
+    pytest.param("Felix Braun is the head of engineering at Wren.",
+                 "Felix Braun left Wren in August; Grace Liu is the head of engineering.",
+                 "value changed: Felix Braun left Wren", id="left"),
 ]
 
 
@@ -615,6 +623,12 @@ def test_a_change_written_as_project_text_retires_the_value_it_replaces(smem: Kn
          "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now."),
         ("Omar Haddad maintains the Wren client library.",
          "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now."),
+        # a version with its tag that names which thing, or another thing moved
+        ("Node.js 18 LTS supports fetch.", "Node.js 20 LTS supports fetch."),
+        ("The matchmaker runs Node.js 18 LTS.", "We moved the build agents to Node.js 20 LTS."),
+        # someone else left, or the older text says more of the one who left
+        ("Felix Braun is the head of engineering at Wren.", "Grace Liu left Wren in August."),
+        ("Felix Braun lives in Berlin and works at Wren.", "Felix Braun left Wren in August."),
         # two things' cadences
         ("Backups run daily.", "Reports run weekly."),
         ("Stable releases are tagged quarterly.", "Security advisories are published monthly."),
@@ -624,3 +638,13 @@ def test_project_text_that_changes_another_thing_retires_nothing(old_text: str, 
     for cosine in (0.6, 0.9):
         assert decide(new_text, [("old", old_text, cosine)]).kind != "SUPERSEDE"
         assert decide(old_text, [("old", new_text, cosine)], later={"old"}).kind != "SUPERSEDE"
+
+
+def test_two_values_in_a_later_first_clause_retire_the_older_frame() -> None:
+    decision = decide("Live-ops events start every Thursday at 17:00 UTC, one day earlier than before.",
+                      [("old", "Live-ops events start every Friday at 18:00 UTC.", 0.9)])
+    assert (decision.kind, decision.reason) == ("SUPERSEDE", "value changed: friday -> thursday; 18 -> 17")
+    # the older text's own tail may say something else that holds: not read
+    assert decide("Live-ops events start every Thursday at 17:00 UTC, one day earlier than before.",
+                  [("old", "Live-ops events start every Friday at 18:00 UTC, hosted by the community team.", 0.9)]
+                  ).kind != "SUPERSEDE"

@@ -171,6 +171,33 @@ def upgrades(clause: str) -> list[tuple[str, str]] | None:
     return [(m["name1"], m["v1"]), (m["name2"], m["v2"])] if m else None
 
 
+# A tag after a version that says which kind of release ("Node.js 20 LTS"), the same on both sides: part of it.
+_TAGGED = re.compile(r"(?<![\w.])(v?\d+(?:\.\d+)*)\s+(LTS|beta|alpha|RC|stable|final|preview)\b")
+
+
+def untagged(old_text: str, new_text: str) -> tuple[str, str] | None:
+    """Both texts without the one tag each writes after a version, when it is the same tag ("Kestrel's game
+    servers run Node.js 18 LTS" / "... Node.js 20 LTS" read as "... Node.js 18" / "... Node.js 20"), else None."""
+    found = [list(_TAGGED.finditer(t)) for t in (old_text, new_text)]
+    if any(len(f) != 1 for f in found) or found[0][0][2].lower() != found[1][0][2].lower():
+        return None
+    return tuple(t[: f[0].end(1)] + t[f[0].end():] for t, f in zip((old_text, new_text), found))  # type: ignore[return-value]
+
+_MOVED_TO_VERSION = re.compile(
+    r"^(?:[Ww]e\s+(?:have\s+)?)?(?:[Mm]oved|[Uu]pgraded|[Ss]witched|[Mm]igrated|[Uu]pdated|[Bb]umped)\s+(?P<what>(?:the|our)\s+[^,;]+?)\s+to\s+"
+    r"(?P<name>[A-Z][\w.+-]*?)\s+v?(?P<v>\d+(?:\.\d+)*)(?:\s+(?:LTS|beta|alpha|RC|stable|final|preview))?$")
+
+
+def moved_to_version(clause: str) -> tuple[list[str], str, str] | None:
+    """(the words naming the thing, the name, the version) of "We moved the game servers to Node.js 20 LTS",
+    else None: consolidation reads it against the older text that states the thing and "<name> <version>"."""
+    m = _MOVED_TO_VERSION.match(changelog_body(clause))
+    if m is None:
+        return None
+    what = [w for w in _words(m["what"]) if w not in ("the", "our")]
+    return (what, m["name"], m["v"]) if what else None
+
+
 def with_unit(a: str, b: str) -> str | None:
     """A bare number said "from 30 to 60 seconds" with the unit B carries: "30 seconds" (how the earlier text
     writes it), else None."""
@@ -320,8 +347,8 @@ def stopped(old_text: str, new_text: str) -> str | None:
 def reads_by_date(text: str) -> bool:
     """Whether a reader here reads ``text`` as the later of two (the service then reads its stored date)."""
     body = changelog_body(text)
-    return bool(names_superseded(text) or from_to(text) or upgrades(text) or _STOP.match(body)
-                or _HANDED.match(text.strip()) or re.search(r"\binstead\s+of\b", body, re.IGNORECASE))
+    return bool(names_superseded(text) or from_to(text) or upgrades(text) or moved_to_version(text) or _STOP.match(body)
+                or _HANDED.match(text.strip()) or _LEFT.match(text.strip()) or re.search(r"\binstead\s+of\b", body, re.IGNORECASE))
 
 
 def _close_in_order(what: list[str], said: list[str]) -> bool:
@@ -523,3 +550,22 @@ def handed_over(earlier: str, later: str) -> str | None:
     if not _content(m["x"]) <= _content(earlier) or not _content(earlier) <= _content(later):
         return None
     return f"{m['a']} -> {m['b']}"
+
+
+_LEFT = re.compile(rf"^(?P<a>{_PERSON})\s+(?:has\s+)?left\s+(?P<org>[A-Z][\w-]*)\b")
+
+
+def left_org(earlier: str, later: str) -> str | None:
+    """``"A left <org>"`` when a clause of the later text says so ("Felix Braun left Sable in August; Grace Liu is
+    the head of engineering") and the earlier text states only A's role or work there ("Felix Braun is the head
+    of engineering at Sable", "... works at Sable"), else None. Anything else the earlier text says of A ("lives
+    in Berlin") may still hold."""
+    for clause in later.split(";"):
+        m = _LEFT.match(clause.strip())
+        if m is None:
+            continue
+        a, org = re.escape(m["a"]), re.escape(m["org"])
+        if re.fullmatch(rf"{a}\s+(?:(?:is|was)\s+(?:the|a|an)\s+[a-z][\w\s-]*?\s+(?:at|of|for)|works\s+(?:at|for))\s+{org}",
+                        earlier.strip().rstrip(".")):
+            return f"{m['a']} left {m['org']}"
+    return None

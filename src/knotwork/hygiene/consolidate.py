@@ -292,6 +292,9 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
         for name, version in several:
             older = _version_stated(older, name, version, later) or ""
         return older or None
+    elif read := changes_read.moved_to_version(_TRAIL.sub("", body)):  # "We moved the game servers to Node.js 20 LTS"
+        what, name, version = read
+        return _version_stated(older, name, version, later) if set(what) <= set(words(older)) else None
     elif read := changes_read.from_to(body):  # a change-log line: "Update default timeout from 30 to 60 seconds"
         swapped = changes_read.changelog_swapped(older, *read, later)
         return _statement(swapped) if swapped else None
@@ -331,15 +334,24 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
     in one frame, each step a change :func:`supersedes` reads; "B instead of A"; a negation lifted for a value;
     "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing; "A handed X over to
-    B". The later text (the new one unless ``old_is_later``) is the one read as the change."""
+    B"; "A left <org>". The later text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
     if change := _two_values(old_text, new_text, cosine):
         return change
     earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
+    # ... or in the later text's first clause, the earlier one being that clause alone ("Live-ops events start
+    # every Friday at 18:00 UTC" -> "... every Thursday at 17:00 UTC, one day earlier than before")
+    head = _first_clause(later)
+    if (cosine >= CLAUSE_COSINE and head != later and _first_clause(earlier).strip().rstrip(".") == earlier.strip().rstrip(".")
+            and (change := _two_values(*((head, earlier) if old_is_later else (earlier, head)), cosine))):
+        return change
+    if (untagged := changes_read.untagged(old_text, new_text)) and (change := supersedes(*untagged, cosine)):
+        return change
     return (changes_read.negation_lifted(old_text, new_text) or changes_read.instead_of(earlier, later)
             or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
-            or changes_read.cadence_change(earlier, later) or changes_read.handed_over(earlier, later))
+            or changes_read.cadence_change(earlier, later) or changes_read.handed_over(earlier, later)
+            or changes_read.left_org(earlier, later))
 
 
 def _two_values(old_text: str, new_text: str, cosine: float, floor: float = FRAME_COSINE) -> str | None:
@@ -432,6 +444,8 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         if (whole_core, clause_core) == as_written or not words(clause_core):
             continue
         stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
+        if untagged := changes_read.untagged(stored, added):  # "Node.js 18 LTS" -> "... 20 LTS": the tag is the version's
+            stored, added = untagged
         rule, change = proposed(stored, added, cosine, whole_floor=floor)
         if rule is None:
             if change := _two_values(stored, added, cosine, floor):  # "update Vite to v4 and Rollup to v3"
