@@ -571,6 +571,10 @@ PROJECT_TEXT = [
     pytest.param("Felix Braun is the head of engineering at Wren.",
                  "Felix Braun left Wren in August; Grace Liu is the head of engineering.",
                  "value changed: Felix Braun left Wren", id="left"),
+    # another tool after "with", the later text saying where it runs
+    pytest.param("Link checking runs weekly with sphinx linkcheck.",
+                 "Link checking runs weekly with lychee in GitHub Actions.", "value changed: sphinx linkcheck -> lychee",
+                 id="tool-after-with"),
 ]
 
 
@@ -629,6 +633,9 @@ def test_a_change_written_as_project_text_retires_the_value_it_replaces(smem: Kn
         # someone else left, or the older text says more of the one who left
         ("Felix Braun is the head of engineering at Wren.", "Grace Liu left Wren in August."),
         ("Felix Braun lives in Berlin and works at Wren.", "Felix Braun left Wren in August."),
+        # the same tool said where it runs, or another thing signed with another tool
+        ("Tests run with pytest.", "Tests run with pytest in GitHub Actions."),
+        ("Releases are signed with cosign.", "Containers are signed with notation."),
         # two things' cadences
         ("Backups run daily.", "Reports run weekly."),
         ("Stable releases are tagged quarterly.", "Security advisories are published monthly."),

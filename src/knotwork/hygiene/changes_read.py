@@ -19,7 +19,14 @@ no frame rule sees because the later text is not the earlier one with a value sw
 - "B instead of A" / "Instead of A, ..." where the earlier text states A in the same frame (:func:`instead_of`);
 - a negation lifted for a value ("are not retried by default" -> "are retried 3 times by default") or a value
   negated (:func:`negation_lifted`);
-- "Stop <doing> X" where the earlier text states exactly X (:func:`stopped`).
+- "Stop <doing> X" where the earlier text states exactly X (:func:`stopped`);
+- one thing's version floor in any of its wordings ("requires Python 3.8 or newer", "minimal supported Python
+  version is 3.6", "the minimum is Python 3.9") (:func:`floor_change`), and one thing's cadence ("every two
+  weeks on Monday" -> "monthly, on the first Monday") (:func:`cadence_change`), the rest said alike;
+- "A handed X over to B" (:func:`handed_over`), "A left <org>" against A's role there (:func:`left_org`);
+- a version's tag read with it ("Node.js 18 LTS") (:func:`untagged`), a version moved with its verb ("We moved
+  the game servers to Node.js 20 LTS") (:func:`moved_to_version`), another tool after "with"
+  (:func:`tool_after_with`).
 
 Precision first, as everywhere in consolidation: each reader needs the earlier text to state the very thing the
 later one changes (the record's own id, the value written once in it, every content word of it), so that a
@@ -344,12 +351,6 @@ def stopped(old_text: str, new_text: str) -> str | None:
     return f"stopped: {m['rest']}"
 
 
-def reads_by_date(text: str) -> bool:
-    """Whether a reader here reads ``text`` as the later of two (the service then reads its stored date)."""
-    body = changelog_body(text)
-    return bool(names_superseded(text) or from_to(text) or upgrades(text) or moved_to_version(text) or _STOP.match(body)
-                or _HANDED.match(text.strip()) or _LEFT.match(text.strip()) or re.search(r"\binstead\s+of\b", body, re.IGNORECASE))
-
 
 def _close_in_order(what: list[str], said: list[str]) -> bool:
     """Are ``what``'s words in ``said`` in order, at most one word between two of them ("default timeout" in "the
@@ -499,7 +500,7 @@ _CADENCE = _PERIODS | frozenset("every other each twice once first second third 
 # Words around a cadence that say it changed or holds, not what is done: "From now on stable releases are ...",
 # "The user sync happens ..." / "The user sync moved to ...".
 _CADENCE_NEUTRAL = frozenset("now from henceforth onwards starting moved happens happen held occurs scheduled".split())
-_HOUR = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm)?$")
+_HOUR = re.compile(r"^\d{1,2}(?::\d{2}(?:am|pm)?|am|pm)$")  # "07:00", "8am": a bare number is no time of day
 
 
 def _cadence(text: str) -> tuple[tuple[str, ...], str] | None:
@@ -569,3 +570,31 @@ def left_org(earlier: str, later: str) -> str | None:
                         earlier.strip().rstrip(".")):
             return f"{m['a']} left {m['org']}"
     return None
+
+
+# -- a tool after "with" ----------------------------------------------------------------------------------------
+_WITH_TOOL = r"(?P<lead>.+?\bwith)\s+(?P<tool>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+_WITH_TOOL_OLD = re.compile(_WITH_TOOL)
+_WITH_TOOL_NEW = re.compile(_WITH_TOOL + r"(?:\s+(?:in|on|via|inside)\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})?")
+
+
+def tool_after_with(earlier: str, later: str) -> str | None:
+    """``"a -> b"`` when both texts are one frame that ends "with <tool>", one or two lower-case words a side
+    that share none ("Link checking runs weekly with sphinx linkcheck" -> "... with lychee in GitHub Actions"):
+    the later text may add where the tool runs. Else None (the frame rule reads one word a side)."""
+    m = _WITH_TOOL_OLD.fullmatch(earlier.strip().rstrip("."))
+    n = _WITH_TOOL_NEW.fullmatch(later.strip().rstrip("."))
+    if m is None or n is None or _words(m["lead"]) != _words(n["lead"]) or len(_words(m["lead"])) < MIN_LEAD:
+        return None
+    a, b = _words(m["tool"]), _words(n["tool"])
+    if set(a) & set(b) or (set(a) | set(b)) & (_FUNCTION | NEGATIONS):
+        return None
+    return f"{' '.join(a)} -> {' '.join(b)}"
+
+
+def reads_by_date(text: str) -> bool:
+    """Whether a reader here reads ``text`` as the later of two (the service then reads its stored date)."""
+    body = changelog_body(text)
+    tooled = _WITH_TOOL_NEW.fullmatch(body) and not _WITH_TOOL_OLD.fullmatch(body)  # "... with lychee in GitHub Actions"
+    return bool(tooled or names_superseded(text) or from_to(text) or upgrades(text) or moved_to_version(text) or _STOP.match(body)
+                or _HANDED.match(text.strip()) or _LEFT.match(text.strip()) or re.search(r"\binstead\s+of\b", body, re.IGNORECASE))

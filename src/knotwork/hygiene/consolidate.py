@@ -42,6 +42,9 @@ candidates (same workspace and partition, current) and acts on the decision.
   a change-log line's dropped article put back (:func:`_headline`), the later text's clauses
   read one by one and the earlier text whole; and once a word said twice and
   dropped once is left out (:func:`_without_repeated_word`).
+- ``SUPERSEDE`` also for a change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`,
+  :func:`_project_text`): a decision record superseding another by id, change-log lines, two values said
+  together, "instead of", a negation lifted, a version floor or a cadence in other words, a hand-over.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -334,7 +337,7 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
     in one frame, each step a change :func:`supersedes` reads; "B instead of A"; a negation lifted for a value;
     "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing; "A handed X over to
-    B"; "A left <org>". The later text (the new one unless ``old_is_later``) is the one read as the change."""
+    B"; "A left <org>"; another tool after "with". The later text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
     if change := _two_values(old_text, new_text, cosine):
@@ -351,7 +354,7 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
     return (changes_read.negation_lifted(old_text, new_text) or changes_read.instead_of(earlier, later)
             or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
             or changes_read.cadence_change(earlier, later) or changes_read.handed_over(earlier, later)
-            or changes_read.left_org(earlier, later))
+            or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later))
 
 
 def _two_values(old_text: str, new_text: str, cosine: float, floor: float = FRAME_COSINE) -> str | None:
