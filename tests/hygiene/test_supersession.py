@@ -556,6 +556,9 @@ PROJECT_TEXT = [
     pytest.param("Stable releases of Wren are tagged quarterly.",
                  "From now on stable releases are tagged every two months.",
                  "value changed: quarterly -> every two months", id="cadence"),
+    pytest.param("Incident reviews are held every Friday at 15:00.",
+                 "Incident reviews moved to Wednesdays at 11:00 so that the APAC team can join.",
+                 "value changed: friday 15:00 -> wednesday 11:00", id="cadence-moved-to"),
     # a change-log line with no "from", or with a "from" the older text writes otherwise: the amount in B's unit
     pytest.param("The default network timeout in Wren is 3 seconds.", "0.4.0: increase default timeout to 5 seconds.",
                  "value changed: 3 -> 5", id="changelog-set-to"),
@@ -639,6 +642,8 @@ def test_a_change_written_as_project_text_retires_the_value_it_replaces(smem: Kn
         # two things' cadences
         ("Backups run daily.", "Reports run weekly."),
         ("Stable releases are tagged quarterly.", "Security advisories are published monthly."),
+        ("Incident reviews are held every Friday at 15:00.",
+         "Postmortems are held every Wednesday at 11:00 so that the APAC team can join."),
     ],
 )
 def test_project_text_that_changes_another_thing_retires_nothing(old_text: str, new_text: str) -> None:

@@ -516,7 +516,21 @@ def _cadence(text: str) -> tuple[tuple[str, ...], str] | None:
         return None
     glue = ("a", "on", "the", "of", "at", "in")  # kept in the rest: "releases of Heron" names an owner
     rest = " ".join(t for t in tokens if t.lower() in glue or not (t.lower() in _CADENCE or _HOUR.match(t.lower())))
-    return tuple(t for t in when if t not in glue), rest
+    return _canon([t for t in when if t not in glue]), rest
+
+
+_DAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+def _canon(when: list[str]) -> tuple[str, ...]:
+    """A cadence read one way: days singular ("Wednesdays" -> "wednesday"), no "every"/"each" before a day, and
+    no "weekly" / "every week" beside a day ("weekly on Monday" and "every Monday" are one cadence)."""
+    days = [t[:-1] if t.endswith("s") and t[:-1] in _DAY_NAMES else t for t in when]
+    out = [t for i, t in enumerate(days) if not (t in ("every", "each") and i + 1 < len(days) and days[i + 1] in _DAY_NAMES)]
+    if _DAY_NAMES & set(out):
+        text = " ".join(out).replace("every week", "").replace("weekly", "")
+        out = text.split()
+    return tuple(out)
 
 
 def cadence_change(earlier: str, later: str) -> str | None:

@@ -353,7 +353,8 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
         return change
     return (changes_read.negation_lifted(old_text, new_text) or changes_read.instead_of(earlier, later)
             or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
-            or changes_read.cadence_change(earlier, later) or changes_read.handed_over(earlier, later)
+            or changes_read.cadence_change(_statement(earlier), _statement(later, later=True))
+            or changes_read.handed_over(earlier, later)
             or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later))
 
 
