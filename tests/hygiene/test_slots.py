@@ -132,3 +132,12 @@ def test_one_schedule_in_two_spellings_of_a_zone_is_no_change() -> None:
            "at 09:00 China Standard Time.")
     new = old.replace("China Standard Time", "UTC+8")
     assert c.decide(new, [("old", old, 0.97)]).kind == "NOOP"
+
+
+def test_a_bare_number_is_a_time_only_where_a_time_goes() -> None:
+    # "Team 3" names which team: no time of day, so no schedule moved from 03:00 to 04:00
+    assert c.decide("Team 4 meets weekly.", [("old", "Team 3 meets weekly.", 0.9)]).kind != "SUPERSEDE"
+    assert schedule("Team 3 meets weekly.")[1] == ("every", "week")
+    # after "at", or before a zone or "am", it is one
+    decision = c.decide("The Docs WG meets Tuesdays at 10 PT.", [("old", "The Docs WG meets Tuesdays at 9 PT.", 0.9)])
+    assert (decision.kind, decision.reason) == ("SUPERSEDE", "value changed: tuesday 09:00 pt -> tuesday 10:00 pt")

@@ -514,3 +514,149 @@ def test_project_wordings_of_a_change_retire_only_the_value_they_replace(old_tex
         assert (decision.kind, decision.reason) == ("SUPERSEDE", f"value changed: {change}")
     else:
         assert decision.kind != "SUPERSEDE"
+
+
+# A change written as project text writes it (hygiene/changes_read.py): a decision record naming the one it
+# supersedes, a change-log line with no subject, two values said together, "instead of", a negation lifted for a
+# value, "Stop <doing> X". (older statement, newer statement, the reason the answer gives)
+PROJECT_TEXT = [
+    pytest.param("ADR-0012 (accepted): Redis is the session store for Wren.",
+                 "ADR-0031 supersedes ADR-0012: Wren keeps its sessions in Postgres.",
+                 "ADR-12 superseded by ADR-31", id="record-supersedes"),
+    pytest.param("The API client's connect timeout is 10 seconds.",
+                 "Raise the API client connect timeout from 10 to 20 seconds (client 2.1).",
+                 "value changed: 10 -> 20", id="changelog-from-to-unit"),
+    pytest.param("ADR-004: we will use RabbitMQ 3.12 as the message broker for Quarry.",
+                 "ADR-009, decision: migrate the Quarry message broker from RabbitMQ to NATS for reliability.",
+                 "value changed: rabbitmq 3.12 -> nats", id="decision-migrate"),
+    pytest.param("The docs site is built with Sphinx 6 and Furo 2023.",
+                 "The docs site is built with Sphinx 7 and Furo 2024.", "value changed: 6 -> 7; 2023 -> 2024",
+                 id="two-values"),
+    pytest.param("Kestrel bundles with Webpack 4 and Babel 7.", "BREAKING: update Webpack to v5 and Babel to v8.",
+                 "value changed: 4 -> 5; 7 -> 8", id="two-upgrades"),
+    pytest.param("The linter prints its warnings to stderr along with the errors.",
+                 "Print warnings to stdout instead of stderr.", "value changed: stderr -> stdout", id="instead-of"),
+    pytest.param("The worker is started with celery -A quarry worker.",
+                 "Instead of celery -A quarry worker you can now start the worker as quarry-worker.",
+                 "value changed: celery -A quarry worker -> quarry-worker", id="instead-of-first"),
+    pytest.param("Failed webhooks are not retried.", "Failed webhooks are retried 5 times.",
+                 "value changed: not -> 5 times", id="negation-lifted"),
+    pytest.param("Failed webhooks are retried 5 times.", "Failed webhooks are no longer retried.",
+                 "value changed: 5 times -> not", id="no-longer"),
+    pytest.param("In production the API responses are cached by the reverse proxy.",
+                 "Stop caching the API responses in the reverse proxy in production.",
+                 "value changed: stopped: caching the API responses in the reverse proxy in production", id="stop"),
+    # another floor of one thing's versions, said another way
+    pytest.param("Wren's minimal supported Python version is 3.8.", "Wren requires Python 3.10 or newer.",
+                 "value changed: python 3.8 -> 3.10", id="floor"),
+    pytest.param("Removed support for Node 16; Kestrel needs Node 18 or later.",
+                 "Dropped support for Node 18 due to EOL; the minimum is Node 20.", "value changed: node 18 -> 20",
+                 id="floor-after-a-drop"),
+    # another cadence of one thing
+    pytest.param("Stable releases of Wren are tagged quarterly.",
+                 "From now on stable releases are tagged every two months.",
+                 "value changed: quarterly -> every two months", id="cadence"),
+    pytest.param("Incident reviews are held every Friday at 15:00.",
+                 "Incident reviews moved to Wednesdays at 11:00 so that the APAC team can join.",
+                 "value changed: friday 15:00 -> wednesday 11:00", id="cadence-moved-to"),
+    # a change-log line with no "from", or with a "from" the older text writes otherwise: the amount in B's unit
+    pytest.param("The default network timeout in Wren is 3 seconds.", "0.4.0: increase default timeout to 5 seconds.",
+                 "value changed: 3 -> 5", id="changelog-set-to"),
+    # a holder hands the thing over
+    pytest.param("Hana Kowalski maintains the Wren client library.",
+                 "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now.",
+                 "value changed: Hana Kowalski -> Lucia Romero", id="handed-over"),
+    # a version with its tag, said with the verb that moved it
+    pytest.param("Wren's build agents run Node.js 18 LTS.",
+                 "We moved the build agents to Node.js 20 LTS during the June maintenance window.",
+                 "value changed: 18 -> 20", id="version-tag"),
+    # the holder left the organisation the role was at
+    pytest.param("Felix Braun is the head of engineering at Wren.",
+                 "Felix Braun left Wren in August; Grace Liu is the head of engineering.",
+                 "value changed: Felix Braun left Wren", id="left"),
+    # another tool after "with", the later text saying where it runs
+    pytest.param("Link checking runs weekly with sphinx linkcheck.",
+                 "Link checking runs weekly with lychee in GitHub Actions.", "value changed: sphinx linkcheck -> lychee",
+                 id="tool-after-with"),
+]
+
+
+@pytest.mark.parametrize(("old_text", "new_text", "reason"), PROJECT_TEXT)
+@pytest.mark.parametrize("order", ["in order", "late"])
+def test_a_change_written_as_project_text_retires_the_value_it_replaces(smem: Knotwork, old_text: str, new_text: str,
+                                                                        reason: str, order: str) -> None:
+    steps = [(old_text, OLD_AT), (new_text, NEW_AT)]
+    first, second = [smem.add(t, workspace="w", valid_at=at) for t, at in (steps if order == "in order" else steps[::-1])]
+    old, new = (first, second) if order == "in order" else (second, first)
+    assert second.touched == first.id
+    assert second.reason.startswith(reason if order == "in order" else f"stored retired: {new.id}")
+    assert smem.get(old.id).invalid_at == NEW_TIME and smem.get(new.id).invalid_at is None
+    assert superseders(smem, old.id) == [new.id]
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text"),
+    [
+        # "instead of" a value the older text states in another frame, or of one it does not state
+        ("The service writes its access logs to stdout.", "Write audit events to a file instead of stdout."),
+        ("The command-line tool is started with python -m ferry.",
+         "Instead of python -m ferry you can run the docs server as ferry-docs."),
+        ("The worker is started with celery -A quarry worker.",
+         "Instead of cron, the nightly export is started with celery beat."),
+        # a change-log line about another thing of the same kind
+        ("The health check timeout is 5 seconds.", "Update default timeout from 30 to 60 seconds."),
+        # "Stop X" against a text that says more than X: the rest still holds
+        ("We use Redis for caching and for the job queue.", "Stop using Redis for caching."),
+        # a record that supersedes another record, or one that also names it but is not it
+        ("ADR-0012 (accepted): Redis is the session store for Wren.",
+         "ADR-0031 supersedes ADR-0013: Wren keeps its sessions in Postgres."),
+        ("ADR-0031 supersedes ADR-0012: Wren keeps its sessions in Postgres.",
+         "ADR-0040 supersedes ADR-0012 for caching: Redis stays as the cache."),
+        # a negation kept, with a detail added
+        ("Failed webhooks are not retried.", "Failed webhooks are not retried after 5 minutes."),
+        # two values far apart: a holder and the release held, both hold
+        ("Larry Hastings is the release manager for Python 3.4.", "Georg Brandl is the release manager for Python 3.2."),
+        ("Celery 5.3 supports Django 4.2.", "Celery 5.4 supports Django 5.0."),
+        # two things' floors, another scope's floor, one release written two ways
+        ("Werkzeug requires Python 3.10 or newer.", "Werkzeug depends on markupsafe 3.0.3 or newer."),
+        ("The docs build requires Python 3.9 or newer.", "Osprey requires Python 3.8 or newer."),
+        ("Pydantic AI needs pydantic 2.10.0 or newer.", "Pydantic AI needs pydantic 2.10 or newer."),
+        ("Ferry requires Python 3.8 or newer; the CLI is started with ferry-cli.", "The minimum is Python 3.9."),
+        # a change-log line whose words are not together in the older text, or that has two amounts in its unit
+        ("The default health check timeout is 5 seconds.", "Increase default timeout to 10 seconds."),
+        ("The default timeout is 5 seconds and the retry delay is 2 seconds.", "Increase default timeout to 10 seconds."),
+        # a hand-over of one of two things the older text says, or of another holder's
+        ("Hana Kowalski maintains the Wren client library and the docs site.",
+         "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now."),
+        ("Omar Haddad maintains the Wren client library.",
+         "Hana Kowalski handed the Wren client library over to Lucia Romero, who maintains it now."),
+        # a version with its tag that names which thing, or another thing moved
+        ("Node.js 18 LTS supports fetch.", "Node.js 20 LTS supports fetch."),
+        ("The matchmaker runs Node.js 18 LTS.", "We moved the build agents to Node.js 20 LTS."),
+        # someone else left, or the older text says more of the one who left
+        ("Felix Braun is the head of engineering at Wren.", "Grace Liu left Wren in August."),
+        ("Felix Braun lives in Berlin and works at Wren.", "Felix Braun left Wren in August."),
+        # the same tool said where it runs, or another thing signed with another tool
+        ("Tests run with pytest.", "Tests run with pytest in GitHub Actions."),
+        ("Releases are signed with cosign.", "Containers are signed with notation."),
+        # two things' cadences
+        ("Backups run daily.", "Reports run weekly."),
+        ("Stable releases are tagged quarterly.", "Security advisories are published monthly."),
+        ("Incident reviews are held every Friday at 15:00.",
+         "Postmortems are held every Wednesday at 11:00 so that the APAC team can join."),
+    ],
+)
+def test_project_text_that_changes_another_thing_retires_nothing(old_text: str, new_text: str) -> None:
+    for cosine in (0.6, 0.9):
+        assert decide(new_text, [("old", old_text, cosine)]).kind != "SUPERSEDE"
+        assert decide(old_text, [("old", new_text, cosine)], later={"old"}).kind != "SUPERSEDE"
+
+
+def test_two_values_in_a_later_first_clause_retire_the_older_frame() -> None:
+    decision = decide("Live-ops events start every Thursday at 17:00 UTC, one day earlier than before.",
+                      [("old", "Live-ops events start every Friday at 18:00 UTC.", 0.9)])
+    assert (decision.kind, decision.reason) == ("SUPERSEDE", "value changed: friday -> thursday; 18 -> 17")
+    # the older text's own tail may say something else that holds: not read
+    assert decide("Live-ops events start every Thursday at 17:00 UTC, one day earlier than before.",
+                  [("old", "Live-ops events start every Friday at 18:00 UTC, hosted by the community team.", 0.9)]
+                  ).kind != "SUPERSEDE"

@@ -42,6 +42,9 @@ candidates (same workspace and partition, current) and acts on the decision.
   a change-log line's dropped article put back (:func:`_headline`), the later text's clauses
   read one by one and the earlier text whole; and once a word said twice and
   dropped once is left out (:func:`_without_repeated_word`).
+- ``SUPERSEDE`` also for a change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`,
+  :func:`_project_text`): a decision record superseding another by id, change-log lines, two values said
+  together, "instead of", a negation lifted, a version floor or a cadence in other words, a hand-over.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -67,7 +70,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from knotwork.hygiene import pair_scorer
+from knotwork.hygiene import changes_read, pair_scorer
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
@@ -181,6 +184,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         old = words(old_text)
         if not old:
             continue
+        # A decision record that names the one it supersedes retires that record's memory, in either order.
+        if cosine >= SLOT_COSINE and (change := (changes_read.named_superseded(new_text, old_text) if target in later
+                                                 else changes_read.named_superseded(old_text, new_text))):
+            return Decision("SUPERSEDE", target, change, cosine)
         gone, came, replaced = _edits(old, new)
         kept = len(set(new) & set(old)) / len(set(old))
         # One meeting's schedule read whole decides before the word rules, which read "every other Thursday" ->
@@ -203,7 +210,8 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         change = (supersedes(old_text, new_text, cosine, old, new)
                   or _core_change(old_text, new_text, cosine, target in later)
-                  or _without_repeated_word(old_text, new_text, cosine, old, new))
+                  or _without_repeated_word(old_text, new_text, cosine, old, new)
+                  or _project_text(old_text, new_text, cosine, target in later))
         if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -283,6 +291,16 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
         what, a, b = [], m["a"] or m["a2"], m["b"]
     elif m := _UPGRADED.match(_TRAIL.sub("", body)):
         return _version_stated(older, m["name"] or m["name2"], m["b"], later)
+    elif several := changes_read.upgrades(body):  # "BREAKING: update Vite to v4 and Rollup to v3"
+        for name, version in several:
+            older = _version_stated(older, name, version, later) or ""
+        return older or None
+    elif read := changes_read.moved_to_version(_TRAIL.sub("", body)):  # "We moved the game servers to Node.js 20 LTS"
+        what, name, version = read
+        return _version_stated(older, name, version, later) if set(what) <= set(words(older)) else None
+    elif read := changes_read.from_to(body):  # a change-log line: "Update default timeout from 30 to 60 seconds"
+        swapped = changes_read.changelog_swapped(older, *read, later)
+        return _statement(swapped) if swapped else None
     else:
         return None
     a, b = re.sub(r"^(?:the|our)\s+", "", a, flags=re.IGNORECASE), re.sub(r"^(?:the|our)\s+", "", b, flags=re.IGNORECASE)
@@ -315,6 +333,41 @@ def _version_stated(older: str, name: str, version: str, later: str) -> str | No
     return _statement(text[: found[0].start("a")] + version + after)
 
 
+def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: bool) -> str | None:
+    """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
+    in one frame, each step a change :func:`supersedes` reads; "B instead of A"; a negation lifted for a value;
+    "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing; "A handed X over to
+    B"; "A left <org>"; another tool after "with". The later text (the new one unless ``old_is_later``) is the one read as the change."""
+    if cosine < SLOT_COSINE:
+        return None
+    if change := _two_values(old_text, new_text, cosine):
+        return change
+    earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
+    # ... or in the later text's first clause, the earlier one being that clause alone ("Live-ops events start
+    # every Friday at 18:00 UTC" -> "... every Thursday at 17:00 UTC, one day earlier than before")
+    head = _first_clause(later)
+    if (cosine >= CLAUSE_COSINE and head != later and _first_clause(earlier).strip().rstrip(".") == earlier.strip().rstrip(".")
+            and (change := _two_values(*((head, earlier) if old_is_later else (earlier, head)), cosine))):
+        return change
+    if (untagged := changes_read.untagged(old_text, new_text)) and (change := supersedes(*untagged, cosine)):
+        return change
+    return (changes_read.negation_lifted(old_text, new_text) or changes_read.instead_of(earlier, later)
+            or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
+            or changes_read.cadence_change(_statement(earlier), _statement(later, later=True))
+            or changes_read.handed_over(earlier, later)
+            or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later))
+
+
+def _two_values(old_text: str, new_text: str, cosine: float, floor: float = FRAME_COSINE) -> str | None:
+    """Two values swapped in one frame ("Laravel 8 and PHP 7.4" -> "Laravel 10 and PHP 8.2"): both steps
+    through the text between them (:func:`changes_read.two_swaps`) read by :func:`supersedes` as one value
+    changed, else None."""
+    if (mid := changes_read.two_swaps(old_text, new_text)) and (first := supersedes(old_text, mid, cosine, whole_floor=floor)):
+        if second := supersedes(mid, new_text, cosine, whole_floor=floor):
+            return f"{first}; {second}"
+    return None
+
+
 def _in_order(part: list[str], whole: list[str]) -> bool:
     """Are ``part``'s words in ``whole`` as one run ("background jobs" in "harbor's background jobs run on")?"""
     return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
@@ -327,7 +380,7 @@ def read_by_date(text: str) -> bool:
     candidates only (``decide``'s ``later``)."""
     body = text.strip().rstrip(".")
     return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body)
-                               or _UPGRADED.match(body))
+                               or _UPGRADED.match(body) or changes_read.reads_by_date(text))
 
 
 def _statement(text: str, later: bool = False) -> str:
@@ -395,8 +448,12 @@ def _core_change(old_text: str, new_text: str, cosine: float, old_is_later: bool
         if (whole_core, clause_core) == as_written or not words(clause_core):
             continue
         stored, added = (clause_core, whole_core) if old_is_later else (whole_core, clause_core)
+        if untagged := changes_read.untagged(stored, added):  # "Node.js 18 LTS" -> "... 20 LTS": the tag is the version's
+            stored, added = untagged
         rule, change = proposed(stored, added, cosine, whole_floor=floor)
         if rule is None:
+            if change := _two_values(stored, added, cosine, floor):  # "update Vite to v4 and Rollup to v3"
+                return change
             continue  # the scorer's looser reading alone (a verb of being swapped is no rule's value: _being_swap)
         if change := supersedes(stored, added, cosine, whole_floor=floor):
             return change

@@ -189,8 +189,8 @@ def schedule(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
         return None  # "I meet my trainer on Mondays" / "... on Thursdays": one's own habits may both hold
     frame: list[str] = []
     when: list[str] = []
-    for t in tokens:
-        if t in _FREQUENCY or t.rstrip("s") in _DAYS.values() or t in _DAYS or t in _ZONES or _TIME.match(t) \
+    for i, t in enumerate(tokens):
+        if t in _FREQUENCY or t.rstrip("s") in _DAYS.values() or t in _DAYS or t in _ZONES or _clock(tokens, i) \
                 or t.startswith(("utc+", "utc-")):
             when.append(t)
         elif t in {"am", "pm"} and when:
@@ -203,6 +203,20 @@ def schedule(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     if not days and not any(":" in t for t in read) and not set(read) & {"week", "month", "day"}:
         return None
     return _meeting_subject(frame), read, days, zones
+
+
+def _clock(tokens: list[str], i: int) -> bool:
+    """Is ``tokens[i]`` a time of day: "09:00", "8am", or a bare hour after "at", "from", "to", "between",
+    "and", "until" or before a zone ("at 9 PT")? A bare number elsewhere names which one ("Team 3 meets
+    weekly") or counts something, and is no time."""
+    t = tokens[i]
+    if not _TIME.match(t):
+        return False
+    if ":" in t or t.endswith(("am", "pm")):
+        return True
+    before = tokens[i - 1] if i else ""
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    return before in {"at", "from", "to", "between", "and", "until"} or after in _ZONES or after in {"am", "pm"}
 
 
 def _meeting_subject(frame: list[str]) -> tuple[str, ...]:
