@@ -1,0 +1,295 @@
+"""An attribute's key and value read from a memory whatever the sentence's shape.
+
+The frame rules of :mod:`~knotwork.hygiene.consolidate` find one short span that differs between two texts,
+so one change told in two shapes is missed: "Kubernetes 1.15's next patch release will be 1.15.3." ->
+"The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4."; "Nadia Petrov is the tech lead of
+Tamarack." -> "Tom Eriksen is Tamarack's tech lead". This reader takes each statement a text makes and reads
+a **key** (the words that say what the statement is about: its subject and its attribute) and a **value**:
+
+- "the X of Y is V", "X for Y is V", "Y's X is V" (also "will be", "remains", "is now"), "Y X: V" and "X (Y):
+  V" (a heading or status line), "V is Y's X" and "V is the X of Y" (a holder: X is a role with one holder,
+  ``knowledge.attributes.ROLES``), "Y uses V as its X", "the next Y X is V";
+- a date said with its verb: "X is planned / targeted / scheduled / due for D" (the key gains "date"),
+  "support for Y ends on D" and "Y reaches end of life on D" (Y's end-of-life date), "Y is in the V phase"
+  (Y's status).
+
+The key is the bag of the noun phrase's words, lower-cased, without articles, possessives and prepositions,
+plurals made singular and a few words read as one ("upcoming" as "next", "the Kubernetes 1.15 branch" as
+"Kubernetes 1.15", "end of life" as "end-of-life"). Which words are the subject and which the attribute
+does not matter for the match, so the shape does not either; a version in the subject is part of the key
+("Kubernetes 1.15" and "Kubernetes 1.16" are two keys, as "release manager for 4.2" and "for 4.3" are).
+
+The value is typed: a date, a version, a number with its unit, a name written with capitals (a person, a
+product, a place, with a version after it or not: "PostgreSQL 16"), or one lower-case word where the
+attribute is a kind of state ("status", "phase", ...) or a kind of tool ("package manager", "bundler", ...).
+What follows the value must be nothing, an aside after a comma, a phrase of when ("since ...", "after the
+... review", "now"), or the same words in both texts.
+
+Two texts with one key and two values of one type are a change (:func:`key_change`), when:
+
+- the earlier text (the one that would retire) makes one statement only, read whole, so that retiring it
+  loses nothing else it says; the later text's statements are read one by one;
+- no statement of the later text gives that key the earlier value again (a list that grew, both values
+  held);
+- neither value is a list ("A and B", "A, B"), a hedge, a negation or a question; a date made more exact
+  ("2027-10" -> "2027-10-24") is no change;
+- the key says what it is about: at least two words, one of them a lower-case attribute word, none of them
+  vague ("problem", "idea", ... ``knowledge.attributes``).
+
+Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules and slot
+readers still run before this reader. The reader is plain regular expressions over a few statements, no
+parse: it runs on every candidate pair of an add.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knotwork.knowledge.attributes import ROLES
+
+# -- the statement's shape ------------------------------------------------------------------------------------
+_COPULA = r"(?:is|are|will\s+be|remains|remain|stays|stay|became|has\s+become)(?:\s+now)?"
+_DATE_VERB = r"(?:planned|targeted|scheduled|due|expected|set)(?:\s+to\s+be\s+released)?\s+(?:for|on|in)"
+_SHAPES = [
+    # "X is planned / targeted / due for D": a date; "are next due on" puts "next" in the key
+    ("date", re.compile(rf"^(?P<np>.+?)\s+(?:is|are|will\s+be)\s+(?P<next>next\s+)?{_DATE_VERB}\s+(?P<value>.+)$")),
+    ("copula", re.compile(rf"^(?P<np>.+?)\s+{_COPULA}\s+(?P<value>.+)$")),
+    # a heading or status line: "Asset bundling: Vite", "Primary on-call (Q2): Dana Reyes"
+    ("heading", re.compile(r"^(?P<np>[A-Za-z][\w .'/-]{1,60}?)\s*(?:\((?P<sub>[^()]{1,40})\))?:\s+(?P<value>.+)$")),
+]
+# Verbs that say a date, a status or a tool, read as the "X is V" statement they make.
+_FRAMES = [
+    (re.compile(r"^support\s+for\s+(?P<s>.+?)\s+ends\s+(?:on|in)\s+(?P<v>.+)$", re.I), "the end-of-life date of {s}", "{v}"),
+    (re.compile(r"^(?P<s>.+?)\s+reaches\s+(?:its\s+)?end[\s-]of[\s-]life\s+(?:on|in)\s+(?P<v>.+)$", re.I),
+     "the end-of-life date of {s}", "{v}"),
+    (re.compile(r"^(?P<s>.+?)\s+is\s+(?:now\s+)?in\s+(?:the|its)\s+(?P<v>[\w-]+)\s+(?:phase|stage)$", re.I),
+     "the status of {s}", "{v}"),
+    (re.compile(r"^(?P<s>.+?)\s+(?:uses|use)\s+(?P<v>.+?)\s+as\s+(?:its|their|our|the)\s+(?P<x>[\w -]+)$", re.I),
+     "{s}'s {x}", "{v}"),
+]
+# An opening phrase of time ("After the storage review, ...", "As of June, ...") says nothing of the key.
+_LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from|in|on)\b[^,;:()]{1,60},\s+(?=\S)", re.I)
+# What may follow a value without changing what it states: an aside after a comma or in brackets, a phrase of
+# when ("since the March migration", "from June on", "after the licence review"), "now".
+_AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+(?:since|after|following|as\s+of|from|starting|"
+                    r"effective|until|in\s+the\s+\w+\s+(?:cleanup|release|migration))\b.*)$", re.I | re.S)
+
+# -- the key's words ------------------------------------------------------------------------------------------
+_DROP = frozenset("the a an its their our his her this that these those of for in on at to by with from s current "
+                  "currently present branch".split())
+_SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "lead's": "lead"}
+_KINDS = frozenset("status state phase stage tier plan mode level".split())  # a state in one lower-case word
+_TOOLS = frozenset("""manager runner bundler formatter linter database db framework library tool language backend
+    frontend editor server broker queue store engine client driver provider host registry builder compiler
+    checker orm cache runtime shell os platform cloud ci""".split())  # a tool in one lower-case word: "pnpm"
+_VAGUE = frozenset("""problem issue question idea plan goal reason thing point way part concern worry job task
+    fault name one kind sort type lot bit fact advantage disadvantage benefit downside upside strength weakness
+    trick secret story mistake example note""".split())
+_NOT_A_KEY = frozenset("we i you he she it they there this that what which who here".split())
+_HEDGE = re.compile(r"\b(?:[Nn]ot|[Nn]o|[Nn]ever|n't|[Mm]aybe|[Pp]erhaps|[Pp]robably|might|may|could|should|would|"
+                    r"[Ii]f|[Uu]nless|whether|either|or|proposed|considering|instead)\b|\?")
+_TOKEN = re.compile(r"[A-Za-z0-9\u00C0-\u024F][\w\u00C0-\u024F.+-]*(?:'s)?")
+
+# -- the value ------------------------------------------------------------------------------------------------
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_NAME_WORD = r"[A-Z\u00C0-\u00DE\u0100-\u024F][\w\u00C0-\u024F'.+-]*"
+_VALUES = [
+    ("date", re.compile(rf"\d{{4}}-\d{{2}}(?:-\d{{2}})?|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+                        rf"|\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?|{_MONTH}\s+\d{{4}}", re.I)),
+    ("version", re.compile(r"v?\d+(?:\.\d+)+[a-z0-9]*(?:\+)?", re.I)),
+    ("number", re.compile(r"[$\u20ac\u00a3]?\d+(?:[.,]\d+)?%?(?P<unit>(?:\s+[a-z]+(?:\s+per\s+[a-z]+)?)?)", re.I)),
+    ("name", re.compile(rf"{_NAME_WORD}(?:\s+(?:(?:van|von|der|den|de|del|da|di|du|la|le)\s+)?{_NAME_WORD})"
+                        rf"{{0,3}}(?:\s+v?\d+(?:\.\d+)*)?")),
+    ("word", re.compile(r"[a-z][a-z0-9-]*[a-z0-9]")),
+]
+_LIST = re.compile(r",|\s(?:and|or|&)\s|/", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One statement a text makes: its key (what it is about), its value as written, the value's type and its
+    comparable form."""
+
+    key: frozenset[str]
+    value: str
+    kind: str
+    norm: str
+    tail: str = ""  # the words after the value that are part of what it states ("per key", "on RDS")
+
+
+def statements(text: str) -> list[Statement | None]:
+    """Each clause of ``text`` (sentences, and parts split at ";") as a :class:`Statement`, or None for a
+    clause this reader cannot read whole."""
+    clauses = [c.strip() for c in re.split(r";|(?<=[a-z0-9)])\.\s+(?=[A-Z])", text.replace("\u2019", "'")) if c.strip()]
+    return [_statement(c.rstrip(".").strip()) for c in clauses]
+
+
+def _statement(clause: str) -> Statement | None:
+    if _HEDGE.search(clause):
+        return None
+    if lead := _LEAD.match(clause):
+        clause = clause[lead.end():]
+    for frame, np, value in _FRAMES:
+        if m := frame.match(clause):
+            clause = f"{np.format(**m.groupdict())} is {value.format(**m.groupdict())}"
+            break
+    for shape, pattern in _SHAPES:
+        if not (m := pattern.match(clause)):
+            continue
+        np, value = m["np"], m["value"].strip()
+        if shape == "heading" and m["sub"]:
+            np = f"{np} of {m['sub']}"
+        extra = {"date"} | ({"next"} if m["next"] else set()) if shape == "date" else set()
+        # "Tom Eriksen is Tamarack's tech lead", "PostgreSQL 16 is the primary database of Harbor": the value
+        # first, the key after the copula, with "the" or a possessive (one value: not "a", "one of")
+        if shape == "copula" and (held := _held(np, value)):
+            return held
+        if shape != "heading" and re.search(r"[:()]", np):
+            continue
+        key = _key(np, extra)
+        if key is not None and (found := _value(value, key, _head(np))):
+            return found
+    return None
+
+
+def _held(np: str, rest: str) -> Statement | None:
+    """"V is Y's X" / "V is the X of Y": ``np`` a value written whole (a name, a version), ``rest`` the key."""
+    if not re.match(r"(?:the\s+|[A-Z][\w.+-]*(?:\s+[A-Z\d][\w.+-]*)*'s\s+)", rest):
+        return None
+    value = _typed(np)
+    if value is None or value[0] not in ("name", "version") or value[2].strip():
+        return None
+    rest = re.sub(r"\s+now$", "", rest)
+    key = _key(rest, set())
+    if key is None:
+        return None
+    head = _head(rest)
+    if value[0] == "name" and head not in ROLES | _TOOLS:
+        return None  # a role with one holder ("tech lead", "release manager") or a tool ("bundler"), nothing else
+    return Statement(key, value[1], value[0], _norm(value[0], value[1]))
+
+
+def _head(np: str) -> str | None:
+    """The attribute's head: the last lower-case word before "of/for" (or of the whole phrase)."""
+    words = [w for w in _TOKEN.findall(np)]
+    cut = next((i for i, w in enumerate(words) if w.lower() in ("of", "for", "at", "on", "in")), len(words))
+    lower = [_singular(w.lower().removesuffix("'s")) for w in words[:cut] if not any(ch.isupper() for ch in w[1:])
+             and w.lower() not in _DROP and not w.lower().endswith("'s")]
+    return lower[-1] if lower else None
+
+
+def _key(np: str, extra: set[str]) -> frozenset[str] | None:
+    """The key's words, or None when the noun phrase is no key (a clause, a pronoun, a list, vague, too short)."""
+    raw = _TOKEN.findall(np)
+    if not raw or len(raw) > 12 or raw[0].lower() in _NOT_A_KEY or _LIST.search(np):
+        return None
+    if re.search(r"\b(?:we|i|you|they|he|she|it)\b", np, re.I):
+        return None
+    words: set[str] = set()
+    attribute = 0
+    text = re.sub(r"end[\s-]of[\s-]life", "end-of-life", np, flags=re.I)
+    for i, token in enumerate(_TOKEN.findall(text)):
+        low = token.lower().removesuffix("'s")
+        low = _SAME.get(low, low)
+        if low in _DROP or not low:
+            continue
+        if token.islower() and not any(ch.isdigit() for ch in token):
+            low = _singular(low)
+            if low in _VAGUE:
+                return None
+            attribute += 1
+        words.add(low)
+    words |= extra
+    if "date" in words:
+        words.discard("target")  # "the target date of X" / "X is targeted for"
+    if attribute == 0 or len(words) < 2:
+        return None
+    return frozenset(words)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ics")):
+        return word[:-1]
+    return word
+
+
+def _typed(text: str) -> tuple[str, str, str] | None:
+    """(type, value, what follows) for the value ``text`` starts with, else None."""
+    for kind, pattern in _VALUES:
+        if m := pattern.match(text):
+            if kind == "number" and len(text) > m.end() and text[m.end()] in ".-:":
+                continue  # a version or a date written otherwise
+            return kind, m.group(0).strip(), text[m.end():]
+    return None
+
+
+def _value(text: str, key: frozenset[str], head: str | None) -> Statement | None:
+    """The value ``text`` states for ``key``, when it is one typed value and what follows it says nothing else."""
+    text = re.sub(r"^(?:now|currently|still)\s+", "", text.strip())
+    typed = _typed(text)
+    if typed is None:
+        return None
+    kind, value, rest = typed
+    if rest and not _AFTER.match(rest):
+        if kind == "name" and re.match(r"\s+(?:and|or|&|/)\s", rest):
+            return None  # "Laravel 8 and PHP 7.4": two values
+        tail = " ".join(w.lower() for w in _TOKEN.findall(_AFTER_CUT.sub("", rest)))
+        if not tail or len(tail.split()) > 6:
+            return None
+        return _checked(Statement(key, value, kind, _norm(kind, value), tail), head)
+    return _checked(Statement(key, value, kind, _norm(kind, value)), head)
+
+
+_AFTER_CUT = re.compile(r"(?:,|\s+(?:since|after|following|as\s+of|from|starting|until)\b).*$", re.I | re.S)
+
+
+def _checked(found: Statement, head: str | None) -> Statement | None:
+    if found.kind == "word":
+        if head not in _KINDS | _TOOLS or found.value in _DROP or found.value in _NOT_A_KEY:
+            return None  # "The API is public" / "... is stable": two properties, both may hold
+    if found.kind == "name" and found.value.split()[0].lower() in _NOT_A_KEY | {"the", "a", "an"}:
+        return None
+    return found
+
+
+def _norm(kind: str, value: str) -> str:
+    low = value.lower()
+    if kind == "version":
+        return low.removeprefix("v")
+    if kind == "number":
+        return re.sub(r"\s+", " ", low.replace(",", "."))
+    return re.sub(r"[\s-]+", " ", low)
+
+
+def key_change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
+    """"old value -> new value" when the two texts give one key two values of one type, else None (module
+    docstring). The earlier text (``new_text`` when ``old_is_later``) must make one statement, read whole; the
+    later text's statements are read one by one."""
+    earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
+    found = statements(earlier)
+    if len(found) != 1 or found[0] is None:
+        return None
+    before = found[0]
+    now = [s for s in statements(later) if s is not None and s.key == before.key]
+    if not now or any(s.norm == before.norm for s in now) or len({s.norm for s in now}) > 1:
+        return None
+    after = now[0]
+    if after.kind != before.kind or after.tail != before.tail or _refined(before, after):
+        return None
+    old, new = (after, before) if old_is_later else (before, after)
+    return f"{old.value} -> {new.value}"
+
+
+def _refined(a: Statement, b: Statement) -> bool:
+    """A date made more exact ("2027-10" -> "2027-10-24"), a name said in full, or a number with another unit: no
+    change read."""
+    if a.kind == "date":
+        return a.norm.startswith(b.norm) or b.norm.startswith(a.norm)
+    if a.kind == "number":
+        return a.norm.split(" ", 1)[1:] != b.norm.split(" ", 1)[1:]
+    if a.kind == "name":  # "Grafana" / "Grafana Labs", "PostgreSQL" / "PostgreSQL 16": one name, said in full
+        short, long = sorted((a.norm.split(), b.norm.split()), key=len)
+        return long[: len(short)] == short
+    return False
