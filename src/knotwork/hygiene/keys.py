@@ -55,6 +55,11 @@ _SHAPES = [
     # "X is planned / targeted / due for D": a date; "are next due on" puts "next" in the key
     ("date", re.compile(rf"^(?P<np>.+?)\s+(?:is|are|will\s+be)\s+(?P<next>next\s+)?{_DATE_VERB}\s+(?P<value>.+)$")),
     ("copula", re.compile(rf"^(?P<np>.+?)\s+{_COPULA}\s+(?P<value>.+)$")),
+    # "Docs are hosted on Netlify", "Payments go through Stripe", "Server logs are shipped to Datadog": a thing
+    # done in one place, with one tool (a verb that gathers values, "uses", "supports", "runs", is none of these)
+    ("verb", re.compile(r"^(?P<np>.+?)\s+(?P<verb>(?:is|are)\s+(?:hosted|served|shipped|sent|stored|kept|deployed|"
+                        r"powered|built|handled|managed|tracked|published|compiled|bundled|installed|formatted|"
+                        r"linted|tested|written)|goes|go)\s+(?P<prep>on|with|by|to|in|through|via|at)\s+(?P<value>.+)$")),
     # a heading or status line: "Asset bundling: Vite", "Primary on-call (Q2): Dana Reyes"
     ("heading", re.compile(r"^(?P<np>[A-Za-z][\w .'/-]{1,60}?)\s*(?:\((?P<sub>[^()]{1,40})\))?:\s+(?P<value>.+)$")),
 ]
@@ -63,7 +68,7 @@ _FRAMES = [
     (re.compile(r"^support\s+for\s+(?P<s>.+?)\s+ends\s+(?:on|in)\s+(?P<v>.+)$", re.I), "the end-of-life date of {s}", "{v}"),
     (re.compile(r"^(?P<s>.+?)\s+reaches\s+(?:its\s+)?end[\s-]of[\s-]life\s+(?:on|in)\s+(?P<v>.+)$", re.I),
      "the end-of-life date of {s}", "{v}"),
-    (re.compile(r"^(?P<s>.+?)\s+is\s+(?:now\s+)?in\s+(?:the|its)\s+(?P<v>[\w-]+)\s+(?:phase|stage)$", re.I),
+    (re.compile(r"^(?P<s>.+?)\s+is\s+(?:now\s+)?in\s+(?:(?:the|its)\s+)?(?P<v>[\w-]+)\s+(?:phase|stage|status)$", re.I),
      "the status of {s}", "{v}"),
     (re.compile(r"^(?P<s>.+?)\s+(?:uses|use)\s+(?P<v>.+?)\s+as\s+(?:its|their|our|the)\s+(?P<x>[\w -]+)$", re.I),
      "{s}'s {x}", "{v}"),
@@ -82,7 +87,7 @@ _SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "lead's
 _KINDS = frozenset("status state phase stage tier plan mode level".split())  # a state in one lower-case word
 _TOOLS = frozenset("""manager runner bundler formatter linter database db framework library tool language backend
     frontend editor server broker queue store engine client driver provider host registry builder compiler
-    checker orm cache runtime shell os platform cloud ci""".split())  # a tool in one lower-case word: "pnpm"
+    checker orm cache runtime shell os platform cloud ci serializer validator tool""".split())  # a tool in one lower-case word: "pnpm"
 _VAGUE = frozenset("""problem issue question idea plan goal reason thing point way part concern worry job task
     fault name one kind sort type lot bit fact advantage disadvantage benefit downside upside strength weakness
     trick secret story mistake example note""".split())
@@ -142,6 +147,8 @@ def _statement(clause: str) -> Statement | None:
         if shape == "heading" and m["sub"]:
             np = f"{np} of {m['sub']}"
         extra = {"date"} | ({"next"} if m["next"] else set()) if shape == "date" else set()
+        if shape == "verb":
+            extra = {m["verb"].split()[-1], m["prep"]}  # "hosted on" and "hosted with" are two keys
         # "Tom Eriksen is Tamarack's tech lead", "PostgreSQL 16 is the primary database of Harbor": the value
         # first, the key after the copula, with "the" or a possessive (one value: not "a", "one of")
         if shape == "copula" and (held := _held(np, value)):
@@ -149,7 +156,8 @@ def _statement(clause: str) -> Statement | None:
         if shape != "heading" and re.search(r"[:()]", np):
             continue
         key = _key(np, extra)
-        if key is not None and (found := _value(value, key, _head(np))):
+        head = "tool" if shape == "verb" else _head(np)  # what a thing is done with or goes to: a product
+        if key is not None and (found := _value(value, key, head)):
             return found
     return None
 
@@ -249,6 +257,8 @@ def _checked(found: Statement, head: str | None) -> Statement | None:
     if found.kind == "word":
         if head not in _KINDS | _TOOLS or found.value in _DROP or found.value in _NOT_A_KEY:
             return None  # "The API is public" / "... is stable": two properties, both may hold
+        if head in _TOOLS:  # "pnpm", "esbuild": a product written in lower case, comparable with "Vite"
+            return Statement(found.key, found.value, "name", found.norm, found.tail)
     if found.kind == "name" and found.value.split()[0].lower() in _NOT_A_KEY | {"the", "a", "an"}:
         return None
     return found
