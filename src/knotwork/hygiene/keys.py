@@ -54,6 +54,8 @@ _DATE_VERB = r"(?:planned|targeted|scheduled|due|expected|set)(?:\s+to\s+be\s+re
 _SHAPES = [
     # "X is planned / targeted / due for D": a date; "are next due on" puts "next" in the key
     ("date", re.compile(rf"^(?P<np>.+?)\s+(?:is|are|will\s+be)\s+(?P<next>next\s+)?{_DATE_VERB}\s+(?P<value>.+)$")),
+    # "The protocol types live in src/types.ts", "The default validator is in ajv-provider.ts": a place
+    ("place", re.compile(r"^(?P<np>.+?)\s+(?:is|are|lives|live)\s+(?:now\s+)?(?P<prep>in|at|under)\s+(?P<value>.+)$")),
     ("copula", re.compile(rf"^(?P<np>.+?)\s+{_COPULA}\s+(?P<value>.+)$")),
     # "Docs are hosted on Netlify", "Payments go through Stripe", "Server logs are shipped to Datadog": a thing
     # done in one place, with one tool (a verb that gathers values, "uses", "supports", "runs", is none of these)
@@ -103,7 +105,9 @@ _NAME_WORD = r"[A-Z\u00C0-\u00DE\u0100-\u024F][\w\u00C0-\u024F'.+-]*"
 _VALUES = [
     ("date", re.compile(rf"\d{{4}}-\d{{2}}(?:-\d{{2}})?|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
                         rf"|\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?|{_MONTH}\s+\d{{4}}", re.I)),
-    ("version", re.compile(r"v?\d+(?:\.\d+)+[a-z0-9]*(?:\+)?", re.I)),
+    ("version", re.compile(r"v?\d+(?:\.\d+)+[a-z0-9]*(?:\+)?(?![\w/])", re.I)),
+    # a path, a package or a file name: "src/types.ts", "@scope/core", "ajv-provider.ts"
+    ("path", re.compile(r"[@~.]?[\w.-]*/[\w./@:-]*|[\w-]+(?:\.[\w-]+)*\.(?:ts|js|py|json|toml|ya?ml|md|sh|txt|cfg|ini|lock)\b")),
     ("number", re.compile(r"[$\u20ac\u00a3]?\d+(?:[.,]\d+)?%?(?P<unit>(?:\s+[a-z]+(?:\s+per\s+[a-z]+)?)?)", re.I)),
     ("name", re.compile(rf"{_NAME_WORD}(?:\s+(?:(?:van|von|der|den|de|del|da|di|du|la|le)\s+)?{_NAME_WORD})"
                         rf"{{0,3}}(?:\s+v?\d+(?:\.\d+)*)?")),
@@ -147,6 +151,8 @@ def _statement(clause: str) -> Statement | None:
         if shape == "heading" and m["sub"]:
             np = f"{np} of {m['sub']}"
         extra = {"date"} | ({"next"} if m["next"] else set()) if shape == "date" else set()
+        if shape == "place":
+            extra = {"in"}  # "in", "at", "under" a place: one key
         if shape == "verb":
             extra = {m["verb"].split()[-1], m["prep"]}  # "hosted on" and "hosted with" are two keys
         # "Tom Eriksen is Tamarack's tech lead", "PostgreSQL 16 is the primary database of Harbor": the value
@@ -156,7 +162,7 @@ def _statement(clause: str) -> Statement | None:
         if shape != "heading" and re.search(r"[:()]", np):
             continue
         key = _key(np, extra)
-        head = "tool" if shape == "verb" else _head(np)  # what a thing is done with or goes to: a product
+        head = "tool" if shape in ("verb", "place") else _head(np)  # what a thing is done with or goes to: a product
         if key is not None and (found := _value(value, key, head)):
             return found
     return None
@@ -198,13 +204,18 @@ def _key(np: str, extra: set[str]) -> frozenset[str] | None:
     words: set[str] = set()
     attribute = 0
     text = re.sub(r"end[\s-]of[\s-]life", "end-of-life", np, flags=re.I)
-    for i, token in enumerate(_TOKEN.findall(text)):
+    tokens = _TOKEN.findall(text)
+    for i, token in enumerate(tokens):
         low = token.lower().removesuffix("'s")
         low = _SAME.get(low, low)
         if low in _DROP or not low:
             continue
-        if token.islower() and not any(ch.isdigit() for ch in token):
-            low = _singular(low)
+        # a word written in lower case, or one capitalised only as the sentence's first before a lower-case word
+        # ("Payments go through ...", "Docs are hosted on ..."; not "Tom Eriksen", "Harbor's ...")
+        opening = i == 0 and token[1:].islower() and not token.endswith("'s") and (
+            len(tokens) == 1 or re.fullmatch(r"[a-z][a-z-]*", tokens[1]) is not None)
+        if (token.islower() or opening) and not any(ch.isdigit() for ch in token):
+            low = _singular(low) if token.islower() else low  # "Kubernetes patch releases": no plural to undo
             if low in _VAGUE:
                 return None
             attribute += 1
@@ -268,6 +279,8 @@ def _norm(kind: str, value: str) -> str:
     low = value.lower()
     if kind == "version":
         return low.removeprefix("v")
+    if kind == "path":  # "/tests", "./tests" and "tests/": one folder
+        return low.removeprefix(".").strip("/")
     if kind == "number":
         return re.sub(r"\s+", " ", low.replace(",", "."))
     return re.sub(r"[\s-]+", " ", low)
