@@ -74,6 +74,17 @@ _FRAMES = [
      "the status of {s}", "{v}"),
     (re.compile(r"^(?P<s>.+?)\s+(?:uses|use)\s+(?P<v>.+?)\s+as\s+(?:its|their|our|the)\s+(?P<x>[\w -]+)$", re.I),
      "{s}'s {x}", "{v}"),
+    # a floor: "Osprey requires Python 3.8 or newer", "Wren supports Python 3.10 and newer" (the minimum Python
+    # version of Osprey; "supports Python 3.12" alone is no floor: two versions supported both hold)
+    (re.compile(r"^(?P<s>.+?)\s+(?:requires|needs|supports)\s+(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+v?"
+                r"(?P<v>\d+(?:\.\d+)*)\s+(?:or|and)\s+(?:newer|later|above|higher)$"),
+     "the minimum {x} version of {s}", "{v}"),
+    # a role taken: "Priya Shah has taken over as firmware lead", "Daniel Osei became release manager for Heron
+    # 4.2 when Keiko Sato stepped down": the holder of that role now
+    (re.compile(r"^(?P<p>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes|became|has\s+become)"
+                r"\s+(?:over\s+as\s+)?(?:the\s+)?(?P<r>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}(?:\s+(?:of|for)\s+[^,;]+?)?)"
+                r"(?:\s+(?:from\s+[A-Z][^,;]*|when\s+[^,;]+))?$"),
+     "{p}", "the {r}"),
 ]
 # An opening phrase of time ("After the storage review, ...", "As of June, ...") says nothing of the key.
 _LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from|in|on)\b[^,;:()]{1,60},\s+(?=\S)", re.I)
@@ -85,7 +96,7 @@ _AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+(?:since|after
 # -- the key's words ------------------------------------------------------------------------------------------
 _DROP = frozenset("the a an its their our his her this that these those of for in on at to by with from s current "
                   "currently present branch".split())
-_SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "lead's": "lead"}
+_SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "minimal": "minimum"}
 _KINDS = frozenset("status state phase stage tier plan mode level".split())  # a state in one lower-case word
 _TOOLS = frozenset("""manager runner bundler formatter linter database db framework library tool language backend
     frontend editor server broker queue store engine client driver provider host registry builder compiler
@@ -136,10 +147,14 @@ def statements(text: str) -> list[Statement | None]:
 
 
 def _statement(clause: str) -> Statement | None:
-    if _HEDGE.search(clause):
-        return None
     if lead := _LEAD.match(clause):
         clause = clause[lead.end():]
+    for frame, np, value in _FRAMES:  # before the hedges: "or newer" is a floor, no choice
+        if m := frame.match(clause):
+            clause = f"{np.format(**m.groupdict())} is {value.format(**m.groupdict())}"
+            break
+    if _HEDGE.search(clause):
+        return None
     for frame, np, value in _FRAMES:
         if m := frame.match(clause):
             clause = f"{np.format(**m.groupdict())} is {value.format(**m.groupdict())}"
@@ -175,7 +190,7 @@ def _held(np: str, rest: str) -> Statement | None:
     value = _typed(np)
     if value is None or value[0] not in ("name", "version") or value[2].strip():
         return None
-    rest = re.sub(r"\s+now$", "", rest)
+    rest = re.sub(r"\s+(?:now|(?:starting|from|since)\s+(?:with\s+)?\S+(?:\s+on)?)$", "", rest)
     key = _key(rest, set())
     if key is None:
         return None
@@ -223,6 +238,8 @@ def _key(np: str, extra: set[str]) -> frozenset[str] | None:
     words |= extra
     if "date" in words:
         words.discard("target")  # "the target date of X" / "X is targeted for"
+    if "minimum" in words:
+        words.discard("supported")  # "the minimum supported Python version": the minimum Python version
     if attribute == 0 or len(words) < 2:
         return None
     return frozenset(words)
