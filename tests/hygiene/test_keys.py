@@ -34,6 +34,8 @@ CHANGES = [
                  "3.6 -> 3.8", id="floor-said-with-its-verb"),
     pytest.param("Lars Nilsen is the firmware lead.", "Priya Shah has taken over as firmware lead from Lars Nilsen.",
                  "Lars Nilsen -> Priya Shah", id="role-taken"),
+    pytest.param("The minimal supported Python version is 3.7.", "Osprey requires Python 3.8 or newer.", "3.7 -> 3.8",
+                 id="the-subject-left-out"),
     pytest.param("Payments go through Adyen.", "Payments go through Stripe; Adyen was switched off on May 10.",
                  "Adyen -> Stripe", id="verb-and-preposition"),
     pytest.param("Harbor's primary database is MySQL 5.7, running on a single RDS instance.",
@@ -59,8 +61,12 @@ BOTH_HOLD = [
     pytest.param("Tamarack's database is MySQL 8.0.", "Tamarack's database is PostgreSQL 16 on RDS.",
                  id="a-value-with-more-said-after-it"),
     pytest.param("The API is public.", "The API is stable.", id="two-properties"),
-    pytest.param("The minimal supported Python version is 3.7.", "Osprey requires Python 3.8 or newer.",
-                 id="a-key-with-another-subject"),
+    pytest.param("Fred Riss is the release manager for LLDB in llvm-project.",
+                 "Duncan Smith is the release manager for llvm-project.", id="a-narrower-subject"),
+    pytest.param("In Harbor, the rate limit is 100 requests per minute.",
+                 "In Quay, the rate limit is 300 requests per minute.", id="an-opener-of-scope"),
+    pytest.param("The release manager is Hugo van Kemenade.", "Python 3.14's release manager is Thomas Wouters.",
+                 id="a-subject-with-a-version-left-out"),
     pytest.param("Harbor's database might be PostgreSQL.", "Harbor's database is MySQL.", id="a-hedge"),
 ]
 

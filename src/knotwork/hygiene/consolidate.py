@@ -441,8 +441,7 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     rule, change = proposed(old_text, new_text, cosine, old, new, whole_floor)
     found = _scored(old_text, new_text, cosine, rule, change)
     if found is None and cosine >= SLOT_COSINE:
-        # a slot read whole (holders, employer, schedule), else one key read in any shape
-        return slot_change(old_text, new_text) or key_change(old_text, new_text)
+        return slot_change(old_text, new_text)  # a slot read whole: holders, employer, schedule
     return found
 
 

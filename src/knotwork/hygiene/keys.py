@@ -86,11 +86,13 @@ _FRAMES = [
                 r"(?:\s+(?:from\s+[A-Z][^,;]*|when\s+[^,;]+))?$"),
      "{p}", "the {r}"),
 ]
-# An opening phrase of time ("After the storage review, ...", "As of June, ...") says nothing of the key.
-_LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from|in|on)\b[^,;:()]{1,60},\s+(?=\S)", re.I)
+# An opening phrase of time ("After the storage review, ...", "As of June, ...") says nothing of the key; one of
+# place or scope ("In Harbor, ...", "For EU merchants, ...") is part of it: read as "... of Harbor".
+_LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from)\b[^,;:()]{1,60},\s+(?=\S)", re.I)
+_SCOPE = re.compile(r"^(?:in|for|at|on|within)\s+(?P<scope>[^,;:()]{1,40}),\s+(?=\S)", re.I)
 # What may follow a value without changing what it states: an aside after a comma or in brackets, a phrase of
 # when ("since the March migration", "from June on", "after the licence review"), "now".
-_AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+(?:since|after|following|as\s+of|from|starting|"
+_AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+with\s.*|\s+(?:since|after|following|as\s+of|from|starting|"
                     r"effective|until|in\s+the\s+\w+\s+(?:cleanup|release|migration))\b.*)$", re.I | re.S)
 
 # -- the key's words ------------------------------------------------------------------------------------------
@@ -137,6 +139,8 @@ class Statement:
     kind: str
     norm: str
     tail: str = ""  # the words after the value that are part of what it states ("per key", "on RDS")
+    names: frozenset[str] = frozenset()  # the key's words written as names ("harbor", "python", "3.13")
+    scoped: bool = True  # whether the key names its subject ("Harbor's X", "the X of/for Harbor")
 
 
 def statements(text: str) -> list[Statement | None]:
@@ -149,6 +153,9 @@ def statements(text: str) -> list[Statement | None]:
 def _statement(clause: str) -> Statement | None:
     if lead := _LEAD.match(clause):
         clause = clause[lead.end():]
+    scope = ""
+    if opener := _SCOPE.match(clause):
+        clause, scope = clause[opener.end():], f" of {opener['scope']}"
     for frame, np, value in _FRAMES:  # before the hedges: "or newer" is a floor, no choice
         if m := frame.match(clause):
             clause = f"{np.format(**m.groupdict())} is {value.format(**m.groupdict())}"
@@ -172,13 +179,14 @@ def _statement(clause: str) -> Statement | None:
             extra = {m["verb"].split()[-1], m["prep"]}  # "hosted on" and "hosted with" are two keys
         # "Tom Eriksen is Tamarack's tech lead", "PostgreSQL 16 is the primary database of Harbor": the value
         # first, the key after the copula, with "the" or a possessive (one value: not "a", "one of")
-        if shape == "copula" and (held := _held(np, value)):
+        if shape == "copula" and (held := _held(np, value + scope)):
             return held
+        np += scope
         if shape != "heading" and re.search(r"[:()]", np):
             continue
-        key = _key(np, extra)
+        read = _key(np, extra)
         head = "tool" if shape in ("verb", "place") else _head(np)  # what a thing is done with or goes to: a product
-        if key is not None and (found := _value(value, key, head)):
+        if read is not None and (found := _value(value, read, head)):
             return found
     return None
 
@@ -191,13 +199,13 @@ def _held(np: str, rest: str) -> Statement | None:
     if value is None or value[0] not in ("name", "version") or value[2].strip():
         return None
     rest = re.sub(r"\s+(?:now|(?:starting|from|since)\s+(?:with\s+)?\S+(?:\s+on)?)$", "", rest)
-    key = _key(rest, set())
-    if key is None:
+    read = _key(rest, set())
+    if read is None:
         return None
     head = _head(rest)
     if value[0] == "name" and head not in ROLES | _TOOLS:
         return None  # a role with one holder ("tech lead", "release manager") or a tool ("bundler"), nothing else
-    return Statement(key, value[1], value[0], _norm(value[0], value[1]))
+    return Statement(read[0], value[1], value[0], _norm(value[0], value[1]), names=read[1], scoped=read[2])
 
 
 def _head(np: str) -> str | None:
@@ -209,14 +217,15 @@ def _head(np: str) -> str | None:
     return lower[-1] if lower else None
 
 
-def _key(np: str, extra: set[str]) -> frozenset[str] | None:
-    """The key's words, or None when the noun phrase is no key (a clause, a pronoun, a list, vague, too short)."""
+def _key(np: str, extra: set[str]) -> tuple[frozenset[str], frozenset[str], bool] | None:
+    """The key's words, those of them written as names, whether it names its subject; or None when the noun phrase is no key (a clause, a pronoun, a list, vague, too short)."""
     raw = _TOKEN.findall(np)
     if not raw or len(raw) > 12 or raw[0].lower() in _NOT_A_KEY or _LIST.search(np):
         return None
     if re.search(r"\b(?:we|i|you|they|he|she|it)\b", np, re.I):
         return None
     words: set[str] = set()
+    names: set[str] = set()
     attribute = 0
     text = re.sub(r"end[\s-]of[\s-]life", "end-of-life", np, flags=re.I)
     tokens = _TOKEN.findall(text)
@@ -234,6 +243,8 @@ def _key(np: str, extra: set[str]) -> frozenset[str] | None:
             if low in _VAGUE:
                 return None
             attribute += 1
+        else:
+            names.add(low)
         words.add(low)
     words |= extra
     if "date" in words:
@@ -242,7 +253,8 @@ def _key(np: str, extra: set[str]) -> frozenset[str] | None:
         words.discard("supported")  # "the minimum supported Python version": the minimum Python version
     if attribute == 0 or len(words) < 2:
         return None
-    return frozenset(words)
+    scoped = bool(re.search(r"'s\b|\b(?:of|for|at|in)\s", text))
+    return frozenset(words), frozenset(names & words), scoped
 
 
 def _singular(word: str) -> str:
@@ -261,21 +273,22 @@ def _typed(text: str) -> tuple[str, str, str] | None:
     return None
 
 
-def _value(text: str, key: frozenset[str], head: str | None) -> Statement | None:
+def _value(text: str, read: tuple[frozenset[str], frozenset[str], bool], head: str | None) -> Statement | None:
     """The value ``text`` states for ``key``, when it is one typed value and what follows it says nothing else."""
     text = re.sub(r"^(?:now|currently|still)\s+", "", text.strip())
     typed = _typed(text)
     if typed is None:
         return None
     kind, value, rest = typed
+    key, names, scoped = read
     if rest and not _AFTER.match(rest):
         if kind == "name" and re.match(r"\s+(?:and|or|&|/)\s", rest):
             return None  # "Laravel 8 and PHP 7.4": two values
         tail = " ".join(w.lower() for w in _TOKEN.findall(_AFTER_CUT.sub("", rest)))
         if not tail or len(tail.split()) > 6:
             return None
-        return _checked(Statement(key, value, kind, _norm(kind, value), tail), head)
-    return _checked(Statement(key, value, kind, _norm(kind, value)), head)
+        return _checked(Statement(key, value, kind, _norm(kind, value), tail, names, scoped), head)
+    return _checked(Statement(key, value, kind, _norm(kind, value), names=names, scoped=scoped), head)
 
 
 _AFTER_CUT = re.compile(r"(?:,|\s+(?:since|after|following|as\s+of|from|starting|until)\b).*$", re.I | re.S)
@@ -286,7 +299,7 @@ def _checked(found: Statement, head: str | None) -> Statement | None:
         if head not in _KINDS | _TOOLS or found.value in _DROP or found.value in _NOT_A_KEY:
             return None  # "The API is public" / "... is stable": two properties, both may hold
         if head in _TOOLS:  # "pnpm", "esbuild": a product written in lower case, comparable with "Vite"
-            return Statement(found.key, found.value, "name", found.norm, found.tail)
+            return Statement(found.key, found.value, "name", found.norm, found.tail, found.names, found.scoped)
     if found.kind == "name" and found.value.split()[0].lower() in _NOT_A_KEY | {"the", "a", "an"}:
         return None
     return found
@@ -312,7 +325,7 @@ def key_change(old_text: str, new_text: str, old_is_later: bool = False) -> str 
     if len(found) != 1 or found[0] is None:
         return None
     before = found[0]
-    now = [s for s in statements(later) if s is not None and s.key == before.key]
+    now = [s for s in statements(later) if s is not None and _same_key(before, s)]
     if not now or any(s.norm == before.norm for s in now) or len({s.norm for s in now}) > 1:
         return None
     after = now[0]
@@ -320,6 +333,20 @@ def key_change(old_text: str, new_text: str, old_is_later: bool = False) -> str 
         return None
     old, new = (after, before) if old_is_later else (before, after)
     return f"{old.value} -> {new.value}"
+
+
+def _same_key(a: Statement, b: Statement) -> bool:
+    """One key, or one with its subject left out ("The minimal supported Python version is 3.7" / "Osprey
+    requires Python 3.8 or newer", "Grace Liu is the head of engineering" / "... of engineering at Sable"):
+    the smaller key names no subject, and the words the other has more are names only, none with a digit
+    ("Python 3.13's release manager" is not "the release manager": a version in the subject is the key; "the
+    release manager for LLDB in llvm-project" is not the one "for llvm-project")."""
+    if a.key == b.key:
+        return True
+    small, large = sorted((a, b), key=lambda s: len(s.key))
+    more = large.key - small.key
+    return (small.key < large.key and not small.scoped and more <= large.names and not any(ch.isdigit() for w in more for ch in w)
+            and len(small.key - small.names) >= 2)
 
 
 def _refined(a: Statement, b: Statement) -> bool:
