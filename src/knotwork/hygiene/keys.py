@@ -8,10 +8,15 @@ a **key** (the words that say what the statement is about: its subject and its a
 
 - "the X of Y is V", "X for Y is V", "Y's X is V" (also "will be", "remains", "is now"), "Y X: V" and "X (Y):
   V" (a heading or status line), "V is Y's X" and "V is the X of Y" (a holder: X is a role with one holder,
-  ``knowledge.attributes.ROLES``), "Y uses V as its X", "the next Y X is V";
-- a date said with its verb: "X is planned / targeted / scheduled / due for D" (the key gains "date"),
-  "support for Y ends on D" and "Y reaches end of life on D" (Y's end-of-life date), "Y is in the V phase"
-  (Y's status).
+  ``knowledge.attributes.ROLES``, or a tool), "Y uses V as its X", "the next Y X is V", "In Y, the X is V"
+  (an opener of place or scope is part of the key);
+- a place: "X lives in / is in V" (a path, a file, a name);
+- a thing done in one place or with one tool: "X are hosted on V", "X go through V", "X are shipped to V"
+  (the verb and its preposition are part of the key; verbs that gather values, "uses", "runs", are not read);
+- said with its verb: "X is planned / targeted / scheduled / due for D" (the key gains "date"), "support for
+  Y ends on D" and "Y reaches end of life on D" (Y's end-of-life date), "Y is in the V phase" (Y's status),
+  "Y requires / supports X V or newer" (Y's minimum X version), "P took over as R" / "P became R for Y" (P
+  holds R).
 
 The key is the bag of the noun phrase's words, lower-cased, without articles, possessives and prepositions,
 plurals made singular and a few words read as one ("upcoming" as "next", "the Kubernetes 1.15 branch" as
@@ -22,8 +27,9 @@ does not matter for the match, so the shape does not either; a version in the su
 The value is typed: a date, a version, a number with its unit, a name written with capitals (a person, a
 product, a place, with a version after it or not: "PostgreSQL 16"), or one lower-case word where the
 attribute is a kind of state ("status", "phase", ...) or a kind of tool ("package manager", "bundler", ...).
-What follows the value must be nothing, an aside after a comma, a phrase of when ("since ...", "after the
-... review", "now"), or the same words in both texts.
+What follows the value must be nothing, an aside after a comma or in brackets, a phrase of when ("since
+...", "after the ... review", "now"), a detail of it ("with deploy previews"), or the same words in both texts
+("100 requests per minute per key", "PostgreSQL 16 on RDS" is not "MySQL 8.0").
 
 Two texts with one key and two values of one type are a change (:func:`key_change`), when:
 
@@ -33,8 +39,11 @@ Two texts with one key and two values of one type are a change (:func:`key_chang
   held);
 - neither value is a list ("A and B", "A, B"), a hedge, a negation or a question; a date made more exact
   ("2027-10" -> "2027-10-24") is no change;
-- the key says what it is about: at least two words, one of them a lower-case attribute word, none of them
-  vague ("problem", "idea", ... ``knowledge.attributes``).
+- the key says what it is about: at least two words, one of them a lower-case attribute word, its head not
+  vague ("problem", "idea", ...);
+- both keys are the same, or one leaves out the subject the other names: it names none ("The minimal
+  supported Python version is 3.7" / "Osprey requires Python 3.8 or newer") and the other adds only names
+  without digits (a version in the subject is the key).
 
 Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules and slot
 readers still run before this reader. The reader is plain regular expressions over a few statements, no
@@ -61,17 +70,19 @@ _SHAPES = [
     # done in one place, with one tool (a verb that gathers values, "uses", "supports", "runs", is none of these)
     ("verb", re.compile(r"^(?P<np>.+?)\s+(?P<verb>(?:is|are)\s+(?:hosted|served|shipped|sent|stored|kept|deployed|"
                         r"powered|built|handled|managed|tracked|published|compiled|bundled|installed|formatted|"
-                        r"linted|tested|written)|goes|go)\s+(?P<prep>on|with|by|to|in|through|via|at)\s+(?P<value>.+)$")),
+                        r"linted|tested|written)|goes|go)\s+(?P<prep>on|with|by|to|in|through|via|at)"
+                        r"\s+(?P<value>.+)$")),
     # a heading or status line: "Asset bundling: Vite", "Primary on-call (Q2): Dana Reyes"
     ("heading", re.compile(r"^(?P<np>[A-Za-z][\w .'/-]{1,60}?)\s*(?:\((?P<sub>[^()]{1,40})\))?:\s+(?P<value>.+)$")),
 ]
 # Verbs that say a date, a status or a tool, read as the "X is V" statement they make.
 _FRAMES = [
-    (re.compile(r"^support\s+for\s+(?P<s>.+?)\s+ends\s+(?:on|in)\s+(?P<v>.+)$", re.I), "the end-of-life date of {s}", "{v}"),
+    (re.compile(r"^support\s+for\s+(?P<s>.+?)\s+ends\s+(?:on|in)\s+(?P<v>.+)$", re.I),
+     "the end-of-life date of {s}", "{v}"),
     (re.compile(r"^(?P<s>.+?)\s+reaches\s+(?:its\s+)?end[\s-]of[\s-]life\s+(?:on|in)\s+(?P<v>.+)$", re.I),
      "the end-of-life date of {s}", "{v}"),
-    (re.compile(r"^(?P<s>.+?)\s+is\s+(?:now\s+)?in\s+(?:(?:the|its)\s+)?(?P<v>[\w-]+)\s+(?:phase|stage|status)$", re.I),
-     "the status of {s}", "{v}"),
+    (re.compile(r"^(?P<s>.+?)\s+is\s+(?:now\s+)?in\s+(?:(?:the|its)\s+)?(?P<v>[\w-]+)\s+(?:phase|stage|status)$",
+                re.I), "the status of {s}", "{v}"),
     (re.compile(r"^(?P<s>.+?)\s+(?:uses|use)\s+(?P<v>.+?)\s+as\s+(?:its|their|our|the)\s+(?P<x>[\w -]+)$", re.I),
      "{s}'s {x}", "{v}"),
     # a floor: "Osprey requires Python 3.8 or newer", "Wren supports Python 3.10 and newer" (the minimum Python
@@ -92,17 +103,18 @@ _LEAD = re.compile(r"^(?:after|since|following|as of|starting|effective|from)\b[
 _SCOPE = re.compile(r"^(?:in|for|at|on|within)\s+(?P<scope>[^,;:()]{1,40}),\s+(?=\S)", re.I)
 # What may follow a value without changing what it states: an aside after a comma or in brackets, a phrase of
 # when ("since the March migration", "from June on", "after the licence review"), "now".
-_AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+with\s.*|\s+(?:since|after|following|as\s+of|from|starting|"
-                    r"effective|until|in\s+the\s+\w+\s+(?:cleanup|release|migration))\b.*)$", re.I | re.S)
+_AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+with\s.*|\s+(?:since|after|following|as\s+of|"
+                    r"from|starting|effective|until|in\s+the\s+\w+\s+(?:cleanup|release|migration))\b.*)$", re.I | re.S)
 
 # -- the key's words ------------------------------------------------------------------------------------------
 _DROP = frozenset("the a an its their our his her this that these those of for in on at to by with from s current "
                   "currently present branch".split())
 _SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "minimal": "minimum"}
 _KINDS = frozenset("status state phase stage tier plan mode level".split())  # a state in one lower-case word
+# a tool in one lower-case word ("The package manager is pnpm"), comparable with one written with capitals
 _TOOLS = frozenset("""manager runner bundler formatter linter database db framework library tool language backend
     frontend editor server broker queue store engine client driver provider host registry builder compiler
-    checker orm cache runtime shell os platform cloud ci serializer validator tool""".split())  # a tool in one lower-case word: "pnpm"
+    checker orm cache runtime shell os platform cloud ci serializer validator""".split())
 _VAGUE = frozenset("""problem issue question idea plan goal reason thing point way part concern worry job task
     fault name one kind sort type lot bit fact advantage disadvantage benefit downside upside strength weakness
     trick secret story mistake example note""".split())
@@ -120,7 +132,8 @@ _VALUES = [
                         rf"|\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?|{_MONTH}\s+\d{{4}}", re.I)),
     ("version", re.compile(r"v?\d+(?:\.\d+)+[a-z0-9]*(?:\+)?(?![\w/])", re.I)),
     # a path, a package or a file name: "src/types.ts", "@scope/core", "ajv-provider.ts"
-    ("path", re.compile(r"[@~.]?[\w.-]*/[\w./@:-]*|[\w-]+(?:\.[\w-]+)*\.(?:ts|js|py|json|toml|ya?ml|md|sh|txt|cfg|ini|lock)\b")),
+    ("path", re.compile(r"[@~.]?[\w.-]*/[\w./@:-]*"
+                        r"|[\w-]+(?:\.[\w-]+)*\.(?:ts|js|py|json|toml|ya?ml|md|sh|txt|cfg|ini|lock)\b")),
     ("number", re.compile(r"[$\u20ac\u00a3]?\d+(?:[.,]\d+)?%?(?P<unit>(?:\s+[a-z]+(?:\s+per\s+[a-z]+)?)?)", re.I)),
     ("name", re.compile(rf"{_NAME_WORD}(?:\s+(?:(?:van|von|der|den|de|del|da|di|du|la|le)\s+)?{_NAME_WORD})"
                         rf"{{0,3}}(?:\s+v?\d+(?:\.\d+)*)?")),
@@ -170,6 +183,8 @@ def _statement(clause: str) -> Statement | None:
         if not (m := pattern.match(clause)):
             continue
         np, value = m["np"], m["value"].strip()
+        if shape == "heading" and len(_TOKEN.findall(np)) > 5:
+            continue  # "Flask decides on one template engine: Jinja2": a clause, not a heading's noun phrase
         if shape == "heading" and m["sub"]:
             np = f"{np} of {m['sub']}"
         extra = {"date"} | ({"next"} if m["next"] else set()) if shape == "date" else set()
@@ -186,6 +201,8 @@ def _statement(clause: str) -> Statement | None:
             continue
         read = _key(np, extra)
         head = "tool" if shape in ("verb", "place") else _head(np)  # what a thing is done with or goes to: a product
+        if _head(np) in _VAGUE:  # "Harbor's problem is ...", "the idea of X is ..."
+            continue
         if read is not None and (found := _value(value, read, head)):
             return found
     return None
@@ -200,9 +217,9 @@ def _held(np: str, rest: str) -> Statement | None:
         return None
     rest = re.sub(r"\s+(?:now|(?:starting|from|since)\s+(?:with\s+)?\S+(?:\s+on)?)$", "", rest)
     read = _key(rest, set())
-    if read is None:
-        return None
     head = _head(rest)
+    if read is None or head in _VAGUE:
+        return None
     if value[0] == "name" and head not in ROLES | _TOOLS:
         return None  # a role with one holder ("tech lead", "release manager") or a tool ("bundler"), nothing else
     return Statement(read[0], value[1], value[0], _norm(value[0], value[1]), names=read[1], scoped=read[2])
@@ -218,7 +235,8 @@ def _head(np: str) -> str | None:
 
 
 def _key(np: str, extra: set[str]) -> tuple[frozenset[str], frozenset[str], bool] | None:
-    """The key's words, those of them written as names, whether it names its subject; or None when the noun phrase is no key (a clause, a pronoun, a list, vague, too short)."""
+    """The key's words, those of them written as names, whether it names its subject; or None when the noun
+    phrase is no key (a pronoun, a list, too long or too short, no lower-case word of attribute)."""
     raw = _TOKEN.findall(np)
     if not raw or len(raw) > 12 or raw[0].lower() in _NOT_A_KEY or _LIST.search(np):
         return None
@@ -240,8 +258,6 @@ def _key(np: str, extra: set[str]) -> tuple[frozenset[str], frozenset[str], bool
             len(tokens) == 1 or re.fullmatch(r"[a-z][a-z-]*", tokens[1]) is not None)
         if (token.islower() or opening) and not any(ch.isdigit() for ch in token):
             low = _singular(low) if token.islower() else low  # "Kubernetes patch releases": no plural to undo
-            if low in _VAGUE:
-                return None
             attribute += 1
         else:
             names.add(low)
@@ -345,7 +361,8 @@ def _same_key(a: Statement, b: Statement) -> bool:
         return True
     small, large = sorted((a, b), key=lambda s: len(s.key))
     more = large.key - small.key
-    return (small.key < large.key and not small.scoped and more <= large.names and not any(ch.isdigit() for w in more for ch in w)
+    return (small.key < large.key and not small.scoped and more <= large.names
+            and not any(ch.isdigit() for w in more for ch in w)
             and len(small.key - small.names) >= 2)
 
 
@@ -356,7 +373,7 @@ def _refined(a: Statement, b: Statement) -> bool:
         return a.norm.startswith(b.norm) or b.norm.startswith(a.norm)
     if a.kind == "number":
         return a.norm.split(" ", 1)[1:] != b.norm.split(" ", 1)[1:]
-    if a.kind == "name":  # "Grafana" / "Grafana Labs", "PostgreSQL" / "PostgreSQL 16": one name, said in full
-        short, long = sorted((a.norm.split(), b.norm.split()), key=len)
+    if a.kind == "name":  # "Grafana" / "Grafana Labs", "PostgreSQL" / "PostgreSQL 16", "Jinja2" / "Jinja": one name
+        short, long = sorted((a.norm.rstrip("0123456789").split(), b.norm.rstrip("0123456789").split()), key=len)
         return long[: len(short)] == short
     return False
