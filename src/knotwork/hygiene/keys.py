@@ -90,6 +90,13 @@ _FRAMES = [
     (re.compile(r"^(?P<s>.+?)\s+(?:requires|needs|supports)\s+(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+v?"
                 r"(?P<v>\d+(?:\.\d+)*)\s+(?:or|and)\s+(?:newer|later|above|higher)$"),
      "the minimum {x} version of {s}", "{v}"),
+    # an amount had: "Paid plans get a 30 second check interval from June on", "Harbor has a rate limit of 100
+    # requests per minute" (the X for Y)
+    (re.compile(r"^(?P<s>.+?)\s+(?:gets|get|has|have)\s+an?\s+(?P<x>[a-z][\w -]*?)\s+of\s+(?P<v>\d.*)$"),
+     "the {x} for {s}", "{v}"),
+    (re.compile(r"^(?P<s>.+?)\s+(?:gets|get|has|have)\s+an?\s+(?P<v>\d[\d.,]*[\s-][a-z]+)\s+(?P<x>[a-z][\w-]*"
+                r"(?:\s+[a-z][\w-]*){0,2}?)(?P<t>\s+(?:from|since|starting|as\s+of)\b.*)?$"),
+     "the {x} for {s}", "{v}{t}"),
     # a role taken: "Priya Shah has taken over as firmware lead", "Daniel Osei became release manager for Heron
     # 4.2 when Keiko Sato stepped down": the holder of that role now
     (re.compile(r"^(?P<p>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s+(?:has\s+)?(?:took|taken|takes|became|has\s+become)"
@@ -171,13 +178,21 @@ def _statement(clause: str) -> Statement | None:
         clause, scope = clause[opener.end():], f" of {opener['scope']}"
     for frame, np, value in _FRAMES:  # before the hedges: "or newer" is a floor, no choice
         if m := frame.match(clause):
-            clause = f"{np.format(**m.groupdict())} is {value.format(**m.groupdict())}"
+            found = {k: v or "" for k, v in m.groupdict().items()}
+            if re.match(r"[A-Z][a-z]+\s+[a-z]", found.get("s", "")):  # "Paid plans get ...": "paid plans"
+                found["s"] = found["s"][0].lower() + found["s"][1:]
+            said = re.sub(r"^(\d[\d.,]*)-(?=[a-z])", r"\1 ", value.format(**found))  # "a 30-second interval"
+            clause = f"{np.format(**found)} is {said}"
             break
     if _HEDGE.search(clause):
         return None
     for frame, np, value in _FRAMES:
         if m := frame.match(clause):
-            clause = f"{np.format(**m.groupdict())} is {value.format(**m.groupdict())}"
+            found = {k: v or "" for k, v in m.groupdict().items()}
+            if re.match(r"[A-Z][a-z]+\s+[a-z]", found.get("s", "")):  # "Paid plans get ...": "paid plans"
+                found["s"] = found["s"][0].lower() + found["s"][1:]
+            said = re.sub(r"^(\d[\d.,]*)-(?=[a-z])", r"\1 ", value.format(**found))  # "a 30-second interval"
+            clause = f"{np.format(**found)} is {said}"
             break
     for shape, pattern in _SHAPES:
         if not (m := pattern.match(clause)):
@@ -327,8 +342,8 @@ def _norm(kind: str, value: str) -> str:
         return low.removeprefix("v")
     if kind == "path":  # "/tests", "./tests" and "tests/": one folder
         return low.removeprefix(".").strip("/")
-    if kind == "number":
-        return re.sub(r"\s+", " ", low.replace(",", "."))
+    if kind == "number":  # "30 seconds" / "60 second": one unit
+        return " ".join(_singular(w) for w in low.replace(",", ".").split())
     return re.sub(r"[\s-]+", " ", low)
 
 
