@@ -42,8 +42,9 @@ Two texts with one key and two values of one type are a change (:func:`key_chang
 - the key says what it is about: at least two words, one of them a lower-case attribute word, its head not
   vague ("problem", "idea", ...);
 - both keys are the same, or one leaves out the subject the other names: it names none ("The minimal
-  supported Python version is 3.7" / "Osprey requires Python 3.8 or newer") and the other adds only names
-  without digits (a version in the subject is the key).
+  supported Python version is 3.7" / "Osprey requires Python 3.8 or newer"; "the head of engineering" / "...
+  at Sable") and the other adds only names without digits (a version in the subject is the key; "the release
+  manager for llvm-project" names its subject, so "for LLDB in llvm-project" is another key).
 
 Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules and slot
 readers still run before this reader. The reader is plain regular expressions over a few statements, no
@@ -284,7 +285,9 @@ def _key(np: str, extra: set[str]) -> tuple[frozenset[str], frozenset[str], bool
         words.discard("supported")  # "the minimum supported Python version": the minimum Python version
     if attribute == 0 or len(words) < 2:
         return None
-    scoped = bool(re.search(r"'s\b|\b(?:of|for|at|in)\s", text))
+    # a subject named: a possessive, or "of/for/at/in" before a name, a version or an identifier ("for
+    # llvm-project"); "the head of engineering" names a role, not whose
+    scoped = bool(re.search(r"'s\b|\b(?:of|for|at|in)\s+(?:the\s+)?(?:[A-Z0-9]|\w+[-._/]\w)", text))
     return frozenset(words), frozenset(names & words), scoped
 
 
