@@ -134,7 +134,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9\u00C0-\u024F][\w\u00C0-\u024F.+-]*(?:'s)?")
 # -- the value ------------------------------------------------------------------------------------------------
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_NAME_WORD = r"[A-Z\u00C0-\u00DE\u0100-\u024F][\w\u00C0-\u024F'.+-]*"
+# a word written with a capital, at its start or after a lower-case prefix ("iOS", "macOS")
+_NAME_WORD = r"(?:[A-Z\u00C0-\u00DE\u0100-\u024F]|[a-z]{1,3}[A-Z])[\w\u00C0-\u024F'.+-]*"
 _VALUES = [
     ("date", re.compile(rf"\d{{4}}-\d{{2}}(?:-\d{{2}})?|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
                         rf"|\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?|{_MONTH}\s+\d{{4}}", re.I)),
@@ -369,6 +370,12 @@ def key_change(old_text: str, new_text: str, old_is_later: bool = False) -> str 
     return f"{old.value} -> {new.value}"
 
 
+def _name_words(norm: str) -> list[str]:
+    """A name's words, a word's closing digits left out where letters lead ("jinja2" as "jinja"; "vue 3" keeps
+    its "3")."""
+    return [w.rstrip("0123456789") if w[:1].isalpha() else w for w in norm.split()]
+
+
 def _same_key(a: Statement, b: Statement) -> bool:
     """One key, or one with its subject left out ("The minimal supported Python version is 3.7" / "Osprey
     requires Python 3.8 or newer", "Grace Liu is the head of engineering" / "... of engineering at Sable"):
@@ -392,6 +399,6 @@ def _refined(a: Statement, b: Statement) -> bool:
     if a.kind == "number":
         return a.norm.split(" ", 1)[1:] != b.norm.split(" ", 1)[1:]
     if a.kind == "name":  # "Grafana" / "Grafana Labs", "PostgreSQL" / "PostgreSQL 16", "Jinja2" / "Jinja": one name
-        short, long = sorted((a.norm.rstrip("0123456789").split(), b.norm.rstrip("0123456789").split()), key=len)
+        short, long = sorted((_name_words(a.norm), _name_words(b.norm)), key=len)
         return long[: len(short)] == short
     return False
