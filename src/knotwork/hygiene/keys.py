@@ -173,6 +173,9 @@ def statements(text: str) -> list[Statement | None]:
 
 
 def _statement(clause: str) -> Statement | None:
+    """One clause read in the first shape that reads it whole (:data:`_SHAPES`), after an opening phrase of time
+    is set aside, an opener of scope moved into the key and a verb frame (:data:`_FRAMES`) rewritten as the
+    "X is V" statement it makes."""
     if lead := _LEAD.match(clause):
         clause = clause[lead.end():]
     scope = ""
@@ -188,14 +191,6 @@ def _statement(clause: str) -> Statement | None:
             break
     if _HEDGE.search(clause):
         return None
-    for frame, np, value in _FRAMES:
-        if m := frame.match(clause):
-            found = {k: v or "" for k, v in m.groupdict().items()}
-            if re.match(r"[A-Z][a-z]+\s+[a-z]", found.get("s", "")):  # "Paid plans get ...": "paid plans"
-                found["s"] = found["s"][0].lower() + found["s"][1:]
-            said = re.sub(r"^(\d[\d.,]*)-(?=[a-z])", r"\1 ", value.format(**found))  # "a 30-second interval"
-            clause = f"{np.format(**found)} is {said}"
-            break
     for shape, pattern in _SHAPES:
         if not (m := pattern.match(clause)):
             continue
