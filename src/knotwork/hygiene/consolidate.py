@@ -58,6 +58,10 @@ role's holders, a person's employer, a meeting's schedule, one path, a default) 
 cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and C"). A meeting's schedule is
 read whole before every word rule: "every other Thursday" -> "every Thursday" is a change, not a word left out, and
 "09:00 China Standard Time" / "09:00 UTC+8" no value swapped.
+
+Last, after every other rule (:func:`_keyed`): one key read in any sentence shape (:mod:`~knotwork.hygiene.keys`:
+"Kubernetes 1.15's next patch release will be 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15
+branch is 1.15.4.") with two values of one type.
 """
 
 from __future__ import annotations
