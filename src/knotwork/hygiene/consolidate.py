@@ -61,6 +61,10 @@ role's holders, a person's employer, a meeting's schedule, one path, a default) 
 cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and C"). A meeting's schedule is
 read whole before every word rule: "every other Thursday" -> "every Thursday" is a change, not a word left out, and
 "09:00 China Standard Time" / "09:00 UTC+8" no value swapped.
+
+Last, after every other rule (:func:`_keyed`): one key read in any sentence shape (:mod:`~knotwork.hygiene.keys`:
+"Kubernetes 1.15's next patch release will be 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15
+branch is 1.15.4.") with two values of one type.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from knotwork.hygiene import changes_read, pair_scorer
+from knotwork.hygiene.keys import key_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
@@ -205,13 +210,15 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the
             # tech lead of H" -> "Alice Chen left in April; Bob Martinez is the tech lead of H now"): a change
-            if change := _core_change(old_text, new_text, cosine, target in later):
+            if change := _core_change(old_text, new_text, cosine, target in later) or _keyed(
+                    old_text, new_text, cosine, target in later):
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         change = (supersedes(old_text, new_text, cosine, old, new)
                   or _core_change(old_text, new_text, cosine, target in later)
                   or _without_repeated_word(old_text, new_text, cosine, old, new)
-                  or _project_text(old_text, new_text, cosine, target in later))
+                  or _project_text(old_text, new_text, cosine, target in later)
+                  or _keyed(old_text, new_text, cosine, target in later))
         if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -497,6 +504,12 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     if found is None and cosine >= SLOT_COSINE:
         return slot_change(old_text, new_text)  # a slot read whole: holders, employer, schedule
     return found
+
+
+def _keyed(old_text: str, new_text: str, cosine: float, old_is_later: bool = False) -> str | None:
+    """One key, two values, whatever the sentence shapes (:func:`knotwork.hygiene.keys.key_change`), after every
+    other rule: the slot floor, like the other readers of a whole text."""
+    return key_change(old_text, new_text, old_is_later) if cosine >= SLOT_COSINE else None
 
 
 def _scored(old_text: str, new_text: str, cosine: float, rule: str | None, change: str | None) -> str | None:

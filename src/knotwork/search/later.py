@@ -1,7 +1,7 @@
 """Of two current memories that state one attribute with two values, the later one ranks first.
 
-"Analytics events go to Amplitude." (March) and "Analytics events go to PostHog, self-hosted in our own
-cluster." (September) both answer "where do analytics events go?", and both may still be current: consolidation
+"Analytics events are forwarded to Amplitude." (March) and "Analytics events are forwarded to PostHog,
+self-hosted in our own cluster." (September) both answer "where do analytics events go?", and both may still be current: consolidation
 retires the older only when the pair clears its cosine floors and its pair scorer. The older one often matches the question's
 words better (the newer carries the reason for the change), and ranked first it is the costliest wrong answer:
 stale, and stated with confidence.

@@ -116,8 +116,8 @@ SPEAKER = step("speaker", boost=0.2)
 #: them out of the top five (bench/RESULTS.md, "Search round 3: query-side stages").
 SPREAD = step("thread_spread", k=5, per_thread=1, max_share=0.3)
 
-#: Of two current memories that state one attribute with two values ("Analytics events go to Amplitude" /
-#: "... to PostHog, self-hosted"), the later one moves right above the earlier one among the first ten; only pairs the
+#: Of two current memories that state one attribute with two values ("Analytics events are forwarded to
+#: Amplitude" / "... to PostHog, self-hosted"), the later one moves right above the earlier one among the first ten; only pairs the
 #: consolidation rules read as one value changed move, by a swap (search/later.py). In the default: on LongMemEval,
 #: codemem, convo and convo2 (both halves each) it moved no ranked list at all, and on the project check it put the
 #: current value first for 2 more of 31 dev changes (bench/RESULTS.md, "Issue 35, round 4: the later of two
