@@ -99,6 +99,21 @@ def test_things_do_not_live_anywhere() -> None:
     assert all(f.predicate != "lives_in" for f in extract("Tests live in tests/api/.").facts)
 
 
+def test_a_known_place_in_lower_case_is_a_place_after_a_preposition() -> None:
+    """Chat writes places in lower case ("i live in utah"): a known place (lexicon.PLACES) after a preposition of
+    place is proposed as a name; an ordinary noun there, or a place word elsewhere, is not."""
+    from knotwork.knowledge.extract import entity_spans
+    from knotwork.knowledge.vocabulary import PLACE, kind
+
+    spans = {s.name for s in entity_spans("i lived in san diego but i live in utah now")}
+    assert {"san diego", "utah"} <= spans
+    assert not {s.name for s in entity_spans("i live in a small town near the lake")}
+    assert "washington" not in {s.name for s in entity_spans("washington is where i was born")}
+    assert kind("utah", None) == PLACE and kind("Utah", None) != PLACE  # a capitalised place is a name as before
+    assert ("User", "lives_in", "utah") in {(f.subject, f.predicate, f.object)
+                                            for f in candidates(["i live in utah for now"])[0][0].facts}
+
+
 def _bench():
     spec = importlib.util.spec_from_file_location("extraction_bench", BENCH)
     bench = importlib.util.module_from_spec(spec)

@@ -24,8 +24,8 @@ from knotwork.knowledge import mentions, scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.lists import distribute
-from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
-                                        TECH)
+from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, PLACES, RELATIVES,
+                                        STOP_AFTER, TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
 from knotwork.knowledge.parse import NOT_NAMES, read
@@ -155,6 +155,11 @@ def entity_spans(sentence: str) -> list[Span]:
             add(m.start(), m.end(), m.group(), "organization" if len(m.group()) > 2 else None, 8)
     for m in _CAPS.finditer(sentence):
         _caps_run(sentence, m.start(), m.group(), add)
+    for m in _LOWER_PLACE.finditer(sentence):  # "i live in utah": a known place after a preposition of place
+        words = m.group("p").split()
+        place = next((" ".join(words[:n]) for n in (3, 2, 1) if " ".join(words[:n]) in PLACES), None)
+        if place:
+            add(m.start("p"), m.start("p") + len(place), place, None, 9)
 
     chosen: list[Span] = []
     for span in sorted(found, key=lambda s: (s.rank, -(s.end - s.start), s.start)):
@@ -169,6 +174,8 @@ def entity_spans(sentence: str) -> list[Span]:
     return out
 
 
+#: A lower-case word or three after a preposition of place; kept when they are a known place (lexicon.PLACES).
+_LOWER_PLACE = re.compile(r"\b(?:in|to|from|near|around|outside|of)\s+(?=[a-z])(?P<p>[a-z]+(?: [a-z]+){0,2})")
 _MODEL_NUMBER = re.compile(r"\s\d{1,3}\b(?![.,]\d)")
 
 
