@@ -43,6 +43,8 @@ def triples(text: str) -> set[tuple[str, str, str]]:
         ("Fixed in PR-482 last week.", "PR-482", "reference"),
         ("we cache with redis here.", "Redis", "technology"),
         ("The app uses React Native.", "React Native", "technology"),  # a known name of several words
+        ("Our examples use the openai:gpt-4o model.", "openai:gpt-4o", "identifier"),  # a provider's model
+        ("i live in utah for now", "utah", None),  # a known place in lower case after "in"
     ],
 )
 def test_entity_rules(text: str, name: str, kind: str | None) -> None:
@@ -97,6 +99,12 @@ def test_negated_and_past_facts_come_back_retired() -> None:
 
 def test_things_do_not_live_anywhere() -> None:
     assert all(f.predicate != "lives_in" for f in extract("Tests live in tests/api/.").facts)
+
+
+def test_a_colon_joins_a_provider_and_a_model_only() -> None:
+    found = proposed("Set the proxy to proxy:8080, run node:test at 10:30 and log in as user:pass.")
+    assert not [n for n in found if ":" in n]
+    assert "OpenAI" not in proposed("Our examples use the openai:gpt-4o model.")  # no provider cut out of the name
 
 
 def test_a_known_place_in_lower_case_is_a_place_after_a_preposition() -> None:

@@ -118,6 +118,8 @@ def entity_spans(sentence: str) -> list[Span]:
         inner = m.group(1).strip().removesuffix("()")
         if inner and len(inner.split()) <= 4:
             add(m.start(), m.end(), inner, "identifier", 1)
+    for m in _PROVIDER_MODEL.finditer(sentence):  # "openai:gpt-4o": a provider's model, one name
+        add(m.start(), m.end(), m.group(), "identifier", 2)
     for m in _PATH.finditer(sentence):
         text = m.group().rstrip(".")
         if text.count("/") or "." in text:
@@ -174,6 +176,9 @@ def entity_spans(sentence: str) -> list[Span]:
     return out
 
 
+#: "provider:model" ("openai:gpt-4o", "google:gemini-1.5-pro"): letters, a colon, then a name with a letter and a
+#: digit ("proxy:8080", "node:test", "user:pass" are not such names).
+_PROVIDER_MODEL = re.compile(r"(?<![\w/:.@-])[a-z][a-z0-9]{2,}:(?=[\w.-]*[a-z])(?=[\w.-]*\d)[a-z0-9][\w.-]*[a-z0-9]")
 #: A lower-case word or three after a preposition of place; kept when they are a known place (lexicon.PLACES).
 _LOWER_PLACE = re.compile(r"\b(?:in|to|from|near|around|outside|of)\s+(?=[a-z])(?P<p>[a-z]+(?: [a-z]+){0,2})")
 _MODEL_NUMBER = re.compile(r"\s\d{1,3}\b(?![.,]\d)")
