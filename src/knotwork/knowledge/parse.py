@@ -553,7 +553,8 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
         return
     fav, purpose = _ends.favoured(verb) if dropped else (None, None)
     if dropped and ("for" in preps or fav is not None):  # "for the docs in favour of B": the docs change to B
-        alt = names.name(fav) if fav is not None else next((names.name(p) for p in _children(preps["for"], "pobj")), None)
+        alt = names.name(fav) if fav is not None else \
+            next((names.name(p) for p in _children(preps["for"], "pobj")), None)
         for s in [h for h in [names.name(purpose)] if h] if purpose is not None else subjects:
             for o in _objects(verb, names)[1]:
                 pred = "works_at" if verb.lemma_ == "leave" and s[0] == USER else "uses"
