@@ -43,6 +43,8 @@ def triples(text: str) -> set[tuple[str, str, str]]:
         ("Fixed in PR-482 last week.", "PR-482", "reference"),
         ("we cache with redis here.", "Redis", "technology"),
         ("The app uses React Native.", "React Native", "technology"),  # a known name of several words
+        ("Our examples use the openai:gpt-4o model.", "openai:gpt-4o", "identifier"),  # a provider's model
+        ("i live in utah for now", "utah", None),  # a known place in lower case after "in"
     ],
 )
 def test_entity_rules(text: str, name: str, kind: str | None) -> None:
@@ -97,6 +99,27 @@ def test_negated_and_past_facts_come_back_retired() -> None:
 
 def test_things_do_not_live_anywhere() -> None:
     assert all(f.predicate != "lives_in" for f in extract("Tests live in tests/api/.").facts)
+
+
+def test_a_colon_joins_a_provider_and_a_model_only() -> None:
+    found = proposed("Set the proxy to proxy:8080, run node:test at 10:30 and log in as user:pass.")
+    assert not [n for n in found if ":" in n]
+    assert "OpenAI" not in proposed("Our examples use the openai:gpt-4o model.")  # no provider cut out of the name
+
+
+def test_a_known_place_in_lower_case_is_a_place_after_a_preposition() -> None:
+    """Chat writes places in lower case ("i live in utah"): a known place (lexicon.PLACES) after a preposition of
+    place is proposed as a name; an ordinary noun there, or a place word elsewhere, is not."""
+    from knotwork.knowledge.extract import entity_spans
+    from knotwork.knowledge.vocabulary import PLACE, kind
+
+    spans = {s.name for s in entity_spans("i lived in san diego but i live in utah now")}
+    assert {"san diego", "utah"} <= spans
+    assert not {s.name for s in entity_spans("i live in a small town near the lake")}
+    assert "washington" not in {s.name for s in entity_spans("washington is where i was born")}
+    assert kind("utah", None) == PLACE and kind("Utah", None) != PLACE  # a capitalised place is a name as before
+    assert ("User", "lives_in", "utah") in {(f.subject, f.predicate, f.object)
+                                            for f in candidates(["i live in utah for now"])[0][0].facts}
 
 
 def _bench():

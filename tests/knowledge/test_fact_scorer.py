@@ -181,6 +181,15 @@ def test_dropped_in_favour_of_is_a_change(kg: Knotwork, change: str) -> None:
 
 
 @needs_parser
+def test_dropped_for_a_purpose_in_favour_of_changes_what_the_purpose_uses(kg: Knotwork) -> None:
+    """"for the docs" before "in favour of B" says what B is for: the docs change to B; "docs" is no new value."""
+    _add(kg, "The docs are built with MkDocs.", "We dropped MkDocs for the docs in favour of Sphinx.")
+    assert ("uses", "Sphinx") in _current(kg, "docs") and ("uses", "MkDocs") not in _current(kg, "docs")
+    touching = kg.entity_facts("docs", workspace="home", include_invalid=True, min_confidence=0)
+    assert not [f for f in touching if f.object == "docs"]  # never the new value, however unsure
+
+
+@needs_parser
 @pytest.mark.parametrize(("text", "subject", "fact"), [
     ("Priya has been at Meta since January.", "Priya", ("works_at", "Meta")),
     ("Jeff has been at Initech for six years.", "Jeff", ("works_at", "Initech")),
@@ -245,3 +254,36 @@ def test_a_change_stated_by_two_facts_of_one_memory_lifts_the_new_value(target: 
     assert vim > alone  # the scorer alone leaves Helix less sure than the Vim it replaces
     assert "Vim" not in now  # retired by the sibling fact "no longer use Vim"
     assert now["Helix"] == pytest.approx(vim)  # lifted to the confidence of what its sibling retired
+
+
+# -- a changelog's version bump -----------------------------------------------------------------------------
+
+
+def test_a_version_facts_own_value_is_no_tracker_cue() -> None:
+    """The tracker register (issue numbers, links, dotted versions) marks text where readings of what a thing
+    uses or runs on are often wrong; for a version fact a dotted version is its own value, so only the other
+    marks count."""
+    bump = "Upgrade embedded setuptools to `60.9.3` from `60.6.0`."
+    version = FactDraft("setuptools", "uses_version", "60.9.3", subject_type="technology", object_type="version",
+                        rule="parse:bump")
+    assert "register:tracker" not in scorer.features(version, bump)
+    assert "register:tracker" in scorer.features(version, "Fixes #812: upgrade setuptools to 60.9.3.")
+    runs = FactDraft("The API", "runs_on", "Postgres", object_type="technology", rule="parse:prep:run on")
+    assert "register:tracker" in scorer.features(runs, "The API runs on Postgres since 2.3.0.")
+
+
+@needs_parser
+def test_changelog_bumps_are_shown_as_the_value_then(target: str) -> None:
+    lines = [("2022-02-24", "Upgrade embedded setuptools to `60.9.3` from `60.6.0`."),
+             ("2022-03-18", "Upgrade embedded setuptools to `60.10.0` from `60.9.3`.")]
+    with _kg(target) as mem:
+        for at, line in lines:
+            mem.add(line, workspace="w", valid_at=at, consolidate=False)
+        mem.wait_for_extraction()
+
+        def shown(at: str | None = None) -> set[str]:  # at the reading default
+            return {f.object for f in mem.entity_facts("setuptools", workspace="w", as_of=at)
+                    if f.predicate == "uses_version"}
+
+        assert shown("2022-03-01") == {"60.9.3"}
+        assert shown() == {"60.10.0"}

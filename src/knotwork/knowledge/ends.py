@@ -225,3 +225,20 @@ def relative_who(tok: Any) -> bool:
     if any(c.dep_ == "aux" and c.tag_ == "MD" for c in governor.children) or governor.sent.text.rstrip().endswith("?"):
         return False
     return antecedent.pos_ == "PROPN" or system_noun(antecedent)
+
+
+def favoured(verb: Any) -> tuple[Any | None, Any | None]:
+    """The token after "in favour of" on a change verb, and the purpose it hangs under when the parse put it
+    there, else None: "dropped MkDocs for the docs in favour of B" hangs "in favour of B" on "docs", the noun
+    of the "for" phrase before it; that phrase says what B is for (the holder of the change), and is no new
+    value. Only a particular noun is such a purpose ("for the docs", not "for a while")."""
+    for p, purpose in [(p, None) for p in verb.children if p.dep_ == "prep"] + [
+            (p, q) for f in verb.children if f.dep_ == "prep" and f.lower_ == "for"
+            for q in f.children if q.dep_ == "pobj" and not never_named(q) and not generic(q, False)
+            for p in q.children if p.dep_ == "prep"]:
+        if p.lower_ == "in":
+            for fav in p.children:
+                if fav.dep_ == "pobj" and fav.lower_ in ("favour", "favor"):
+                    for o in (o for of in fav.children if of.dep_ == "prep" for o in of.children if o.dep_ == "pobj"):
+                        return o, purpose
+    return None, None

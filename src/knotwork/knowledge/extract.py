@@ -24,8 +24,8 @@ from knotwork.knowledge import mentions, scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.lists import distribute
-from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
-                                        TECH)
+from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, PLACES, RELATIVES,
+                                        STOP_AFTER, TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
 from knotwork.knowledge.parse import NOT_NAMES, read
@@ -118,6 +118,8 @@ def entity_spans(sentence: str) -> list[Span]:
         inner = m.group(1).strip().removesuffix("()")
         if inner and len(inner.split()) <= 4:
             add(m.start(), m.end(), inner, "identifier", 1)
+    for m in _PROVIDER_MODEL.finditer(sentence):  # "openai:gpt-4o": a provider's model, one name
+        add(m.start(), m.end(), m.group(), "identifier", 2)
     for m in _PATH.finditer(sentence):
         text = m.group().rstrip(".")
         if text.count("/") or "." in text:
@@ -155,6 +157,11 @@ def entity_spans(sentence: str) -> list[Span]:
             add(m.start(), m.end(), m.group(), "organization" if len(m.group()) > 2 else None, 8)
     for m in _CAPS.finditer(sentence):
         _caps_run(sentence, m.start(), m.group(), add)
+    for m in _LOWER_PLACE.finditer(sentence):  # "i live in utah": a known place after a preposition of place
+        words = m.group("p").split()
+        place = next((" ".join(words[:n]) for n in (3, 2, 1) if " ".join(words[:n]) in PLACES), None)
+        if place:
+            add(m.start("p"), m.start("p") + len(place), place, None, 9)
 
     chosen: list[Span] = []
     for span in sorted(found, key=lambda s: (s.rank, -(s.end - s.start), s.start)):
@@ -169,6 +176,11 @@ def entity_spans(sentence: str) -> list[Span]:
     return out
 
 
+#: "provider:model" ("openai:gpt-4o", "google:gemini-1.5-pro"): letters, a colon, then a name with a letter and a
+#: digit ("proxy:8080", "node:test", "user:pass" are not such names).
+_PROVIDER_MODEL = re.compile(r"(?<![\w/:.@-])[a-z][a-z0-9]{2,}:(?=[\w.-]*[a-z])(?=[\w.-]*\d)[a-z0-9][\w.-]*[a-z0-9]")
+#: A lower-case word or three after a preposition of place; kept when they are a known place (lexicon.PLACES).
+_LOWER_PLACE = re.compile(r"\b(?:in|to|from|near|around|outside|of)\s+(?=[a-z])(?P<p>[a-z]+(?: [a-z]+){0,2})")
 _MODEL_NUMBER = re.compile(r"\s\d{1,3}\b(?![.,]\d)")
 
 

@@ -95,3 +95,29 @@ STOP_AFTER = frozenset(
     very much best most really too so lots
     """.split()
 )
+
+#: Places written in lower case in chat ("i live in utah", "i lived in san diego"): the states of the United
+#: States, large cities (and their common short names) and countries. Only names that are rarely ordinary
+#: English words ("georgia", "jersey", "turkey", "phoenix", "la" are left out); a capitalised place is
+#: found by its capitals.
+PLACES = frozenset(
+    name.replace("_", " ")
+    for name in """
+    alabama alaska arizona arkansas california colorado connecticut delaware florida hawaii idaho illinois indiana
+    iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota mississippi missouri montana
+    nebraska nevada new_hampshire new_mexico new_york north_carolina north_dakota ohio oklahoma oregon
+    pennsylvania rhode_island south_carolina south_dakota tennessee texas utah vermont virginia washington
+    west_virginia wisconsin wyoming
+    nyc new_york_city los_angeles san_francisco san_diego san_jose san_antonio las_vegas vegas seattle portland
+    boston chicago houston dallas austin denver atlanta miami orlando tampa nashville memphis detroit
+    philadelphia philly pittsburgh baltimore minneapolis milwaukee cleveland cincinnati columbus indianapolis
+    sacramento oakland brooklyn manhattan salt_lake salt_lake_city albuquerque tucson honolulu anchorage
+    boise omaha kansas_city st_louis new_orleans raleigh richmond
+    canada mexico brazil argentina peru colombia england scotland wales ireland france germany spain
+    portugal italy netherlands belgium switzerland austria sweden norway denmark finland poland greece
+    russia ukraine egypt nigeria kenya india pakistan china japan korea vietnam thailand indonesia philippines
+    australia new_zealand
+    london paris berlin madrid barcelona lisbon rome milan amsterdam dublin edinburgh glasgow manchester
+    toronto vancouver montreal sydney melbourne tokyo seoul beijing shanghai mumbai delhi bangalore singapore
+    """.split()
+)

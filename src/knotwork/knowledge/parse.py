@@ -551,9 +551,11 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                 if holder:
                     _fact(out, holder, "uses", o, past=True, how="remove-from")
         return
-    if dropped and ("for" in preps or _in_favour_of(verb, names)):
-        alt = _in_favour_of(verb, names) or next((names.name(p) for p in _children(preps["for"], "pobj")), None)
-        for s in subjects:
+    fav, purpose = _ends.favoured(verb) if dropped else (None, None)
+    if dropped and ("for" in preps or fav is not None):  # "for the docs in favour of B": the docs change to B
+        alt = names.name(fav) if fav is not None else \
+            next((names.name(p) for p in _children(preps["for"], "pobj")), None)
+        for s in [h for h in [names.name(purpose)] if h] if purpose is not None else subjects:
             for o in _objects(verb, names)[1]:
                 pred = "works_at" if verb.lemma_ == "leave" and s[0] == USER else "uses"
                 if pred == "uses" and alt and _ends.hosted(alt[0]) and _ends.hosted(o[0]):
@@ -675,14 +677,7 @@ def _objects(verb: Any, names: _Names) -> tuple[list[Any], list[tuple[str, str |
 
 
 def _in_favour_of(verb: Any, names: _Names) -> tuple[str, str | None] | None:
-    for p in _children(verb, "prep"):
-        if p.lower_ == "in":
-            for fav in _children(p, "pobj"):
-                if fav.lower_ in ("favour", "favor"):
-                    for of in _children(fav, "prep"):
-                        for o in _children(of, "pobj"):
-                            return names.name(o)
-    return None
+    return names.name(o) if (o := _ends.favoured(verb)[0]) is not None else None
 
 
 def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, out: Extraction, passive: bool) -> None:

@@ -51,6 +51,8 @@ _ORDER = re.compile(r"^\s*(?:please\s+)?(?:use|don['’]t|do not|never|always|ma
 _MUST = re.compile(r"\b(?:must|should|need to|needs to|have to|has to|make sure|ensure|do not|don['’]t)\b", re.I)
 _CHATTY = re.compile(r"(?i:\b(?:haha+|lol|lmao|omg|yeah|yep|nope|gonna|wanna|kinda|btw|tbh)\b)|\bi\b|[:;]-?[()DPp]\B|!!|\?!")
 _TRACKER = re.compile(r"#\d+|\bPR\b|\bv?\d+\.\d+\.\d+|https?://|\b(?:fixes|closes|bump|changelog|deprecat\w*)\b", re.I)
+#: The same for a version fact: without version numbers and "bump", which are the fact's own value and verb
+_TRACKER_WORDS = re.compile(r"#\d+|\bPR\b|https?://|\b(?:fixes|closes|changelog|deprecat\w*)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|it|they|them)\b", re.I)
 _FIRST = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve)\b")
 _WE = re.compile(r"\b(?:we|us|our|ours)\b", re.I)
@@ -215,7 +217,7 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     out.append(f"chars:{bucket(len(text), (60, 120, 240, 480))}")
     if _CHATTY.search(text):
         out.append("register:chat")
-    if _TRACKER.search(text):
+    if (_TRACKER_WORDS if pred == "uses_version" else _TRACKER).search(text):
         out.append("register:tracker")
     if not sentence.rstrip().endswith((".", "!", "?", '"', "”", ")")):
         out.append("register:unpunctuated")

@@ -219,7 +219,7 @@ _CODE_SHAPE = re.compile(r"[\w.-]*(?:[a-z][A-Z]|_|/|\.[a-z]|\(\))[\w./()-]*")
 
 def kind(name: str, type_: str | None) -> str | None:
     """What kind of entity a name is, as far as its spelling and type tell; None: not a name at all."""
-    from knotwork.knowledge.lexicon import MULTIWORD_TECH, TECH as KNOWN_TECH
+    from knotwork.knowledge.lexicon import MULTIWORD_TECH, PLACES, TECH as KNOWN_TECH
 
     text = name.strip()
     if not any(ch.isalnum() for ch in text):
@@ -236,6 +236,8 @@ def kind(name: str, type_: str | None) -> str | None:
         return CODE
     if type_ == "technology" or text.lower() in KNOWN_TECH or text.lower() in MULTIWORD_TECH:
         return TECH
+    if text.islower() and text in PLACES:
+        return PLACE  # "utah" in chat: a place written in lower case
     words = text.split()
     last = words[-1].lower()
     if last in GROUP_NOUNS:
