@@ -107,7 +107,7 @@ SYSTEM_HEADS = frozenset(
 )
 #: Platforms a system is hosted on: a change between two of them is a change of ``runs_on``.
 HOSTS = frozenset(
-    "heroku render fly.io vercel netlify railway aws gcp azure digitalocean linode hetzner ovh lambda ec2 ecs eks "
+    "heroku render fly fly.io vercel netlify railway aws gcp azure digitalocean linode hetzner ovh lambda ec2 ecs eks "
     "gke aks fargate kubernetes k8s openshift nomad".split()
 ) | {"cloud run", "app engine", "cloudflare pages", "cloudflare workers", "github pages", "google cloud"}
 _VERSIONED = re.compile(r"(?P<base>.*\S)\s+v?(?P<v>\d+(?:\.\d+)*)")
@@ -117,6 +117,14 @@ _VERSION_TAIL = re.compile(r"\s+(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)+)$")
 def system_noun(tok: Any) -> bool:
     """True when ``tok`` heads a noun phrase naming a system that can hold a tool ("the mobile app")."""
     return tok.pos_ in ("NOUN", "PROPN") and (tok.lemma_.lower() in SYSTEM_HEADS or tok.lower_ in SYSTEM_HEADS)
+
+
+def hyphen_before(c: Any, head: Any) -> bool:
+    """Is ``c`` (a modifier before ``head``) joined to the next word by a hyphen with no space ("react-table",
+    "dbt-core"), so that the parse's split leaves one name in two? Then it belongs to the name's extent."""
+    nxt = c.i + 1
+    return c.i < head.i and nxt < len(c.doc) and c.doc[nxt].tag_ == "HYPH" and not c.whitespace_ \
+        and not c.doc[nxt].whitespace_ and c.dep_ in ("amod", "det", "compound", "nmod")
 
 
 def hosted(name: str) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 from knotwork.knowledge import scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
+from knotwork.knowledge.ends import hosted
 from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
                                         TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
@@ -388,6 +389,8 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 continue
             places = subj[0] == USER and all(s.type is None for s in (old, new))
             predicate = "lives_in" if places else "uses"
+            if predicate == "uses" and hosted(old.name) and hosted(new.name):
+                predicate = "runs_on"  # "we went from Heroku to Render": where it runs (as the parse reads it)
             out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1],
                                        object_type=new.type, rule=f"rules:{'switch' if rx is _SWITCH else 'replace'}"))
             consumed.append((m.start(), m.end()))

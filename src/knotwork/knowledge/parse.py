@@ -38,7 +38,7 @@ from knotwork.knowledge.cues import (
     instead as _instead,
     place_name as _place_name,
     is_hedged as _is_hedged,
-    negated as _negated,
+    negated as _negated, disliked as _disliked,
     question_or_order as _question_or_order,
     relative as _relative,
     school as _school,
@@ -184,7 +184,7 @@ class _Names:
             t = stack.pop()
             for c in t.children:
                 keep = c.dep_ in _NAME_MODS and not (c.dep_ == "nummod" and c.i < tok.i)
-                keep = keep or (c.dep_ == "punct" and c.tag_ == "HYPH")
+                keep = keep or (c.dep_ == "punct" and c.tag_ == "HYPH") or _ends.hyphen_before(c, t)  # "react-table"
                 keep = keep or (c.dep_ == "amod" and (c.tag_ == "NNP" or any(g.tag_ == "HYPH" for g in c.children)
                                                      or "-" in c.text))
                 keep = keep or (c.dep_ == "poss" and c.pos_ == "PROPN")
@@ -476,13 +476,13 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     subjects = _subjects(verb, names)
     if not subjects:
         return
-    past = past or _negated(verb) or _state_past(verb)
+    past = (past or _negated(verb) or _state_past(verb)) and not _disliked(verb)
     cannot = any(c.dep_ == "neg" for c in verb.children) and any(c.lower_ == "ca" for c in verb.children)
     if verb.lemma_ == "be":
         _been_at(verb, subjects, names, out, past)
         _copula(verb, subjects, names, out, past)
         return
-    key = _key(verb)
+    key = "dislike" if _disliked(verb) else _key(verb)
     passive = any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
     if passive and verb.lower_ in V.STATUSES and not _children(verb, "agent") and not any(
             p.lower_ in ("to", "via", "with", "from", "into") for p in _children(verb, "prep")):
