@@ -232,8 +232,14 @@ def place_name(tok: Any) -> bool:
     not a tool ("moved to postgres")."""
     from knotwork.knowledge.lexicon import TECH
 
+    if tok.lower_ in _HOMES and (tok.pos_ == "NOUN" or tok.dep_ == "pobj"):  # "moved to a new place in Brooklyn": a home, not a tool
+        return True
     return any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.text.istitle() and c.lower_ not in TECH
                for c in tok.children)
+
+
+#: Nouns for a home (the place named after them is where one lives).
+_HOMES = frozenset("flat apartment place house home room studio bedsit condo".split())
 
 
 def school(tok: Any) -> bool:

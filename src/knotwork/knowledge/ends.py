@@ -127,6 +127,17 @@ def hyphen_before(c: Any, head: Any) -> bool:
         and not c.doc[nxt].whitespace_ and c.dep_ in ("amod", "det", "compound", "nmod")
 
 
+def place_preps(tok: Any) -> list[Any]:
+    """The prepositions of a place noun ("a flat in Bristol"), with the one the parse hung on the verb when it
+    follows the noun at once ("I moved to a flat in Bristol": "in Bristol" under "moved")."""
+    out = list(tok.children)
+    nxt = tok.i + 1
+    if nxt < len(tok.doc) and tok.doc[nxt].dep_ == "prep" and tok.doc[nxt].head.i == tok.head.head.i \
+            and tok.dep_ == "pobj" and tok.doc[nxt].head.pos_ in ("VERB", "AUX"):
+        out.append(tok.doc[nxt])
+    return out
+
+
 def hosted(name: str) -> bool:
     return name.casefold() in HOSTS
 

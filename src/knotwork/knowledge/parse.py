@@ -130,8 +130,8 @@ class _Names:
                 if n.dep_ in ("oprd", "attr", "dobj", "xcomp", "npadvmod"):
                     return self.name(n)
         # "a small flat in Camden", "a new place in Brooklyn": the place is the name
-        if tok.lower_ in _PLACE_NOUNS and tok.pos_ == "NOUN":
-            for p in tok.children:
+        if tok.lower_ in _PLACE_NOUNS and (tok.pos_ == "NOUN" or tok.dep_ == "pobj"):  # "a flat" parsed as ADJ too
+            for p in _ends.place_preps(tok):  # its own "in X", or the verb's right after it ("moved to a flat in X")
                 if p.dep_ == "prep" and p.lower_ in ("in", "near", "on"):
                     for q in p.children:
                         if q.dep_ == "pobj" and q.pos_ == "PROPN":
@@ -530,7 +530,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     continue
                 implicit = not _children(verb, "nsubj", "nsubjpass")
                 # "moved from Redis to Valkey": a technology on either side makes it a change of tool
-                technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
+                technical = (_technical(tok) and tok.lower_ not in _PLACE_NOUNS) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
                 pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
                 if pred == "uses" and _ends.hosted(n[0]) and _ends.hosted(old[0]):
                     pred = "runs_on"  # "moved from Heroku to Render": where it runs
