@@ -172,6 +172,9 @@ def is_hedged(verb: Any) -> bool:
 
 def negated(verb: Any) -> bool:
     for c in verb.children:
+        if c.dep_ == "neg" and c.i > verb.i + 1 and c.doc[c.i - 1].text == "," and c.i + 1 < len(c.doc) \
+                and c.doc[c.i + 1].pos_ in ("PROPN", "NOUN", "ADP", "NUM", "DET", "X"):
+            continue  # "CI runs on GitLab now, not CircleCI": the "not" is on the other name, not the clause
         if c.dep_ == "neg" or c.lower_ in ("never", "anymore") or (c.dep_ == "advmod" and c.lemma_ in ("long",) and
                                                                    any(g.lower_ == "no" for g in verb.children)):
             return True

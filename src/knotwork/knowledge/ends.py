@@ -138,6 +138,12 @@ def place_preps(tok: Any) -> list[Any]:
     return out
 
 
+def new_marks(verb: Any) -> tuple[str, ...]:
+    """The prepositions that bring the new value of a replacement: "replaced A with B", "A was replaced by B";
+    "swapped A for B" too ("substitute A for B" says the opposite, and keeps "with" only)."""
+    return ("with", "by", "for") if verb.lemma_ == "swap" else ("with", "by")
+
+
 def hosted(name: str) -> bool:
     return name.casefold() in HOSTS
 

@@ -164,7 +164,7 @@ class _Names:
             return None
         if tok.pos_ == "NOUN" and start == end and tok.tag_ == "NNS" and head.endswith("ings"):
             return None
-        if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and not any(
+        if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and tok.i > tok.sent.start and not any(
                 c.dep_ in ("det", "poss") for c in tok.children):
             return None  # a bare "API" the parse cut from its name ("The payments API runs on…")
         if re.search(r"\s(?:and|or|&)\s", text) and not (span is not None and re.search(r"\s(?:and|or|&)\s", span.name)):
@@ -689,9 +689,9 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
     """"A replaced B (in X)", "we replaced B with A", "B was replaced by A (in X)"."""
     where = None
     agent_objects = [q for a in _children(verb, "agent") for q in _children(a, "pobj")]
-    with_objects = [q for w in _children(verb, "prep") if w.lower_ in ("with", "by") for q in _children(w, "pobj")]
+    with_objects = [q for w in _children(verb, "prep") if w.lower_ in _ends.new_marks(verb) for q in _children(w, "pobj")]
     for p in _children(verb, "prep") + [p for q in agent_objects + with_objects for p in _children(q, "prep")]:
-        if p.lower_ in ("in", "on", "for", "across"):
+        if p.lower_ in ("in", "on", "for", "across") and p.lower_ not in _ends.new_marks(verb):
             for o in _children(p, "pobj"):
                 if o.pos_ == "PROPN" or any(c.lower_ in ("the", "our", "my") for c in o.children):
                     where = names.name(o)  # "across the dashboard", not "for formatting"
@@ -700,7 +700,7 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
         old = subjects
         owner = where or (TEAM, "team")
     else:
-        with_ = [p for p in _children(verb, "prep") if p.lower_ in ("with", "by")]
+        with_ = [p for p in _children(verb, "prep") if p.lower_ in _ends.new_marks(verb)]  # "swapped A for B"
         if with_:
             new = [names.name(o) for p in with_ for q in _children(p, "pobj") for o in _conjuncts(q)]
             old = _objects(verb, names)[1]

@@ -40,7 +40,7 @@ LANGUAGES = frozenset(
 )
 #: Heads of "a <language> <head>" that name a piece of software.
 PARTS = frozenset(
-    "script binary service app application library lib package module tool cli daemon worker job program "
+    "script binary service app application library lib module tool cli daemon worker job program "
     "server client backend frontend microservice lambda function codebase project monolith sdk".split()
 )
 #: Verbs whose simple past with no object says a piece of work reached that status.
@@ -96,6 +96,9 @@ def _written_as(sent: Any, names: Any, out: Extraction) -> None:
         for attr in (a for a in verb.children if a.dep_ == "attr" and a.pos_ == "NOUN"):
             if attr.lemma_.lower() not in PARTS or not any(d.lower_ in ("a", "an") for d in attr.children):
                 continue
+            if any(c.dep_ in ("conj", "cc") for c in attr.children) or any(
+                    w.lemma_ in ("write", "implement", "build") for w in attr.subtree):
+                continue  # "a Python package and project manager written in Rust": the language is said elsewhere
             langs = [m for m in attr.children if m.dep_ in ("compound", "amod", "nmod") and m.i < attr.i
                      and m.lower_ in LANGUAGES and m.text[:1].isupper()]
             if len(langs) != 1:
