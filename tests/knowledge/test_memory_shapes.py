@@ -1,0 +1,88 @@
+"""Shapes of memories people write, found on the memory2 set's dev half: what each reading proposes, and the
+neighbour it must leave alone (knowledge/shapes.py, and the cue and parse fixes they came with)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork.knowledge.extract import candidates, extract
+from knotwork.knowledge.nlp import pipeline
+
+needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
+
+
+def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
+    ((ex, _doc),) = candidates([text])
+    return {(f.subject, f.predicate, f.object, f.past) for f in ex.facts}
+
+
+def _stored(text: str) -> set[tuple[str, str, str, bool, str | None]]:
+    return {(f.subject, f.predicate, f.object, f.past, f.replaces) for f in extract(text).facts}
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("Our cat Biscuit is 14 and has kidney problems.", ("Team", "owns", "Biscuit", False)),
+    ("My dog Bruno hates the vet.", ("User", "owns", "Bruno", False)),
+    ("My late dog Rex loved the beach.", ("User", "owns", "Rex", True)),
+    ("The nightly export job is a Python script scheduled in Airflow.",
+     ("nightly export job", "written_in", "Python", False)),
+    ("The checkout redesign shipped on Tuesday.", ("checkout redesign", "status", "shipped", False)),
+    ("Javier - my old flatmate - now works in Madrid as a sound engineer.", ("Javier", "roommate_of", "User", True)),
+    ("Javier - my old flatmate - now works in Madrid as a sound engineer.", ("Javier", "lives_in", "Madrid", False)),
+    ("Ines, my friend from uni, has moved to Lisbon.", ("Ines", "lives_in", "Lisbon", False)),
+    ("Jamal, my brother-in-law, drives a Tesla.", ("Jamal", "brother_in_law_of", "User", False)),
+    ("I really don't like oat milk.", ("User", "dislikes", "oat milk", False)),
+    ("I moved to a flat in Leith.", ("User", "lives_in", "Leith", False)),
+    ("CI runs on CircleCI.", ("CI", "runs_on", "CircleCI", False)),
+    ("CI runs on GitLab now, not CircleCI.", ("CI", "runs_on", "GitLab", False)),
+    ("The frontend repo depends on react-table v7 and zustand.", ("frontend repo", "depends_on", "react-table", False)),
+])
+def test_a_memory_shape_reads(text: str, fact: tuple[str, str, str, bool]) -> None:
+    assert fact in _proposed(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("I might get a cat called Miso.", ("User", "owns", "Miso", False)),  # a plan
+    ("uv is an extremely fast Python package and project manager written in Rust.", ("uv", "written_in", "Python", False)),
+    ("The nightly export job is a Python script scheduled in Airflow.",
+     ("nightly export job", "is_a", "Python script", False)),  # the written_in reading replaces it
+    ("We shipped the fix.", ("fix", "status", "shipped", False)),  # an object: no status of the subject
+    ("The PR merged into main.", ("PR", "status", "merged", False)),  # where, not a status
+    ("Tom, my brother lives in Leeds.", ("Tom", "brother_of", "User", False)),  # no aside closes
+    ("Jamal, my brother-in-law, drives a Tesla.", ("Jamal", "brother_of", "User", False)),
+    ("I don't like coffee anymore.", ("User", "dislikes", "coffee", False)),  # a liking that ended
+    ("I didn't like the hotel.", ("User", "dislikes", "hotel", False)),  # a past visit, not a taste now
+    ("The frontend repo depends on react-table v7 and zustand.", ("frontend repo", "depends_on", "table", False)),
+])
+def test_its_neighbour_does_not(text: str, fact: tuple[str, str, str, bool]) -> None:
+    assert fact not in _proposed(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "I'm not sure the worker still needs Celery.",
+    "Nobody is sure whether the mailer uses SES or Postmark.",
+    "No idea where I left the spare keys.",
+    "We're migrating the orders DB from MySQL to Aurora Postgres.",  # under way: no change yet
+    "We are switching the CI to GitHub Actions.",
+])
+def test_a_doubted_or_unfinished_clause_states_nothing(text: str) -> None:
+    assert _proposed(text) == set()
+
+
+@needs_parser
+def test_its_sure_and_finished_neighbours_do() -> None:
+    assert ("worker", "depends_on", "Celery", False) in _proposed("I'm sure the worker needs Celery.")
+    assert ("Team", "uses", "Postgres", False) in _proposed("We migrated the orders DB from MySQL to Postgres.")
+    assert ("User", "works_at", "Google", True) in _proposed("I left Google in May.")
+
+
+@needs_parser
+def test_changes_in_memory_words_retire_the_old_value() -> None:
+    assert ("User", "lives_in", "Bristol", False, "Leeds") in _stored("I moved from Leeds to a flat in Bristol.")
+    assert not any(f[1] == "uses" for f in _stored("I moved from Leeds to a flat in Bristol."))
+    assert ("User", "uses", "Pixel 8", False, "iPhone") in _stored("Last year I swapped my iPhone for a Pixel 8.")
+    assert ("Team", "runs_on", "Fly", False, "Heroku") in _stored("We moved from Heroku to Fly.")
+    assert ("dashboard", "uses", "Luxon", False, "Moment") in _stored("We replaced Moment with Luxon across the dashboard.")
