@@ -86,3 +86,23 @@ def test_changes_in_memory_words_retire_the_old_value() -> None:
     assert ("User", "uses", "Pixel 8", False, "iPhone") in _stored("Last year I swapped my iPhone for a Pixel 8.")
     assert ("Team", "runs_on", "Fly", False, "Heroku") in _stored("We moved from Heroku to Fly.")
     assert ("dashboard", "uses", "Luxon", False, "Moment") in _stored("We replaced Moment with Luxon across the dashboard.")
+
+
+@needs_parser
+def test_a_parent_written_as_a_name_is_the_writers() -> None:
+    assert ("User's mum", "has_birthday", "3 May", False) in _proposed("Mum's birthday is 3 May.")
+    assert ("User's dad", "lives_in", "Leeds", False) in _proposed("Dad lives in Leeds.")
+    assert not any(f[0].startswith("User's") for f in _proposed("Both NAN and NAPI now have support for context propagation."))
+
+
+@needs_parser
+def test_a_job_that_starts_on_a_weekday_to_come_is_a_plan() -> None:
+    assert ("User", "works_at", "Lumen", False) not in _proposed(
+        "I left Accenture after six years; starting at a small startup called Lumen on Monday.")
+    assert ("User", "works_at", "Lumen", False) in _proposed("I started at Lumen on Monday.")
+
+
+@needs_parser
+def test_my_twins_are_my_children() -> None:
+    assert ("Ada", "child_of", "User", False) in _proposed("My twins, Ada and Leo, turned six in June.")
+    assert not any(f[1] == "twin_of" for f in _proposed("My twins, Ada and Leo, turned six in June."))

@@ -107,7 +107,16 @@ def ahead(verb: Any) -> bool:
         if c.dep_ == "advcl" and present and any(
                 m.dep_ == "mark" and m.lower_ in _IF_MARKS for m in c.children) and c.tag_ in ("VBP", "VBZ", "VB"):
             return True
+    if verb.lemma_ in _STARTS and (present or verb.tag_ == "VBG") and any(
+            c.dep_ == "prep" and c.lower_ == "on" and any(o.lower_ in _WEEKDAYS for o in children(c, "pobj"))
+            for c in verb.subtree):
+        return True  # "starting at Lumen on Monday", "I start at a startup called Lumen on Monday": a job to come
     return False
+
+
+#: Verbs of starting something; with one weekday ("on Monday", not "on Mondays") in the present, a plan.
+_STARTS = frozenset("start begin join".split())
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 #: Heads that doubt the clause under them when negated ("not sure", "no idea", "nobody is certain"), or

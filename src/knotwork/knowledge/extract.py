@@ -24,6 +24,7 @@ from knotwork.knowledge import scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.ends import hosted
+from knotwork.knowledge.shapes import kin_names
 from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, RELATIVES, STOP_AFTER,
                                         TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
@@ -567,14 +568,14 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
     ctx = list(contexts) if contexts is not None else [None] * len(texts)
     nlp = pipeline()
     if nlp is None:
-        return [(resolve_relatives(rules_candidates(t), c), None) for t, c in zip(texts, ctx)]
+        return [(resolve_relatives(kin_names(rules_candidates(t)), c), None) for t, c in zip(texts, ctx)]
     docs = nlp.pipe([_straight(t) for t in texts], batch_size=BATCH)
     out = []
     for text, doc, context in zip(texts, docs, ctx):
         dropped: set[str] = set()
         parsed = _based(read(doc, _spans, dropped, context), PARSER_CONFIDENCE)
         merged = _merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped)
-        out.append((_tidy(_checked(resolve_relatives(merged, context))), doc))
+        out.append((_tidy(_checked(resolve_relatives(kin_names(merged), context))), doc))
     return out
 
 

@@ -13,7 +13,9 @@ stated often and missed or misread:
   active verb and no object (a status the passive "is shipped" already gives);
 - "Javier - my old flatmate - now works in Madrid", "Ines, my friend from uni, has moved to Lisbon": the
   parse often makes the relative the subject and leaves the name aside; the facts said of "User's
-  flatmate" are Javier's, and Javier is (or was, "old") the writer's flatmate.
+  flatmate" are Javier's, and Javier is (or was, "old") the writer's flatmate;
+- "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
+  ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
 Each reading checks the clause as the others do: no negation, hedge, plan or question. The facts are
 candidates like any other; the fact scorer decides what is stored, by the rule each carries
@@ -165,3 +167,21 @@ def _aside_relatives(sent: Any, names: Any, out: Extraction, before: int) -> Non
                               for f in facts]
         out.facts.append(FactDraft(person, f"{rel[0]}_of", USER, subject_type="person", object_type="person",
                                    past=rel[1], rule="parse:relative-aside"))
+
+
+#: Words for a parent or grandparent written as a name ("Mum's birthday is 3 May", "Dad retired last year").
+KIN_NAMES = frozenset("mum mom mam dad mummy mommy daddy grandma grandpa granny grandad nan nana gran".split())
+
+
+def kin_names(out: Extraction) -> Extraction:
+    """ "Mum", "Dad" as a name with no "my": the writer's mother, father ("User's mum"). Applied to every
+    candidate of a text (the clause, attribute and rule readings alike)."""
+    def kin(name: str) -> str | None:
+        return f"{USER}'s {name.lower()}" if name.lower() in KIN_NAMES and name.istitle() else None  # not "NAN"
+
+    out.facts = [replace(f, subject=kin(f.subject) or f.subject,
+                         subject_type="person" if kin(f.subject) else f.subject_type,
+                         object=kin(f.object) or f.object,
+                         object_type="person" if kin(f.object) else f.object_type)
+                 for f in out.facts]
+    return out

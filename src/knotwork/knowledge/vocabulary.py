@@ -123,7 +123,8 @@ RELATIVES: dict[str, str] = {
         "mentor teacher coach niece nephew stepmother stepfather sister-in-law brother-in-law mother-in-law "
         "father-in-law flatmate housemate twin kids children twins parents grandparents"
     ).split()
-} | {"flatmate": "roommate", "housemate": "roommate", "boss": "manager", "friends": "friend"} | {
+} | {"flatmate": "roommate", "housemate": "roommate", "boss": "manager", "friends": "friend",
+       "twins": "child", "kids": "child", "children": "child"} | {  # "my twins, Ada and Leo": children
     f"{w}-in-law": f"{w}_in_law" for w in "sister brother mother father son daughter".split()}  # a predicate name
 
 #: "I'm a vegetarian": what someone is (is_a) rather than their job (works_as).
