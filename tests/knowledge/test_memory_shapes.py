@@ -106,3 +106,11 @@ def test_a_job_that_starts_on_a_weekday_to_come_is_a_plan() -> None:
 def test_my_twins_are_my_children() -> None:
     assert ("Ada", "child_of", "User", False) in _proposed("My twins, Ada and Leo, turned six in June.")
     assert not any(f[1] == "twin_of" for f in _proposed("My twins, Ada and Leo, turned six in June."))
+
+
+@needs_parser
+def test_two_people_said_to_be_friends_at_once() -> None:
+    assert ("Kasia", "friend_of", "User", False) in _proposed("Kasia and I have been friends since primary school.")
+    assert ("Tom", "roommate_of", "User", True) in _proposed("Tom and I were flatmates in Leeds.")
+    assert not any(f[1] == "friend_of" for f in _proposed("Kasia and I are not friends."))
+    assert not any(f[1] == "friend_of" for f in _proposed("Kasia and Tom are friends."))  # not the writer's

@@ -14,6 +14,8 @@ stated often and missed or misread:
 - "Javier - my old flatmate - now works in Madrid", "Ines, my friend from uni, has moved to Lisbon": the
   parse often makes the relative the subject and leaves the name aside; the facts said of "User's
   flatmate" are Javier's, and Javier is (or was, "old") the writer's flatmate;
+- "Kasia and I have been friends since school", "Tom and I were flatmates": the person is (was) the
+  writer's friend, flatmate;
 - "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
   ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
@@ -28,6 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import cues as C
+from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
 
 USER = "User"
@@ -53,6 +56,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     """The facts of one parsed sentence that these readings find (appended to ``out``); ``before`` is where
     the sentence's facts start in ``out.facts``."""
     _aside_relatives(sent, names, out, before)
+    _we_two(sent, names, out)
     _pets(sent, names, out)
     _written_as(sent, names, out)
     _active_status(sent, names, out)
@@ -185,3 +189,26 @@ def kin_names(out: Extraction) -> Extraction:
                          object_type="person" if kin(f.object) else f.object_type)
                  for f in out.facts]
     return out
+
+
+#: Relations two people hold of each other, said of both at once ("Kasia and I are friends").
+_MUTUAL = frozenset("friend colleague coworker neighbour neighbor roommate flatmate housemate".split())
+
+
+def _we_two(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "be" or not _clause_ok(verb):
+            continue
+        attrs = [a for a in verb.children if a.dep_ == "attr" and a.lemma_.lower() in _MUTUAL and a.tag_ == "NNS"]
+        if not attrs:
+            continue
+        rel = V.RELATIVES.get(attrs[0].lemma_.lower(), attrs[0].lemma_.lower())
+        for subj in (t for t in verb.children if t.dep_ == "nsubj"):
+            pair = [subj] + [c for c in subj.children if c.dep_ == "conj"]
+            if not any(p.lower_ in ("i", "me") for p in pair):
+                continue
+            for p in pair:
+                n = names.name(p) if p.pos_ == "PROPN" else None
+                if n and n[0] not in (USER, TEAM):
+                    out.facts.append(FactDraft(n[0], f"{rel}_of", USER, subject_type="person", object_type="person",
+                                               past=verb.tag_ == "VBD", rule="parse:we-two"))
