@@ -114,3 +114,17 @@ def test_two_people_said_to_be_friends_at_once() -> None:
     assert ("Tom", "roommate_of", "User", True) in _proposed("Tom and I were flatmates in Leeds.")
     assert not any(f[1] == "friend_of" for f in _proposed("Kasia and I are not friends."))
     assert not any(f[1] == "friend_of" for f in _proposed("Kasia and Tom are friends."))  # not the writer's
+
+
+@needs_parser
+def test_relatives_of_others_take_over_homes_and_languages() -> None:
+    assert ("Oskar", "husband_of", "Lina", False) in _proposed("Oskar, Lina's husband, is a pilot with KLM.")
+    assert not any(f[1] == "husband_of" for f in _proposed("Lina's husband is a pilot."))  # unnamed
+    fatima = _proposed("Fatima lives in Doha with her husband Karim.")
+    assert {("Karim", "husband_of", "Fatima", False), ("Karim", "lives_in", "Doha", False)} <= fatima
+    lena = _proposed("Lena took over the Android app from Marcus in June.")
+    assert {("Lena", "owns", "Android app", False), ("Marcus", "owns", "Android app", True)} <= lena
+    assert ("Team", "lives_in", "Leith", False) in _proposed("Our flat in Leith is on the fourth floor, no lift.")
+    assert not any(f[1] == "lives_in" for f in _proposed("Our old flat in Leeds had damp."))  # when, unsaid
+    assert ("inventory service", "written_in", "Java", False) in _proposed("The inventory service is in Java 17.")
+    assert not any(f[1] == "written_in" for f in _proposed("I'm in Python most days."))

@@ -16,6 +16,12 @@ stated often and missed or misread:
   flatmate" are Javier's, and Javier is (or was, "old") the writer's flatmate;
 - "Kasia and I have been friends since school", "Tom and I were flatmates": the person is (was) the
   writer's friend, flatmate;
+- "Oskar, Lina's husband, …", "Fatima lives in Doha with her husband Karim": a relative of someone else
+  (Oskar husband_of Lina; Karim husband_of Fatima, and he lives there too);
+- "Lena took over the Android app from Marcus": Lena owns it now, Marcus did;
+- "Our flat in Leith is on the fourth floor": the writer (Team for "our") lives in Leith ("our old flat in
+  X": lived);
+- "The inventory service is in Java 17": written in Java;
 - "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
   ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
@@ -26,10 +32,12 @@ candidates like any other; the fact scorer decides what is stored, by the rule e
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import cues as C
+from knotwork.knowledge import ends as _ends
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
 
@@ -57,6 +65,10 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     the sentence's facts start in ``out.facts``."""
     _aside_relatives(sent, names, out, before)
     _we_two(sent, names, out)
+    _others_relatives(sent, names, out)
+    _took_over(sent, names, out)
+    _home_in(sent, names, out)
+    _in_language(sent, names, out)
     _pets(sent, names, out)
     _written_as(sent, names, out)
     _active_status(sent, names, out)
@@ -64,6 +76,14 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
 
 def _clause_ok(verb: Any) -> bool:
     return not (C.negated(verb) or C.is_hedged(verb))
+
+
+def _language(name: tuple[str, str | None]) -> tuple[str, str | None]:
+    """A language's name without its version ("Java 17", "Python 3.12": Java, Python)."""
+    words = name[0].split()
+    if len(words) == 2 and words[0].lower() in LANGUAGES and re.fullmatch(r"v?\d+(?:\.\d+)*", words[1]):
+        return words[0], name[1]
+    return _ends.unversioned(name)
 
 
 def _pets(sent: Any, names: Any, out: Extraction) -> None:
@@ -109,7 +129,7 @@ def _written_as(sent: Any, names: Any, out: Extraction) -> None:
                      and m.lower_ in LANGUAGES and m.text[:1].isupper()]
             if len(langs) != 1:
                 continue
-            lang = names.name(langs[0]) or (langs[0].text, "technology")
+            lang = _language(names.name(langs[0]) or (langs[0].text, "technology"))
             for s in subjects:
                 n = names.name(s)
                 if not n or n[0] in (USER, TEAM) or s.pos_ == "PRON":
@@ -212,3 +232,100 @@ def _we_two(sent: Any, names: Any, out: Extraction) -> None:
                 if n and n[0] not in (USER, TEAM):
                     out.facts.append(FactDraft(n[0], f"{rel}_of", USER, subject_type="person", object_type="person",
                                                past=verb.tag_ == "VBD", rule="parse:we-two"))
+
+
+def _person(tok: Any, names: Any) -> tuple[str, str | None] | None:
+    n = names.name(tok) if tok.pos_ == "PROPN" and tok.text[:1].isupper() else None
+    return n if n and n[0] not in (USER, TEAM) else None
+
+
+def _others_relatives(sent: Any, names: Any, out: Extraction) -> None:
+    for tok in sent:
+        word = tok.lower_
+        if word not in V.RELATIVES or word in ("friend", "friends", "boss", "manager", "colleague", "coworker"):
+            continue
+        rel = V.RELATIVES[word]
+        poss = next((c for c in tok.children if c.dep_ == "poss"), None)
+        if poss is None or poss.lower_ in ("my", "our", "your", "their", "its"):
+            continue
+        if poss.lower_ in ("his", "her"):  # "Fatima lives … with her husband Karim": the clause's subject
+            verb = tok.head.head if tok.dep_ == "pobj" else None
+            subj = next((c for c in verb.children if c.dep_ == "nsubj"), None) if verb is not None else None
+            owner = _person(subj, names) if subj is not None else None
+            if verb is None or not _clause_ok(verb):
+                continue
+        else:
+            owner = _person(poss, names)  # "Lina's husband"
+        if owner is None:
+            continue
+        named = next((c for c in tok.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
+        if named is None and tok.dep_ == "appos" and tok.head.pos_ == "PROPN":
+            named = tok.head  # "Oskar, Lina's husband, …"
+        who = _person(named, names) if named is not None else None
+        if who is None or who[0] == owner[0]:
+            continue
+        out.facts.append(FactDraft(who[0], f"{rel}_of", owner[0], subject_type="person", object_type="person",
+                                   rule="parse:others-relative"))
+        if tok.dep_ == "pobj" and tok.head.lower_ == "with" and tok.head.head.lemma_ == "live":
+            for f in [f for f in out.facts if f.subject == owner[0] and f.predicate == "lives_in" and not f.past]:
+                out.facts.append(replace(f, subject=who[0], subject_type="person", rule="parse:lives-with"))
+
+
+def _took_over(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "take" or not any(c.dep_ == "prt" and c.lower_ == "over" for c in verb.children):
+            continue
+        if not _clause_ok(verb):
+            continue
+        subj = next((_person(c, names) for c in verb.children if c.dep_ == "nsubj"), None)
+        obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+        if subj is None or obj is None:
+            continue
+        thing = names.name(obj)
+        if not thing or thing[0] in (USER, TEAM):
+            continue
+        out.facts.append(FactDraft(subj[0], "owns", thing[0], subject_type="person", object_type=thing[1],
+                                   rule="parse:take-over"))
+        for p in (c for t in (verb, obj) for c in t.children if c.dep_ == "prep" and c.lower_ == "from"):
+            for q in p.children:
+                before = _person(q, names) if q.dep_ == "pobj" else None
+                if before:
+                    out.facts.append(FactDraft(before[0], "owns", thing[0], subject_type="person",
+                                               object_type=thing[1], past=True, rule="parse:take-over"))
+
+
+_HOMES = frozenset("flat apartment house home place".split())
+
+
+def _home_in(sent: Any, names: Any, out: Extraction) -> None:
+    for tok in sent:
+        if tok.lower_ not in _HOMES or tok.dep_ not in ("nsubj", "nsubjpass"):
+            continue
+        poss = next((c for c in tok.children if c.dep_ == "poss" and c.lower_ in ("my", "our")), None)
+        if poss is None or not _clause_ok(tok.head) or tok.head.tag_ in ("VBD", "VBN"):
+            continue  # "our flat in Leith was flooded": when, the words do not say
+        place = next((q for p in tok.children if p.dep_ == "prep" and p.lower_ == "in"
+                      for q in p.children if q.dep_ == "pobj" and q.pos_ == "PROPN"), None)
+        n = names.name(place) if place is not None else None
+        if not n:
+            continue
+        owner = (USER, "person") if poss.lower_ == "my" else (TEAM, "team")
+        gone = any(c.dep_ == "amod" and c.lower_ in _GONE | {"previous"} for c in tok.children)
+        out.facts.append(FactDraft(owner[0], "lives_in", n[0], subject_type=owner[1], object_type=n[1], past=gone,
+                                   rule="parse:home-in"))
+
+
+def _in_language(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "be" or not _clause_ok(verb):
+            continue
+        for p in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"):
+            langs = [q for q in p.children if q.dep_ == "pobj" and q.lower_ in LANGUAGES and q.text[:1].isupper()]
+            if len(langs) != 1:
+                continue
+            lang = _language(names.name(langs[0]) or (langs[0].text, "technology"))
+            for s in (c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN")):
+                n = names.name(s)
+                if n and n[0] not in (USER, TEAM) and n[1] != "person":
+                    out.facts.append(FactDraft(n[0], "written_in", lang[0], subject_type=n[1], object_type=lang[1],
+                                               rule="parse:in-language"))
