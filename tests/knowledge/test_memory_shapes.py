@@ -128,3 +128,17 @@ def test_relatives_of_others_take_over_homes_and_languages() -> None:
     assert not any(f[1] == "lives_in" for f in _proposed("Our old flat in Leeds had damp."))  # when, unsaid
     assert ("inventory service", "written_in", "Java", False) in _proposed("The inventory service is in Java 17.")
     assert not any(f[1] == "written_in" for f in _proposed("I'm in Python most days."))
+
+
+@needs_parser
+def test_groups_diets_promotions_and_tools_by_agent() -> None:
+    assert ("User", "member_of", "Hackney Harriers", False) in _proposed("My running club is Hackney Harriers.")
+    assert ("User", "is_a", "pescatarian", False) in _proposed("I've been pescatarian since 2019.")
+    nadia = _proposed("Nadia got promoted to head of design at Canva.")
+    assert {("Nadia", "works_as", "head of design", False), ("Nadia", "works_at", "Canva", False)} <= nadia
+    assert ("mobile push", "uses", "Firebase Cloud Messaging", False) in _proposed(
+        "Mobile push is handled by Firebase Cloud Messaging.")
+    assert not any(f[1] == "uses" for f in _proposed("Support tickets are handled by Maria."))  # a person
+    assert not any(f[1] == "uses" for f in _proposed("uv is backed by Astral, the creators of Ruff."))  # a company
+    assert ("Atlas", "has_tech_lead", "Sara", False) in _proposed("Sara is the tech lead on Atlas.")
+    assert ("cron box", "status", "decommissioned", False) in _proposed("The old cron box was decommissioned yesterday.")

@@ -22,6 +22,10 @@ stated often and missed or misread:
 - "Our flat in Leith is on the fourth floor": the writer (Team for "our") lives in Leith ("our old flat in
   X": lived);
 - "The inventory service is in Java 17": written in Java;
+- "My running club is Hackney Harriers": a member; "I've been pescatarian since 2019": is_a, as "a
+  pescatarian" is; "Nadia got promoted to head of design at Canva": her job and employer;
+- "Mobile push is handled by Firebase Cloud Messaging", "served / powered by X": X is in use (a
+  person's name after "by" is left alone: "managed by X" names no tool);
 - "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
   ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
@@ -40,6 +44,7 @@ from knotwork.knowledge import cues as C
 from knotwork.knowledge import ends as _ends
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
+from knotwork.knowledge.people import given_names
 
 USER = "User"
 TEAM = "Team"
@@ -69,6 +74,10 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _took_over(sent, names, out)
     _home_in(sent, names, out)
     _in_language(sent, names, out)
+    _my_group_is(sent, names, out)
+    _diet(sent, names, out)
+    _promoted(sent, names, out)
+    _handled_by(sent, names, out)
     _pets(sent, names, out)
     _written_as(sent, names, out)
     _active_status(sent, names, out)
@@ -329,3 +338,79 @@ def _in_language(sent: Any, names: Any, out: Extraction) -> None:
                 if n and n[0] not in (USER, TEAM) and n[1] != "person":
                     out.facts.append(FactDraft(n[0], "written_in", lang[0], subject_type=n[1], object_type=lang[1],
                                                rule="parse:in-language"))
+
+
+def _my_group_is(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "be" or not _clause_ok(verb) or verb.tag_ not in ("VBZ", "VBP"):
+            continue
+        for s in (c for c in verb.children if c.dep_ == "nsubj" and c.lemma_.lower() in V.GROUP_WORDS):
+            poss = next((c for c in s.children if c.dep_ == "poss" and c.lower_ in ("my", "our")), None)
+            for a in (c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"):
+                n = names.name(a)
+                if poss is not None and n and n[0] not in (USER, TEAM):
+                    owner = (USER, "person") if poss.lower_ == "my" else (TEAM, "team")
+                    out.facts.append(FactDraft(owner[0], "member_of", n[0], subject_type=owner[1], object_type=n[1],
+                                               rule="parse:my-group-is"))
+
+
+def _diet(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "be" or not _clause_ok(verb):
+            continue
+        for a in (c for c in verb.children if c.dep_ in ("acomp", "attr") and c.lower_ in V.IS_A_NOUNS and c.pos_ == "ADJ"):
+            for s in (c for c in verb.children if c.dep_ == "nsubj"):
+                for t in [s] + [c for c in s.children if c.dep_ == "conj"]:
+                    n = names.name(t)
+                    if n is None and t.lower_ in V.RELATIVES and any(c.lower_ == "my" for c in t.children):
+                        n = (f"{USER}'s {t.lower_}", "person")  # "My wife and I are vegan"
+                    if n and n[0] != TEAM:
+                        out.facts.append(FactDraft(n[0], "is_a", a.lower_, subject_type=n[1] or "person",
+                                                   object_type=None, past=verb.tag_ == "VBD", rule="parse:diet"))
+
+
+def _promoted(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "promote" or not _clause_ok(verb):
+            continue
+        who = next((_person(c, names) or ((USER, "person") if c.lower_ in ("i", "me") else None)
+                    for c in verb.children if c.dep_ in ("nsubjpass", "nsubj")), None)
+        to = next((q for p in verb.children if p.dep_ == "prep" and p.lower_ == "to"
+                   for q in p.children if q.dep_ == "pobj"), None)
+        if to is None:  # "got promoted to head of design", parsed with "to" as the infinitive's mark
+            to = next((x for x in verb.children if x.dep_ == "xcomp" and x.pos_ == "NOUN"
+                       and any(c.lower_ == "to" for c in x.children)), None)
+        if who is None or to is None:
+            continue
+        stop = min([c.i for c in to.children if c.dep_ == "prep" and c.lower_ in ("at", "in", "with")] + [to.right_edge.i + 1])
+        job = " ".join(t.text for t in to.doc[to.left_edge.i:stop] if t.dep_ not in ("det", "aux", "poss"))
+        out.facts.append(FactDraft(who[0], "works_as", job, subject_type="person", object_type=None,
+                                   rule="parse:promoted-to"))
+        for p in (c for t in (verb, to) for c in t.children if c.dep_ == "prep" and c.lower_ == "at"):
+            for q in p.children:
+                org = names.name(q) if q.dep_ == "pobj" and q.pos_ == "PROPN" else None
+                if org:
+                    out.facts.append(FactDraft(who[0], "works_at", org[0], subject_type="person", object_type=org[1],
+                                               rule="parse:promoted-to"))
+
+
+_BY_TOOL = frozenset("handle serve power".split())  # not "backed by Astral": a company, not a tool
+
+
+def _handled_by(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ not in _BY_TOOL or not any(c.dep_ == "auxpass" for c in verb.children) or not _clause_ok(verb):
+            continue
+        agents = [q for a in verb.children if a.dep_ == "agent" for q in a.children if q.dep_ == "pobj"]
+        subjects = [c for c in verb.children if c.dep_ == "nsubjpass"]
+        for q in agents:
+            n = names.name(q) if q.pos_ == "PROPN" else None
+            if not n or n[1] == "person" or q.lower_ in given_names():
+                continue  # "handled by Maria": a person, no tool
+            for s in subjects:
+                h = names.name(s)
+                if h and s.pos_ == "NOUN":  # "Mobile push": the whole phrase, the capital of its first word too
+                    h = (" ".join(t.text for t in s.subtree if t.dep_ not in ("det", "poss") and t.i <= s.i).lower(), h[1])
+                if h and h[0] not in (USER, TEAM) and h[1] != "person":
+                    out.facts.append(FactDraft(h[0], "uses", n[0], subject_type=h[1], object_type=n[1],
+                                               rule="parse:handled-by"))

@@ -111,7 +111,7 @@ BY_SUBJECT: dict[str, tuple[str, str]] = {
 #: "X is done", "X is blocked": the values of ``status``.
 STATUSES = frozenset(
     "done blocked deprecated complete completed finished shipped merged broken fixed released live paused archived "
-    "cancelled canceled stale flaky removed".split()
+    "cancelled canceled stale flaky removed decommissioned unmaintained".split()
 ) | {"in progress", "on hold"}
 
 #: Nouns after "my" that make a person fact ("my sister Emma": Emma sister_of User); spelling variants map.
