@@ -142,3 +142,9 @@ def test_groups_diets_promotions_and_tools_by_agent() -> None:
     assert not any(f[1] == "uses" for f in _proposed("uv is backed by Astral, the creators of Ruff."))  # a company
     assert ("Atlas", "has_tech_lead", "Sara", False) in _proposed("Sara is the tech lead on Atlas.")
     assert ("cron box", "status", "decommissioned", False) in _proposed("The old cron box was decommissioned yesterday.")
+
+
+@needs_parser
+def test_a_house_sold_is_not_its_town() -> None:
+    assert not any(f[2] == "Reading" for f in _proposed("We sold the house in Reading and are renting in Oxford now."))
+    assert ("User", "owns", "Volvo", True) in _proposed("I sold my old Volvo last month.")

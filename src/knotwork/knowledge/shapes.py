@@ -26,6 +26,8 @@ stated often and missed or misread:
   pescatarian" is; "Nadia got promoted to head of design at Canva": her job and employer;
 - "Mobile push is handled by Firebase Cloud Messaging", "served / powered by X": X is in use (a
   person's name after "by" is left alone: "managed by X" names no tool);
+- "We sold the house in Reading": the house, not Reading, was sold (the name of "a flat in X" is X only for
+  where one lives);
 - "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
   ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
@@ -78,6 +80,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _diet(sent, names, out)
     _promoted(sent, names, out)
     _handled_by(sent, names, out)
+    _not_the_town(sent, names, out, before)
     _pets(sent, names, out)
     _written_as(sent, names, out)
     _active_status(sent, names, out)
@@ -414,3 +417,16 @@ def _handled_by(sent: Any, names: Any, out: Extraction) -> None:
                 if h and h[0] not in (USER, TEAM) and h[1] != "person":
                     out.facts.append(FactDraft(h[0], "uses", n[0], subject_type=h[1], object_type=n[1],
                                                rule="parse:handled-by"))
+
+
+def _not_the_town(sent: Any, names: Any, out: Extraction, before: int) -> None:
+    towns = set()
+    for verb in sent:
+        if verb.lemma_ not in ("sell", "buy", "own", "rent", "renovate", "let"):
+            continue
+        for d in (c for c in verb.children if c.dep_ == "dobj" and c.lower_ in _HOMES | {"flat", "studio", "cottage"}):
+            preps = list(d.children) + [t for t in verb.children if t.i == d.right_edge.i + 1]
+            towns |= {n[0] for p in preps if p.dep_ == "prep" for q in p.children
+                      if q.dep_ == "pobj" and (n := names.name(q))}
+    if towns:
+        out.facts[before:] = [f for f in out.facts[before:] if not (f.predicate == "owns" and f.object in towns)]
