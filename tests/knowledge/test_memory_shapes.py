@@ -148,3 +148,15 @@ def test_groups_diets_promotions_and_tools_by_agent() -> None:
 def test_a_house_sold_is_not_its_town() -> None:
     assert not any(f[2] == "Reading" for f in _proposed("We sold the house in Reading and are renting in Oxford now."))
     assert ("User", "owns", "Volvo", True) in _proposed("I sold my old Volvo last month.")
+
+
+@needs_parser
+def test_what_one_teaches_and_what_was_picked() -> None:
+    assert ("User", "works_as", "yoga teacher", False) in _proposed("I teach yoga on the side.")
+    amara = _proposed("Amara is my aunt; she teaches chemistry in Lagos.")
+    assert {("Amara", "works_as", "chemistry teacher", False), ("Amara", "lives_in", "Lagos", False)} <= amara
+    assert not any(f[1] == "works_as" for f in _proposed("I teach my kids to swim."))
+    assert not any(f[1] == "works_as" for f in _proposed("I might teach yoga."))
+    assert not any(f[1] == "works_as" for f in _proposed("now I teach piano lessons and work at a pub."))
+    assert ("Team", "uses", "Temporal", False) in _proposed("We picked Temporal over Airflow for the workflows.")
+    assert not any(f[2] == "Airflow" for f in _proposed("We picked Temporal over Airflow for the workflows."))

@@ -28,6 +28,8 @@ stated often and missed or misread:
   person's name after "by" is left alone: "managed by X" names no tool);
 - "We sold the house in Reading": the house, not Reading, was sold (the name of "a flat in X" is X only for
   where one lives);
+- "I teach yoga on the side", "she teaches chemistry in Lagos": a yoga / chemistry teacher (and where);
+- "We picked Temporal over Airflow": the chosen one is in use (the other says nothing, as "instead of");
 - "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
   ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
@@ -81,6 +83,8 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _promoted(sent, names, out)
     _handled_by(sent, names, out)
     _not_the_town(sent, names, out, before)
+    _teaches(sent, names, out)
+    _picked_over(sent, names, out)
     _pets(sent, names, out)
     _written_as(sent, names, out)
     _active_status(sent, names, out)
@@ -430,3 +434,52 @@ def _not_the_town(sent: Any, names: Any, out: Extraction, before: int) -> None:
                       if q.dep_ == "pobj" and (n := names.name(q))}
     if towns:
         out.facts[before:] = [f for f in out.facts[before:] if not (f.predicate == "owns" and f.object in towns)]
+
+
+def _subject_person(verb: Any, names: Any) -> tuple[str, str | None] | None:
+    for c in verb.children:
+        if c.dep_ == "nsubj":
+            if c.lower_ == "i":
+                return USER, "person"
+            n = names.name(c)
+            if n is None and c.lower_ in ("she", "he"):  # "Amara is my aunt; she teaches …": the one name before
+                before = [t for t in c.sent if t.pos_ == "PROPN" and t.dep_ == "nsubj" and t.i < c.i]
+                n = _person(before[0], names) if len(before) == 1 else None
+            if n and n[0] not in (USER, TEAM) and (c.pos_ == "PRON" or _person(c, names)):
+                return n[0], "person"
+    return None
+
+
+def _teaches(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ != "teach" or verb.tag_ not in ("VBP", "VBZ") or not _clause_ok(verb):
+            continue
+        who = _subject_person(verb, names)
+        subject = next((c for c in verb.children if c.dep_ == "dobj" and c.tag_ == "NN" and c.text.islower()
+                        and not any(d.dep_ in ("det", "poss") for d in c.children) and c.lower_ not in V.RELATIVES), None)
+        if who is None or subject is None:
+            continue
+        out.facts.append(FactDraft(who[0], "works_as", f"{subject.text} teacher", subject_type="person",
+                                   object_type=None, rule="parse:teaches"))
+        for p in (c for t in (verb, subject) for c in t.children if c.dep_ == "prep" and c.lower_ == "in"):
+            for q in p.children:
+                place = names.name(q) if q.dep_ == "pobj" and q.pos_ == "PROPN" else None
+                if place:
+                    out.facts.append(FactDraft(who[0], "lives_in", place[0], subject_type="person",
+                                               object_type=place[1], rule="parse:teaches-in"))
+
+
+def _picked_over(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ not in ("pick", "choose", "select") or not _clause_ok(verb):
+            continue
+        if not any(c.dep_ == "prep" and c.lower_ == "over" for c in verb.children):
+            continue
+        subj = next((c for c in verb.children if c.dep_ == "nsubj" and c.lower_ in ("i", "we")), None)
+        chosen = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None)
+        n = names.name(chosen) if chosen is not None else None
+        if subj is None or not n:
+            continue
+        owner = (USER, "person") if subj.lower_ == "i" else (TEAM, "team")
+        out.facts.append(FactDraft(owner[0], "uses", n[0], subject_type=owner[1], object_type=n[1],
+                                   rule="parse:picked-over"))
