@@ -160,3 +160,9 @@ def test_what_one_teaches_and_what_was_picked() -> None:
     assert not any(f[1] == "works_as" for f in _proposed("now I teach piano lessons and work at a pub."))
     assert ("Team", "uses", "Temporal", False) in _proposed("We picked Temporal over Airflow for the workflows.")
     assert not any(f[2] == "Airflow" for f in _proposed("We picked Temporal over Airflow for the workflows."))
+
+
+@needs_parser
+def test_a_thing_upgraded_to_a_version() -> None:
+    assert ("Python", "uses_version", "3.12", False) in _proposed("Python upgraded to 3.12 everywhere.")
+    assert not any(f[1] == "uses_version" for f in _proposed("Sam upgraded to 3.12."))  # a person, not the thing

@@ -30,6 +30,8 @@ stated often and missed or misread:
   where one lives);
 - "I teach yoga on the side", "she teaches chemistry in Lagos": a yoga / chemistry teacher (and where);
 - "We picked Temporal over Airflow": the chosen one is in use (the other says nothing, as "instead of");
+- "Python upgraded to 3.12 everywhere": the thing itself is the subject of the upgrade (the bump readings
+  want "Upgraded Python to 3.12");
 - "Mum's birthday is 3 May", "Dad retired from the railways": a parent written as a name is the writer's
   ("User's mum"), as "my mum" is (:func:`kin_names`, applied to every candidate of a text).
 
@@ -85,6 +87,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _not_the_town(sent, names, out, before)
     _teaches(sent, names, out)
     _picked_over(sent, names, out)
+    _upgraded_to(sent, names, out)
     _pets(sent, names, out)
     _written_as(sent, names, out)
     _active_status(sent, names, out)
@@ -483,3 +486,19 @@ def _picked_over(sent: Any, names: Any, out: Extraction) -> None:
         owner = (USER, "person") if subj.lower_ == "i" else (TEAM, "team")
         out.facts.append(FactDraft(owner[0], "uses", n[0], subject_type=owner[1], object_type=n[1],
                                    rule="parse:picked-over"))
+
+
+def _upgraded_to(sent: Any, names: Any, out: Extraction) -> None:
+    for verb in sent:
+        if verb.lemma_ not in ("upgrade", "bump", "update") or verb.tag_ != "VBD" or not _clause_ok(verb):
+            continue
+        if any(c.dep_ in ("dobj", "auxpass", "nsubjpass") for c in verb.children):
+            continue  # "we upgraded Django to 5.0", "Django was upgraded to 5.0": the other readings
+        subj = next((c for c in verb.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"), None)
+        v = next((q for p in verb.children if p.dep_ == "prep" and p.lower_ == "to" for q in p.children
+                  if q.dep_ == "pobj" and re.fullmatch(r"v?\d+(?:\.\d+)*", q.text)), None)
+        n = names.name(subj) if subj is not None else None
+        if v is None or not n or n[0] in (USER, TEAM) or n[1] == "person" or subj.lower_ in given_names():
+            continue
+        out.facts.append(FactDraft(n[0], "uses_version", v.text.lstrip("v"), subject_type=n[1], object_type="version",
+                                   rule="parse:upgraded-to"))
