@@ -1,9 +1,9 @@
 """Precision and recall of the offline extraction on labelled sets.
 
-    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|corpus|all] [--rules] [--show-errors]
+    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|memory2|corpus|all] [--rules] [--show-errors]
                                [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
 
-Five sets (bench/data/):
+Six sets (bench/data/):
 
 - ``extraction_agents.txt``: 302 sentences of what people tell coding agents
   and assistants (tools, stacks, preferences, people, places, moves, version
@@ -28,6 +28,12 @@ Five sets (bench/data/):
   after the last memory and none of its older values is; *as_of* is the share
   of dated checks where the value true at that date is current then and the
   sequence's other values are not.
+- ``extraction_memory2.txt`` (``--set memory2``): 421 memory-style sentences written fresh, as many
+  different people write memories (terse notes, lists, dashes, several sentences in one item, pronouns
+  that refer back, past changes, plans, hedges, questions, instructions; 123 state nothing), labelled
+  before any system ran on them, same format and halves as ``extraction_heldout.txt``; with
+  ``extraction_memory2_sequences.txt``, 30 dated change sequences (15 dev, 15 test), some stored out
+  of date order.
 - ``extraction_labels.txt``: the older set the regular-expression rules were
   tuned on (one status: every labelled fact, past or present, counts alike;
   the old value of a change is not labelled there and not counted).
@@ -76,6 +82,8 @@ HELDOUT = DATA / "extraction_heldout.txt"
 SEQUENCES = DATA / "extraction_sequences.txt"
 AGENTS = DATA / "extraction_agents.txt"
 AGENTS_SEQUENCES = DATA / "extraction_agents_sequences.txt"
+MEMORY2 = DATA / "extraction_memory2.txt"
+MEMORY2_SEQUENCES = DATA / "extraction_memory2_sequences.txt"
 #: sequences only (no sentences): a hold-out from two changelogs nothing else used (--set fresh; not in all)
 FRESH_SEQUENCES = DATA / "extraction_fresh_sequences.txt"
 #: --set -> (sentences, sequences)
@@ -88,8 +96,9 @@ def corpus_sets(folder: Path = CORPUS) -> list[tuple[Path, Path]]:
             if not p.stem.endswith("_sequences")]
 
 
-SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)], "corpus": corpus_sets()}
-SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["corpus"]
+SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)],
+        "memory2": [(MEMORY2, MEMORY2_SEQUENCES)], "corpus": corpus_sets()}
+SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["memory2"] + SETS["corpus"]
 SETS["fresh"] = [(None, FRESH_SEQUENCES)]
 
 

@@ -254,8 +254,8 @@ def read(sent: Any, names: Any, out: Extraction) -> None:
                 continue  # "Alice is a maintainer of X": one of several
             if any(c.dep_ in ("conj", "cc") for c in s.children):
                 continue  # "A and B are the champions of X": two holders
-            of = [q for p in a.children if p.dep_ == "prep" and p.lower_ in ("of", "for") for q in p.children
-                  if q.dep_ == "pobj"]
+            of = [q for p in a.children if p.dep_ == "prep" and p.lower_ in ("of", "for", "on") for q in p.children
+                  if q.dep_ == "pobj"]  # "Sara is the tech lead on Atlas" as "of Atlas"
             extra = [c for c in a.children if c.dep_ in ("relcl", "acl", "appos", "conj", "cc")]
             pred = _attribute(a)
             holders = [_holder(h, names, listed=True) for h in _members(of[0])] if len(of) == 1 else [None]

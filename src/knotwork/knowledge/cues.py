@@ -52,7 +52,11 @@ def conjuncts(tok: Any) -> list[Any]:
 def relative(tok: Any) -> tuple[str, bool] | None:
     """(relation, retired) when ``tok`` is "my sister", "my old flatmate", "one of my friends"."""
     word = tok.lower_
-    if word not in V.RELATIVES and tok.lemma_ not in V.RELATIVES:
+    if any(c.dep_ == "prep" and c.lower_ == "in" and any(g.lower_ == "law" for g in c.children) for c in tok.children):
+        word = f"{word}-in-law"  # "my brother-in-law", parsed as "brother" + "in law": not a brother
+        if word not in V.RELATIVES:
+            return None
+    elif word not in V.RELATIVES and tok.lemma_ not in V.RELATIVES:
         return None
     possessors = [c for c in tok.children if c.dep_ == "poss"]
     if not possessors and tok.dep_ == "pobj" and tok.head.head.lower_ == "one":
@@ -103,7 +107,45 @@ def ahead(verb: Any) -> bool:
         if c.dep_ == "advcl" and present and any(
                 m.dep_ == "mark" and m.lower_ in _IF_MARKS for m in c.children) and c.tag_ in ("VBP", "VBZ", "VB"):
             return True
+    if verb.lemma_ in _STARTS and (present or verb.tag_ == "VBG") and any(
+            c.dep_ == "prep" and c.lower_ == "on" and any(o.lower_ in _WEEKDAYS for o in children(c, "pobj"))
+            for c in verb.subtree):
+        return True  # "starting at Lumen on Monday", "I start at a startup called Lumen on Monday": a job to come
     return False
+
+
+#: Verbs of starting something; with one weekday ("on Monday", not "on Mondays") in the present, a plan.
+_STARTS = frozenset("start begin join".split())
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+#: Heads that doubt the clause under them when negated ("not sure", "no idea", "nobody is certain"), or
+#: always ("unsure", "unclear").
+_DOUBT = frozenset("sure certain idea clue".split())
+_DOUBT_ALWAYS = frozenset("unsure unclear uncertain".split())
+#: Change verbs whose progressive says the change is under way, not done ("we're migrating X from A to B").
+_UNDER_WAY = frozenset("migrate switch port transition convert rewrite upgrade".split())
+
+
+def doubted(verb: Any) -> bool:
+    """Is the clause of ``verb`` an indirect question ("whether the mailer uses SES") or under a head that
+    doubts it ("I'm not sure the worker needs Celery", "No idea where I left the keys", "it's unclear if …")?
+    Trigger: a ``whether`` mark, or a ccomp/relcl/advcl under sure/certain/idea/clue with a negation (a ``not``
+    on it or on its verb, ``no``, a subject ``nobody``), or under unsure/unclear. Why: the speaker states
+    nothing; read as a fact it is a wrong one stored at the parse's confidence. Outcome: hedged."""
+    if any(c.dep_ == "mark" and c.lower_ == "whether" for c in verb.children):
+        return True
+    if verb.dep_ not in ("ccomp", "relcl", "advcl") or verb.head.i == verb.i:
+        return False
+    head = verb.head
+    if head.lemma_ in _DOUBT_ALWAYS:
+        return True
+    if head.lemma_ not in _DOUBT:
+        return False
+    holders = [head] + ([head.head] if head.dep_ in ("acomp", "attr", "dobj") else [])
+    return any(c.dep_ == "neg" or (c.dep_ == "det" and c.lower_ == "no")
+               or (c.dep_ == "nsubj" and c.lower_ in ("nobody", "noone", "no-one"))
+               for h in holders for c in h.children)
 
 
 def is_hedged(verb: Any) -> bool:
@@ -111,6 +153,8 @@ def is_hedged(verb: Any) -> bool:
         return True
     t = verb
     for _ in range(4):
+        if doubted(t):
+            return True
         if any(c.dep_ == "aux" and c.lower_ in V.HEDGE_MODALS for c in t.children):
             return True
         if any(c.dep_ == "advmod" and c.lower_ in HEDGE_ADVERBS for c in t.children):
@@ -128,6 +172,8 @@ def is_hedged(verb: Any) -> bool:
     if verb.tag_ == "VBG" and verb.lemma_ in ("move", "go", "fly", "leave", "start", "get", "visit", "sell", "buy") and any(
             c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         return True  # "is moving to Madrid", "are going to Tromsø": a plan
+    if verb.tag_ == "VBG" and verb.lemma_ in _UNDER_WAY and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        return True  # "we're migrating the orders DB from MySQL to Postgres": under way, nothing changed yet
     if verb.tag_ == "VBG" and verb.lemma_ == "move" and not any(c.lower_ in ("been", "was", "were") for c in verb.children):
         return True  # "now im moving to Provo again", "(moving to the BYU homeland :)": a plan or an aside, not a home
     return verb.lemma_ in V.HEDGE_VERBS
@@ -135,6 +181,9 @@ def is_hedged(verb: Any) -> bool:
 
 def negated(verb: Any) -> bool:
     for c in verb.children:
+        if c.dep_ == "neg" and c.i > verb.i + 1 and c.doc[c.i - 1].text == "," and c.i + 1 < len(c.doc) \
+                and c.doc[c.i + 1].pos_ in ("PROPN", "NOUN", "ADP", "NUM", "DET", "X"):
+            continue  # "CI runs on GitLab now, not CircleCI": the "not" is on the other name, not the clause
         if c.dep_ == "neg" or c.lower_ in ("never", "anymore") or (c.dep_ == "advmod" and c.lemma_ in ("long",) and
                                                                    any(g.lower_ == "no" for g in verb.children)):
             return True
@@ -143,6 +192,18 @@ def negated(verb: Any) -> bool:
         if c.dep_ == "advmod" and c.lower_ == "more" and any(g.lower_ == "any" for g in c.children):
             return True
     return False
+
+
+def disliked(verb: Any) -> bool:
+    """ "I really don't like oat milk", "she doesn't enjoy crowds": a present taste against the thing (dislikes),
+    not a liking that ended. Trigger: like/enjoy with a negation and a present "do"; "never", "any more", "no
+    longer" or a past "didn't" keep the reading of a taste that is over."""
+    if verb.lemma_ not in ("like", "enjoy") or not any(c.dep_ == "neg" and c.lower_ in ("not", "n't") for c in verb.children):
+        return False
+    if not any(c.dep_ == "aux" and c.lemma_ == "do" and c.tag_ in ("VBP", "VBZ") for c in verb.children):
+        return False
+    return not any(c.lower_ in ("never", "anymore") or c.lower_ in V.ENDED_WORDS
+                   or (c.lower_ == "more" and any(g.lower_ == "any" for g in c.children)) for c in verb.children)
 
 
 def state_past(verb: Any) -> bool:
@@ -183,8 +244,14 @@ def place_name(tok: Any) -> bool:
     not a tool ("moved to postgres")."""
     from knotwork.knowledge.lexicon import TECH
 
+    if tok.lower_ in _HOMES and (tok.pos_ == "NOUN" or tok.dep_ == "pobj"):  # "moved to a new place in Brooklyn": a home, not a tool
+        return True
     return any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.text.istitle() and c.lower_ not in TECH
                for c in tok.children)
+
+
+#: Nouns for a home (the place named after them is where one lives).
+_HOMES = frozenset("flat apartment place house home room studio bedsit condo".split())
 
 
 def school(tok: Any) -> bool:

@@ -107,7 +107,7 @@ SYSTEM_HEADS = frozenset(
 )
 #: Platforms a system is hosted on: a change between two of them is a change of ``runs_on``.
 HOSTS = frozenset(
-    "heroku render fly.io vercel netlify railway aws gcp azure digitalocean linode hetzner ovh lambda ec2 ecs eks "
+    "heroku render fly fly.io vercel netlify railway aws gcp azure digitalocean linode hetzner ovh lambda ec2 ecs eks "
     "gke aks fargate kubernetes k8s openshift nomad".split()
 ) | {"cloud run", "app engine", "cloudflare pages", "cloudflare workers", "github pages", "google cloud"}
 _VERSIONED = re.compile(r"(?P<base>.*\S)\s+v?(?P<v>\d+(?:\.\d+)*)")
@@ -117,6 +117,31 @@ _VERSION_TAIL = re.compile(r"\s+(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)+)$")
 def system_noun(tok: Any) -> bool:
     """True when ``tok`` heads a noun phrase naming a system that can hold a tool ("the mobile app")."""
     return tok.pos_ in ("NOUN", "PROPN") and (tok.lemma_.lower() in SYSTEM_HEADS or tok.lower_ in SYSTEM_HEADS)
+
+
+def hyphen_before(c: Any, head: Any) -> bool:
+    """Is ``c`` (a modifier before ``head``) joined to the next word by a hyphen with no space ("react-table",
+    "dbt-core"), so that the parse's split leaves one name in two? Then it belongs to the name's extent."""
+    nxt = c.i + 1
+    return c.i < head.i and nxt < len(c.doc) and c.doc[nxt].tag_ == "HYPH" and not c.whitespace_ \
+        and not c.doc[nxt].whitespace_ and c.dep_ in ("amod", "det", "compound", "nmod")
+
+
+def place_preps(tok: Any) -> list[Any]:
+    """The prepositions of a place noun ("a flat in Bristol"), with the one the parse hung on the verb when it
+    follows the noun at once ("I moved to a flat in Bristol": "in Bristol" under "moved")."""
+    out = list(tok.children)
+    nxt = tok.i + 1
+    if nxt < len(tok.doc) and tok.doc[nxt].dep_ == "prep" and tok.doc[nxt].head.i == tok.head.head.i \
+            and tok.dep_ == "pobj" and tok.doc[nxt].head.pos_ in ("VERB", "AUX"):
+        out.append(tok.doc[nxt])
+    return out
+
+
+def new_marks(verb: Any) -> tuple[str, ...]:
+    """The prepositions that bring the new value of a replacement: "replaced A with B", "A was replaced by B";
+    "swapped A for B" too ("substitute A for B" says the opposite, and keeps "with" only)."""
+    return ("with", "by", "for") if verb.lemma_ == "swap" else ("with", "by")
 
 
 def hosted(name: str) -> bool:

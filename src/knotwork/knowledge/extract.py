@@ -23,7 +23,9 @@ from typing import Any
 from knotwork.knowledge import mentions, scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
+from knotwork.knowledge.ends import hosted
 from knotwork.knowledge.lists import distribute
+from knotwork.knowledge.shapes import kin_names
 from knotwork.knowledge.lexicon import (COMMON, GENERIC_ACRONYMS, MULTIWORD_TECH, ORDER_WORDS, PLACES, RELATIVES,
                                         STOP_AFTER, TECH)
 from knotwork.knowledge.models import EntityDraft, Extraction, FactDraft
@@ -401,6 +403,8 @@ def _sentence_facts(sent: _Sentence, out: Extraction) -> None:
                 continue
             places = subj[0] == USER and all(s.type is None for s in (old, new))
             predicate = "lives_in" if places else "uses"
+            if predicate == "uses" and hosted(old.name) and hosted(new.name):
+                predicate = "runs_on"  # "we went from Heroku to Render": where it runs (as the parse reads it)
             out.facts.append(FactDraft(subj[0], predicate, new.name, replaces=old.name, subject_type=subj[1],
                                        object_type=new.type, rule=f"rules:{'switch' if rx is _SWITCH else 'replace'}"))
             consumed.append((m.start(), m.end()))
@@ -577,14 +581,14 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
     ctx = list(contexts) if contexts is not None else [None] * len(texts)
     nlp = pipeline()
     if nlp is None:
-        return [(resolve_relatives(rules_candidates(t), c), None) for t, c in zip(texts, ctx)]
+        return [(resolve_relatives(kin_names(rules_candidates(t)), c), None) for t, c in zip(texts, ctx)]
     docs = nlp.pipe([_straight(t) for t in texts], batch_size=BATCH)
     out = []
     for text, doc, context in zip(texts, docs, ctx):
         dropped: set[str] = set()
         parsed = _based(read(doc, _spans, dropped, context), PARSER_CONFIDENCE)
         merged = distribute(_merge(parsed, _based(_rule_sentences(text), RULES_CONFIDENCE), dropped), text, _spans)
-        out.append((_tidy(_checked(resolve_relatives(merged, context))), doc))
+        out.append((_tidy(_checked(resolve_relatives(kin_names(merged), context))), doc))
     return out
 
 

@@ -38,7 +38,7 @@ from knotwork.knowledge.cues import (
     instead as _instead,
     place_name as _place_name,
     is_hedged as _is_hedged,
-    negated as _negated,
+    negated as _negated, disliked as _disliked,
     question_or_order as _question_or_order,
     relative as _relative,
     school as _school,
@@ -130,8 +130,8 @@ class _Names:
                 if n.dep_ in ("oprd", "attr", "dobj", "xcomp", "npadvmod"):
                     return self.name(n)
         # "a small flat in Camden", "a new place in Brooklyn": the place is the name
-        if tok.lower_ in _PLACE_NOUNS and tok.pos_ == "NOUN":
-            for p in tok.children:
+        if tok.lower_ in _PLACE_NOUNS and (tok.pos_ == "NOUN" or tok.dep_ == "pobj"):  # "a flat" parsed as ADJ too
+            for p in _ends.place_preps(tok):  # its own "in X", or the verb's right after it ("moved to a flat in X")
                 if p.dep_ == "prep" and p.lower_ in ("in", "near", "on"):
                     for q in p.children:
                         if q.dep_ == "pobj" and q.pos_ == "PROPN":
@@ -164,7 +164,7 @@ class _Names:
             return None
         if tok.pos_ == "NOUN" and start == end and tok.tag_ == "NNS" and head.endswith("ings"):
             return None
-        if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and not any(
+        if start == end and tok.text in GENERIC_ACRONYMS and tok.dep_ in ("nsubj", "nsubjpass") and tok.i > tok.sent.start and not any(
                 c.dep_ in ("det", "poss") for c in tok.children):
             return None  # a bare "API" the parse cut from its name ("The payments API runs on…")
         if re.search(r"\s(?:and|or|&)\s", text) and not (span is not None and re.search(r"\s(?:and|or|&)\s", span.name)):
@@ -184,7 +184,7 @@ class _Names:
             t = stack.pop()
             for c in t.children:
                 keep = c.dep_ in _NAME_MODS and not (c.dep_ == "nummod" and c.i < tok.i)
-                keep = keep or (c.dep_ == "punct" and c.tag_ == "HYPH")
+                keep = keep or (c.dep_ == "punct" and c.tag_ == "HYPH") or _ends.hyphen_before(c, t)  # "react-table"
                 keep = keep or (c.dep_ == "amod" and (c.tag_ == "NNP" or any(g.tag_ == "HYPH" for g in c.children)
                                                      or "-" in c.text))
                 keep = keep or (c.dep_ == "poss" and c.pos_ == "PROPN")
@@ -476,13 +476,13 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
     subjects = _subjects(verb, names)
     if not subjects:
         return
-    past = past or _negated(verb) or _state_past(verb)
+    past = (past or _negated(verb) or _state_past(verb)) and not _disliked(verb)
     cannot = any(c.dep_ == "neg" for c in verb.children) and any(c.lower_ == "ca" for c in verb.children)
     if verb.lemma_ == "be":
         _been_at(verb, subjects, names, out, past)
         _copula(verb, subjects, names, out, past)
         return
-    key = _key(verb)
+    key = "dislike" if _disliked(verb) else _key(verb)
     passive = any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
     if passive and verb.lower_ in V.STATUSES and not _children(verb, "agent") and not any(
             p.lower_ in ("to", "via", "with", "from", "into") for p in _children(verb, "prep")):
@@ -530,7 +530,7 @@ def _clause_facts(verb: Any, names: _Names, out: Extraction, past: bool = False)
                     continue
                 implicit = not _children(verb, "nsubj", "nsubjpass")
                 # "moved from Redis to Valkey": a technology on either side makes it a change of tool
-                technical = _technical(tok) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
+                technical = (_technical(tok) and tok.lower_ not in _PLACE_NOUNS) or any(_technical(o) or _tech_name(names.name(o)) for o in old_toks)
                 pred = "lives_in" if verb.lemma_ == "move" and _is_person(s) and not technical else "uses"
                 if pred == "uses" and _ends.hosted(n[0]) and _ends.hosted(old[0]):
                     pred = "runs_on"  # "moved from Heroku to Render": where it runs
@@ -684,9 +684,9 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
     """"A replaced B (in X)", "we replaced B with A", "B was replaced by A (in X)"."""
     where = None
     agent_objects = [q for a in _children(verb, "agent") for q in _children(a, "pobj")]
-    with_objects = [q for w in _children(verb, "prep") if w.lower_ in ("with", "by") for q in _children(w, "pobj")]
+    with_objects = [q for w in _children(verb, "prep") if w.lower_ in _ends.new_marks(verb) for q in _children(w, "pobj")]
     for p in _children(verb, "prep") + [p for q in agent_objects + with_objects for p in _children(q, "prep")]:
-        if p.lower_ in ("in", "on", "for", "across"):
+        if p.lower_ in ("in", "on", "for", "across") and p.lower_ not in _ends.new_marks(verb):
             for o in _children(p, "pobj"):
                 if o.pos_ == "PROPN" or any(c.lower_ in ("the", "our", "my") for c in o.children):
                     where = names.name(o)  # "across the dashboard", not "for formatting"
@@ -695,7 +695,7 @@ def _replace(verb: Any, subjects: list[tuple[str, str | None]], names: _Names, o
         old = subjects
         owner = where or (TEAM, "team")
     else:
-        with_ = [p for p in _children(verb, "prep") if p.lower_ in ("with", "by")]
+        with_ = [p for p in _children(verb, "prep") if p.lower_ in _ends.new_marks(verb)]  # "swapped A for B"
         if with_:
             new = [names.name(o) for p in with_ for q in _children(p, "pobj") for o in _conjuncts(q)]
             old = _objects(verb, names)[1]

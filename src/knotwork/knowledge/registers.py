@@ -33,6 +33,7 @@ from typing import Any
 
 from knotwork.knowledge import described as _described
 from knotwork.knowledge import ends as _ends
+from knotwork.knowledge import shapes as _shapes
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
 from knotwork.knowledge.people import given_names
@@ -425,6 +426,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _code_words(sent, names, out)
     _name_from_org(sent, names, out)
     _described.read(sent, names, out)  # "Biome is a Rust-based monorepo", "X, a small Rust binary,"
+    _shapes.read(sent, names, out, before)  # "our cat Biscuit", "X is a Python script", "the redesign shipped"
     _removed_ends_deprecated(out, before)
     _from_org(out, before)
     # "The `Headers.getlist()` method had been deprecated … It is now fully removed.": "it" in the next

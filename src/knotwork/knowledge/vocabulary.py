@@ -117,7 +117,7 @@ BY_SUBJECT: dict[str, tuple[str, str]] = {
 #: "X is done", "X is blocked": the values of ``status``.
 STATUSES = frozenset(
     "done blocked deprecated complete completed finished shipped merged broken fixed released live paused archived "
-    "cancelled canceled stale flaky removed".split()
+    "cancelled canceled stale flaky removed decommissioned unmaintained".split()
 ) | {"in progress", "on hold"}
 
 #: Nouns after "my" that make a person fact ("my sister Emma": Emma sister_of User); spelling variants map.
@@ -129,7 +129,9 @@ RELATIVES: dict[str, str] = {
         "mentor teacher coach niece nephew stepmother stepfather sister-in-law brother-in-law mother-in-law "
         "father-in-law flatmate housemate twin kids children twins parents grandparents"
     ).split()
-} | {"flatmate": "roommate", "housemate": "roommate", "boss": "manager", "friends": "friend"}
+} | {"flatmate": "roommate", "housemate": "roommate", "boss": "manager", "friends": "friend",
+       "twins": "child", "kids": "child", "children": "child"} | {  # "my twins, Ada and Leo": children
+    f"{w}-in-law": f"{w}_in_law" for w in "sister brother mother father son daughter".split()}  # a predicate name
 
 #: "I'm a vegetarian": what someone is (is_a) rather than their job (works_as).
 IS_A_NOUNS = frozenset(
