@@ -70,7 +70,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from knotwork.hygiene import changes_read, pair_scorer
+from knotwork.hygiene import changes_read, pair_scorer, wording
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
@@ -183,6 +183,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
     for target, old_text, cosine in candidates:
         old = words(old_text)
         if not old:
+            continue
+        if wording.restated(old_text, new_text):  # one value in other words ("every Friday" / "on Fridays"): no change
+            if cosine >= NOOP_COSINE:
+                return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
             continue
         # A decision record that names the one it supersedes retires that record's memory, in either order.
         if cosine >= SLOT_COSINE and (change := (changes_read.named_superseded(new_text, old_text) if target in later
