@@ -11,7 +11,7 @@ import pytest
 import knotwork
 from knotwork import Knotwork, Settings
 from knotwork.hygiene.consolidate import decide
-from knotwork.hygiene.wording import canonical, restated
+from knotwork.hygiene.wording import canonical, real_change, restated
 
 # (a statement, the same statement in other words)
 RESTATED = [
@@ -96,6 +96,42 @@ def test_a_value_in_other_words_close_enough_is_nothing_new(first: str, second: 
         assert (decision.kind, decision.target) == ("NOOP", "old")
         # under the NOOP floor the candidate is passed over, as a schedule read alike is
         assert decide(newer, [("old", older, 0.9)]).kind == "ADD"
+
+
+# A value in other words inside a text the rules read otherwise (a closing purpose, an opening phrase of when,
+# another clause, a meeting's other frame): each rule's "A -> B" is read one way before it may retire.
+READ_THROUGH = [
+    pytest.param("Stable releases of Heron are tagged every two weeks.",
+                 "From now on stable releases of Heron are tagged bi-weekly.", id="cadence-reader"),
+    pytest.param("Backups run daily at 02:00 UTC.",
+                 "Backups run every day at 2am UTC so that the exports have finished.", id="purpose"),
+    pytest.param("The incident review is held every Friday at 15:00.",
+                 "Since the March reorg, the incident review is held on Fridays at 3pm.", id="opening-phrase"),
+    pytest.param("The default request timeout is 60 seconds.",
+                 "The default request timeout is 1 minute; large uploads use 5 minutes.", id="another-clause"),
+    pytest.param("The sprint planning is every Monday at 9am.", "Sprint planning happens weekly on Mondays at 09:00.",
+                 id="schedule-reader"),
+    pytest.param("The frontend is built with JS and Vite.", "The frontend is built with JavaScript and Vite.",
+                 id="two-values"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), READ_THROUGH)
+def test_a_value_in_other_words_read_through_any_rule_retires_nothing(older: str, newer: str) -> None:
+    for cosine in (0.8, 0.9, 0.97):
+        assert decide(newer, [("old", older, cosine)]).kind != "SUPERSEDE"
+        assert decide(older, [("old", newer, cosine)], later={"old"}).kind != "SUPERSEDE"
+
+
+def test_a_change_beside_a_value_in_other_words_names_only_the_change() -> None:
+    assert real_change("every friday -> on fridays; 15 -> 16") == "15 -> 16"
+    assert real_change("bi weekly -> every two weeks") is None
+    assert real_change("15 00 -> 3pm") is None  # a time the rules split into words
+    assert real_change("15 00 -> 4pm") == "15 00 -> 4pm"
+    assert real_change("ADR-23 superseded by ADR-67") == "ADR-23 superseded by ADR-67"
+    decision = decide("The deploy window opens on Fridays at 16:00.",
+                      [("old", "The deploy window opens every Friday at 15:00.", 0.9)])
+    assert decision.kind == "SUPERSEDE" and "fridays" not in decision.reason and "16" in decision.reason
 
 
 @pytest.mark.parametrize(("older", "newer", "change"), CHANGED)

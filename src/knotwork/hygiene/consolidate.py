@@ -196,7 +196,7 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         kept = len(set(new) & set(old)) / len(set(old))
         # One meeting's schedule read whole decides before the word rules, which read "every other Thursday" ->
         # "every Thursday" as a word left out and "09:00 China Standard Time" / "09:00 UTC+8" as a value swapped.
-        if cosine >= SLOT_COSINE and (change := schedule_change(old_text, new_text)):
+        if cosine >= SLOT_COSINE and (change := wording.real_change(schedule_change(old_text, new_text))):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
         if same_schedule(old_text, new_text):
             if cosine >= NOOP_COSINE:
@@ -212,10 +212,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             if change := _core_change(old_text, new_text, cosine, target in later):
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        change = (supersedes(old_text, new_text, cosine, old, new)
-                  or _core_change(old_text, new_text, cosine, target in later)
-                  or _without_repeated_word(old_text, new_text, cosine, old, new)
-                  or _project_text(old_text, new_text, cosine, target in later))
+        change = wording.real_change(supersedes(old_text, new_text, cosine, old, new)
+                                     or _core_change(old_text, new_text, cosine, target in later)
+                                     or _without_repeated_word(old_text, new_text, cosine, old, new)
+                                     or _project_text(old_text, new_text, cosine, target in later))
         if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -497,9 +497,9 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     than right), a higher one chosen on dev pairs for precision first for the looser reading's. Without the
     weights file the rules decide alone."""
     rule, change = proposed(old_text, new_text, cosine, old, new, whole_floor)
-    found = _scored(old_text, new_text, cosine, rule, change)
+    found = wording.real_change(_scored(old_text, new_text, cosine, rule, change))  # "every friday -> on fridays": none
     if found is None and cosine >= SLOT_COSINE:
-        return slot_change(old_text, new_text)  # a slot read whole: holders, employer, schedule
+        return wording.real_change(slot_change(old_text, new_text))  # a slot read whole: holders, employer, schedule
     return found
 
 

@@ -85,12 +85,12 @@ _step(r"\bmidnight\b", "00:00")
 _step(r"(?<![\w:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s?(?P<half>am|pm)\b", _clock)
 _step(r"(?<![\w:.])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?P<half>)", lambda m: f"{int(m['h']):02d}:{m['m']}")
 # how often (before amounts: "every 24 hours")
-_step(r"\b(?:every|each|once\s+(?:a|an|per|every))\s+(?:24\s+hours|day)\b|\bdaily\b", "daily")
-_step(r"\b(?:every|each|once\s+(?:a|an|per|every))\s+hour\b|\bhourly\b", "hourly")
-_step(r"\b(?:every|each|once\s+(?:a|an|per|every))\s+month\b|\bmonthly\b", "monthly")
-_step(r"\b(?:(?:once\s+)?every\s+(?:two|2|other|second)\s+weeks?|bi-?weekly|fortnightly|once\s+a\s+fortnight)\b",
+_step(r"\b(?:every|each|once(?:\s+(?:a|an|per|every))?)\s+(?:24\s+hours|day)\b|\bdaily\b", "daily")
+_step(r"\b(?:every|each|once(?:\s+(?:a|an|per|every))?)\s+hour\b|\bhourly\b", "hourly")
+_step(r"\b(?:every|each|once(?:\s+(?:a|an|per|every))?)\s+month\b|\bmonthly\b", "monthly")
+_step(r"\b(?:(?:once\s+)?every\s+(?:two|2|other|second)\s+weeks?|bi[-\s]?weekly|fortnightly|once\s+a\s+fortnight)\b",
       "biweekly")
-_step(r"\b(?:every|each|once\s+(?:a|an|per|every))\s+week\b|\bweekly\b", "weekly")
+_step(r"\b(?:every|each|once(?:\s+(?:a|an|per|every))?)\s+week\b|\bweekly\b", "weekly")
 # which day
 _step(rf"\bbiweekly\s+(?:on\s+)?(?:the\s+)?({_DAY})s?\b|\bevery\s+other\s+({_DAY})\b",
       lambda m: f"every other {m[1] or m[2]}")
@@ -124,3 +124,21 @@ def restated(old_text: str, new_text: str) -> bool:
         return False
     a, b = canonical(old_text), canonical(new_text)
     return bool(a) and a == b
+
+
+_CLOCK_WORDS = re.compile(r"(?<![\w:])(\d{1,2}) (\d{2})(?![\w:])")  # "15 00": a time the rules split into words
+
+
+def real_change(change: str | None) -> str | None:
+    """A rule's change (``"A -> B"``, several joined by "; ") without the parts whose two sides are one value in
+    other words ("every friday -> on fridays; 15 -> 16" is "15 -> 16"); None when no part is left. A part that
+    is no "A -> B" ("ADR-23 superseded by ADR-67") is kept."""
+    if change is None:
+        return None
+    kept = []
+    for part in change.split("; "):
+        sides = [canonical(_CLOCK_WORDS.sub(r"\1:\2", side)) for side in part.split(" -> ")]
+        if len(sides) == 2 and sides[0] == sides[1]:
+            continue
+        kept.append(part)
+    return "; ".join(kept) or None
