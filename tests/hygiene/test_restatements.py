@@ -10,7 +10,7 @@ import pytest
 
 import knotwork
 from knotwork import Knotwork, Settings
-from knotwork.hygiene.consolidate import decide
+from knotwork.hygiene.consolidate import decide, frame_change
 from knotwork.hygiene.wording import canonical, real_change, restated
 
 # (a statement, the same statement in other words)
@@ -162,6 +162,18 @@ def test_a_real_change_of_the_same_value_still_retires(older: str, newer: str, c
 def test_wordings_of_different_values_stay_apart(a: str, b: str) -> None:
     assert canonical(a) != canonical(b)
     assert not restated(a, b)
+
+
+def test_a_name_with_the_inside_is_one_value() -> None:
+    # "Read the Docs" is one name: the frame rule reads it whole, in both orders
+    older, newer = "Docs are hosted on Read the Docs.", "Docs are hosted on GitHub Pages."
+    assert frame_change(older, newer) == "read the docs -> github pages"
+    decision = decide(newer, [("old", older, 0.9)])
+    assert (decision.kind, decision.reason) == ("SUPERSEDE", "value changed: read the docs -> github pages")
+    assert decide(older, [("old", newer, 0.9)], later={"old"}).kind == "SUPERSEDE"
+    # "the" outside a name of capitals is no value
+    assert frame_change("Docs are hosted on GitHub Pages.", "Docs are hosted on the wiki.") is None
+    assert frame_change("The release is signed by Ann Lee.", "The release is signed by the Release Team.") is None
 
 
 def test_the_same_text_is_left_to_the_rules() -> None:

@@ -603,8 +603,8 @@ _CLAUSE_END = re.compile(
 def _value_span(raw: list[str], low: list[str]) -> bool:
     """Is this span (case kept / lower case) a value: digits in every word, a capitalised name, a time word, or
     a word of state? Pronouns and articles never are."""
-    if not raw or set(low) & _NO_VALUE or any(_opaque(t) for t in raw):
-        return False
+    if not raw or set(low) & _NO_VALUE - wording.named_the(raw) or any(_opaque(t) for t in raw):
+        return False  # "the" only inside a name of capitals ("Read the Docs")
     if all(any(ch.isdigit() for ch in t) for t in raw):
         return True
     if any(re.search(r"[A-Za-z]\.[A-Za-z]", t) for t in raw):
@@ -613,7 +613,8 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
         return True  # "late 2020", "every Tuesday"
     if len(low) == 1 and low[0] in STATUS_VALUES:
         return True  # "deprecated"
-    return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES or any(ch.isdigit() for ch in t) for t in raw)
+    return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES | wording.named_the(raw)
+                                       or any(ch.isdigit() for ch in t) for t in raw)
 
 
 def _opaque(token: str) -> bool:

@@ -142,3 +142,13 @@ def real_change(change: str | None) -> str | None:
             continue
         kept.append(part)
     return "; ".join(kept) or None
+
+
+def named_the(raw: list[str]) -> frozenset[str]:
+    """{"the"} when a span of words (case kept) is one name with "the" inside it, between capitals ("Read the
+    Docs", "Bank of the West"): a value, where "the" alone is none; else nothing."""
+    inner = raw[1:-1]
+    if len(raw) >= 3 and raw[0][0].isupper() and raw[-1][0].isupper() and "the" in inner and all(
+            t[0].isupper() or t in ("the", "of") for t in inner):
+        return frozenset({"the"})
+    return frozenset()
