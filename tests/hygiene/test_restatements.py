@@ -74,6 +74,8 @@ CHANGED = [
     pytest.param("Backups run daily.", "Backups run weekly.", "daily -> weekly", id="cadence"),
     pytest.param("Invoices are sent monthly.", "Invoices are sent every two weeks.", "monthly -> every two weeks",
                  id="monthly-to-biweekly"),
+    pytest.param("Releases are cut weekly.", "Releases are cut bi-weekly.", "weekly -> biweekly",
+                 id="weekly-to-bi-weekly"),  # no word gone: read as an update before
     pytest.param("The primary database is PostgreSQL.", "The primary database is MySQL.", "postgresql -> mysql",
                  id="database"),
 ]
@@ -174,6 +176,16 @@ def test_a_name_with_the_inside_is_one_value() -> None:
     # "the" outside a name of capitals is no value
     assert frame_change("Docs are hosted on GitHub Pages.", "Docs are hosted on the wiki.") is None
     assert frame_change("The release is signed by Ann Lee.", "The release is signed by the Release Team.") is None
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Backups run daily.", "Backups run daily and weekly."),
+    ("Releases are cut weekly.", "Releases are cut weekly and monthly."),
+])
+def test_a_cadence_said_beside_another_retires_neither(older: str, newer: str) -> None:
+    for cosine in (0.8, 0.9):
+        assert decide(newer, [("old", older, cosine)]).kind != "SUPERSEDE"
+        assert decide(older, [("old", newer, cosine)], later={"old"}).kind != "SUPERSEDE"
 
 
 def test_the_same_text_is_left_to_the_rules() -> None:

@@ -209,7 +209,8 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the
             # tech lead of H" -> "Alice Chen left in April; Bob Martinez is the tech lead of H now"): a change
-            if change := _core_change(old_text, new_text, cosine, target in later):
+            if change := (_core_change(old_text, new_text, cosine, target in later)
+                          or wording.cadence_swap(old_text, new_text)):  # "weekly" -> "bi-weekly": no word gone
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         change = wording.real_change(supersedes(old_text, new_text, cosine, old, new)

@@ -34,6 +34,7 @@ functions over texts; nothing here imports the rules.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -152,3 +153,20 @@ def named_the(raw: list[str]) -> frozenset[str]:
             t[0].isupper() or t in ("the", "of") for t in inner):
         return frozenset({"the"})
     return frozenset()
+
+
+_CADENCES = frozenset({"hourly", "daily", "weekly", "biweekly", "monthly"})
+
+
+def cadence_swap(old_text: str, new_text: str) -> str | None:
+    """``"weekly -> biweekly"`` when the two texts, read one way, are one frame with one cadence word swapped for
+    another at least two words in ("Releases are cut weekly" -> "... bi-weekly": the words alone read "bi" as a
+    word added, an update), else None. A cadence added beside one ("daily and weekly") is no swap."""
+    old, new = canonical(old_text), canonical(new_text)
+    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace" or ops[0][1] < 2:
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    if i2 - i1 != 1 or j2 - j1 != 1 or not {old[i1], new[j1]} <= _CADENCES:
+        return None
+    return f"{old[i1]} -> {new[j1]}"
