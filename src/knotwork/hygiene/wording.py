@@ -28,8 +28,13 @@ two texts say the same thing once each is read one way (:func:`canonical`):
   TS, Golang / Go, Read the Docs / ReadTheDocs.
 
 Each wording maps to one form only where both mean the one value; a real change (Friday -> Thursday, 15:00 ->
-16:00, weekly -> bi-weekly, 60 seconds -> 2 minutes) reads as two forms and goes to the rules as before. Pure
-functions over texts; nothing here imports the rules.
+16:00, weekly -> bi-weekly, 60 seconds -> 2 minutes) reads as two forms and goes to the rules as before.
+
+The one normaliser serves every rule: :func:`restated` before any rule reads a pair, :func:`real_change` on
+every change a rule proposes (the frame and value rules, the slot readers, the project-text readers: a part
+"A -> B" whose two sides read alike is dropped), and :func:`cadence_swap` for the one change the words alone
+miss ("weekly" -> "bi-weekly" reads as a word added). :func:`named_the` lets the frame rules read a name with
+"the" inside ("Read the Docs") as one value. Pure functions over texts; nothing here imports the rules.
 """
 
 from __future__ import annotations
