@@ -545,6 +545,9 @@ def cadence_change(earlier: str, later: str) -> str | None:
         return None
     if not _said_alike(a[1], b[1], neutral=_CADENCE_NEUTRAL):
         return None
+    if any(set(x[0]) < set(y[0]) and re.search(r"\b(?:and|or|plus)\b", t, re.IGNORECASE)
+           for x, y, t in ((a, b, later), (b, a, earlier))):
+        return None  # "daily" / "daily and weekly": one cadence more beside it, both hold
     return f"{' '.join(a[0])} -> {' '.join(b[0])}"
 
 

@@ -74,7 +74,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from knotwork.hygiene import changes_read, pair_scorer
+from knotwork.hygiene import changes_read, pair_scorer, wording
 from knotwork.hygiene.keys import key_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
@@ -189,6 +189,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         old = words(old_text)
         if not old:
             continue
+        if wording.restated(old_text, new_text):  # one value in other words ("every Friday" / "on Fridays"): no change
+            if cosine >= NOOP_COSINE:
+                return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
+            continue
         # A decision record that names the one it supersedes retires that record's memory, in either order.
         if cosine >= SLOT_COSINE and (change := (changes_read.named_superseded(new_text, old_text) if target in later
                                                  else changes_read.named_superseded(old_text, new_text))):
@@ -197,7 +201,7 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         kept = len(set(new) & set(old)) / len(set(old))
         # One meeting's schedule read whole decides before the word rules, which read "every other Thursday" ->
         # "every Thursday" as a word left out and "09:00 China Standard Time" / "09:00 UTC+8" as a value swapped.
-        if cosine >= SLOT_COSINE and (change := schedule_change(old_text, new_text)):
+        if cosine >= SLOT_COSINE and (change := wording.real_change(schedule_change(old_text, new_text))):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
         if same_schedule(old_text, new_text):
             if cosine >= NOOP_COSINE:
@@ -210,15 +214,16 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the
             # tech lead of H" -> "Alice Chen left in April; Bob Martinez is the tech lead of H now"): a change
-            if change := _core_change(old_text, new_text, cosine, target in later) or _keyed(
-                    old_text, new_text, cosine, target in later):
+            if change := (_core_change(old_text, new_text, cosine, target in later)
+                          or _keyed(old_text, new_text, cosine, target in later)
+                          or wording.cadence_swap(old_text, new_text)):  # "weekly" -> "bi-weekly": no word gone
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
-        change = (supersedes(old_text, new_text, cosine, old, new)
-                  or _core_change(old_text, new_text, cosine, target in later)
-                  or _without_repeated_word(old_text, new_text, cosine, old, new)
-                  or _project_text(old_text, new_text, cosine, target in later)
-                  or _keyed(old_text, new_text, cosine, target in later))
+        change = wording.real_change(supersedes(old_text, new_text, cosine, old, new)
+                                     or _core_change(old_text, new_text, cosine, target in later)
+                                     or _without_repeated_word(old_text, new_text, cosine, old, new)
+                                     or _project_text(old_text, new_text, cosine, target in later)
+                                     or _keyed(old_text, new_text, cosine, target in later))
         if change:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -500,9 +505,9 @@ def supersedes(old_text: str, new_text: str, cosine: float, old: list[str] | Non
     than right), a higher one chosen on dev pairs for precision first for the looser reading's. Without the
     weights file the rules decide alone."""
     rule, change = proposed(old_text, new_text, cosine, old, new, whole_floor)
-    found = _scored(old_text, new_text, cosine, rule, change)
+    found = wording.real_change(_scored(old_text, new_text, cosine, rule, change))  # "every friday -> on fridays": none
     if found is None and cosine >= SLOT_COSINE:
-        return slot_change(old_text, new_text)  # a slot read whole: holders, employer, schedule
+        return wording.real_change(slot_change(old_text, new_text))  # a slot read whole: holders, employer, schedule
     return found
 
 
@@ -612,8 +617,8 @@ _CLAUSE_END = re.compile(
 def _value_span(raw: list[str], low: list[str]) -> bool:
     """Is this span (case kept / lower case) a value: digits in every word, a capitalised name, a time word, or
     a word of state? Pronouns and articles never are."""
-    if not raw or set(low) & _NO_VALUE or any(_opaque(t) for t in raw):
-        return False
+    if not raw or set(low) & _NO_VALUE - wording.named_the(raw) or any(_opaque(t) for t in raw):
+        return False  # "the" only inside a name of capitals ("Read the Docs")
     if all(any(ch.isdigit() for ch in t) for t in raw):
         return True
     if any(re.search(r"[A-Za-z]\.[A-Za-z]", t) for t in raw):
@@ -622,7 +627,8 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
         return True  # "late 2020", "every Tuesday"
     if len(low) == 1 and low[0] in STATUS_VALUES:
         return True  # "deprecated"
-    return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES or any(ch.isdigit() for ch in t) for t in raw)
+    return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES | wording.named_the(raw)
+                                       or any(ch.isdigit() for ch in t) for t in raw)
 
 
 def _opaque(token: str) -> bool:
