@@ -33,8 +33,11 @@ ui: $(UI)
 run: $(STAMP) $(UI)
 	$(BIN)/knotwork serve
 
+# The suite starts some hundreds of knotwork processes: with PYTHONDONTWRITEBYTECODE set in the environment,
+# each would compile the package from source again, and each worker would rewrite every test module's asserts
+# again; the bytecode is kept instead (__pycache__/ is ignored by git).
 test: $(TEST_STAMP) $(UI)
-	$(BIN)/python -m pytest -n 2 -q
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 -q
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/ingest.py
