@@ -4,14 +4,13 @@ line on stderr, and a write that fails leaves nothing behind. The installed cons
 
 from __future__ import annotations
 
-import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import knotwork
-from knotwork.adapters.entry import main
 
 from .conftest import KNOTWORK, clean_env
 
@@ -27,29 +26,9 @@ def knotwork_cli(home: Path, *args: str, cwd: Path | None = None, **env: str) ->
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
-def in_process(home: Path, cwd: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
-               *args: str) -> subprocess.CompletedProcess[str]:
-    """``knotwork ARGS`` through the console script's entry point in this process, in the environment
-    :func:`knotwork_cli` gives its process (the same exit status, stdout and stderr)."""
-    with monkeypatch.context() as env:
-        for name in [n for n in os.environ if n.startswith("KNOTWORK_")]:
-            env.delenv(name)
-        for name, value in clean_env(home, {"KNOTWORK_URL": "none"}).items():
-            if name.startswith("KNOTWORK_"):
-                env.setenv(name, value)
-        env.chdir(cwd)
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capfd.readouterr()
-    return subprocess.CompletedProcess(list(args), code, out, err)
-
-
 @pytest.mark.parametrize("where", ["missing/folder/x.db", "typo.db"])
 def test_commands_that_only_read_refuse_a_store_that_is_not_there(
-    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+    tmp_path: Path, where: str, run_cli_here: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
     """The first reader runs as the installed command, in its own process; the others through the same entry
     point in this one (a process each cost a second of start-up and checked nothing more)."""
@@ -58,7 +37,7 @@ def test_commands_that_only_read_refuse_a_store_that_is_not_there(
         if i == 0:
             run = knotwork_cli(tmp_path / "home", *args, "--db", str(target), cwd=tmp_path)
         else:
-            run = in_process(tmp_path / "home", tmp_path, monkeypatch, capfd, *args, "--db", str(target))
+            run = run_cli_here(*args, "--db", str(target), env={"KNOTWORK_URL": "none"}, cwd=tmp_path)
         assert run.returncode == 2, (args, run.stdout, run.stderr)
         assert run.stderr.count("\n") == 1 and f"no store at {target}" in run.stderr, (args, run.stderr)
         assert run.stdout == ""
