@@ -5,6 +5,7 @@ up to it, and what serves only the adapters on top of the facade (``views/``) is
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import knotwork
@@ -19,7 +20,8 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in SRC.rglob("*.py")}
 
 
-def imports(name: str) -> set[str]:
+@cache  # the walks below ask for the same module again and again; each file is parsed once per run
+def imports(name: str) -> frozenset[str]:
     """The knotwork modules ``name`` imports, at any level (type-checking blocks and functions included)."""
     out: set[str] = set()
     for node in ast.walk(ast.parse(MODULES[name].read_text("utf-8"))):
@@ -30,7 +32,7 @@ def imports(name: str) -> set[str]:
         else:
             continue
         out.update(m for m in found if m in MODULES and m not in (name, "knotwork"))
-    return out
+    return frozenset(out)
 
 
 def reaches(start: str, goal: str) -> list[str] | None:

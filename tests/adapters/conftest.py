@@ -215,6 +215,37 @@ def start_http_shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Call
 
 
 @pytest.fixture
+def run_cli_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run_cli`` without the process: ``run_cli_here(*args, env=None, cwd=None)`` calls the console script's
+    entry point in this process, with the environment and home ``run_cli`` gives its process, and returns the
+    same exit status, stdout and stderr. For tests of a command's parsing and output, where a process per call
+    costs a second of start-up and checks nothing more; each such test keeps a real process for some call."""
+    from knotwork.adapters.entry import main
+
+    def run(*args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        capfd.readouterr()  # what the test printed before is not this command's
+        with monkeypatch.context() as patched:
+            for name in [n for n in os.environ if n.startswith("KNOTWORK_")]:
+                patched.delenv(name)
+            for name, value in clean_env(tmp_path / "home", env).items():
+                if name.startswith("KNOTWORK_"):
+                    patched.setenv(name, value)
+            if cwd is not None:
+                patched.chdir(cwd)
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess(list(args), code, out, err)
+
+    return run
+
+
+@pytest.fixture
 def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """``run_cli(*args, input=None, env=None)``: run the ``knotwork`` command and capture its output."""
 

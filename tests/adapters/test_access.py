@@ -319,7 +319,8 @@ def test_the_openapi_spec_documents_401_and_404() -> None:
     assert "scope" in get_memory["404"]["description"] and "token" in get_memory["401"]["description"]
 
 
-def test_token_commands(run_cli, tmp_path: Path) -> None:
+def test_token_commands(run_cli, run_cli_here, tmp_path: Path) -> None:
+    """The first command runs as the installed script; the others through its entry point in this process."""
     tokens = tmp_path / "tokens.json"
     env = {"KNOTWORK_TOKENS_FILE": str(tokens)}
     made = run_cli("token", "create", "--name", "ci", "-w", "shop", "-w", "@global", "--read-only", env=env)
@@ -329,15 +330,15 @@ def test_token_commands(run_cli, tmp_path: Path) -> None:
     stored = tokens.read_text()
     assert token not in stored and json.loads(stored)["tokens"]["ci"]["workspaces"] == ["@global", "shop"]
     assert oct(tokens.stat().st_mode & 0o777) == "0o600"
-    listed = run_cli("token", "list", env=env)
+    listed = run_cli_here("token", "list", env=env)
     assert listed.returncode == 0 and "ci  @global, shop  read" in listed.stdout and token not in listed.stdout
-    again = run_cli("token", "create", "--name", "ci", "-w", "lab", env=env)
+    again = run_cli_here("token", "create", "--name", "ci", "-w", "lab", env=env)
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "exists" in again.stderr
-    bad = run_cli("token", "create", "--name", "x", "-w", "-bad", env=env)
+    bad = run_cli_here("token", "create", "--name", "x", "-w", "-bad", env=env)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
-    assert run_cli("token", "revoke", "ci", env=env).returncode == 0
-    assert "No tokens" in run_cli("token", "list", env=env).stdout
-    missing = run_cli("token", "revoke", "ci", env=env)
+    assert run_cli_here("token", "revoke", "ci", env=env).returncode == 0
+    assert "No tokens" in run_cli_here("token", "list", env=env).stdout
+    missing = run_cli_here("token", "revoke", "ci", env=env)
     assert missing.returncode == 2 and missing.stderr == "error: name: no token is named 'ci' (see `knotwork token list`)\n"
 
 

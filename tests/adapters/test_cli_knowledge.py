@@ -1,4 +1,6 @@
-"""The knowledge-graph CLI commands, run as the installed ``knotwork`` script."""
+"""The knowledge-graph CLI commands, run as the installed ``knotwork`` script (the first add of the long
+scenario and every call of the LLM one, each in its own process; the scenario's other calls through the same
+entry point in the test's process, with the same environment, to spare a start-up of the parser per call)."""
 
 from __future__ import annotations
 
@@ -14,14 +16,16 @@ NO_EMBEDDER = {"KNOTWORK_EMBEDDER": "none"}
 
 
 def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
-    run_cli: Callable[..., CompletedProcess[str]], tmp_path: Path
+    run_cli: Callable[..., CompletedProcess[str]], run_cli_here: Callable[..., CompletedProcess[str]], tmp_path: Path
 ) -> None:
     db = str(tmp_path / "kg.db")
 
     def cli(*args: str) -> CompletedProcess[str]:
-        return run_cli(*args, "--db", db, env=NO_EMBEDDER)
+        return run_cli_here(*args, "--db", db, env=NO_EMBEDDER)
 
-    assert cli("add", "We moved from MySQL to PostgreSQL.", "--valid-at", "2026-01-01", "-w", "shop").returncode == 0
+    first = run_cli("add", "We moved from MySQL to PostgreSQL.", "--valid-at", "2026-01-01", "-w", "shop", "--db", db,
+                    env=NO_EMBEDDER)
+    assert first.returncode == 0, first.stderr
     r = cli("add", "notes", "-w", "shop", "--entity", "Redis:library", "--fact", "Billing|uses|Postgres|2026-02-01")
     assert r.returncode == 0, r.stderr
     r = cli("add", "editors", "-w", "shop", "--fact", "Bo|uses|Helix", "--fact", "Bo|uses|Kakoune||0.25")

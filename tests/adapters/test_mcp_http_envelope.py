@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Iterator
 
 import httpx2
 import pytest
 
-from .conftest import Endpoint
+from .conftest import HttpLauncher
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-@pytest.fixture
-def base_url(start_http: Callable[..., Endpoint], tmp_path: Path) -> str:
-    endpoint = start_http(tmp_path / "envelope.db")
-    assert endpoint.base_url
-    return endpoint.base_url
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server for the module: no message here writes anything, and each malformed one must leave it serving
+    the next (the good message included, whichever order the tests run in)."""
+    home = tmp_path_factory.mktemp("envelope")
+    launcher = HttpLauncher(home / "home")
+    try:
+        endpoint = launcher.start(home / "envelope.db")
+        assert endpoint.base_url
+        yield endpoint.base_url
+    finally:
+        launcher.stop_all()
 
 
 @pytest.mark.parametrize(

@@ -61,19 +61,19 @@ def test_the_service_names_the_workspaces_of_the_callers_scope_alone(db: Path, s
         assert str(by_id.value) == f"no entity has the name or id {store.shop_entity!r}"
 
 
-def test_the_cli_says_where_and_how_to_pass_it(run_cli: Callable, db: Path, store: Store) -> None:
+def test_the_cli_says_where_and_how_to_pass_it(run_cli: Callable, run_cli_here: Callable, db: Path, store: Store) -> None:
     found = run_cli("search", SHOP_QUERY, "--db", str(db), env=FAST)
     assert found.returncode == 0
     assert found.stdout.strip() == "No matching memories here; 1 match in workspace 'shop'; pass -w shop."
-    as_json = run_cli("search", SHOP_QUERY, "--db", str(db), "--json", env=FAST)
+    as_json = run_cli_here("search", SHOP_QUERY, "--db", str(db), "--json", env=FAST)
     assert json.loads(as_json.stdout) == {"hits": [], "elsewhere": {"shop": 1}}
-    there = run_cli("search", SHOP_QUERY, "--db", str(db), "-w", "shop", env=FAST)
+    there = run_cli_here("search", SHOP_QUERY, "--db", str(db), "-w", "shop", env=FAST)
     assert "blue-green" in there.stdout and "pass -w" not in there.stdout
 
-    entity = run_cli("entity", "Shopfront", "--db", str(db), env=FAST)
+    entity = run_cli_here("entity", "Shopfront", "--db", str(db), env=FAST)
     assert entity.returncode == 2
     assert entity.stderr.strip() == "error: no entity is named 'Shopfront' here; 1 match in workspace 'shop'; pass -w shop"
-    nowhere = run_cli("entity", "Zeppelin", "--db", str(db), env=FAST)
+    nowhere = run_cli_here("entity", "Zeppelin", "--db", str(db), env=FAST)
     assert nowhere.returncode == 2 and nowhere.stderr.strip() == "error: no entity is named 'Zeppelin'"
 
 

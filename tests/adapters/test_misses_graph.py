@@ -94,19 +94,19 @@ def test_a_graph_with_memories_waiting_says_so_instead_of_pointing_elsewhere(db:
         assert elsewhere.search_facts(mem, SHOP_NAME).elsewhere == {}
 
 
-def test_the_cli_says_where_and_how_to_pass_it(run_cli: Callable, db: Path, store: Store) -> None:
+def test_the_cli_says_where_and_how_to_pass_it(run_cli: Callable, run_cli_here: Callable, db: Path, store: Store) -> None:
     nodes_in_shop, facts_in_shop = there(db, "search_nodes", SHOP_NAME, "shop"), there(db, "search_facts", SHOP_NAME, "shop")
     nodes = run_cli("nodes", SHOP_NAME, "--db", str(db), env=FAST)
     assert nodes.returncode == 0
     plural = "match" if nodes_in_shop == 1 else "matches"
     assert nodes.stdout.strip() == f"No entities found for \"Shopfront\" here; {nodes_in_shop} {plural} in workspace 'shop'; pass -w shop."
-    as_json = run_cli("nodes", SHOP_NAME, "--db", str(db), "--json", env=FAST)
+    as_json = run_cli_here("nodes", SHOP_NAME, "--db", str(db), "--json", env=FAST)
     assert json.loads(as_json.stdout) == {"query": SHOP_NAME, "entities": [], "elsewhere": {"shop": nodes_in_shop}}
-    facts = run_cli("facts", SHOP_NAME, "--db", str(db), "--json", env=FAST)
+    facts = run_cli_here("facts", SHOP_NAME, "--db", str(db), "--json", env=FAST)
     assert json.loads(facts.stdout) == {"query": SHOP_NAME, "facts": [], "elsewhere": {"shop": facts_in_shop}}
-    found = run_cli("facts", SHOP_NAME, "--db", str(db), "-w", "shop", env=FAST)
+    found = run_cli_here("facts", SHOP_NAME, "--db", str(db), "-w", "shop", env=FAST)
     assert "Shopfront --deploys_with--> Bluegreen" in found.stdout and "pass -w" not in found.stdout
-    nowhere = run_cli("facts", "Zeppelin", "--db", str(db), env=FAST)
+    nowhere = run_cli_here("facts", "Zeppelin", "--db", str(db), env=FAST)
     assert nowhere.returncode == 0 and nowhere.stdout.strip() == 'No facts found for "Zeppelin".'
 
 
@@ -162,7 +162,7 @@ def test_rest_and_mcp_name_the_workspaces_a_token_reads_and_no_other(
 
 
 def test_a_fact_search_that_hides_only_less_sure_facts_says_how_many(
-    run_cli: Callable, start_http: Callable[..., Endpoint], tmp_path: Path
+    run_cli: Callable, run_cli_here: Callable, start_http: Callable[..., Endpoint], tmp_path: Path
 ) -> None:
     """`knotwork facts "Valkey" -w ledgerly` (the example of `knotwork --help`) after the README's add: the one
     fact extracted is less sure than a read shows by default; the miss says so, and how to see it, on the CLI,
@@ -176,9 +176,9 @@ def test_a_fact_search_that_hides_only_less_sure_facts_says_how_many(
     said = run_cli("facts", "Valkey", "-w", "ledgerly", "--db", str(db), env=FAST)
     assert said.returncode == 0
     assert said.stdout.strip() == 'No facts found for "Valkey" (1 less sure fact hidden; pass --min-confidence 0 to see it).'
-    assert json.loads(run_cli("facts", "Valkey", "-w", "ledgerly", "--db", str(db), "--json", env=FAST).stdout)["less_sure"] == 1
-    assert "less sure" not in run_cli("facts", "Valkey", "-w", "ledgerly", "--min-confidence", "0", "--db", str(db), env=FAST).stdout
-    assert run_cli("facts", "Zeppelin", "-w", "ledgerly", "--db", str(db), env=FAST).stdout.strip() == 'No facts found for "Zeppelin".'
+    assert json.loads(run_cli_here("facts", "Valkey", "-w", "ledgerly", "--db", str(db), "--json", env=FAST).stdout)["less_sure"] == 1
+    assert "less sure" not in run_cli_here("facts", "Valkey", "-w", "ledgerly", "--min-confidence", "0", "--db", str(db), env=FAST).stdout
+    assert run_cli_here("facts", "Zeppelin", "-w", "ledgerly", "--db", str(db), env=FAST).stdout.strip() == 'No facts found for "Zeppelin".'
 
     server = start_http(db, env={**FAST, "KNOTWORK_API_TOKEN": OWNER})
     with httpx2.Client(base_url=server.base_url, timeout=30, headers={"authorization": f"Bearer {OWNER}"}) as http:

@@ -75,7 +75,8 @@ class EmbeddingServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.port = self._httpd.server_address[1]
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # shutdown() waits for the loop's next look at its flag: every 0.05 s, not the default 0.5 s at each stop
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 

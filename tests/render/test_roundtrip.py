@@ -24,10 +24,11 @@ MORE = re.compile(r" \(\+(\d+) more\)$")
 WORDS = "cache redis invoice ledger deploy canary rollback schema index queue worker retry timeout budget".split()
 
 
-@pytest.fixture
-def mem(tmp_path) -> Iterator[Knotwork]:
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knotwork]:
+    """One store for the module (the tests only search and read it): its 120 adds, graph included, are made once."""
     rng = random.Random(7)
-    with knotwork.open(tmp_path / "k.db", settings=Settings(embedder="none")) as m:
+    with knotwork.open(tmp_path_factory.mktemp("roundtrip") / "k.db", settings=Settings(embedder="none")) as m:
         m.add_many([
             {
                 "content": " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 60))) + f" note {i}",
