@@ -38,12 +38,9 @@ from __future__ import annotations
 import difflib
 import re
 
-from knotwork.hygiene.spans import MAX_SPAN, NEGATIONS
+from knotwork.hygiene.spans import (MAX_SPAN, MIN_LEAD, NEGATIONS, PERSON as _PERSON, RAW_WORD as _RAW,
+                                    SWAP_MAX as _SWAP_MAX, names_kept, words as _words)
 
-MIN_LEAD = 2  # words before a changed value in the earlier text (consolidate.MIN_LEAD)
-_SWAP_MAX = 3  # words a side of a value said from A to B (consolidate._SWAP_MAX)
-_WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
-_RAW = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
 # Words that say nothing of which thing a statement is about.
 _FUNCTION = frozenset(
     "a an the of to in on at by for from with as and or but is are was were be been being it its this that these "
@@ -51,10 +48,6 @@ _FUNCTION = frozenset(
     "now then than when while if so do does did done has have had not no only also just all any each every "
     "use uses used using via into onto over under per".split()
 )
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
 def _stem(word: str) -> str:
@@ -398,7 +391,7 @@ def changelog_swapped(older: str, what: list[str], a: str | None, b: str, later:
     if not any(ch.isdigit() for ch in b) and (version := re.match(r"\s+v?\d+(?:\.\d+)*(?![\w.])", text[end:])):
         end += version.end()
     after = text[end:]
-    if not {t.lower() for t in _RAW.findall(after) if t[0].isupper()} <= set(_words(later)):
+    if not names_kept(after, later):
         return None
     return text[: found.start()] + b + after
 
@@ -549,7 +542,6 @@ def cadence_change(earlier: str, later: str) -> str | None:
 
 
 # -- "A handed X over to B" ------------------------------------------------------------------------------------
-_PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"
 _HANDED = re.compile(rf"^(?P<a>{_PERSON})\s+(?:has\s+)?handed\s+(?P<x>.+?)\s+over\s+to\s+(?P<b>{_PERSON})\b")
 
 

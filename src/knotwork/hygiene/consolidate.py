@@ -78,7 +78,8 @@ from knotwork.hygiene import changes_read, pair_scorer
 from knotwork.hygiene.keys import key_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
-from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
+from knotwork.hygiene.spans import (MIN_LEAD, NEGATIONS, PERSON as _PERSON, RAW_WORD as _RAW_WORD, SWAP_MAX as _SWAP_MAX,
+                                    WORD as _WORD, frame_tokens, names_kept, short_swap, words)
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -101,11 +102,8 @@ _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 _BEING = _COPULAS | frozenset({"stays", "stay", "stayed", "remain", "remained", "keeps", "keep", "kept", "still"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
-MIN_LEAD = 2  # shared words before the changed value
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
-_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
                            "moved", "switched", "changed", "default", "set", "now", "called", "named", "equals"})
 STATE_WORDS = SINGLE_VALUED | frozenset({"uses", "use", "using", "runs", "run", "version", "requires", "needs",
@@ -124,10 +122,6 @@ class Decision:
     target: str | None = None  # the existing memory's id
     reason: str | None = None
     cosine: float | None = None
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
 def overlap(a: str, b: str) -> float:
@@ -256,7 +250,6 @@ _VERB_FIRST = re.compile(rf"^(?:we\s+(?:have\s+)?)?{_CHANGE_VERBS}\s+(?P<what>(?
                          re.IGNORECASE)
 _VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?{_CHANGE_VERBS}\s+to\s+(?P<value>\S.*)$",
                          re.IGNORECASE)
-_PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"  # a name of one to three capitalised words
 _TAKES_OVER = rf"^(?P<who>{_PERSON})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+(?:the\s+)?"
 _TOOK_OVER = re.compile(rf"{_TAKES_OVER}(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
 # ... and "from" the holder it replaces, with no group named ("Priya Shah has taken over as firmware lead from Lars
@@ -271,7 +264,6 @@ _FROM_TO = re.compile(r"^(?P<what>[^,;]*?)\s*(?:has\s+|have\s+|was\s+|were\s+)?(
                       r"(?:(?P<what2>[^,;]+?)\s+)?from\s+(?P<a>[^,;]+?)\s+to\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
 _REPLACED = re.compile(r"^(?:we\s+(?:have\s+)?)?(?:(?:replaced)\s+(?P<a>[^,;]+?)\s+with|(?:dropped)\s+(?P<a2>[^,;]+?)"
                        r"\s+(?:for|in\s+favou?r\s+of))\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
-_SWAP_MAX = 3  # words a side: a name or a version, not a clause
 # ... and a new version said of one named thing with no "from" ("MLflow was upgraded to 2.12", "Upgraded Airflow to
 # 2.9"): read against the older text, where that name is written once with its version ("Experiment tracking uses
 # MLflow 2.9"), it states that text with the version swapped.
@@ -320,8 +312,7 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
     before, after = words(text[: found[0].start()]), text[found[0].end():]
     if len(before) < MIN_LEAD or not _in_order(what, before):
         return None
-    names = {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()}
-    if not names <= set(words(later)):
+    if not names_kept(after, later):
         return None
     return _statement(text[: found[0].start()] + b + after)
 
@@ -335,7 +326,7 @@ def _version_stated(older: str, name: str, version: str, later: str) -> str | No
     if len(found) != 1 or found[0]["a"] == version or len(words(text[: found[0].start()])) < MIN_LEAD:
         return None
     after = text[found[0].end():]
-    if not {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()} <= set(words(later)):
+    if not names_kept(after, later):
         return None
     return _statement(text[: found[0].start("a")] + version + after)
 

@@ -33,11 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic
-from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
+from knotwork.hygiene.spans import NEGATIONS, RAW_WORD as _RAW_WORD, frame_tokens, short_swap
 
 WEIGHTS = Path(__file__).parent / "data" / "supersession_scorer.json"
 
-_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
 _CLAUSE_END = re.compile(
     r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
     r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE

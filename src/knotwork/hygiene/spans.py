@@ -1,16 +1,35 @@
 """Where two token lists differ: the one replaced span both the supersession rules
 (:mod:`~knotwork.hygiene.consolidate`) and the learned pair check (:mod:`~knotwork.hygiene.pair_scorer`) read,
-with the bounds and the negations they share (the check imports nothing of the rules: they call it)."""
+with the words, bounds and negations they share with the readers of project text
+(:mod:`~knotwork.hygiene.changes_read`) (neither the check nor those readers import the rules: the rules call
+them)."""
 
 from __future__ import annotations
 
 import difflib
+import re
 
 MAX_SPAN = 3  # words a changed value may take on either side
+MIN_LEAD = 2  # words before a changed value that the two texts share
+SWAP_MAX = 3  # words a side of a value said "from A to B": a name or a version, not a clause
+WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
+PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"  # a name of one to three capitalised words
 # Words that mark a change and hold no value ("X now works for B"): left out when two frames are compared.
 CHANGE_MARKS = frozenset({"now"})
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
                        "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
+
+
+def words(text: str) -> list[str]:
+    """A text's words, lower-cased, a typographic apostrophe read as "'"."""
+    return WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def names_kept(after: str, later: str) -> bool:
+    """Is every capitalised name written in ``after`` (what an older text states after the value a later one
+    changes) a word of ``later`` too, so that retiring the older text loses no other statement of it?"""
+    return {t.lower() for t in RAW_WORD.findall(after) if t[0].isupper()} <= set(words(later))
 
 
 def short_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | None:
