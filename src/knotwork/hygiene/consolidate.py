@@ -39,12 +39,16 @@ candidates (same workspace and partition, current) and acts on the decision.
   against the older text (:func:`_swap_stated`), as is a new version said of
   one name ("MLflow was upgraded to 2.12" against "... uses MLflow 2.9"), a
   closing phrase of when or why on the later text set aside (:data:`_TRAIL`),
-  a change-log line's dropped article put back (:func:`_headline`), the later text's clauses
+  a change-log line's dropped article put back (:func:`_headline`), change-log lines with no subject or
+  two upgrades in one ("update Vite to v4 and Rollup to v3") and a version's tag ("Node.js 18 LTS") read
+  with :mod:`~knotwork.hygiene.changes_read`, the later text's clauses
   read one by one and the earlier text whole; and once a word said twice and
   dropped once is left out (:func:`_without_repeated_word`).
 - ``SUPERSEDE`` also for a change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`,
-  :func:`_project_text`): a decision record superseding another by id, change-log lines, two values said
-  together, "instead of", a negation lifted, a version floor or a cadence in other words, a hand-over.
+  :func:`_project_text`, after the rules above): two values said together, "instead of", a negation lifted,
+  "Stop <doing> X", a version floor or a cadence in other words, a hand-over, a departure, another tool
+  after "with". A decision record that names the record it supersedes by id ("ADR-0067 supersedes
+  ADR-0023: ...") is read first, before every other rule, in either arrival order.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -62,9 +66,11 @@ cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and
 read whole before every word rule: "every other Thursday" -> "every Thursday" is a change, not a word left out, and
 "09:00 China Standard Time" / "09:00 UTC+8" no value swapped.
 
-Last, after every other rule (:func:`_keyed`): one key read in any sentence shape (:mod:`~knotwork.hygiene.keys`:
-"Kubernetes 1.15's next patch release will be 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15
-branch is 1.15.4.") with two values of one type.
+Last, after every other rule (:func:`_keyed`; before an ``UPDATE``, right after :func:`_core_change`): one key
+read in any sentence shape (:mod:`~knotwork.hygiene.keys`: "Kubernetes 1.15's next patch release will be
+1.15.3." -> "The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4.") with two values of one
+type. What the project-text readers and the key reader decide themselves (whole statements, not one span)
+does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
 """
 
 from __future__ import annotations
@@ -333,9 +339,10 @@ def _version_stated(older: str, name: str, version: str, later: str) -> str | No
 
 def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: bool) -> str | None:
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
-    in one frame, each step a change :func:`supersedes` reads; "B instead of A"; a negation lifted for a value;
-    "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing; "A handed X over to
-    B"; "A left <org>"; another tool after "with". The later text (the new one unless ``old_is_later``) is the one read as the change."""
+    in one frame, each step a change :func:`supersedes` reads; a version's tag read with it ("Node.js 18 LTS");
+    "B instead of A"; a negation lifted for a value; "Stop <doing> X"; another floor of one thing's versions;
+    another cadence of one thing; "A handed X over to B"; "A left <org>"; another tool after "with". The later
+    text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
     if change := _two_values(old_text, new_text, cosine):
