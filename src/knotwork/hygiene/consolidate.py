@@ -84,7 +84,8 @@ from knotwork.hygiene import changes_read, pair_scorer
 from knotwork.hygiene.keys import key_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
-from knotwork.hygiene.spans import (MIN_LEAD, NEGATIONS, PERSON as _PERSON, RAW_WORD as _RAW_WORD, SWAP_MAX as _SWAP_MAX,
+from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS, MIN_LEAD, NEGATIONS, PERSON as _PERSON,
+                                    RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, WHICH_ONE,
                                     WORD as _WORD, frame_tokens, names_kept, short_swap, words)
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
@@ -549,36 +550,10 @@ def _passive_pair(gone: list[str], came: list[str]) -> bool:
     """Two events, not two values: "a task is published" / "a task is executed" (one word each side, both
     past participles, neither a word of state)."""
     return (len(gone) == len(came) == 1 and gone[0].endswith("ed") and came[0].endswith("ed")
-            and not {gone[0], came[0]} & STATUS_VALUES)
+            and not {gone[0], came[0]} & STATUS_WORDS)
 
 
 # -- the same frame, another value ---------------------------------------------------------------------------
-# Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
-# "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
-# ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.
-_AFTER_VALUE = frozenset(
-    "and or but with for in on to by as at from than since until via per so because while when if after "
-    "before every each now".split()
-)
-# Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
-_WHICH_ONE = frozenset(
-    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
-    "figure table case test example option rule task job build commit part episode lesson round phase stage "
-    "session volume slide".split()
-)
-# Time words are values ("deploys happen every Tuesday" -> "every weekday").
-TIME_VALUES = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
-    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
-    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
-    "june july august september october november december early mid late q1 q2 q3 q4".split()
-)
-# Words of state are values ("the API is deprecated" -> "... is archived"); see also knowledge's STATUSES.
-STATUS_VALUES = frozenset(
-    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
-    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
-    "unsupported enabled disabled on off open closed active inactive".split()
-)
 # Words that never carry a value of their own (a rewording, not a change: "him" -> "them", "we" -> "you").
 _NO_VALUE = frozenset(
     "i me my we us our you your he him his she her they them their it its this that these those one the a an "
@@ -597,14 +572,6 @@ PLACE_FRAMES = frozenset({("works", "at"), ("works", "for"), ("work", "at"), ("w
 # A lower-case tool after "with", "using" or "via" ("runs its tests with jest" -> "with vitest") is a value too.
 TOOL_LEADS = frozenset({"with", "using", "via"})
 _TOOL = re.compile(r"[a-z][a-z0-9-]*[a-z0-9]")
-# Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
-KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
-# Where a first clause ends: punctuation, or a word that opens another clause ("... is PostgreSQL 16 since the
-# March migration").
-_CLAUSE_END = re.compile(
-    r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
-    r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
-)
 
 
 def _value_span(raw: list[str], low: list[str]) -> bool:
@@ -616,9 +583,9 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
         return True
     if any(re.search(r"[A-Za-z]\.[A-Za-z]", t) for t in raw):
         return False  # a dotted name is code ("Request.max_form_parts"), one of many
-    if all(t in TIME_VALUES or any(ch.isdigit() for ch in t) for t in low):
+    if all(t in TIME_WORDS or any(ch.isdigit() for ch in t) for t in low):
         return True  # "late 2020", "every Tuesday"
-    if len(low) == 1 and low[0] in STATUS_VALUES:
+    if len(low) == 1 and low[0] in STATUS_WORDS:
         return True  # "deprecated"
     return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES or any(ch.isdigit() for ch in t) for t in raw)
 
@@ -633,7 +600,7 @@ _NAME_PARTICLES = frozenset("van von der den de del della da di du la le bin al"
 
 
 def _first_clause(text: str) -> str:
-    match = _CLAUSE_END.search(text)
+    match = CLAUSE_END.search(text)
     return text[: match.start()] if match else text
 
 
@@ -703,11 +670,11 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
     before = old[i1 - 1]
-    if numeric and before in _WHICH_ONE:
+    if numeric and before in WHICH_ONE:
         return None  # "note number 6", "marker mk6", "PR 123": which one, not how much
-    if after is not None and after not in _AFTER_VALUE and after not in KIND_NOUNS:
+    if after is not None and after not in AFTER_VALUE and after not in KIND_NOUNS:
         quantity = numeric and not old_raw[i1 - 1][0].isupper()  # "over 7,000,000 downloads", not "Celery 5.4 supports"
-        dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
+        dated = set(gone + came) <= TIME_WORDS and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
         if not (quantity or dated):
             return None
     single = old[i1 - 1] in _COPULAS or tuple(old[i1 - 2 : i1]) in PLACE_FRAMES
@@ -731,7 +698,7 @@ def _tool_change(old: list[str], i1: int, gone_raw: list[str], came_raw: list[st
     "with vitest"), one word a side, at the end of the frame or before a function word."""
     return (old[i1 - 1] in TOOL_LEADS and len(gone_raw) == len(came_raw) == 1
             and all(_TOOL.fullmatch(t) and t not in _NO_VALUE for t in gone_raw + came_raw)
-            and (after is None or after in _AFTER_VALUE))
+            and (after is None or after in AFTER_VALUE))
 
 
 # "X is the tech lead of T": a role with "the" has one holder at a time; "one of the", "a", "an" have many.

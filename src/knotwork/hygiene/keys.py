@@ -57,6 +57,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from knotwork.hygiene.spans import KIND_NOUNS
 from knotwork.knowledge.attributes import ROLES
 
 # -- the statement's shape ------------------------------------------------------------------------------------
@@ -119,7 +120,7 @@ _AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+with\s.*|\s+(?
 _DROP = frozenset("the a an its their our his her this that these those of for in on at to by with from s current "
                   "currently present branch".split())
 _SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "minimal": "minimum"}
-_KINDS = frozenset("status state phase stage tier plan mode level".split())  # a state in one lower-case word
+_KINDS = KIND_NOUNS  # a state in one lower-case word ("status", "phase")
 # a tool in one lower-case word ("The package manager is pnpm"), comparable with one written with capitals
 _TOOLS = frozenset("""manager runner bundler formatter linter database db framework library tool language backend
     frontend editor server broker queue store engine client driver provider host registry builder compiler

@@ -15,6 +15,42 @@ SWAP_MAX = 3  # words a side of a value said "from A to B": a name or a version,
 WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
 PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"  # a name of one to three capitalised words
+
+# -- what a changed span is, read alike by the rules and the check (and the key reader's kinds) ----------------
+# Time words are values ("deploys happen every Tuesday" -> "every weekday").
+TIME_WORDS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
+    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
+    "june july august september october november december early mid late q1 q2 q3 q4".split()
+)
+# Words of state are values ("the API is deprecated" -> "... is archived"); see also knowledge's STATUSES.
+STATUS_WORDS = frozenset(
+    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
+    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
+    "unsupported enabled disabled on off open closed active inactive".split()
+)
+# Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
+KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
+# Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
+WHICH_ONE = frozenset(
+    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
+    "figure table case test example option rule task job build commit part episode lesson round phase stage "
+    "session volume slide".split()
+)
+# Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
+# "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
+# ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.
+AFTER_VALUE = frozenset(
+    "and or but with for in on to by as at from than since until via per so because while when if after "
+    "before every each now".split()
+)
+# Where a first clause ends: punctuation, or a word that opens another clause ("... is PostgreSQL 16 since the
+# March migration").
+CLAUSE_END = re.compile(
+    r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
+    r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
+)
 # Words that mark a change and hold no value ("X now works for B"): left out when two frames are compared.
 CHANGE_MARKS = frozenset({"now"})
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
