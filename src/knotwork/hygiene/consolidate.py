@@ -86,7 +86,7 @@ from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, 
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS, MIN_LEAD, NEGATIONS, PERSON as _PERSON,
                                     RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, WHICH_ONE,
-                                    WORD as _WORD, frame_tokens, names_kept, short_swap, words)
+                                    WORD as _WORD, frame_tokens, names_kept, respelled, short_swap, words)
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -156,7 +156,7 @@ def value_change(old: list[str], new: list[str]) -> str | None:
     gone, came = old[i1:i2], new[j1:j2]
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
-    if (_NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came)
+    if (_NO_VALUE & (set(gone) | set(came)) or respelled(gone, came) or _passive_pair(gone, came)
             or _being_swap(gone, came)):
         return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed", "is" -> "stays": no value
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
@@ -538,14 +538,6 @@ def _standing_swap(found: pair_scorer.Swap) -> bool:
                                              [t.lower() for t in found.came])
 
 
-def _respelled(gone: list[str], came: list[str]) -> bool:
-    """One spelling of one thing ("PEP8" -> "PEP 8", "Jinja2" -> "Jinja"), or one name inside the other
-    ("DirtyArbiter" / "Arbiter": a kind of it, not a value swapped): the joined letters and digits of one side
-    begin or end the other's."""
-    a, b = "".join(gone).replace(".", ""), "".join(came).replace(".", "")
-    return a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a)
-
-
 def _passive_pair(gone: list[str], came: list[str]) -> bool:
     """Two events, not two values: "a task is published" / "a task is executed" (one word each side, both
     past participles, neither a word of state)."""
@@ -651,7 +643,7 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     i1, i2, j1, j2 = found
     gone, came = old[i1:i2], new[j1:j2]
-    if _respelled(gone, came) or _being_swap(gone, came):
+    if respelled(gone, came) or _being_swap(gone, came):
         return None
     if i1 == 0:
         return _holder_change(old_raw, old, new_raw, i2, j2)

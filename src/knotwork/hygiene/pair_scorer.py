@@ -34,7 +34,7 @@ from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic
 from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS as _KIND_NOUNS, NEGATIONS, RAW_WORD as _RAW_WORD,
-                                    STATUS_WORDS, TIME_WORDS, WHICH_ONE, frame_tokens, short_swap)
+                                    STATUS_WORDS, TIME_WORDS, WHICH_ONE, frame_tokens, respelled, short_swap)
 
 WEIGHTS = Path(__file__).parent / "data" / "supersession_scorer.json"
 
@@ -90,8 +90,7 @@ def _one_replace(old: list[str], new: list[str], clause: bool) -> Swap | None:
     i1, i2, j1, j2 = found
     if NEGATIONS & set(lo[i1:i2] + ln[j1:j2]):
         return None  # "is" -> "is not": a contradiction to keep, not a value to overwrite
-    a, b = "".join(lo[i1:i2]).replace(".", ""), "".join(ln[j1:j2]).replace(".", "")
-    if a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a):
+    if respelled(lo[i1:i2], ln[j1:j2]):
         return None  # one spelling of one thing ("PEP8" -> "PEP 8"), or one name inside the other
     if _names_which(old, lo, i1, i2, ln[j1:j2]):
         return None

@@ -80,6 +80,14 @@ def short_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | No
     return i1, i2, j1, j2
 
 
+def respelled(gone: list[str], came: list[str]) -> bool:
+    """One spelling of one thing ("PEP8" -> "PEP 8", "Jinja2" -> "Jinja"), or one name inside the other
+    ("DirtyArbiter" / "Arbiter": a kind of it, not a value swapped): the joined letters and digits of one side
+    begin or end the other's."""
+    a, b = "".join(gone).replace(".", ""), "".join(came).replace(".", "")
+    return a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a)
+
+
 def frame_tokens(raw: list[str]) -> list[str]:
     """The tokens a frame is compared by: "now", which marks a change and says no value ("X works for A" ->
     "X now works for B"; "is an active member" -> "is now an emeritus member"), left out, and "an" read as
