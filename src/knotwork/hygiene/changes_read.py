@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
 from knotwork.hygiene.spans import (MAX_SPAN, MIN_LEAD, NEGATIONS, PERSON as _PERSON, RAW_WORD as _RAW,
                                     SWAP_MAX as _SWAP_MAX, names_kept, words as _words)
@@ -416,6 +417,7 @@ _FLOOR_WORDS = frozenset("requires require required needs need supports support 
 _OWNED = frozenset({"of", "for"})  # "the minimum Python version for Werkzeug": Werkzeug's floor
 
 
+@lru_cache(maxsize=256)  # the later text is read against each candidate: once
 def _floor(clause: str) -> tuple[str, str, str] | None:
     """(name, version, the rest of the clause) of a clause that states the lowest version of one named thing it
     supports, else None."""
@@ -496,6 +498,7 @@ _CADENCE_NEUTRAL = frozenset("now from henceforth onwards starting moved happens
 _HOUR = re.compile(r"^\d{1,2}(?::\d{2}(?:am|pm)?|am|pm)$")  # "07:00", "8am": a bare number is no time of day
 
 
+@lru_cache(maxsize=256)  # the later text is read against each candidate: once
 def _cadence(text: str) -> tuple[tuple[str, ...], str] | None:
     """(how often, in order; the rest of the text) when ``text`` says how often something is done with a
     period word ("weekly", "every two months", "on the first Monday"), else None; a negation or a second

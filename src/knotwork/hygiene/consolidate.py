@@ -79,6 +79,7 @@ import difflib
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 
 from knotwork.hygiene import changes_read, pair_scorer
 from knotwork.hygiene.keys import key_change
@@ -389,6 +390,7 @@ def read_by_date(text: str) -> bool:
                                or _UPGRADED.match(body) or changes_read.reads_by_date(text))
 
 
+@lru_cache(maxsize=512)  # the new memory's statements are asked for once per candidate: read them once
 def _statement(text: str, later: bool = False) -> str:
     """One statement without an opening phrase of time (:data:`_LEAD`) or a closing purpose (:data:`_PURPOSE`),
     nor, when it is the ``later`` text, a closing phrase of when or why (:data:`_TRAIL`); a change said with its
