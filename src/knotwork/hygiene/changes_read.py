@@ -173,7 +173,8 @@ def upgrades(clause: str) -> list[tuple[str, str]] | None:
 
 
 # A tag after a version that says which kind of release ("Node.js 20 LTS"), the same on both sides: part of it.
-_TAGGED = re.compile(r"(?<![\w.])(v?\d+(?:\.\d+)*)\s+(LTS|beta|alpha|RC|stable|final|preview)\b")
+_RELEASE_TAGS = r"LTS|beta|alpha|RC|stable|final|preview"
+_TAGGED = re.compile(rf"(?<![\w.])(v?\d+(?:\.\d+)*)\s+({_RELEASE_TAGS})\b")
 
 
 def untagged(old_text: str, new_text: str) -> tuple[str, str] | None:
@@ -184,9 +185,10 @@ def untagged(old_text: str, new_text: str) -> tuple[str, str] | None:
         return None
     return tuple(t[: f[0].end(1)] + t[f[0].end():] for t, f in zip((old_text, new_text), found))  # type: ignore[return-value]
 
+
 _MOVED_TO_VERSION = re.compile(
     r"^(?:[Ww]e\s+(?:have\s+)?)?(?:[Mm]oved|[Uu]pgraded|[Ss]witched|[Mm]igrated|[Uu]pdated|[Bb]umped)\s+(?P<what>(?:the|our)\s+[^,;]+?)\s+to\s+"
-    r"(?P<name>[A-Z][\w.+-]*?)\s+v?(?P<v>\d+(?:\.\d+)*)(?:\s+(?:LTS|beta|alpha|RC|stable|final|preview))?$")
+    rf"(?P<name>[A-Z][\w.+-]*?)\s+v?(?P<v>\d+(?:\.\d+)*)(?:\s+(?:{_RELEASE_TAGS}))?$")
 
 
 def moved_to_version(clause: str) -> tuple[list[str], str, str] | None:

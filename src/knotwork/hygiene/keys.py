@@ -46,9 +46,10 @@ Two texts with one key and two values of one type are a change (:func:`key_chang
   at Sable") and the other adds only names without digits (a version in the subject is the key; "the release
   manager for llvm-project" names its subject, so "for LLDB in llvm-project" is another key).
 
-Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules and slot
-readers still run before this reader. The reader is plain regular expressions over a few statements, no
-parse: it runs on every candidate pair of an add.
+Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules, the slot
+readers and the project-text readers (:mod:`~knotwork.hygiene.changes_read`) still run before this reader. The
+reader is plain regular expressions over a few statements, no parse: it runs on every candidate pair of an add
+(the new memory's statements are read once, :func:`statements`).
 """
 
 from __future__ import annotations
