@@ -37,13 +37,11 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
-from knotwork.hygiene.spans import MAX_SPAN, NEGATIONS
+from knotwork.hygiene.spans import (MAX_SPAN, MIN_LEAD, NEGATIONS, PERSON as _PERSON, RAW_WORD as _RAW,
+                                    SWAP_MAX as _SWAP_MAX, names_kept, words as _words)
 
-MIN_LEAD = 2  # words before a changed value in the earlier text (consolidate.MIN_LEAD)
-_SWAP_MAX = 3  # words a side of a value said from A to B (consolidate._SWAP_MAX)
-_WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
-_RAW = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
 # Words that say nothing of which thing a statement is about.
 _FUNCTION = frozenset(
     "a an the of to in on at by for from with as and or but is are was were be been being it its this that these "
@@ -51,10 +49,6 @@ _FUNCTION = frozenset(
     "now then than when while if so do does did done has have had not no only also just all any each every "
     "use uses used using via into onto over under per".split()
 )
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
 def _stem(word: str) -> str:
@@ -179,7 +173,8 @@ def upgrades(clause: str) -> list[tuple[str, str]] | None:
 
 
 # A tag after a version that says which kind of release ("Node.js 20 LTS"), the same on both sides: part of it.
-_TAGGED = re.compile(r"(?<![\w.])(v?\d+(?:\.\d+)*)\s+(LTS|beta|alpha|RC|stable|final|preview)\b")
+_RELEASE_TAGS = r"LTS|beta|alpha|RC|stable|final|preview"
+_TAGGED = re.compile(rf"(?<![\w.])(v?\d+(?:\.\d+)*)\s+({_RELEASE_TAGS})\b")
 
 
 def untagged(old_text: str, new_text: str) -> tuple[str, str] | None:
@@ -190,9 +185,10 @@ def untagged(old_text: str, new_text: str) -> tuple[str, str] | None:
         return None
     return tuple(t[: f[0].end(1)] + t[f[0].end():] for t, f in zip((old_text, new_text), found))  # type: ignore[return-value]
 
+
 _MOVED_TO_VERSION = re.compile(
     r"^(?:[Ww]e\s+(?:have\s+)?)?(?:[Mm]oved|[Uu]pgraded|[Ss]witched|[Mm]igrated|[Uu]pdated|[Bb]umped)\s+(?P<what>(?:the|our)\s+[^,;]+?)\s+to\s+"
-    r"(?P<name>[A-Z][\w.+-]*?)\s+v?(?P<v>\d+(?:\.\d+)*)(?:\s+(?:LTS|beta|alpha|RC|stable|final|preview))?$")
+    rf"(?P<name>[A-Z][\w.+-]*?)\s+v?(?P<v>\d+(?:\.\d+)*)(?:\s+(?:{_RELEASE_TAGS}))?$")
 
 
 def moved_to_version(clause: str) -> tuple[list[str], str, str] | None:
@@ -398,7 +394,7 @@ def changelog_swapped(older: str, what: list[str], a: str | None, b: str, later:
     if not any(ch.isdigit() for ch in b) and (version := re.match(r"\s+v?\d+(?:\.\d+)*(?![\w.])", text[end:])):
         end += version.end()
     after = text[end:]
-    if not {t.lower() for t in _RAW.findall(after) if t[0].isupper()} <= set(_words(later)):
+    if not names_kept(after, later):
         return None
     return text[: found.start()] + b + after
 
@@ -423,6 +419,7 @@ _FLOOR_WORDS = frozenset("requires require required needs need supports support 
 _OWNED = frozenset({"of", "for"})  # "the minimum Python version for Werkzeug": Werkzeug's floor
 
 
+@lru_cache(maxsize=256)  # the later text is read against each candidate: once
 def _floor(clause: str) -> tuple[str, str, str] | None:
     """(name, version, the rest of the clause) of a clause that states the lowest version of one named thing it
     supports, else None."""
@@ -503,6 +500,7 @@ _CADENCE_NEUTRAL = frozenset("now from henceforth onwards starting moved happens
 _HOUR = re.compile(r"^\d{1,2}(?::\d{2}(?:am|pm)?|am|pm)$")  # "07:00", "8am": a bare number is no time of day
 
 
+@lru_cache(maxsize=256)  # the later text is read against each candidate: once
 def _cadence(text: str) -> tuple[tuple[str, ...], str] | None:
     """(how often, in order; the rest of the text) when ``text`` says how often something is done with a
     period word ("weekly", "every two months", "on the first Monday"), else None; a negation or a second
@@ -552,7 +550,6 @@ def cadence_change(earlier: str, later: str) -> str | None:
 
 
 # -- "A handed X over to B" ------------------------------------------------------------------------------------
-_PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"
 _HANDED = re.compile(rf"^(?P<a>{_PERSON})\s+(?:has\s+)?handed\s+(?P<x>.+?)\s+over\s+to\s+(?P<b>{_PERSON})\b")
 
 

@@ -39,12 +39,16 @@ candidates (same workspace and partition, current) and acts on the decision.
   against the older text (:func:`_swap_stated`), as is a new version said of
   one name ("MLflow was upgraded to 2.12" against "... uses MLflow 2.9"), a
   closing phrase of when or why on the later text set aside (:data:`_TRAIL`),
-  a change-log line's dropped article put back (:func:`_headline`), the later text's clauses
+  a change-log line's dropped article put back (:func:`_headline`), change-log lines with no subject or
+  two upgrades in one ("update Vite to v4 and Rollup to v3") and a version's tag ("Node.js 18 LTS") read
+  with :mod:`~knotwork.hygiene.changes_read`, the later text's clauses
   read one by one and the earlier text whole; and once a word said twice and
   dropped once is left out (:func:`_without_repeated_word`).
 - ``SUPERSEDE`` also for a change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`,
-  :func:`_project_text`): a decision record superseding another by id, change-log lines, two values said
-  together, "instead of", a negation lifted, a version floor or a cadence in other words, a hand-over.
+  :func:`_project_text`, after the rules above): two values said together, "instead of", a negation lifted,
+  "Stop <doing> X", a version floor or a cadence in other words, a hand-over, a departure, another tool
+  after "with". A decision record that names the record it supersedes by id ("ADR-0067 supersedes
+  ADR-0023: ...") is read first, before every other rule, in either arrival order.
 - ``ADD``: anything else.
 
 A wrong NOOP or SUPERSEDE loses a true memory, so every rule also needs a high
@@ -62,9 +66,11 @@ cannot hold beside the other ("The chairs of G are A, B and C" -> "... are D and
 read whole before every word rule: "every other Thursday" -> "every Thursday" is a change, not a word left out, and
 "09:00 China Standard Time" / "09:00 UTC+8" no value swapped.
 
-Last, after every other rule (:func:`_keyed`): one key read in any sentence shape (:mod:`~knotwork.hygiene.keys`:
-"Kubernetes 1.15's next patch release will be 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15
-branch is 1.15.4.") with two values of one type.
+Last, after every other rule (:func:`_keyed`; before an ``UPDATE``, right after :func:`_core_change`): one key
+read in any sentence shape (:mod:`~knotwork.hygiene.keys`: "Kubernetes 1.15's next patch release will be
+1.15.3." -> "The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4.") with two values of one
+type. What the project-text readers and the key reader decide themselves (whole statements, not one span)
+does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
 """
 
 from __future__ import annotations
@@ -73,12 +79,15 @@ import difflib
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 
 from knotwork.hygiene import changes_read, pair_scorer, wording
 from knotwork.hygiene.keys import key_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
-from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
+from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS, MIN_LEAD, NEGATIONS, PERSON as _PERSON,
+                                    RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, WHICH_ONE,
+                                    WORD as _WORD, frame_tokens, names_kept, respelled, short_swap, words)
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -101,11 +110,8 @@ _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 _BEING = _COPULAS | frozenset({"stays", "stay", "stayed", "remain", "remained", "keeps", "keep", "kept", "still"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
-MIN_LEAD = 2  # shared words before the changed value
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
-_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
                            "moved", "switched", "changed", "default", "set", "now", "called", "named", "equals"})
 STATE_WORDS = SINGLE_VALUED | frozenset({"uses", "use", "using", "runs", "run", "version", "requires", "needs",
@@ -124,10 +130,6 @@ class Decision:
     target: str | None = None  # the existing memory's id
     reason: str | None = None
     cosine: float | None = None
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
 def overlap(a: str, b: str) -> float:
@@ -155,7 +157,7 @@ def value_change(old: list[str], new: list[str]) -> str | None:
     gone, came = old[i1:i2], new[j1:j2]
     if NEGATIONS & (set(gone) | set(came)):
         return None  # "is" -> "is not" is a contradiction to keep, not a value to overwrite
-    if (_NO_VALUE & (set(gone) | set(came)) or _respelled(gone, came) or _passive_pair(gone, came)
+    if (_NO_VALUE & (set(gone) | set(came)) or respelled(gone, came) or _passive_pair(gone, came)
             or _being_swap(gone, came)):
         return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed", "is" -> "stays": no value
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
@@ -261,7 +263,6 @@ _VERB_FIRST = re.compile(rf"^(?:we\s+(?:have\s+)?)?{_CHANGE_VERBS}\s+(?P<what>(?
                          re.IGNORECASE)
 _VERB_AFTER = re.compile(rf"^(?P<what>[^,;]+?)\s+(?:was\s+|has\s+been\s+|is\s+)?{_CHANGE_VERBS}\s+to\s+(?P<value>\S.*)$",
                          re.IGNORECASE)
-_PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"  # a name of one to three capitalised words
 _TAKES_OVER = rf"^(?P<who>{_PERSON})\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+as\s+(?:the\s+)?"
 _TOOK_OVER = re.compile(rf"{_TAKES_OVER}(?P<role>[^,;]+?\s+(?:of|for)\s+\S.*)$")
 # ... and "from" the holder it replaces, with no group named ("Priya Shah has taken over as firmware lead from Lars
@@ -276,7 +277,6 @@ _FROM_TO = re.compile(r"^(?P<what>[^,;]*?)\s*(?:has\s+|have\s+|was\s+|were\s+)?(
                       r"(?:(?P<what2>[^,;]+?)\s+)?from\s+(?P<a>[^,;]+?)\s+to\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
 _REPLACED = re.compile(r"^(?:we\s+(?:have\s+)?)?(?:(?:replaced)\s+(?P<a>[^,;]+?)\s+with|(?:dropped)\s+(?P<a2>[^,;]+?)"
                        r"\s+(?:for|in\s+favou?r\s+of))\s+(?P<b>[^,;]+?)$", re.IGNORECASE)
-_SWAP_MAX = 3  # words a side: a name or a version, not a clause
 # ... and a new version said of one named thing with no "from" ("MLflow was upgraded to 2.12", "Upgraded Airflow to
 # 2.9"): read against the older text, where that name is written once with its version ("Experiment tracking uses
 # MLflow 2.9"), it states that text with the version swapped.
@@ -325,8 +325,7 @@ def _swap_stated(older: str, clause: str, later: str) -> str | None:
     before, after = words(text[: found[0].start()]), text[found[0].end():]
     if len(before) < MIN_LEAD or not _in_order(what, before):
         return None
-    names = {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()}
-    if not names <= set(words(later)):
+    if not names_kept(after, later):
         return None
     return _statement(text[: found[0].start()] + b + after)
 
@@ -340,16 +339,17 @@ def _version_stated(older: str, name: str, version: str, later: str) -> str | No
     if len(found) != 1 or found[0]["a"] == version or len(words(text[: found[0].start()])) < MIN_LEAD:
         return None
     after = text[found[0].end():]
-    if not {t.lower() for t in _RAW_WORD.findall(after) if t[0].isupper()} <= set(words(later)):
+    if not names_kept(after, later):
         return None
     return _statement(text[: found[0].start("a")] + version + after)
 
 
 def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: bool) -> str | None:
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
-    in one frame, each step a change :func:`supersedes` reads; "B instead of A"; a negation lifted for a value;
-    "Stop <doing> X"; another floor of one thing's versions; another cadence of one thing; "A handed X over to
-    B"; "A left <org>"; another tool after "with". The later text (the new one unless ``old_is_later``) is the one read as the change."""
+    in one frame, each step a change :func:`supersedes` reads; a version's tag read with it ("Node.js 18 LTS");
+    "B instead of A"; a negation lifted for a value; "Stop <doing> X"; another floor of one thing's versions;
+    another cadence of one thing; "A handed X over to B"; "A left <org>"; another tool after "with". The later
+    text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
     if change := _two_values(old_text, new_text, cosine):
@@ -395,6 +395,7 @@ def read_by_date(text: str) -> bool:
                                or _UPGRADED.match(body) or changes_read.reads_by_date(text))
 
 
+@lru_cache(maxsize=512)  # the new memory's statements are asked for once per candidate: read them once
 def _statement(text: str, later: bool = False) -> str:
     """One statement without an opening phrase of time (:data:`_LEAD`) or a closing purpose (:data:`_PURPOSE`),
     nor, when it is the ``later`` text, a closing phrase of when or why (:data:`_TRAIL`); a change said with its
@@ -544,48 +545,14 @@ def _standing_swap(found: pair_scorer.Swap) -> bool:
                                              [t.lower() for t in found.came])
 
 
-def _respelled(gone: list[str], came: list[str]) -> bool:
-    """One spelling of one thing ("PEP8" -> "PEP 8", "Jinja2" -> "Jinja"), or one name inside the other
-    ("DirtyArbiter" / "Arbiter": a kind of it, not a value swapped): the joined letters and digits of one side
-    begin or end the other's."""
-    a, b = "".join(gone).replace(".", ""), "".join(came).replace(".", "")
-    return a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a)
-
-
 def _passive_pair(gone: list[str], came: list[str]) -> bool:
     """Two events, not two values: "a task is published" / "a task is executed" (one word each side, both
     past participles, neither a word of state)."""
     return (len(gone) == len(came) == 1 and gone[0].endswith("ed") and came[0].endswith("ed")
-            and not {gone[0], came[0]} & STATUS_VALUES)
+            and not {gone[0], came[0]} & STATUS_WORDS)
 
 
 # -- the same frame, another value ---------------------------------------------------------------------------
-# Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
-# "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
-# ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.
-_AFTER_VALUE = frozenset(
-    "and or but with for in on to by as at from than since until via per so because while when if after "
-    "before every each now".split()
-)
-# Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
-_WHICH_ONE = frozenset(
-    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
-    "figure table case test example option rule task job build commit part episode lesson round phase stage "
-    "session volume slide".split()
-)
-# Time words are values ("deploys happen every Tuesday" -> "every weekday").
-TIME_VALUES = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
-    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
-    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
-    "june july august september october november december early mid late q1 q2 q3 q4".split()
-)
-# Words of state are values ("the API is deprecated" -> "... is archived"); see also knowledge's STATUSES.
-STATUS_VALUES = frozenset(
-    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
-    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
-    "unsupported enabled disabled on off open closed active inactive".split()
-)
 # Words that never carry a value of their own (a rewording, not a change: "him" -> "them", "we" -> "you").
 _NO_VALUE = frozenset(
     "i me my we us our you your he him his she her they them their it its this that these those one the a an "
@@ -604,14 +571,6 @@ PLACE_FRAMES = frozenset({("works", "at"), ("works", "for"), ("work", "at"), ("w
 # A lower-case tool after "with", "using" or "via" ("runs its tests with jest" -> "with vitest") is a value too.
 TOOL_LEADS = frozenset({"with", "using", "via"})
 _TOOL = re.compile(r"[a-z][a-z0-9-]*[a-z0-9]")
-# Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
-KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
-# Where a first clause ends: punctuation, or a word that opens another clause ("... is PostgreSQL 16 since the
-# March migration").
-_CLAUSE_END = re.compile(
-    r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
-    r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
-)
 
 
 def _value_span(raw: list[str], low: list[str]) -> bool:
@@ -623,9 +582,9 @@ def _value_span(raw: list[str], low: list[str]) -> bool:
         return True
     if any(re.search(r"[A-Za-z]\.[A-Za-z]", t) for t in raw):
         return False  # a dotted name is code ("Request.max_form_parts"), one of many
-    if all(t in TIME_VALUES or any(ch.isdigit() for ch in t) for t in low):
+    if all(t in TIME_WORDS or any(ch.isdigit() for ch in t) for t in low):
         return True  # "late 2020", "every Tuesday"
-    if len(low) == 1 and low[0] in STATUS_VALUES:
+    if len(low) == 1 and low[0] in STATUS_WORDS:
         return True  # "deprecated"
     return raw[0][0].isupper() and all(t[0].isupper() or t in _NAME_PARTICLES | wording.named_the(raw)
                                        or any(ch.isdigit() for ch in t) for t in raw)
@@ -641,7 +600,7 @@ _NAME_PARTICLES = frozenset("van von der den de del della da di du la le bin al"
 
 
 def _first_clause(text: str) -> str:
-    match = _CLAUSE_END.search(text)
+    match = CLAUSE_END.search(text)
     return text[: match.start()] if match else text
 
 
@@ -692,7 +651,7 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     i1, i2, j1, j2 = found
     gone, came = old[i1:i2], new[j1:j2]
-    if _respelled(gone, came) or _being_swap(gone, came):
+    if respelled(gone, came) or _being_swap(gone, came):
         return None
     if i1 == 0:
         return _holder_change(old_raw, old, new_raw, i2, j2)
@@ -711,11 +670,11 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
     before = old[i1 - 1]
-    if numeric and before in _WHICH_ONE:
+    if numeric and before in WHICH_ONE:
         return None  # "note number 6", "marker mk6", "PR 123": which one, not how much
-    if after is not None and after not in _AFTER_VALUE and after not in KIND_NOUNS:
+    if after is not None and after not in AFTER_VALUE and after not in KIND_NOUNS:
         quantity = numeric and not old_raw[i1 - 1][0].isupper()  # "over 7,000,000 downloads", not "Celery 5.4 supports"
-        dated = set(gone + came) <= TIME_VALUES and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
+        dated = set(gone + came) <= TIME_WORDS and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
         if not (quantity or dated):
             return None
     single = old[i1 - 1] in _COPULAS or tuple(old[i1 - 2 : i1]) in PLACE_FRAMES
@@ -739,7 +698,7 @@ def _tool_change(old: list[str], i1: int, gone_raw: list[str], came_raw: list[st
     "with vitest"), one word a side, at the end of the frame or before a function word."""
     return (old[i1 - 1] in TOOL_LEADS and len(gone_raw) == len(came_raw) == 1
             and all(_TOOL.fullmatch(t) and t not in _NO_VALUE for t in gone_raw + came_raw)
-            and (after is None or after in _AFTER_VALUE))
+            and (after is None or after in AFTER_VALUE))
 
 
 # "X is the tech lead of T": a role with "the" has one holder at a time; "one of the", "a", "an" have many.

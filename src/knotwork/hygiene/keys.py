@@ -46,16 +46,19 @@ Two texts with one key and two values of one type are a change (:func:`key_chang
   at Sable") and the other adds only names without digits (a version in the subject is the key; "the release
   manager for llvm-project" names its subject, so "for LLDB in llvm-project" is another key).
 
-Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules and slot
-readers still run before this reader. The reader is plain regular expressions over a few statements, no
-parse: it runs on every candidate pair of an add.
+Precision first: a key that the shapes cannot read whole gives nothing, and the one-span rules, the slot
+readers and the project-text readers (:mod:`~knotwork.hygiene.changes_read`) still run before this reader. The
+reader is plain regular expressions over a few statements, no parse: it runs on every candidate pair of an add
+(the new memory's statements are read once, :func:`statements`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from knotwork.hygiene.spans import KIND_NOUNS
 from knotwork.knowledge.attributes import ROLES
 
 # -- the statement's shape ------------------------------------------------------------------------------------
@@ -118,7 +121,7 @@ _AFTER = re.compile(r"^(?:\s*[,(].*|\s+(?:now|currently|today)|\s+with\s.*|\s+(?
 _DROP = frozenset("the a an its their our his her this that these those of for in on at to by with from s current "
                   "currently present branch".split())
 _SAME = {"upcoming": "next", "eol": "end-of-life", "targeted": "target", "minimal": "minimum"}
-_KINDS = frozenset("status state phase stage tier plan mode level".split())  # a state in one lower-case word
+_KINDS = KIND_NOUNS  # a state in one lower-case word ("status", "phase")
 # a tool in one lower-case word ("The package manager is pnpm"), comparable with one written with capitals
 _TOOLS = frozenset("""manager runner bundler formatter linter database db framework library tool language backend
     frontend editor server broker queue store engine client driver provider host registry builder compiler
@@ -149,6 +152,16 @@ _VALUES = [
     ("word", re.compile(r"[a-z][a-z0-9-]*[a-z0-9]")),
 ]
 _LIST = re.compile(r",|\s(?:and|or|&)\s|/", re.I)
+_CLAUSE_SPLIT = re.compile(r";|(?<=[a-z0-9)])\.\s+(?=[A-Z])")  # at ";" and between sentences
+# Compiled once: every candidate pair of an add reads its statements with these.
+_CAPITAL_OPENS = re.compile(r"[A-Z][a-z]+\s+[a-z]")  # "Paid plans get ...": a subject capitalised as the opening
+_HYPHENED = re.compile(r"^(\d[\d.,]*)-(?=[a-z])")  # "a 30-second interval"
+_HELD_KEY = re.compile(r"(?:the\s+|[A-Z][\w.+-]*(?:\s+[A-Z\d][\w.+-]*)*'s\s+)")  # "the X of Y", "Y's X"
+_HELD_WHEN = re.compile(r"\s+(?:now|(?:starting|from|since)\s+(?:with\s+)?\S+(?:\s+on)?)$")
+_PRONOUN = re.compile(r"\b(?:we|i|you|they|he|she|it)\b", re.I)
+_END_OF_LIFE = re.compile(r"end[\s-]of[\s-]life", re.I)
+_SCOPED = re.compile(r"'s\b|\b(?:of|for|at|in)\s+(?:the\s+)?(?:[A-Z0-9]|\w+[-._/]\w)")
+_NOW = re.compile(r"^(?:now|currently|still)\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +178,13 @@ class Statement:
     scoped: bool = True  # whether the key names its subject ("Harbor's X", "the X of/for Harbor")
 
 
-def statements(text: str) -> list[Statement | None]:
+@lru_cache(maxsize=256)
+def statements(text: str) -> tuple[Statement | None, ...]:
     """Each clause of ``text`` (sentences, and parts split at ";") as a :class:`Statement`, or None for a
-    clause this reader cannot read whole."""
-    clauses = [c.strip() for c in re.split(r";|(?<=[a-z0-9)])\.\s+(?=[A-Z])", text.replace("\u2019", "'")) if c.strip()]
-    return [_statement(c.rstrip(".").strip()) for c in clauses]
+    clause this reader cannot read whole. Kept for the texts last read: consolidation asks :func:`key_change`
+    of the new memory against each of its candidates, so the new memory's statements are read once."""
+    clauses = [c.strip() for c in _CLAUSE_SPLIT.split(text.replace("\u2019", "'")) if c.strip()]
+    return tuple(_statement(c.rstrip(".").strip()) for c in clauses)
 
 
 def _statement(clause: str) -> Statement | None:
@@ -184,9 +199,9 @@ def _statement(clause: str) -> Statement | None:
     for frame, np, value in _FRAMES:  # before the hedges: "or newer" is a floor, no choice
         if m := frame.match(clause):
             found = {k: v or "" for k, v in m.groupdict().items()}
-            if re.match(r"[A-Z][a-z]+\s+[a-z]", found.get("s", "")):  # "Paid plans get ...": "paid plans"
+            if _CAPITAL_OPENS.match(found.get("s", "")):  # "Paid plans get ...": "paid plans"
                 found["s"] = found["s"][0].lower() + found["s"][1:]
-            said = re.sub(r"^(\d[\d.,]*)-(?=[a-z])", r"\1 ", value.format(**found))  # "a 30-second interval"
+            said = _HYPHENED.sub(r"\1 ", value.format(**found))  # "a 30-second interval"
             clause = f"{np.format(**found)} is {said}"
             break
     if _HEDGE.search(clause):
@@ -211,10 +226,11 @@ def _statement(clause: str) -> Statement | None:
         np += scope
         if shape != "heading" and re.search(r"[:()]", np):
             continue
-        read = _key(np, extra)
-        head = "tool" if shape in ("verb", "place") else _head(np)  # what a thing is done with or goes to: a product
-        if _head(np) in _VAGUE:  # "Harbor's problem is ...", "the idea of X is ..."
+        attribute = _head(np)
+        if attribute in _VAGUE:  # "Harbor's problem is ...", "the idea of X is ..."
             continue
+        read = _key(np, extra)
+        head = "tool" if shape in ("verb", "place") else attribute  # what a thing is done with or goes to: a product
         if read is not None and (found := _value(value, read, head)):
             return found
     return None
@@ -222,12 +238,12 @@ def _statement(clause: str) -> Statement | None:
 
 def _held(np: str, rest: str) -> Statement | None:
     """"V is Y's X" / "V is the X of Y": ``np`` a value written whole (a name, a version), ``rest`` the key."""
-    if not re.match(r"(?:the\s+|[A-Z][\w.+-]*(?:\s+[A-Z\d][\w.+-]*)*'s\s+)", rest):
+    if not _HELD_KEY.match(rest):
         return None
     value = _typed(np)
     if value is None or value[0] not in ("name", "version") or value[2].strip():
         return None
-    rest = re.sub(r"\s+(?:now|(?:starting|from|since)\s+(?:with\s+)?\S+(?:\s+on)?)$", "", rest)
+    rest = _HELD_WHEN.sub("", rest)
     read = _key(rest, set())
     head = _head(rest)
     if read is None or head in _VAGUE:
@@ -252,12 +268,12 @@ def _key(np: str, extra: set[str]) -> tuple[frozenset[str], frozenset[str], bool
     raw = _TOKEN.findall(np)
     if not raw or len(raw) > 12 or raw[0].lower() in _NOT_A_KEY or _LIST.search(np):
         return None
-    if re.search(r"\b(?:we|i|you|they|he|she|it)\b", np, re.I):
+    if _PRONOUN.search(np):
         return None
     words: set[str] = set()
     names: set[str] = set()
     attribute = 0
-    text = re.sub(r"end[\s-]of[\s-]life", "end-of-life", np, flags=re.I)
+    text = _END_OF_LIFE.sub("end-of-life", np)
     tokens = _TOKEN.findall(text)
     for i, token in enumerate(tokens):
         low = token.lower().removesuffix("'s")
@@ -283,7 +299,7 @@ def _key(np: str, extra: set[str]) -> tuple[frozenset[str], frozenset[str], bool
         return None
     # a subject named: a possessive, or "of/for/at/in" before a name, a version or an identifier ("for
     # llvm-project"); "the head of engineering" names a role, not whose
-    scoped = bool(re.search(r"'s\b|\b(?:of|for|at|in)\s+(?:the\s+)?(?:[A-Z0-9]|\w+[-._/]\w)", text))
+    scoped = bool(_SCOPED.search(text))
     return frozenset(words), frozenset(names & words), scoped
 
 
@@ -305,7 +321,7 @@ def _typed(text: str) -> tuple[str, str, str] | None:
 
 def _value(text: str, read: tuple[frozenset[str], frozenset[str], bool], head: str | None) -> Statement | None:
     """The value ``text`` states for ``key``, when it is one typed value and what follows it says nothing else."""
-    text = re.sub(r"^(?:now|currently|still)\s+", "", text.strip())
+    text = _NOW.sub("", text.strip())
     typed = _typed(text)
     if typed is None:
         return None

@@ -33,46 +33,22 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic
-from knotwork.hygiene.spans import NEGATIONS, frame_tokens, short_swap
+from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS as _KIND_NOUNS, NEGATIONS, RAW_WORD as _RAW_WORD,
+                                    STATUS_WORDS, TIME_WORDS, WHICH_ONE, frame_tokens, respelled, short_swap)
 
 WEIGHTS = Path(__file__).parent / "data" / "supersession_scorer.json"
 
-_RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
-_CLAUSE_END = re.compile(
-    r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
-    r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
-)
 NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
-TIME_WORDS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
-    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
-    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
-    "june july august september october november december early mid late q1 q2 q3 q4".split()
-)
-STATE_WORDS = frozenset(
-    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
-    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
-    "unsupported enabled disabled on off open closed active inactive feature prerelease bugfix security "
-    "eol".split()
-)
+STATE_WORDS = STATUS_WORDS | frozenset("feature prerelease bugfix security eol".split())
 COPULAS = frozenset("is are was were be been being remains now equals becomes became".split())
 VERBS_OF_STATE = frozenset(
     "uses use using runs run requires needs pinned targets costs cost takes took has have had prefers prefer "
     "lives live located moved switched changed default set called named supports support reaches".split()
 )
 PREPOSITIONS = frozenset("in of for on at to from with by as than since until via per into over under about".split())
-FUNCTION_AFTER = frozenset(
-    "and or but with for in on to by as at from than since until via per so because while when if after "
-    "before every each now".split()
-)
-KIND_NOUNS = frozenset("status state phase stage tier plan mode level version".split())
-WHICH_ONE = frozenset(
-    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
-    "figure table case test example option rule task job build commit part episode lesson round phase stage "
-    "session volume slide".split()
-)
+KIND_NOUNS = _KIND_NOUNS | {"version"}
 PRONOUNS = frozenset("i me my we us our you your he him his she her they them their it its".split())
 COSINE_STEPS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98)
 OVERLAP_STEPS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -114,8 +90,7 @@ def _one_replace(old: list[str], new: list[str], clause: bool) -> Swap | None:
     i1, i2, j1, j2 = found
     if NEGATIONS & set(lo[i1:i2] + ln[j1:j2]):
         return None  # "is" -> "is not": a contradiction to keep, not a value to overwrite
-    a, b = "".join(lo[i1:i2]).replace(".", ""), "".join(ln[j1:j2]).replace(".", "")
-    if a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a):
+    if respelled(lo[i1:i2], ln[j1:j2]):
         return None  # one spelling of one thing ("PEP8" -> "PEP 8"), or one name inside the other
     if _names_which(old, lo, i1, i2, ln[j1:j2]):
         return None
@@ -136,7 +111,7 @@ def _names_which(old: list[str], lo: list[str], i1: int, i2: int, came: list[str
     if i1 and lo[i1 - 1] in WHICH_ONE:
         return True
     after = lo[i2] if i2 < len(lo) else None
-    return bool(i1 and old[i1 - 1][:1].isupper() and after is not None and after not in FUNCTION_AFTER
+    return bool(i1 and old[i1 - 1][:1].isupper() and after is not None and after not in AFTER_VALUE
                 and after not in KIND_NOUNS)
 
 
@@ -147,7 +122,7 @@ def swap(old_text: str, new_text: str) -> Swap | None:
     for tokens in (_tokens, lambda text: frame_tokens(_tokens(text))):
         found = _one_replace(tokens(old_text), tokens(new_text), False)
         if found is None:
-            old_first, new_first = (_CLAUSE_END.search(t) for t in (old_text, new_text))
+            old_first, new_first = (CLAUSE_END.search(t) for t in (old_text, new_text))
             found = _one_replace(tokens(old_text[: old_first.start()] if old_first else old_text),
                                  tokens(new_text[: new_first.start()] if new_first else new_text), True)
         if found is not None:
@@ -228,7 +203,7 @@ def features(old_text: str, new_text: str, cosine: float, found: Swap, rule: str
     else:
         low = after.lower()
         out.append(f"after:{low}")
-        cls = ("function" if low in FUNCTION_AFTER else "kind" if low in KIND_NOUNS else "digit"
+        cls = ("function" if low in AFTER_VALUE else "kind" if low in KIND_NOUNS else "digit"
                if any(c.isdigit() for c in low) else "capital" if after[:1].isupper() else "noun")
         out += [f"after-is:{cls}", f"after*kinds:{cls}*{kg}+{kc}"]
     frame = set(lo[: found.i1] + lo[found.i2:])

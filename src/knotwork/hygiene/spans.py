@@ -1,16 +1,71 @@
 """Where two token lists differ: the one replaced span both the supersession rules
 (:mod:`~knotwork.hygiene.consolidate`) and the learned pair check (:mod:`~knotwork.hygiene.pair_scorer`) read,
-with the bounds and the negations they share (the check imports nothing of the rules: they call it)."""
+with the words, bounds and negations they share with the readers of project text
+(:mod:`~knotwork.hygiene.changes_read`) (neither the check nor those readers import the rules: the rules call
+them)."""
 
 from __future__ import annotations
 
 import difflib
+import re
 
 MAX_SPAN = 3  # words a changed value may take on either side
+MIN_LEAD = 2  # words before a changed value that the two texts share
+SWAP_MAX = 3  # words a side of a value said "from A to B": a name or a version, not a clause
+WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+RAW_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")  # the same tokens, case kept
+PERSON = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}"  # a name of one to three capitalised words
+
+# -- what a changed span is, read alike by the rules and the check (and the key reader's kinds) ----------------
+# Time words are values ("deploys happen every Tuesday" -> "every weekday").
+TIME_WORDS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays weekday weekdays weekend weekends day night morning evening afternoon daily nightly "
+    "hourly weekly biweekly fortnightly monthly quarterly yearly annually january february march april may "
+    "june july august september october november december early mid late q1 q2 q3 q4".split()
+)
+# Words of state are values ("the API is deprecated" -> "... is archived"); see also knowledge's STATUSES.
+STATUS_WORDS = frozenset(
+    "done blocked deprecated complete completed finished shipped merged broken fixed released live paused "
+    "archived cancelled canceled stale flaky alpha beta stable experimental unmaintained maintained supported "
+    "unsupported enabled disabled on off open closed active inactive".split()
+)
+# Nouns that name a kind of value: the word in their place is a value of that kind ("status: stable").
+KIND_NOUNS = frozenset("status state phase stage tier plan mode level".split())
+# Nouns after which a number names which one rather than a value ("note number 6", "PR 123", "marker mk6").
+WHICH_ONE = frozenset(
+    "number no num id pr mr issue ticket bug marker note item step position page chapter section line row column "
+    "figure table case test example option rule task job build commit part episode lesson round phase stage "
+    "session volume slide".split()
+)
+# Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
+# "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
+# ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.
+AFTER_VALUE = frozenset(
+    "and or but with for in on to by as at from than since until via per so because while when if after "
+    "before every each now".split()
+)
+# Where a first clause ends: punctuation, or a word that opens another clause ("... is PostgreSQL 16 since the
+# March migration").
+CLAUSE_END = re.compile(
+    r"[,;()\u2014]|\s[-\u2013]\s|\.(?:\s|$)"
+    r"|\s(?=(?:since|after|because|following|until|starting|effective|when|while|which|but)\b)", re.IGNORECASE
+)
 # Words that mark a change and hold no value ("X now works for B"): left out when two frames are compared.
 CHANGE_MARKS = frozenset({"now"})
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't",
                        "can't", "cannot", "shouldn't", "nor", "without", "none", "nobody", "nothing", "longer"})
+
+
+def words(text: str) -> list[str]:
+    """A text's words, lower-cased, a typographic apostrophe read as "'"."""
+    return WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def names_kept(after: str, later: str) -> bool:
+    """Is every capitalised name written in ``after`` (what an older text states after the value a later one
+    changes) a word of ``later`` too, so that retiring the older text loses no other statement of it?"""
+    return {t.lower() for t in RAW_WORD.findall(after) if t[0].isupper()} <= set(words(later))
 
 
 def short_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | None:
@@ -23,6 +78,14 @@ def short_swap(old: list[str], new: list[str]) -> tuple[int, int, int, int] | No
     if i2 - i1 > MAX_SPAN or j2 - j1 > MAX_SPAN:
         return None
     return i1, i2, j1, j2
+
+
+def respelled(gone: list[str], came: list[str]) -> bool:
+    """One spelling of one thing ("PEP8" -> "PEP 8", "Jinja2" -> "Jinja"), or one name inside the other
+    ("DirtyArbiter" / "Arbiter": a kind of it, not a value swapped): the joined letters and digits of one side
+    begin or end the other's."""
+    a, b = "".join(gone).replace(".", ""), "".join(came).replace(".", "")
+    return a.startswith(b) or b.startswith(a) or a.endswith(b) or b.endswith(a)
 
 
 def frame_tokens(raw: list[str]) -> list[str]:

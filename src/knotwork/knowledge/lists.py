@@ -130,10 +130,12 @@ def distribute(ex: Extraction, text: str, spans_of: Callable[[str], Sequence[Any
         return ex
     have = {(f.subject.casefold(), f.predicate, f.object.casefold()) for f in ex.facts}
     added: list[FactDraft] = []
+    objects = [f.object.casefold() for f in chosen]
     for sentence in sentences(text):
         spans = None
-        for f in chosen:
-            if f.object.casefold() not in sentence.casefold() and spans is None:
+        folded = sentence.casefold()  # once a sentence, not once a candidate
+        for f, obj in zip(chosen, objects):
+            if obj not in folded and spans is None:
                 continue
             spans = spans_of(sentence) if spans is None else spans
             where = _object_end(sentence, f.object, spans)

@@ -53,12 +53,27 @@ _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _LEMMA_POS = ("noun", "verb", "adj", "adv")
 _FILE = re.compile(r"\w\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|ini|cfg"
                    r"|conf|sql|sh|txt|csv|html|css|scss|lock|env|proto|ipynb|xml|gradle|snap)$")
+# Compiled once: every mention of every memory is read with these.
+_URL = re.compile(r"https?://")
+_VERSIONED = re.compile(r"\s[vV]?\d+(?:\.\d+)*$")
+_SUFFIXED = re.compile(r"-(?:based|style|like|powered|compatible|specific|driven|native|friendly)$", re.I)
+_TOKEN = re.compile(r"[\w'’]+|[^\s\w]")
+_BULLET = re.compile(r"(?:[-*•>]|\d+[.)]|#+)")
+_NEXT = re.compile(r"[`'\"”)]*\s*([\w'’]+|[^\s\w])?")
+_PARTS = re.compile(r"[-_:./\s]+")
+
+
+@lru_cache(maxsize=4)
+def _lowered(text: str) -> str:
+    """``text`` in lower case, once a text rather than once a mention."""
+    return text.lower()
+
 
 
 def _find(text: str, name: str) -> int:
     at = text.find(name)
     if at < 0:
-        at = text.lower().find(name.lower())
+        at = _lowered(text).find(name.lower())
     return at
 
 
@@ -104,11 +119,11 @@ def _shape(name: str) -> list[str]:
         out.append("shape:file")
     elif "/" in name and " " not in name and (name.endswith("/") or name.startswith(("/", "~/", "./", "../"))):
         out.append("shape:directory")
-    if re.match(r"https?://", name):
+    if _URL.match(name):
         out.append("shape:url")
-    if re.search(r"\s[vV]?\d+(?:\.\d+)*$", name):
+    if _VERSIONED.search(name):
         out.append("shape:versioned")
-    if re.search(r"-(?:based|style|like|powered|compatible|specific|driven|native|friendly)$", name, re.I):
+    if _SUFFIXED.search(name):
         out.append("shape:adjective-suffix")
     if any(w.startswith("-") for w in words):
         out.append("shape:flag")
@@ -157,16 +172,16 @@ def features(name: str, type_: str | None, rule: str, text: str, doc: Any = None
             out.append("ticked-part")
         elif before.endswith(('"', "“", "'")) and after.startswith(('"', "”", "'")):
             out.append("quoted")
-        prev = re.findall(r"[\w'’]+|[^\s\w]", before[-40:])
+        prev = _TOKEN.findall(before[-40:])
         if prev:
             p = prev[-1].lower().strip("`")
             out.append("prev:article" if p in _ARTICLE else "prev:punct" if not p[:1].isalnum() else
                        "prev:of" if p in ("of", "for", "with", "in", "on", "to", "from", "by") else "prev:word")
         line_start = before.rfind("\n") + 1
         lead = before[line_start:].strip(" \t`*\"'(")
-        if not lead or re.fullmatch(r"(?:[-*•>]|\d+[.)]|#+)", lead):
+        if not lead or _BULLET.fullmatch(lead):
             out.append("first-in-line")
-        nxt = re.match(r"[`'\"”)]*\s*([\w'’]+|[^\s\w])?", after)
+        nxt = _NEXT.match(after)
         word = (nxt.group(1) or "").lower() if nxt else ""
         if word == ":":
             out.append("next:colon")
@@ -174,7 +189,7 @@ def features(name: str, type_: str | None, rule: str, text: str, doc: Any = None
             out.append("next:kind-word")
         elif word in ("(", "-", "—", "–"):
             out.append("next:gloss")
-        if text.count(name) > 1 or low != name and text.lower().count(low) > 1:
+        if text.count(name) > 1 or low != name and _lowered(text).count(low) > 1:
             out.append("repeated")
         line = text[line_start: text.find("\n", at) if "\n" in text[at:] else len(text)]
         if line.lstrip().startswith("#") or (len(line.split()) <= 6 and not line.rstrip().endswith((".", "!", "?"))):
@@ -212,7 +227,7 @@ def _parsed(doc: Any, at: int, length: int, low: str) -> list[str]:
             out += [f"dict:{pos}" for pos in hits] or ["dict:none"]
         elif lemma in words["noun"] and head.text[:1].islower():
             out.append("dict:noun-head")
-        parts = [w for w in re.split(r"[-_:./\s]+", low) if w]
+        parts = [w for w in _PARTS.split(low) if w]
         if len(parts) > 1:
             known = sum(any(w in words[pos] for pos in _LEMMA_POS) for w in parts)
             out.append("dict-parts:all" if known == len(parts) else "dict-parts:none" if not known else "dict-parts:some")

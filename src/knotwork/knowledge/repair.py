@@ -1,18 +1,18 @@
-"""Two misreadings of the small English pipeline, mended before the clause readings run.
+"""Three misreadings of the small English pipeline, mended before the clause readings run.
 
 The parse of a short statement about a part of a system often loses its subject: in "The GraphQL gateway runs on
 Cloud Run" the tagger reads "gateway" as a compound of the verb "runs" (no ``nsubj``), and in "The checkout service
 talks to Adyen" or "The auth service no longer talks to LDAP" it reads "talks" as a plural noun. The clause
 readings of :mod:`knotwork.knowledge.parse` then find no clause with a subject, and the fact is missed
-(``bench/extraction_causes.py``: no candidate). Both are mended here, on the parse itself, so every reading and
-the fact scorer's features see one parse:
+(``bench/extraction_causes.py``: no candidate); and in a change "from A to B" it may read "to" as the mark of an
+infinitive. All three are mended here, on the parse itself, so every reading and the fact scorer's features see
+one parse:
 
 - a present or past verb with no subject, whose child just before it is a noun read as its ``compound``: that noun
   is its subject;
 - a plural noun whose lemma is a verb of the vocabulary with a preposition after it ("talk to", "run on", "depend
   on": :data:`~knotwork.knowledge.vocabulary.PHRASES`), at the root or under a clause, with a subject of its own,
-  or with the noun just before it read as its compound and a determiner before that: a present-tense verb.
-
+  or with the noun just before it read as its compound and a determiner before that: a present-tense verb;
 - in a change "from A to B" ("We switched the mobile app from Expo to bare React Native", "The mobile backend was
   moved from Heroku to Render"), a "to" the parser read as the mark of an infinitive ("to render", "to bare"),
   with a capitalised name after it: the preposition of the new value, its object that name.

@@ -253,7 +253,7 @@ class KnowledgeService:
         """One memory's entities, mentions and facts; ``touched`` collects the entities to summarise (else done here)."""
         ws = memory.workspace
         names = _names(gi, use_rules)
-        rule_facts = trust.stored(gi.extracted.facts, self.settings) if use_rules else []
+        rule_facts = gi.extracted.facts if use_rules else []  # at the store floor already (prepare)
         vectors = gi.vectors if gi.vectors is not None else self._name_vectors(names, ws)
         entity_of: dict[str, str] = {}
         changed: set[str] = set()  # full names first: "Bob" then finds the "Bob Martinez" of this memory

@@ -5,7 +5,8 @@
 - :func:`shown`: what a read shows without ``min_confidence``: every fact but the offline extraction's
   under ``kg_min_confidence``; with it, the facts at least that sure (0: every stored fact).
 - :func:`retiring`, :func:`succeeding`: a change's new value is at least as sure as the value it retires, in
-  either arrival order; :func:`preceding`: and the values it retires, down the chain, as sure as it.
+  either arrival order; :func:`preceding`: and the values it retires, down the chain, as sure as it;
+  :func:`arriving_before`: an older value arriving late as sure as the stored value it gave way to.
 - :func:`contexts`: the people earlier memories of each scope named (:mod:`knotwork.knowledge.carry`),
   so that "she" or "my sister" in a new memory is the person an earlier one named.
 """
