@@ -188,6 +188,22 @@ def test_a_cadence_said_beside_another_retires_neither(older: str, newer: str) -
         assert decide(older, [("old", newer, cosine)], later={"old"}).kind != "SUPERSEDE"
 
 
+@pytest.mark.parametrize(("older", "newer"), [
+    ("The lab deploys on Fridays.", "The lab also deploys on Mondays."),
+    ("The lab deploys on Fridays.", "The lab deploys on Mondays too."),
+    ("The lab deploys on Fridays.", "The lab deploys on Mondays as well."),
+    ("The lab deploys on Fridays.", "In addition, the lab deploys on Mondays."),
+])
+def test_a_value_said_beside_another_retires_neither(older: str, newer: str) -> None:
+    # "also" / "too" / "as well" / "in addition" in one text and not the other: a second value, both hold
+    for cosine in (0.6, 0.8, 0.95):
+        assert decide(newer, [("old", older, cosine)]).kind != "SUPERSEDE"
+        assert decide(older, [("old", newer, cosine)], later={"old"}).kind != "SUPERSEDE"
+    # without the word, the same pair is a change (the rule the word holds back)
+    plain = newer.replace(" also", "").replace(" too", "").replace(" as well", "").replace("In addition, the", "The")
+    assert decide(plain, [("old", older, 0.9)]).kind == "SUPERSEDE"
+
+
 def test_the_same_text_is_left_to_the_rules() -> None:
     # word for word the same: the rules' NOOP as before (its reason and cosine floor), not this reading
     assert not restated("Backups run daily.", "Backups run daily.")

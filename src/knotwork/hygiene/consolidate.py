@@ -195,6 +195,7 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             if cosine >= NOOP_COSINE:
                 return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
             continue
+        beside = wording.beside(old_text, new_text)  # "The lab also deploys on Mondays": both may hold
         # A decision record that names the one it supersedes retires that record's memory, in either order.
         if cosine >= SLOT_COSINE and (change := (changes_read.named_superseded(new_text, old_text) if target in later
                                                  else changes_read.named_superseded(old_text, new_text))):
@@ -203,7 +204,7 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         kept = len(set(new) & set(old)) / len(set(old))
         # One meeting's schedule read whole decides before the word rules, which read "every other Thursday" ->
         # "every Thursday" as a word left out and "09:00 China Standard Time" / "09:00 UTC+8" as a value swapped.
-        if cosine >= SLOT_COSINE and (change := wording.real_change(schedule_change(old_text, new_text))):
+        if cosine >= SLOT_COSINE and not beside and (change := wording.real_change(schedule_change(old_text, new_text))):
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
         if same_schedule(old_text, new_text):
             if cosine >= NOOP_COSINE:
@@ -216,9 +217,9 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the
             # tech lead of H" -> "Alice Chen left in April; Bob Martinez is the tech lead of H now"): a change
-            if change := (_core_change(old_text, new_text, cosine, target in later)
-                          or _keyed(old_text, new_text, cosine, target in later)
-                          or wording.cadence_swap(old_text, new_text)):  # "weekly" -> "bi-weekly": no word gone
+            if not beside and (change := (_core_change(old_text, new_text, cosine, target in later)
+                                          or _keyed(old_text, new_text, cosine, target in later)
+                                          or wording.cadence_swap(old_text, new_text))):  # "weekly" -> "bi-weekly"
                 return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             return Decision("UPDATE", target, "adds to the stored memory", cosine)
         change = wording.real_change(supersedes(old_text, new_text, cosine, old, new)
@@ -226,7 +227,7 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
                                      or _without_repeated_word(old_text, new_text, cosine, old, new)
                                      or _project_text(old_text, new_text, cosine, target in later)
                                      or _keyed(old_text, new_text, cosine, target in later))
-        if change:
+        if change and not beside:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
 

@@ -175,3 +175,16 @@ def cadence_swap(old_text: str, new_text: str) -> str | None:
     if i2 - i1 != 1 or j2 - j1 != 1 or not {old[i1], new[j1]} <= _CADENCES:
         return None
     return f"{old[i1]} -> {new[j1]}"
+
+
+# "also", "in addition", "additionally", or "too" / "as well" closing a clause: the text says its value is one
+# more beside another ("The lab also deploys on Mondays", "... on Mondays too"), not the one value there is.
+_BESIDE = re.compile(r"\b(?:also|additionally|in\s+addition)\b|\b(?:too|as\s+well)\s*(?:[.,;:!)]|$)", re.IGNORECASE)
+
+
+def beside(old_text: str, new_text: str) -> bool:
+    """Does one text say its value holds beside another ("also", "too", "as well", "in addition") where the other
+    text does not? Then the two may both hold, and no rule's change retires the older one (a wrong retirement
+    hides a true memory). Said alike in both ("I also watched ... season 5" / "... season 10"), it is part of the
+    frame, not a second value."""
+    return len(_BESIDE.findall(old_text)) != len(_BESIDE.findall(new_text))
