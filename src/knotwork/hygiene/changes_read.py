@@ -125,6 +125,7 @@ _FOR_REASON = re.compile(
     r"maintainability|consistency|simplicity|cost))?$", re.IGNORECASE)
 
 
+@lru_cache(maxsize=2048)  # asked of each text once per candidate pair
 def changelog_body(text: str) -> str:
     """``text`` without a change-log tag or release before it, a bracketed reference or a reason after it."""
     body = text.strip().rstrip(".")
@@ -222,8 +223,10 @@ def two_swaps(old_text: str, new_text: str) -> str | None:
     thing held ("Larry Hastings is the release manager for Python 3.4" / "Georg Brandl ... for Python 3.2": two
     releases, two managers), and are not read."""
     old_tokens = list(_RAW.finditer(old_text.replace("\u2019", "'")))
-    new_tokens = list(_RAW.finditer(new_text.replace("\u2019", "'")))
     old = [t[0].lower() for t in old_tokens]
+    if not _JOINS.intersection(old):
+        return None  # no word that joins two values, so no gap below can hold one: no need to align the texts
+    new_tokens = list(_RAW.finditer(new_text.replace("\u2019", "'")))
     new = [t[0].lower() for t in new_tokens]
     ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(ops) != 2 or any(op[0] != "replace" or op[2] - op[1] > MAX_SPAN or op[4] - op[3] > MAX_SPAN

@@ -42,6 +42,7 @@ schedule reader also runs first (:func:`schedule_change`, :func:`same_schedule`)
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 import re
 
 # -- names ---------------------------------------------------------------------------------------------------
@@ -117,6 +118,7 @@ _HEDGES = frozenset("may might maybe perhaps probably will would could should if
 _NEGATIONS = frozenset("not no never isn't aren't wasn't don't doesn't didn't longer nor without".split())
 
 
+@lru_cache(maxsize=2048)  # each text is read against each candidate
 def _plain(text: str) -> str | None:
     """The text as one statement: one line, end punctuation and "now" left out; None for a question or a
     hedge."""
@@ -177,6 +179,7 @@ def _same_company(a: str, b: str) -> bool:
     return x == y or x.startswith(y) or y.startswith(x)
 
 
+@lru_cache(maxsize=2048)  # each text is read against each candidate
 def schedule(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str], frozenset[str]] | None:
     """(the words around the schedule, the schedule read plainly, its days, its time zones) when ``text``
     says when a meeting happens, else None."""

@@ -40,6 +40,7 @@ miss ("weekly" -> "bi-weekly" reads as a word added). :func:`named_the` lets the
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 import re
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -111,6 +112,7 @@ _step(r"\bversion\s+v?(?=\d)|\bv(?=\d+(?:\.\d+)*\b)", "")
 _step(r"(?<![\w.])(\d+(?:\.\d+)+)(?![\w.])", lambda m: re.sub(r"(?:\.0+)+$", "", m[1]))
 
 
+@lru_cache(maxsize=2048)  # a new memory is read against each candidate, a stored one against each new memory
 def canonical(text: str) -> tuple[str, ...]:
     """``text``'s words read one way (the module's list): lower case, no punctuation but a time's colon and a
     number's point, each value in one wording."""
