@@ -11,15 +11,8 @@ import pytest
 
 import knotwork
 from knotwork import Settings
-from knotwork.knowledge.extract import candidates
-from knotwork.knowledge.nlp import pipeline
 
-needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
-
-
-def _proposed(text: str) -> set[tuple[str, str, str]]:
-    ((ex, _doc),) = candidates([text])
-    return {(f.subject, f.predicate, f.object) for f in ex.facts if not f.past}
+from tests.knowledge._proposed import needs_parser, proposed_now as _proposed
 
 
 @needs_parser

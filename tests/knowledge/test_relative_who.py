@@ -5,15 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knotwork.knowledge.extract import candidates
-from knotwork.knowledge.nlp import pipeline
-
-needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
-
-
-def _proposed(text: str) -> set[tuple[str, str, str, bool]]:
-    ((ex, _doc),) = candidates([text])
-    return {(f.subject, f.predicate, f.object, f.past) for f in ex.facts}
+from tests.knowledge._proposed import needs_parser, proposed as _proposed
 
 
 @needs_parser
