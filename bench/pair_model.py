@@ -18,7 +18,15 @@ sets alone (so the held-out set's labels choose nothing). SUPERSEDE is the posit
 Reported per held-out set: rules alone, model alone and "rules OR model" precision / recall of SUPERSEDE at
 every threshold, the chosen threshold's figures, and true memories lost (an ADD or NOOP pair decided SUPERSEDE).
 
-Run: python bench/pair_model.py [--c C] [--show SET]   (cosines cached in /tmp/pair_model_cos.npy by text hash)
+Variants: ``--rules-feature`` gives the model the rules' decision as a feature (off by default: the question is
+whether shape-free features carry over alone); ``--strict`` leaves out the features that still follow a sentence's
+shape (word overlap, length ratio, cosine, untyped words); ``--subject`` adds a reading of what a text is about (a
+name with the number after it, a name of several words), written after ``--reversals`` had been read on fresh4, so
+fresh4's figure with it is not an unseen one. ``--within SET`` (a diagnostic, not a transfer figure) fits and
+scores one set alone with folds grouped by its sources: whether the features separate that set's labels at all.
+
+Run: python bench/pair_model.py [--c C] [--rules-feature] [--strict] [--subject] [--within SET] [--reversals]
+[--show SET]   (cosines are cached in /tmp by a hash of the texts)
 """
 
 from __future__ import annotations
@@ -111,7 +119,7 @@ def bucket(x: float, edges: list[float]) -> int:
     return sum(x >= e for e in edges)
 
 
-def features(old: str, new: str, cosine: float, rule: str) -> list[str]:
+def features(old: str, new: str, cosine: float, rule: str, subject: bool = False) -> list[str]:
     o, n = tokens(old), tokens(new)
     ow, nw = {t for t, _ in o}, {t for t, _ in n}
     okind, nkind = dict(o), dict(n)
@@ -154,7 +162,27 @@ def features(old: str, new: str, cosine: float, rule: str) -> list[str]:
     if no or nn:
         f.append(f"numbers_shared:{bool(no & nn)}")
         f.append(f"numbers_swap:{bool(no - nn) and bool(nn - no)}")
+    if subject:
+        so, sn = subjects(old), subjects(new)
+        if so or sn:
+            f.append(f"subject_same:{so == sn}")
+            f.append(f"subject_shared:{bool(so & sn)}")
+            f.append(f"subject_swap:{bool(so - sn) and bool(sn - so)}")
     return f
+
+
+def subjects(text: str) -> set[str]:
+    """What a text is about, read without its shape: each name with the number written right after it ("node 22",
+    "python 3.15", "tep-0063"), and each name of two or more capitalised words ("vincent hou")."""
+    out = set()
+    toks = TOKEN.findall(re.sub(r"\.js\b", "", text))
+    for i, tok in enumerate(toks):
+        if tok[0].isupper() and i + 1 < len(toks) and toks[i + 1][0].isdigit():
+            out.add(f"{norm(tok)} {norm(toks[i + 1])}")
+        if re.fullmatch(r"[A-Z]+-\d+", tok):
+            out.add(tok.lower())
+    out |= {r for r in runs(text) if " " in r and not any(ch.isdigit() for ch in r)}
+    return out
 
 
 def reversals(pairs: list[dict], feats: list[list[str]], y: np.ndarray, top: int = 15) -> None:
@@ -243,12 +271,15 @@ def main() -> int:
     parser.add_argument("--reversals", action="store_true",
                         help="per feature: the share of SUPERSEDE among the pairs that have it, fresh4 against "
                              "the other sets (why a model fitted on them does not carry over)")
+    parser.add_argument("--subject", action="store_true",
+                        help="add the subject features (a name with its number, a name of several words: the same, "
+                             "shared, swapped); written after fresh4's reversals were read")
     parser.add_argument("--show", choices=tuple(SETS), help="print that set's pairs the model adds at its threshold")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}; C {args.c}; rules' decision a feature: {args.rules_feature}")
     pairs, cos = load()
     rule_kind = [c.decide(p["new"], [("old", p["old"], float(x))]).kind for p, x in zip(pairs, cos)]
-    feats = [features(p["old"], p["new"], float(x), k if args.rules_feature else "-")
+    feats = [features(p["old"], p["new"], float(x), k if args.rules_feature else "-", args.subject)
              for p, x, k in zip(pairs, cos, rule_kind)]
     if args.strict:
         shaped = ("jaccard:", "len_ratio:", "cos:", "gone:word", "came:word", "swap:word", "shared:word")
@@ -311,7 +342,8 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|")
     for name, p0, tp0, s0, r0, n0, l0, t, pe, tpe, se, re_, le in rows:
         if t is None:
-            print(f"| {name} | {p0:.3f} ({tp0}/{s0}) | {r0:.3f} ({tp0}/{n0}) | {l0} | none | - | - | - |")
+            print(f"| {name} | {p0:.3f} ({tp0}/{s0}) | {r0:.3f} ({tp0}/{n0}) | {l0} | none: the model stays off "
+                  f"| {p0:.3f} ({tp0}/{s0}) | {r0:.3f} ({tp0}/{n0}) | {l0} |")
         else:
             print(f"| {name} | {p0:.3f} ({tp0}/{s0}) | {r0:.3f} ({tp0}/{n0}) | {l0} | {t:.2f} | {pe:.3f} ({tpe}/{se}) "
                   f"| {re_:.3f} ({tpe}/{n0}) | {le} |")
