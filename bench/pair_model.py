@@ -225,11 +225,11 @@ def reversals(pairs: list[dict], feats: list[list[str]], y: np.ndarray, top: int
             row = counts.setdefault(f, [0, 0, 0, 0])
             row[side] += 1
             row[side + 1] += int(gold)
-    rows = [(f, a, b / a, c, d / c) for f, (a, b, c, d) in counts.items() if a >= 10 and c >= 10]
+    rows = [(f, a, b / a, n4, d / n4) for f, (a, b, n4, d) in counts.items() if a >= 10 and n4 >= 10]
     rows.sort(key=lambda r: (-abs(r[2] - r[4]), r[0]))
     print("| feature | pairs, other sets | SUPERSEDE share | pairs, fresh4 | SUPERSEDE share |\n|---|---|---|---|---|")
-    for f, a, ra, c, rc in rows[:top]:
-        print(f"| {f} | {a} | {ra:.2f} | {c} | {rc:.2f} |")
+    for f, a, ra, n4, rc in rows[:top]:
+        print(f"| {f} | {a} | {ra:.2f} | {n4} | {rc:.2f} |")
 
 
 def runs(text: str) -> list[str]:
@@ -348,12 +348,12 @@ def main() -> int:
         t = choose(inner, y[others], rules[others], groups[others])
         gy, gr, gp, gl = y[inside], rules[inside], prob[inside], lost_kind[inside]
         print(f"\n== held out: {name} ({inside.sum()} pairs, {gy.sum()} SUPERSEDE); threshold from the other sets: {t}")
-        from sklearn.metrics import roc_auc_score
+        from sklearn.metrics import roc_auc_score as auc
 
         p0, r0, tp0, s0, n0 = pr(gy, gr)
         rest = ~gr  # the pairs the rules leave: where the model could add anything
-        print(f"  model ranking (ROC AUC): all pairs {roc_auc_score(gy, gp):.3f}; pairs the rules do not retire "
-              f"{roc_auc_score(gy[rest], gp[rest]) if 0 < gy[rest].sum() < rest.sum() else float('nan'):.3f}; "
+        print(f"  model ranking (ROC AUC): all pairs {auc(gy, gp):.3f}; pairs the rules do not retire "
+              f"{auc(gy[rest], gp[rest]) if 0 < gy[rest].sum() < rest.sum() else float('nan'):.3f}; "
               f"mean probability SUPERSEDE {gp[gy].mean():.3f}, others {gp[~gy].mean():.3f}")
         print(f"  rules alone: P {p0:.3f} ({tp0}/{s0})  R {r0:.3f} ({tp0}/{n0})  lost {int((gr & gl).sum())}")
         for th in THRESHOLDS:
