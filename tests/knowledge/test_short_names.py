@@ -74,3 +74,12 @@ def test_the_graph_and_consolidation_read_the_same_short_names_as_one() -> None:
         assert wording.canonical(short) == wording.canonical(full)
         assert normalize(short) == normalize(full) or normalize(full) in same_names(normalize(short))
     assert same_names(normalize("MySQL")) == ()
+
+
+@needs_parser
+def test_looking_up_the_short_name_finds_the_entity_no_memory_called_so(kg: Knotwork) -> None:
+    kg.add("Harbor's primary database is PostgreSQL.", valid_at="2024-01-10T12:00:00Z")
+    entity = kg.entity("Postgres")  # a store from before the short names: no alias recorded, still found
+    assert entity.name == "PostgreSQL" and "Postgres" not in entity.aliases
+    with pytest.raises(knotwork.NotFound):
+        kg.entity("k8s")

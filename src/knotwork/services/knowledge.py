@@ -432,7 +432,7 @@ class KnowledgeService:
 
     # -- references -------------------------------------------------------------
     def entity_id(self, ref: str, workspace: Any = None) -> str:
-        """The entity a full or short id, or a name (exact or alias, in scope), names."""
+        """The entity a full or short id, or a name (exact or alias, in scope; else a technology's other spelling), names."""
         if not isinstance(ref, str) or not ref.strip():
             raise InvalidInput("entity", "is empty; give an entity id or name")
         text = ref.strip()
@@ -452,6 +452,10 @@ class KnowledgeService:
                 return found[0]
             if len(found) > 1:
                 raise AmbiguousId("entity", ref, found)
+        # a store written before the short names were resolved: "Postgres" finds the "PostgreSQL" entity
+        other = list(dict.fromkeys(e for n in same_names(normalize(text)) for e in self.store.kg_entities_by_norm(scope, n)))
+        if len(other) == 1:
+            return other[0]
         raise NotFound("entity", ref, by=ids.looked_up_by(text))
 
     def entity_workspaces(self, ref: str) -> dict[str, list[str]]:
