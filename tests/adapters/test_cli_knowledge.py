@@ -26,7 +26,7 @@ def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
     first = run_cli("add", "We moved from MySQL to PostgreSQL.", "--valid-at", "2026-01-01", "-w", "shop", "--db", db,
                     env=NO_EMBEDDER)
     assert first.returncode == 0, first.stderr
-    r = cli("add", "notes", "-w", "shop", "--entity", "Redis:library", "--fact", "Billing|uses|Postgres|2026-02-01")
+    r = cli("add", "notes", "-w", "shop", "--entity", "Redis:library", "--fact", "Billing|uses|Postgres DB|2026-02-01")
     assert r.returncode == 0, r.stderr
     r = cli("add", "editors", "-w", "shop", "--fact", "Bo|uses|Helix", "--fact", "Bo|uses|Kakoune||0.25")
     assert r.returncode == 0, r.stderr
@@ -42,12 +42,12 @@ def test_add_with_graph_then_nodes_facts_entity_merge_delete_clear(
     # the offline extractor's confidence is the fact scorer's probability, shown to two decimals
     assert re.search(r"Team --uses--> MySQL \(… → 2026-01-01, retired; rules (0\.\d\d?|1)\) id ", r.stdout), r.stdout
     assert "Redis [library] @shop" in cli("nodes", "redis", "-w", "shop").stdout
-    r = cli("merge-entities", "Postgres", "PostgreSQL", "-w", "shop")
+    r = cli("merge-entities", "Postgres DB", "PostgreSQL", "-w", "shop")
     assert r.returncode == 0 and "✓ Merged into" in r.stdout, r.stderr
     shown = json.loads(cli("entity", "postgres", "-w", "shop", "--json").stdout)
     assert {f["fact"] for f in shown["facts"]} >= {"Billing uses PostgreSQL", "Team uses PostgreSQL"} or {
         f["fact"] for f in shown["facts"]
-    } >= {"Billing uses Postgres", "Team uses Postgres"}
+    } >= {"Billing uses Postgres DB", "Team uses Postgres DB"}
     fact_id = json.loads(cli("facts", "billing", "-w", "shop", "--json").stdout)["facts"][0]["fact"]["id"]
     assert cli("delete-fact", fact_id[-8:]).stdout.startswith("✓ Deleted fact Billing")
     groups = cli("communities", "-w", "shop", "--rebuild")

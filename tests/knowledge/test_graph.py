@@ -219,21 +219,21 @@ def test_names_whose_numbers_differ_stay_apart(kg: Knotwork) -> None:
 
 def test_merge_keeps_the_most_connected_and_rewires_facts(kg: Knotwork) -> None:
     kg.add("a", facts=[
-        {"subject": "Postgres", "predicate": "runs on", "object": "EC2"},
-        {"subject": "Billing", "predicate": "uses", "object": "Postgres"},
+        {"subject": "Mongo", "predicate": "runs on", "object": "EC2"},
+        {"subject": "Billing", "predicate": "uses", "object": "Mongo"},
     ])
-    kg.add("b", facts=[{"subject": "Reports", "predicate": "uses", "object": "PostgreSQL"}])
-    kept = kg.merge_entities("PostgreSQL", "Postgres")
-    assert kept.name == "Postgres" and "PostgreSQL" in kept.aliases
-    assert kg.entity("postgresql").id == kept.id  # the alias resolves
-    assert sorted(f.fact for f in kg.entity_facts("Postgres")) == [
-        "Billing uses Postgres", "Postgres runs on EC2", "Reports uses Postgres",
+    kg.add("b", facts=[{"subject": "Reports", "predicate": "uses", "object": "MongoDB"}])
+    kept = kg.merge_entities("MongoDB", "Mongo")
+    assert kept.name == "Mongo" and "MongoDB" in kept.aliases
+    assert kg.entity("mongodb").id == kept.id  # the alias resolves
+    assert sorted(f.fact for f in kg.entity_facts("Mongo")) == [
+        "Billing uses Mongo", "Mongo runs on EC2", "Reports uses Mongo",
     ]
-    names = [h.entity.name for h in kg.search_nodes("postgres postgresql")]
-    assert names.count("Postgres") == 1 and "PostgreSQL" not in names
+    names = [h.entity.name for h in kg.search_nodes("mongo mongodb")]
+    assert names.count("Mongo") == 1 and "MongoDB" not in names
     # later mentions of the alias land on the canonical entity
-    kg.add("c", facts=[{"subject": "Search", "predicate": "uses", "object": "postgresql"}])
-    assert "Search uses Postgres" in {f.fact for f in kg.entity_facts("Postgres")}
+    kg.add("c", facts=[{"subject": "Search", "predicate": "uses", "object": "mongodb"}])
+    assert "Search uses Mongo" in {f.fact for f in kg.entity_facts("Mongo")}
 
 
 def test_merge_folds_repeated_facts(kg: Knotwork) -> None:

@@ -43,14 +43,15 @@ import difflib
 from functools import lru_cache
 import re
 
+from knotwork.knowledge.lexicon import SHORT_NAMES
+
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "sixty": 60,
                  "ninety": 90, "a": 1, "an": 1}
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60, "minute": 60,
             "minutes": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600}
 # Names written in full or short, the same thing either way (both forms in lower case, the short one first).
-_ALIASES = {"postgres": "postgresql", "k8s": "kubernetes", "js": "javascript", "ts": "typescript", "golang": "go",
-            "readthedocs": "read the docs", "read-the-docs": "read the docs"}
+_ALIASES = SHORT_NAMES  # the graph resolves the same short names to one entity
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SIZE = r"(?:kb|mb|gb|tb|kib|mib|gib|tib)"
 
@@ -85,7 +86,7 @@ _step(r"\bp\.m\.?(?!\w)", "pm")
 _step(r"\ba\.m\.?(?!\w)", "am")
 _step(r"(?<![\w.])(\d{1,3}(?:,\d{3})+)(?![\d,])", lambda m: m[1].replace(",", ""))
 _step(r"(?<![\w.])(\d+)k\b", lambda m: f"{int(m[1]) * 1000}")
-_step(r"\b(postgres|k8s|js|ts|golang|readthedocs|read-the-docs)\b", lambda m: _ALIASES[m[1]])
+_step(rf"\b({'|'.join(map(re.escape, _ALIASES))})\b", lambda m: _ALIASES[m[1]])
 # a time of day
 _step(r"\bnoon\b", "12:00")
 _step(r"\bmidnight\b", "00:00")

@@ -27,6 +27,13 @@ TECH = {
     """.split()
 }
 
+#: A technology's short name -> the name it stands for (lower case, as written). One list for the whole
+#: project: consolidation reads "Postgres" and "PostgreSQL" as one value (``hygiene.wording``), and the graph
+#: resolves the two to one entity, the later spelling an alias of the earlier (``knowledge.resolve.same_names``).
+#: Only abbreviations no other thing commonly goes by.
+SHORT_NAMES = {"postgres": "postgresql", "k8s": "kubernetes", "js": "javascript", "ts": "typescript", "golang": "go",
+               "readthedocs": "read the docs", "read-the-docs": "read the docs"}
+
 #: Technology names of several words, one of which is a common word or an abbreviation ("VS Code").
 MULTIWORD_TECH = {
     name.lower(): name

@@ -4,7 +4,9 @@ In order, cheapest first:
 
 1. the normalised name (case, spaces, ``_-./`` and a leading ``the`` ignored,
    so ``ReportsModule``, ``reports_module`` and ``Reports Module`` are one)
-   against every entity's name and aliases;
+   against every entity's name and aliases, then a technology's other
+   spelling (``Postgres`` / ``PostgreSQL``, ``k8s`` / ``Kubernetes``:
+   ``lexicon.SHORT_NAMES``, the list consolidation reads as one value too);
 2. fuzzy matching of names: Jaccard similarity of character trigrams;
 3. cosine similarity of embeddings of name (+ the caller's summary).
 
@@ -21,6 +23,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from knotwork.knowledge.lexicon import SHORT_NAMES
 
 if TYPE_CHECKING:  # the stores import search_terms; a process that never resolves by vector needs no NumPy
     import numpy as np
@@ -49,12 +53,31 @@ def normalize(name: str) -> str:
     return key or text
 
 
+def _same_name_groups() -> dict[str, tuple[str, ...]]:
+    groups: dict[str, set[str]] = {}
+    for short, full in SHORT_NAMES.items():
+        groups.setdefault(normalize(full), {normalize(full)}).add(normalize(short))
+    return {norm: tuple(sorted(group - {norm})) for group in groups.values() for norm in group}
+
+
+def same_names(norm: str) -> tuple[str, ...]:
+    """The other normalised spellings of the technology whose normalised name is ``norm`` (none for most names).
+
+    Why not fold them into :func:`normalize`: stores keep the keys they were written with (no migration), so
+    ``Postgres`` resolves to an existing ``PostgreSQL`` entity as an alias, and the other way round.
+    """
+    return _SAME_NAMES.get(norm, ())
+
+
 def grams(norm: str) -> set[str]:
     """Character trigrams of a normalised name, with ends marked."""
     padded = f"^{norm}$"
     if len(padded) <= 3:
         return {padded}
     return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+_SAME_NAMES = _same_name_groups()
 
 
 def jaccard(a: set[str], b: set[str]) -> float:

@@ -38,7 +38,7 @@ from knotwork.knowledge.models import (
     Found,
     NodeHit,
 )
-from knotwork.knowledge.resolve import Resolver, best_canonical, grams, normalize
+from knotwork.knowledge.resolve import Resolver, best_canonical, compatible, grams, normalize, same_names
 from knotwork.search.fusion import FUSIONS
 from knotwork.services.changes import ValueChanges
 from knotwork.services import replaced, trust
@@ -292,7 +292,9 @@ class KnowledgeService:
         found = known if known and self.store.kg_entity_notes([known]) else self.store.kg_lookup_norms(ws, [norm]).get(norm)
         found, settled = self.people.resolve(ws, name, type_, found)
         matched_by_spelling = False
-        if not settled:
+        if not settled and (found := self._same_name(ws, norm, type_)) is not None:
+            matched_by_spelling = True  # "Postgres" where "PostgreSQL" is stored: its alias, one entity, one value
+        elif not settled:
             if early is not None and early[0] is not None and self.store.kg_entity_notes([early[0]]):
                 found = early[0]
             else:  # trigrams again, over every entity or only those created since prepare looked
@@ -320,6 +322,16 @@ class KnowledgeService:
         if (absorbed := self.people.absorb(ws, entity.id, name, type_, at)) and merged is not None:
             merged |= {entity.id, absorbed}
         return entity.id
+
+    def _same_name(self, ws: str | None, norm: str, type_: str | None) -> str | None:
+        """The stored entity of a technology's other spelling (``resolve.same_names``), of a compatible type."""
+        others = same_names(norm)
+        hit = self.store.kg_lookup_norms(ws, list(others)) if others else {}
+        for eid in (hit[o] for o in others if o in hit):
+            row = self.store.kg_entity_notes([eid]).get(eid)
+            if row is not None and compatible(row[0], type_):
+                return eid
+        return None
 
     def _fact(self, memory: Memory, f: FactDraft, origin: str, entity_of: dict[str, str], at: datetime,
               retired_out: list[str] | None = None) -> set[str]:
@@ -420,7 +432,7 @@ class KnowledgeService:
 
     # -- references -------------------------------------------------------------
     def entity_id(self, ref: str, workspace: Any = None) -> str:
-        """The entity a full or short id, or a name (exact or alias, in scope), names."""
+        """The entity a full or short id, or a name (exact or alias, in scope; else a technology's other spelling), names."""
         if not isinstance(ref, str) or not ref.strip():
             raise InvalidInput("entity", "is empty; give an entity id or name")
         text = ref.strip()
@@ -440,6 +452,10 @@ class KnowledgeService:
                 return found[0]
             if len(found) > 1:
                 raise AmbiguousId("entity", ref, found)
+        # a store written before the short names were resolved: "Postgres" finds the "PostgreSQL" entity
+        other = list(dict.fromkeys(e for n in same_names(normalize(text)) for e in self.store.kg_entities_by_norm(scope, n)))
+        if len(other) == 1:
+            return other[0]
         raise NotFound("entity", ref, by=ids.looked_up_by(text))
 
     def entity_workspaces(self, ref: str) -> dict[str, list[str]]:
