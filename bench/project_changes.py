@@ -1,7 +1,7 @@
 """The project check: in one project's memories, added in time order (and some late), what is true now?
 
-Data: bench/data/project_changes/*.txt (twenty-four small projects, dev 18 / test 6 by project; labels written
-before any run; the first two test halves, seen, are now part of dev; the folder's README says how each half was
+Data: bench/data/project_changes/*.txt (thirty small projects, dev 24 / test 6 by project; labels written
+before any run; the first three test halves, seen, are now part of dev; the folder's README says how each half was
 made and the format). Each project's memories go through the public API (``Knotwork.add``, one at a time, with the defaults:
 consolidation on, the bundled embedder, the offline graph rules) in their arrival order, each with its ``valid_at``,
 into a fresh SQLite store of its own (one workspace); then the graph is waited for and every change is asked:

@@ -14,7 +14,9 @@ sources none of the other four uses; bench/data/supersession_fresh3_pairs.md; sc
 other five uses, sentence shapes varied on purpose; bench/data/supersession_fresh4_pairs.md; scored only with
 ``--set fresh4``), and ``fresh5``, bench/data/supersession_fresh5_pairs.jsonl (a fifth held-out half, all ``test``,
 all hand-written: sources none of the other six uses; bench/data/supersession_fresh5_pairs.md; scored only with
-``--set fresh5``).
+``--set fresh5``), and ``fresh6``, bench/data/supersession_fresh6_pairs.jsonl (a sixth held-out half, all ``test``,
+all hand-written: sources none of the other seven uses; bench/data/supersession_fresh6_pairs.md; scored only with
+``--set fresh6``).
 Each pair goes through the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would on ``add``:
 the new text against the old one, with the configured embedder's cosine (default: the bundled MiniLM). A pair counts as superseded when
 the decision is SUPERSEDE.
@@ -23,7 +25,7 @@ Reported per half: supersession precision (of the pairs the rules retire, the sh
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that
 lose a true memory (an ADD pair decided SUPERSEDE or NOOP). Rules are tuned on dev; test is reported as is.
 
-Run: python bench/supersession.py [--set old|memory|fresh|fresh2|fresh3|fresh4|fresh5] [--half dev|test|test2] [--show dev|test|test2]
+Run: python bench/supersession.py [--set old|memory|fresh|fresh2|fresh3|fresh4|fresh5|fresh6] [--half dev|test|test2] [--show dev|test|test2]
 [--kind KIND] [--sweep] (old and memory unless ``--set``; ``--sweep`` reads the dev half of the chosen sets)
 """
 
@@ -50,8 +52,10 @@ FRESH2_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh2_pairs
 FRESH3_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh3_pairs.jsonl"
 FRESH4_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh4_pairs.jsonl"
 FRESH5_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh5_pairs.jsonl"
+FRESH6_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh6_pairs.jsonl"
 SETS = {"old": PAIRS, "memory": MEMORY_PAIRS, "fresh": FRESH_PAIRS, "fresh2": FRESH2_PAIRS,
-        "fresh3": FRESH3_PAIRS, "fresh4": FRESH4_PAIRS, "fresh5": FRESH5_PAIRS}
+        "fresh3": FRESH3_PAIRS, "fresh4": FRESH4_PAIRS, "fresh5": FRESH5_PAIRS,
+        "fresh6": FRESH6_PAIRS}
 DEFAULT_SETS = ("old", "memory")  # the fresh sets (one half each) are scored only when asked by name
 
 
