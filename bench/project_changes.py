@@ -13,7 +13,8 @@ into a fresh SQLite store of its own (one workspace); then the graph is waited f
 - **older retired**: each memory the change says it replaces is retired (``invalid_at`` set); counted per
   memory and per change (all of the change's older memories retired);
 - **wrong retirements**: a memory neither labelled as replaced nor ``outdated`` (still true, among them every
-  memory of a ``compatible`` pair) that ends retired; must be 0;
+  memory of a ``compatible`` pair) that ends retired, or that the store's ignore rules turned away at the add
+  (``LOST`` in ``--show``); must be 0;
 - **retired above its successor**: with ``include_invalid=True`` (limit 50), a retired memory ranked above the
   memory that retired it (its ``superseded_by``); the default search leaves retired memories out;
 - **graph**: where the current memory and a replaced one gave a fact of one subject and predicate with
@@ -156,15 +157,22 @@ def run(project: Project, show: list[str], recipe: str | None = None) -> dict:
             now = max(at.values()) + timedelta(days=1)
             label = {v: k for k, v in reversed(list(ids.items()))}
             texts = {k: text for k, _, text in project.memories}
-            retired = {k for k in ids if mem.get(ids[k]).invalid_at is not None}
+            # an add the store's ignore rules turned away stored nothing: its id resolves to nothing, and a
+            # true memory ignored at the add is lost (counted with the wrong retirements)
+            ignored = {k for k, d in decisions.items() if d.startswith("IGNORE")}
+            stored = [k for k in ids if k not in ignored]
+            retired = {k for k in stored if mem.get(ids[k]).invalid_at is not None}
             # a replaced memory also counts as retired when a later add took its place (an UPDATE: the memory
             # holds the newer text, the older one lives on only in its history); a wrong retirement is only a
             # still-true memory with ``invalid_at`` (an UPDATE keeps everything the older text said)
-            in_place = {k for k in ids if mem.get(ids[k]).content != texts[k]}
+            in_place = {k for k in stored if mem.get(ids[k]).content != texts[k]}
             replaced = {i for c in project.changes for i in c.retires}
             keep = set(ids) - replaced - project.outdated
             wrong = sorted(k for k in keep if k in retired and ids[k] not in {ids[r] for r in replaced})
-            for k in wrong:
+            for k in sorted(keep & ignored):
+                show.append(f"  LOST {project.name}/{k} ignored at the add ({decisions[k]}): {texts[k]!r}")
+            wrong = sorted(set(wrong) | (keep & ignored))
+            for k in (k for k in wrong if k not in ignored):
                 m = mem.get(ids[k])
                 by = label.get((m.metadata.get("superseded_by") or {}).get("id"), "?")
                 show.append(f"  WRONG {project.name}/{k} retired by {by}: {m.content!r}")
@@ -174,7 +182,7 @@ def run(project: Project, show: list[str], recipe: str | None = None) -> dict:
                 every = [h.memory.id for h in mem.search(c.question, workspace=project.workspace, now=now,
                                                          recipe=recipe, include_invalid=True, limit=50)]
                 above = 0
-                for r in c.retires:
+                for r in (r for r in c.retires if r not in ignored):
                     m = mem.get(ids[r])
                     by = (m.metadata.get("superseded_by") or {}).get("id")
                     if m.invalid_at is not None and by in every and ids[r] in every and every.index(ids[r]) < every.index(by):
