@@ -34,10 +34,10 @@ The sets (bench/data/):
   before any system ran on them, same format and halves as ``extraction_heldout.txt``; with
   ``extraction_memory2_sequences.txt``, 30 dated change sequences (15 dev, 15 test), some stored out
   of date order.
-- ``extraction_memory3.txt`` (``--set memory3``): 509 memory-style items drawn from real public text
+- ``extraction_memory3.txt`` (``--set memory3``): 533 memory-style items drawn from real public text
   (instruction files and memory banks of coding agents, issue and pull-request threads, chat between
   friends and the observations recorded about it: dev; design records, meeting minutes, conversations
-  with a personal assistant and persona lines: test), split by source and by kind of text, 30% of each
+  with a personal assistant and persona lines: test), split by source and by kind of text, about 30% of each
   half stating nothing, labelled before any system ran on them, same format as
   ``extraction_memory2.txt``; with ``extraction_memory3_sequences.txt``, 30 dated change sequences from
   the same sources' dated text (16 dev, 14 test), some stored out of date order. A 60-item sample was

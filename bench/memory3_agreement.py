@@ -4,7 +4,9 @@
     python bench/memory3_agreement.py score       # compare extraction_memory3_double/second.txt with the set's labels
 
 The sample takes 30 items of each half (seeded), each with up to three earlier items of its source as context (a
-pronoun is read from earlier items of one source). The second labelling is written from ``sample.txt`` alone, never
+pronoun is read from earlier items of one source). The committed ``sample.txt`` was drawn from the set of 509 items
+(commit 0c99a46); items were added to the set afterwards, so ``sample`` now draws another sample, and ``score``
+matches ``second.txt`` to the set by text. The second labelling is written from ``sample.txt`` alone, never
 from the set's labels, into ``second.txt``: each item's ``### half:n`` header, its text, then ``E:``, ``F:`` and
 ``R:`` lines as in the set. Scores, as ``bench/corpus_agreement.py`` gives them for the corpus: entities and facts
 (with their status, F or R) as the F1 of one labelling against the other (micro, symmetric), and Cohen's kappa on
@@ -129,18 +131,17 @@ def _kappa(a: list[bool], b: list[bool]) -> float:
 
 
 def score() -> None:
-    items, other = load(), second()
+    """Each item of ``second.txt`` is matched to the set's item with the same text (texts are unique in the set),
+    so the score holds after items were added to the set; the sample itself is the committed ``sample.txt``."""
+    by_text = {item.text: item for item in load()}
     first, two, halves = [], [], []
-    for index in chosen(items):
-        key = f"{items[index].half}:{index}"
-        if key not in other:
-            raise SystemExit(f"second.txt has no item {key}")
-        if other[key].text != items[index].text:
-            raise SystemExit(f"second.txt item {key} is not the sample's text")
-        first.append(items[index])
-        two.append(other[key])
-        halves.append(items[index].half)
-    print(f"{len(first)} items labelled twice ({PER_HALF} per half, seed {SEED})")
+    for key, item in second().items():
+        if item.text not in by_text:
+            raise SystemExit(f"second.txt item {key} is not an item of the set")
+        first.append(by_text[item.text])
+        two.append(item)
+        halves.append(by_text[item.text].half)
+    print(f"{len(first)} items labelled twice ({sum(h == 'dev' for h in halves)} dev, {sum(h == 'test' for h in halves)} test)")
     print(f"{'half':<6} {'entity F1':>9} {'fact F1':>8} {'facts 1st/2nd':>13} {'states-a-fact kappa':>19}")
     for half in ("dev", "test", "all"):
         pick = [i for i, h in enumerate(halves) if half in (h, "all")]
