@@ -141,7 +141,8 @@ def score() -> None:
         first.append(by_text[item.text])
         two.append(item)
         halves.append(by_text[item.text].half)
-    print(f"{len(first)} items labelled twice ({sum(h == 'dev' for h in halves)} dev, {sum(h == 'test' for h in halves)} test)")
+    dev = sum(h == "dev" for h in halves)
+    print(f"{len(first)} items labelled twice ({dev} dev, {len(first) - dev} test)")
     print(f"{'half':<6} {'entity F1':>9} {'fact F1':>8} {'facts 1st/2nd':>13} {'states-a-fact kappa':>19}")
     for half in ("dev", "test", "all"):
         pick = [i for i, h in enumerate(halves) if half in (h, "all")]
