@@ -1,8 +1,7 @@
 """Precision and recall of the offline extraction on labelled sets.
 
     python bench/extraction.py [--half dev|test|both] [--set heldout|agents|memory2|memory3|corpus|all] [--rules]
-                               [--show-errors]
-                               [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
+                               [--show-errors] [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
 
 The sets (bench/data/):
 
