@@ -37,8 +37,8 @@ The sets (bench/data/):
 - ``extraction_memory3.txt`` (``--set memory3``): 533 memory-style items drawn from real public text
   (instruction files and memory banks of coding agents, issue and pull-request threads, chat between
   friends and the observations recorded about it: dev; design records, meeting minutes, conversations
-  with a personal assistant and persona lines: test), split by source and by kind of text, a third of each
-  half stating nothing, labelled before any system ran on them, same format as
+  with a personal assistant and persona lines: test), split by source and by kind of text, about a third of
+  each half stating nothing, labelled before any system ran on them, same format as
   ``extraction_memory2.txt``; with ``extraction_memory3_sequences.txt``, 30 dated change sequences from
   the same sources' dated text (16 dev, 14 test), some stored out of date order. A 60-item sample was
   labelled twice (``bench/memory3_agreement.py``).
