@@ -39,8 +39,8 @@ The sets (bench/data/):
   friends and the observations recorded about it: dev; design records, meeting minutes, conversations
   with a personal assistant and persona lines: test), split by source and by kind of text, about a third of
   each half stating nothing, labelled before any system ran on them, same format as
-  ``extraction_memory2.txt``; with ``extraction_memory3_sequences.txt``, 30 dated change sequences from
-  the same sources' dated text (16 dev, 14 test), some stored out of date order. A 60-item sample was
+  ``extraction_memory2.txt``; with ``extraction_memory3_sequences.txt``, 35 dated change sequences from
+  the same sources' dated text (16 dev, 19 test; six composed from real lines, marked), some stored out of date order. A 60-item sample was
   labelled twice (``bench/memory3_agreement.py``).
 - ``extraction_labels.txt``: the older set the regular-expression rules were
   tuned on (one status: every labelled fact, past or present, counts alike;
