@@ -1,9 +1,9 @@
 """Precision and recall of the offline extraction on labelled sets.
 
-    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|memory2|corpus|all] [--rules] [--show-errors]
-                               [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
+    python bench/extraction.py [--half dev|test|both] [--set heldout|agents|memory2|memory3|corpus|all] [--rules]
+                               [--show-errors] [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
 
-Six sets (bench/data/):
+The sets (bench/data/):
 
 - ``extraction_agents.txt``: 302 sentences of what people tell coding agents
   and assistants (tools, stacks, preferences, people, places, moves, version
@@ -34,6 +34,14 @@ Six sets (bench/data/):
   before any system ran on them, same format and halves as ``extraction_heldout.txt``; with
   ``extraction_memory2_sequences.txt``, 30 dated change sequences (15 dev, 15 test), some stored out
   of date order.
+- ``extraction_memory3.txt`` (``--set memory3``): 533 memory-style items drawn from real public text
+  (instruction files and memory banks of coding agents, issue and pull-request threads, chat between
+  friends and the observations recorded about it: dev; design records, meeting minutes, conversations
+  with a personal assistant and persona lines: test), split by source and by kind of text, about a third of
+  each half stating nothing, labelled before any system ran on them, same format as
+  ``extraction_memory2.txt``; with ``extraction_memory3_sequences.txt``, 35 dated change sequences from
+  the same sources' dated text (16 dev, 19 test; six composed from real lines, marked), some stored out of date order. A 60-item sample was
+  labelled twice (``bench/memory3_agreement.py``).
 - ``extraction_labels.txt``: the older set the regular-expression rules were
   tuned on (one status: every labelled fact, past or present, counts alike;
   the old value of a change is not labelled there and not counted).
@@ -84,6 +92,8 @@ AGENTS = DATA / "extraction_agents.txt"
 AGENTS_SEQUENCES = DATA / "extraction_agents_sequences.txt"
 MEMORY2 = DATA / "extraction_memory2.txt"
 MEMORY2_SEQUENCES = DATA / "extraction_memory2_sequences.txt"
+MEMORY3 = DATA / "extraction_memory3.txt"
+MEMORY3_SEQUENCES = DATA / "extraction_memory3_sequences.txt"
 #: sequences only (no sentences): a hold-out from two changelogs nothing else used (--set fresh; not in all)
 FRESH_SEQUENCES = DATA / "extraction_fresh_sequences.txt"
 #: --set -> (sentences, sequences)
@@ -97,8 +107,9 @@ def corpus_sets(folder: Path = CORPUS) -> list[tuple[Path, Path]]:
 
 
 SETS = {"heldout": [(HELDOUT, SEQUENCES)], "agents": [(AGENTS, AGENTS_SEQUENCES)],
-        "memory2": [(MEMORY2, MEMORY2_SEQUENCES)], "corpus": corpus_sets()}
-SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["memory2"] + SETS["corpus"]
+        "memory2": [(MEMORY2, MEMORY2_SEQUENCES)], "memory3": [(MEMORY3, MEMORY3_SEQUENCES)],
+        "corpus": corpus_sets()}
+SETS["all"] = SETS["heldout"] + SETS["agents"] + SETS["memory2"] + SETS["memory3"] + SETS["corpus"]
 SETS["fresh"] = [(None, FRESH_SEQUENCES)]
 
 
