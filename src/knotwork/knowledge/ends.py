@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from knotwork.knowledge.vocabulary import GROUP_WORDS
+
 #: Nouns of time and quantity: never the end of a fact ("for three years", "every week").
 TIME_NOUNS = frozenset(
     "second minute hour day night week weekend fortnight month quarter year decade century morning afternoon "
@@ -76,6 +78,8 @@ def allowed(predicate: str, subject: str, obj: str, kinds: set[str]) -> bool:
     """Whether a fact may join these ends, ``kinds`` being the names the sentence read as kinds."""
     if subject in kinds:
         return False
+    if predicate == "member_of" and obj.split()[-1].lower() in GROUP_WORDS and len(obj.split()) >= 2:
+        return True  # "joined a chess club": the club of the chess players, one group though its article is "a"
     return obj not in kinds or predicate in KIND_OBJECTS
 
 
