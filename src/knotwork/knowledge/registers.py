@@ -33,7 +33,7 @@ from typing import Any
 
 from knotwork.knowledge import described as _described
 from knotwork.knowledge import ends as _ends
-from knotwork.knowledge import holdings as _holdings
+from knotwork.knowledge import observed as _observed
 from knotwork.knowledge import shapes as _shapes
 from knotwork.knowledge.lexicon import COMMON, TECH
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -464,7 +464,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _version_of(sent, names, out)
     _code_words(sent, names, out)
     _name_from_org(sent, names, out)
-    _holdings.read(sent, names, out)  # "Melanie has a dog named Luna"
+    _observed.read(sent, names, out)  # "Melanie has a dog named Luna", "Tim's favorite book is Harry Potter"
     _described.read(sent, names, out)  # "Biome is a Rust-based monorepo", "X, a small Rust binary,"
     _shapes.read(sent, names, out, before)  # "our cat Biscuit", "X is a Python script", "the redesign shipped"
     _removed_ends_deprecated(out, before)

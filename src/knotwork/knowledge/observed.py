@@ -1,0 +1,114 @@
+"""What observations about a named person say: the pets a person has, their name after "named" or "called"
+("Melanie has a dog named Luna and a cat named Oliver", "Nate has a new addition to the family, an adopted pet
+named Max"), and a named person's favourites ("Tim's favorite book is Harry Potter", "... and his favorite player
+is LeBron").
+
+Favourites: :mod:`knotwork.knowledge.parse` reads "my favorite X is Y" only; an observation recorded about a
+chat names the holder ("John's favorite book is The Alchemist"). The predicate is favorite_ and the subject's
+noun with its noun modifiers, as the labelled sets write it (favorite_basketball_team, favorite_tv_show); a
+"his/her/their" favourite in the same sentence is the named holder's. Rule ``parse:favorite``, as for "my".
+
+The clause readings of :mod:`knotwork.knowledge.parse` read "has X" as owning only when X is a name
+("I have Spotify"); a kind with a name after it ("a dog named Luna") was read as nothing. memory3's dev half
+(observations recorded about a chat) states pets this way, the holder named by first name. Only animals
+(``shapes.PETS`` and "pet"): "has a sister named Amira" is a relative (:mod:`knotwork.knowledge.people`),
+"has a project called Atlas" is no possession. "had" without "has" is over ("Joanna had a dog named Tilly
+back in Michigan"); a negation or a hedge on the verb states nothing.
+
+Each is a candidate like any other (pets: rule ``parse:pet``, the rule that reads "our dog Pepper"): the fact
+scorer decides what is stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knotwork.knowledge import cues as C
+from knotwork.knowledge.models import Extraction, FactDraft
+from knotwork.knowledge.shapes import PETS
+
+ANIMALS = PETS | {"pet", "turtle"}
+#: The dependencies on the way from "have" down to the animal ("has a dog", "a dog named Luna and a cat").
+_PATH = frozenset("dobj conj appos oprd acl attr".split())
+
+
+def _named(tok: Any) -> Any | None:
+    """The name token after "named" / "called" on an animal noun ("a dog named Luna": Luna)."""
+    for c in tok.children:
+        if c.dep_ == "acl" and c.lemma_ in ("name", "call"):
+            return next((n for n in c.children if n.dep_ in ("oprd", "attr", "dobj", "xcomp", "npadvmod")
+                         and n.text[:1].isupper()), None)
+    return None
+
+
+def _have(tok: Any) -> Any | None:
+    """The verb "have" this animal is the object of, through lists and appositions, or None."""
+    at = tok
+    for _ in range(6):
+        if at.dep_ not in _PATH or at.head is at:
+            return None
+        at = at.head
+        if at.pos_ in ("VERB", "AUX") and at.lemma_ not in ("name", "call"):
+            return at if at.lemma_ == "have" else None
+    return None
+
+
+def _spanned(names: Any, tok: Any) -> tuple[str, str | None] | None:
+    """The name a regex span gives exactly this token, when the tagger misread it ("named Tilly back in": Tilly/RB)."""
+    start = tok.idx - names.base
+    span = names.span_at(start, start + len(tok))
+    return (span.name, span.type) if span is not None and (span.start, span.end) == (start, start + len(tok)) else None
+
+
+def _favorites(sent: Any, names: Any, out: Extraction) -> None:
+    holder = None
+    for tok in sent:
+        if tok.dep_ not in ("nsubj", "conj") or tok.pos_ != "NOUN" or not any(
+                c.dep_ == "amod" and c.lower_ in ("favorite", "favourite") for c in tok.children):
+            continue
+        poss = next((c for c in tok.children if c.dep_ == "poss"), None)
+        if poss is None:
+            continue
+        if poss.pos_ == "PROPN":
+            named = names.name(poss)
+            holder = named if named and named[0] not in ("User", "Team") and named[0][:1].isupper() else None
+            owner = holder
+        else:
+            owner = holder if poss.lower_ in ("his", "her", "their") else None  # "... and his favorite player"
+        # "... and his favorite player is LeBron": the parse hangs the noun on the first value, "is" right after it
+        nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+        verb = tok.head if tok.dep_ == "nsubj" else nxt if nxt is not None and nxt.dep_ == "conj" else None
+        if owner is None or verb is None or verb.lemma_ != "be" or C.negated(verb) or C.is_hedged(verb):
+            continue
+        attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+        value = (names.name(attr) or _spanned(names, attr)) if attr is not None and attr.pos_ == "PROPN" else None
+        if not value:
+            continue
+        words = [c.lower_ for c in tok.children if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN") and c.i < tok.i]
+        what = "_".join(words + [tok.lemma_.lower()])
+        out.facts.append(FactDraft(owner[0], f"favorite_{what}", value[0], subject_type="person",
+                                   object_type=value[1], rule="parse:favorite"))
+
+
+def read(sent: Any, names: Any, out: Extraction) -> None:
+    _favorites(sent, names, out)
+    for tok in sent:
+        if tok.lemma_.lower() not in ANIMALS or tok.pos_ != "NOUN":
+            continue
+        pet = _named(tok)
+        verb = _have(tok) if pet is not None else None
+        if verb is None or C.negated(verb) or C.is_hedged(verb):
+            continue
+        holder = verb
+        subjects = [c for c in holder.children if c.dep_ == "nsubj"]
+        while not subjects and holder.dep_ == "conj" and holder.head is not holder:
+            holder = holder.head
+            subjects = [c for c in holder.children if c.dep_ == "nsubj"]
+        owner = names.name(subjects[0]) if subjects else None
+        name = names.name(pet) or _spanned(names, pet)
+        if not owner or not name or not (owner[1] == "person" or owner[0][:1].isupper()):
+            continue
+        # "had a dog" is over; "has had turtles for 3 years" and "has a dog" hold
+        past = verb.tag_ == "VBD" and not any(c.dep_ == "aux" for c in verb.children)
+        out.facts.append(FactDraft(owner[0], "owns", name[0], subject_type=owner[1], object_type=name[1], past=past,
+                                   rule="parse:pet"))

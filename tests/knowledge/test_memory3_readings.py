@@ -1,0 +1,95 @@
+"""Readings added for memory3's dev misses: a glossary line whose kind the parse misreads ("tokio: Async runtime
+for ...", knowledge/registers.py), a pet named after "has a dog named" and a named person's favourite
+(knowledge/observed.py), a group joined by its kind ("joined a chess club", knowledge/ends.py); and the near
+neighbours each must not read."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.knowledge._proposed import needs_parser, proposed, proposed_now
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("tokio: Async runtime for handling concurrent operations", ("tokio", "is_a", "Async runtime")),
+    ("clippy: Linting tool for catching common mistakes and enforcing style", ("clippy", "is_a", "Linting tool")),
+    ("esbuild: Fast JavaScript bundler used for building the application.", ("esbuild", "is_a", "JavaScript bundler")),
+    ("csv-parse: Library for parsing CSV files into JavaScript objects.", ("csv-parse", "is_a", "Library")),
+])
+def test_a_glossary_line_says_what_kind_of_part_a_package_is(text: str, fact: tuple) -> None:
+    assert fact in proposed_now(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "Rust: The entire application is written in Rust.",  # a sentence after the colon, not a kind
+    "dotenv: Used for loading environment variables from .env files.",  # a verb phrase
+    "note: tool versions are pinned in the lockfile.",  # a common word heads the line
+    "Frontend: TypeScript required, explicit return types.",
+])
+def test_a_glossary_line_without_a_kind_says_no_kind(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1] == "is_a" and f[2].lower().endswith(("tool", "runtime", "library"))]
+    assert not [f for f in proposed(text) if f[1] == "is_a" and f[0].lower() in ("note", "frontend", "dotenv")]
+
+
+@needs_parser
+@pytest.mark.parametrize("text, facts", [
+    ("Melanie has a dog named Luna and a cat named Oliver.", {("Melanie", "owns", "Luna", False),
+                                                             ("Melanie", "owns", "Oliver", False)}),
+    ("Nate has a new addition to the family, an adopted pet named Max.", {("Nate", "owns", "Max", False)}),
+    ("Joanna had a dog named Tilly back in Michigan.", {("Joanna", "owns", "Tilly", True)}),  # over
+])
+def test_a_pet_named_after_has_is_owned(text: str, facts: set) -> None:
+    assert facts <= proposed(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "I have a sister named Amira.",  # a relative, not a possession
+    "Nate has a project called Atlas.",  # not an animal
+    "I don't have a dog named Rex.",  # negated
+    "Maybe Nate has a dog named Rex.",  # hedged
+])
+def test_what_is_not_a_pet_held_is_not_owned(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1] == "owns"]
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("I joined a book club at the Brixton library.", ("User", "member_of", "book club")),
+    ("Joanna recently joined a writers group that she finds inspirational.", ("Joanna", "member_of", "writers group")),
+    ("John is a member of a hiking club, even though he just joined.", ("John", "member_of", "hiking club")),
+])
+def test_a_group_joined_by_its_kind_is_a_membership(text: str, fact: tuple) -> None:
+    assert fact in proposed_now(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "I joined a club.",  # no word says which club
+    "I joined a call with the vendor.",  # not a group
+])
+def test_a_bare_group_word_is_no_membership(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1] == "member_of"]
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("Tim's favorite book is Harry Potter because it is immersive.", ("Tim", "favorite_book", "Harry Potter")),
+    ("Tim's favorite fantasy film is Star Wars as it never gets old.", ("Tim", "favorite_fantasy_film", "Star Wars")),
+    ("Tim's favorite basketball team is The Wolves and his favorite player is LeBron, admiring his skills.",
+     ("Tim", "favorite_player", "LeBron")),  # "his" is the named holder's
+])
+def test_a_named_persons_favourite_is_read(text: str, fact: tuple) -> None:
+    assert fact in proposed_now(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "Tim's favorite book is not Dune.",  # negated
+    "John's favorite memory from his wedding day is seeing his wife walking down the aisle.",  # no name after "is"
+    "His favorite book is Dune.",  # no named holder in the sentence
+])
+def test_a_favourite_without_a_named_holder_or_value_is_not_read(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1].startswith("favorite_") and f[0] != "User"]
