@@ -1,7 +1,7 @@
 """Readings added for memory3's dev misses: a glossary line whose kind the parse misreads ("tokio: Async runtime
-for ...", knowledge/registers.py), a pet named after "has a dog named" and a named person's favourite
-(knowledge/observed.py), a group joined by its kind ("joined a chess club", knowledge/ends.py); and the near
-neighbours each must not read."""
+for ...") and a manifest's dependency line (knowledge/registers.py); a pet named after "has a dog named", a named
+person's favourite and a kind before "fan" (knowledge/observed.py); a group joined by its kind ("joined a chess
+club", knowledge/ends.py); and the near neighbours each must not read."""
 
 from __future__ import annotations
 
@@ -93,3 +93,35 @@ def test_a_named_persons_favourite_is_read(text: str, fact: tuple) -> None:
 ])
 def test_a_favourite_without_a_named_holder_or_value_is_not_read(text: str) -> None:
     assert not [f for f in proposed(text) if f[1].startswith("favorite_") and f[0] != "User"]
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("I'm a big video game fan too.", ("User", "likes", "video game", False)),
+    ("As a Manchester City fan, I can't agree with you.", ("User", "likes", "Manchester City", False)),
+    ("I'm not a big video game fan.", ("User", "dislikes", "video game", False)),
+])
+def test_a_kind_before_fan_is_liked(text: str, fact: tuple) -> None:
+    assert fact in proposed(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "Maybe I'm a jazz fan.",  # hedged
+    "The ceiling fan is broken.",  # a fan, not a liking
+    "I'm a fan.",  # of nothing named
+])
+def test_a_fan_without_a_kind_or_a_holder_likes_nothing(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1] in ("likes", "dislikes")]
+
+
+@needs_parser
+def test_a_manifest_dependency_line_is_a_version_in_use() -> None:
+    assert ("express", "uses_version", "5.1.0") in proposed_now('"express": "^5.1.0"')
+    assert ("bcryptjs", "uses_version", "2.4.3") in proposed_now('"bcryptjs": "^2.4.3",')
+
+
+@needs_parser
+@pytest.mark.parametrize("text", ['"version": "1.0.0"', '"node": ">=18"', '"name": "travel-stipend"'])
+def test_a_manifests_own_fields_and_ranges_are_no_version_in_use(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1] == "uses_version"]

@@ -1,14 +1,22 @@
 """What observations about a named person say: the pets a person has, their name after "named" or "called"
 ("Melanie has a dog named Luna and a cat named Oliver", "Nate has a new addition to the family, an adopted pet
-named Max"), and a named person's favourites ("Tim's favorite book is Harry Potter", "... and his favorite player
-is LeBron").
+named Max"), a named person's favourites ("Tim's favorite book is Harry Potter", "... and his favorite player
+is LeBron"), and a liking said with "fan" of a kind ("I'm a big video game fan", "As a Manchester City fan, I
+...").
+
+Likings: "I'm a Liverpool fan" is read by :mod:`knotwork.knowledge.registers` (a named team or artist); a kind
+before "fan" is what the person likes as well ("I'm not a big fan of horror movies" is labelled dislikes in the
+held-out set, "a big video game fan" likes in memory3), and so is a fan "as" whom a person speaks. A negation
+on "be" makes "fan" a dislike; a hedge states nothing. Rule ``parse:fan``. ("finds joy / peace / comfort in X"
+was tried as a liking: the scorer put each of its three memory3 dev facts under the store floor, and "I find
+comfort in the fact that it works" over it: not kept.)
 
 Favourites: :mod:`knotwork.knowledge.parse` reads "my favorite X is Y" only; an observation recorded about a
 chat names the holder ("John's favorite book is The Alchemist"). The predicate is favorite_ and the subject's
 noun with its noun modifiers, as the labelled sets write it (favorite_basketball_team, favorite_tv_show); a
 "his/her/their" favourite in the same sentence is the named holder's. Rule ``parse:favorite``, as for "my".
 
-The clause readings of :mod:`knotwork.knowledge.parse` read "has X" as owning only when X is a name
+Pets: the clause readings of :mod:`knotwork.knowledge.parse` read "has X" as owning only when X is a name
 ("I have Spotify"); a kind with a name after it ("a dog named Luna") was read as nothing. memory3's dev half
 (observations recorded about a chat) states pets this way, the holder named by first name. Only animals
 (``shapes.PETS`` and "pet"): "has a sister named Amira" is a relative (:mod:`knotwork.knowledge.people`),
@@ -90,8 +98,39 @@ def _favorites(sent: Any, names: Any, out: Extraction) -> None:
                                    object_type=value[1], rule="parse:favorite"))
 
 
+def _holder(verb: Any, names: Any) -> tuple[str, str | None] | None:
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    who = names.name(subj) if subj is not None else None
+    return who if who and (who[0] == "User" or who[1] == "person" or subj.pos_ == "PROPN") else None
+
+
+def _fans(sent: Any, names: Any, out: Extraction) -> None:
+    for tok in sent:
+        if tok.lower_ not in ("fan", "fans") or tok.pos_ != "NOUN":
+            continue
+        kinds = [c for c in tok.children if c.dep_ == "compound" and c.i < tok.i]
+        if not kinds or any(c.pos_ == "PROPN" for c in kinds) and tok.dep_ == "attr":
+            continue  # "I'm a Liverpool fan": registers' reading
+        if tok.dep_ == "attr" and tok.head.lemma_ == "be":
+            verb, negated = tok.head, C.negated(tok.head)
+        elif tok.dep_ == "pobj" and tok.head.lower_ == "as" and tok.head.head.pos_ in ("VERB", "AUX"):
+            verb, negated = tok.head.head, False  # "As a Manchester City fan, I can't agree": a fan whatever follows
+        else:
+            continue
+        if C.is_hedged(verb):
+            continue
+        who = _holder(verb, names)
+        lo = min(c.i for c in kinds)
+        words = tok.doc[lo: tok.i]
+        thing = names.name(kinds[-1]) if all(c.pos_ == "PROPN" for c in words) else (words.text, None)
+        if who and thing and thing[0]:
+            out.facts.append(FactDraft(who[0], "dislikes" if negated else "likes", thing[0], subject_type=who[1],
+                                       object_type=thing[1], rule="parse:fan"))
+
+
 def read(sent: Any, names: Any, out: Extraction) -> None:
     _favorites(sent, names, out)
+    _fans(sent, names, out)
     for tok in sent:
         if tok.lemma_.lower() not in ANIMALS or tok.pos_ != "NOUN":
             continue

@@ -14,6 +14,7 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 - "Bump temporalio to 1.17.0", "Upgrade embedded setuptools to `61.0.0` from `60.10.0` and pip to `22.3`" (a
   changelog line, read before the check for orders; one fact per name), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
+- a dependency line of a package manifest, '"express": "^5.1.0"': a version in use;
 - "I've been using the latest version of yarn": uses yarn (not "version");
 - changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence removes
   it: "removed", or a changelog's "Remove deprecated `X`"), "`X` is now `Y`" (renamed_to), "`X` no
@@ -22,7 +23,7 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
 stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
-``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:on-release``, ``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
+``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:manifest``, ``parse:on-release``, ``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
 """
 
 from __future__ import annotations
@@ -435,8 +436,22 @@ def _removed_ends_deprecated(out: Extraction, before: int) -> None:
             out.facts[i] = replace(f, past=True)
 
 
+#: A dependency line of a package manifest ("express": "^5.1.0"): the package at that version (the range's
+#: floor: "^5.1.0" allows later minors, but 5.1.0 is the one the notes name).
+_MANIFEST = re.compile(r'^\s*"(?P<name>@?[A-Za-z][\w.-]*(?:/[\w.-]+)?)"\s*:\s*"[\^~]?v?(?P<v>\d+(?:\.\d+){1,3})"\s*,?\s*$')
+
+#: A manifest's own fields, whose value is the project's, not a dependency's ("version": "1.0.0").
+_MANIFEST_FIELDS = frozenset("version name description main license type private module types".split())
+
+
 def read_line(sent: Any, out: Extraction) -> None:
-    """Before the check for orders: a changelog line in the imperative records a change that was made."""
+    """Before the check for orders: a changelog line in the imperative records a change that was made; a
+    manifest's dependency line, the version in use."""
+    dep = _MANIFEST.match(sent.text)
+    dep = dep if dep and dep.group("name").lower() not in _MANIFEST_FIELDS else None
+    f = _draft((dep.group("name"), "technology"), "uses_version", (dep.group("v"), "version"), "manifest") if dep else None
+    if f:
+        out.facts.append(f)
     m = _BUMP.match(sent.text)
     found = [m] if m else []
     while found:  # "… to `22.2` from `22.1.2` and setuptools to `63.2.0` from `62.6.0`"
