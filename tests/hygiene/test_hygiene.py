@@ -269,6 +269,36 @@ def test_ignored_adds_store_nothing_and_say_why(hmem: Knotwork, text: str, reaso
     assert hmem.stats().health["ignored_adds"] == 1
 
 
+def test_a_statement_that_opens_like_chatter_is_kept_and_chatter_is_still_ignored(hmem: Knotwork) -> None:
+    # A gerund that is the subject of a statement, a state dated "since", a "trying"/"running" with no work
+    # under way: each a memory worth keeping (all were ignored as chatter on their opening word alone).
+    statements = [
+        "Running nox requires Python 3.8",
+        "Running tests in CI takes 4 minutes",
+        "Running in production since March 2026",
+        "Checking the logs via the console showed the app could not read its .env file",
+        "Retrying with the same idempotency key cannot create duplicate payments",
+        "Trying to lose five kilos before the wedding",
+        "Let me tell you, my sister lives in Lyon",
+    ]
+    chatter = [
+        "Running the tests again",
+        "checking the logs",
+        "Trying to connect to the database",
+        "Retrying with sudo",
+        "Checking if there is an error in the worker",
+        "Checking for updates...",
+        "Now let me check the app.tsx file:",
+        "let me rebuild the project to verify it still builds correctly",
+    ]
+    kept = [hmem.add(text, workspace="s") for text in statements]
+    assert [m.decision for m in kept] == ["ADD"] * len(statements)
+    assert sorted(hmem.get(m.id).content for m in kept) == sorted(statements)
+    ignored = [hmem.add(text, workspace="c") for text in chatter]
+    assert [(m.decision, "debugging chatter" in (m.reason or "")) for m in ignored] == [("IGNORE", True)] * len(chatter)
+    assert _count(hmem) == len(statements)
+
+
 def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None:
     kept = hmem.add("Is it safe to use tea tree oil on my scalp as a treatment for dandruff?", workspace="w")
     assert kept.decision == "ADD"
