@@ -313,6 +313,24 @@ def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None
     assert hmem.add("I also need some help, do you know a shop?", workspace="v").decision == "IGNORE"
 
 
+def test_a_hedge_outside_the_main_clause_keeps_the_statement(hmem: Knotwork) -> None:
+    # the hedge sets a part apart or sits in a later clause: the statement stands (all were ignored as speculation)
+    statements = [
+        "structlog 16.0.0 added a serializer parameter to JSONRenderer for other (possibly faster) JSON encoders",
+        "I'm thinking of going to Europe, probably Paris or Rome, but I'm not sure yet.",
+        "I'm looking forward to seeing how those conversations might develop in the future.",
+        "Did I tell you Rosa got the job at the BBC?",
+        "Yeah, I helped a friend install Linux the other day Have you?",
+    ]
+    assert [hmem.add(text, workspace="s").decision for text in statements] == ["ADD"] * len(statements)
+    # a hedge of the main clause, after a lead-in or a leading condition, is still speculation
+    guesses = ["Hmm, maybe I should switch to a standing desk.", "If the disk fills up, we might lose the queue",
+               "If destroy hook is really that important maybe V8 should track it natively."]
+    assert [(m.decision, m.reason) for m in (hmem.add(t, workspace="g") for t in guesses)] == [
+        ("IGNORE", "speculation ('maybe')"), ("IGNORE", "speculation ('might')"), ("IGNORE", "speculation ('maybe')")]
+    assert _count(hmem) == len(statements)
+
+
 def test_decisions_and_explicit_categories_are_kept_despite_hedges(hmem: Knotwork) -> None:
     kept = [
         hmem.add("We decided to pin numpy because 2.0 might break the wheels"),

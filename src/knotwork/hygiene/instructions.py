@@ -57,8 +57,46 @@ STORE_PATTERNS = (
 SHORT = 240
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
 Judge = Callable[[str], str | None]
+_HEDGE = re.compile(r"\b(might|maybe|possibly|perhaps|probably)\b", re.IGNORECASE)
+# Where the first clause ends: punctuation that sets a part apart, or a word that opens another clause.
+_FIRST_CLAUSE_END = re.compile(
+    r"[,;:(\u2014\u2013]|\s-\s|\s(?:because|since|although|though|while|whereas|but|how|what|whether|if|which|"
+    r"that|when|where|until|unless)\b", re.IGNORECASE,
+)
+
+
+_LEAD_IN = re.compile(r"^(?:(?:hmm+|well|ok(?:ay)?|so|yeah|yes|uh|um|oh|and|but|actually)\b[,.]*\s*)+", re.IGNORECASE)
+# A text that opens with a condition or a time clause says its main clause after the first comma.
+_LEADING_CLAUSE = re.compile(
+    r"^(?:if|when|whenever|once|unless|although|though|while|because|since|after|before|in (?:that )?case)\b[^,]*,\s*",
+    re.IGNORECASE,
+)
+
+
+def _hedged(text: str) -> str | None:
+    """The hedge word when it hedges the text's main clause ("Maybe the cache is stale", "The flaky test might
+    be a race", "If the disk fills up, we might lose the queue"), else None: a hedge set apart or in a later
+    clause leaves the statement standing ("Added a serializer parameter for other (possibly faster) JSON
+    encoders", "I'm thinking of going to Europe, probably Paris or Rome", "I look forward to seeing how those
+    talks might develop"). A lead-in ("Hmm, …", "Well, …") is not a clause."""
+    rest = _LEAD_IN.sub("", text, count=1)
+    m = _HEDGE.search(rest)
+    if not m:
+        return None
+    if _LEADING_CLAUSE.match(rest):
+        rest = _LEADING_CLAUSE.sub("", rest, count=1)
+        m = _HEDGE.search(rest)
+        if not m:
+            return None
+    elif re.match(r"(?:if|when|whenever|once|unless|although|though|while|because|since|after|before)\b", rest,
+                  re.IGNORECASE):
+        return m.group(0)  # a condition with no comma: no telling where the main clause starts
+    end = _FIRST_CLAUSE_END.search(rest)
+    return m.group(0) if end is None or m.start() < end.start() else None
+
+
 IGNORE_PATTERNS: tuple[tuple[str, str, int | None] | tuple[str, str, int | None, Judge], ...] = (
-    (r"\b(might|maybe|possibly|perhaps|probably)\b", "speculation", SHORT),
+    (_HEDGE.pattern, "speculation", SHORT, _hedged),
     # An opening such as "running", "checking", "let me", "hmm" only proposes; the chatter reader keeps a text
     # that states something ("Running tests requires Docker", "Running in production since March 2026") or
     # whose "running"/"trying"/"checking" is no work under way ("Trying to lose five kilos"); see
@@ -72,11 +110,17 @@ IGNORE_PATTERNS: tuple[tuple[str, str, int | None] | tuple[str, str, int | None,
     # clause that opens with "I"/"we" and a verb before the question ("I live in LA, so could you search
     # there?", "Yeah, I live in Oregon, what about you?"); not an auxiliary or a verb of thinking ("I wonder,
     # …", "ok, I see, …", "I also need …"), and not "can I …" or "how do I …" (the pronoun does not open a
-    # clause there). On LongMemEval's user turns this keeps no question the rule ignored before.
+    # clause there). On LongMemEval's user turns this keeps no question the rule ignored before. Chat turns
+    # often drop the stop before the question ("Yeah, I helped a friend install Linux the other day Have you?",
+    # "True I like jazz, and you?"): a capitalised word after the clause ends it too, and one lead word that is
+    # no auxiliary or question word may stand before "I". A question that passes on news ("Did I tell you Rosa
+    # got the job at the BBC?") states it and is kept.
     (r"^(?!.*\b(my|mine|our|ours|i'm|i am|i've|i have|i had|i was|i'd|we're|we are|we've|we have|we had)\b"
-     r"|(?:.*[,;]\s*|(?:\w+,\s*)?)(?:i|we)\s+(?:(?:also|just|really|still|actually)\s+)?"
+     r"|(?:did|have) (?:i|we) (?:ever )?(?:tell|told|mention|mentioned) you\b"
+     r"|(?:.*[,;]\s*|(?:(?!(?:can|could|do|does|did|should|would|will|shall|may|might|must|am|is|are|how|what|where|"
+     r"why|when|which|who)\b)\w+,?\s+)?)(?:i|we)\s+(?:(?:also|just|really|still|actually)\s+)?"
      r"(?!(?:also|just|really|still|actually|do|does|did|can|could|should|would|will|shall|may|might|must|need|want|"
-     r"wonder|see|guess|mean|think|know|hope)\b)[a-z]+\b[^?]*[,;])"
+     r"wonder|see|guess|mean|think|know|hope|is)\b)[a-z]+\b[^?]*(?:[,;]|\s(?-i:[A-Z])))"
      r"[^.!\n]{0,160}\?$", "a question or search query, not a statement", None),
 )
 
