@@ -173,7 +173,8 @@ def chatter_lines(path: Path = CHATTER) -> list[tuple[str, str, str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--half", choices=("dev", "test", "both"), default="both")
-    ap.add_argument("--list", action="store_true", help="print the true memories ignored, by rule, and the chatter missed")
+    ap.add_argument("--list", action="store_true",
+                    help="print the true memories ignored, by rule, and the chatter missed")
     ap.add_argument("--project-test", action="store_true", help="count the held-out test projects too (figures only)")
     args = ap.parse_args()
     rules = builtin()
@@ -223,7 +224,8 @@ def main() -> None:
                   f"statements ignored (wrong) {k_hit}/{k_all}")
             if args.list and (half == "dev" or args.half == "test"):
                 missed += [f"  [{half}] kept chatter: {text}" for label, text, r in got if label == "I" and r is None]
-                missed += [f"  [{half}] ignored statement ({r}): {text}" for label, text, r in got if label == "K" and r]
+                missed += [f"  [{half}] ignored statement ({r}): {text}"
+                           for label, text, r in got if label == "K" and r]
         if missed:
             print("\n".join(missed))
     if args.list:

@@ -89,6 +89,10 @@ _WORK = frozenset(
 )
 
 
+_CODE_CHAR = re.compile(r"[._/\\`=]\w|\w[._/\\`=]")
+_CODE_CASE = re.compile(r"[A-Z]{2,}\w*|[a-z]+[A-Z]\w*|[A-Z]\w*[a-z][A-Z]\w*")
+
+
 def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
@@ -133,7 +137,7 @@ def _work_under_way(words: list[str], text: str) -> bool:
         w = raw.lower()
         if w in _UNDER_WAY or w in _WORK or w.rstrip("s") in _WORK:
             return True
-        if re.search(r"[._/\\`=]\w|\w[._/\\`=]", raw) or re.fullmatch(r"[A-Z]{2,}\w*|[a-z]+[A-Z]\w*|[A-Z]\w*[a-z][A-Z]\w*", raw):
+        if _CODE_CHAR.search(raw) or _CODE_CASE.fullmatch(raw):
             return True  # code-like: a path, a file, an identifier, an acronym
     return False
 

@@ -2,8 +2,11 @@
 
 The built-in rules keep decisions and their rationale, explicit preferences,
 project learnings, solutions and workflows that worked, and ignore
-speculation ("might", "maybe", "possibly"), transient debugging chatter and
-search queries (what is already stored is consolidation's job). A file
+speculation ("might", "maybe", "possibly" hedging the main clause), transient
+debugging chatter and search queries (what is already stored is
+consolidation's job). A word that opens chatter only proposes: a text that
+states something ("Running tests requires Docker") is kept
+(:mod:`~knotwork.hygiene.chatter`). A file
 ``$KNOTWORK_HOME/instructions.txt`` overrides them, one rule a line::
 
     # comments and blank lines are skipped
@@ -169,7 +172,8 @@ def _compile(pattern: str, where: str) -> re.Pattern[str]:
 def builtin() -> Instructions:
     return Instructions(
         store_patterns=tuple(_compile(p, "instructions") for p in STORE_PATTERNS),
-        ignore_patterns=tuple((_compile(p, "instructions"), r, n, (rest or [None])[0]) for p, r, n, *rest in IGNORE_PATTERNS),
+        ignore_patterns=tuple((_compile(p, "instructions"), r, n, (rest or [None])[0])
+                              for p, r, n, *rest in IGNORE_PATTERNS),
     )
 
 
