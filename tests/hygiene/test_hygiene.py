@@ -280,6 +280,7 @@ def test_a_statement_that_opens_like_chatter_is_kept_and_chatter_is_still_ignore
         "Retrying with the same idempotency key cannot create duplicate payments",
         "Trying to lose five kilos before the wedding",
         "Let me tell you, my sister lives in Lyon",
+        "Let me know if it helps, I live in Leeds now",
     ]
     chatter = [
         "Running the tests again",

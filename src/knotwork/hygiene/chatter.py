@@ -18,8 +18,9 @@ So the opening only proposes, and :func:`is_chatter` decides, keeping the text o
   the work (a code-like token, an acronym, a word such as "tests", "build", "logs", "server"). "Retrying" and
   "re-running" are debugging words whatever follows.
 
-"Let me …" is an intention whatever follows ("let me rebuild to verify it builds"), so no verb test applies
-there; only "let me tell you", "let me explain" … open a statement and keep the text.
+"Let me …" is an intention whatever follows ("let me rebuild to verify it builds"), so the verb test applies
+there only to a later clause (after a comma, "and", "but"); "let me tell you", "let me explain" … open a
+statement and keep the text.
 
 Measured on every labelled memory set of the repository and on a labelled chatter set (``bench/ignore_rules.py``;
 figures in bench/RESULTS.md).
@@ -89,6 +90,7 @@ _WORK = frozenset(
 )
 
 
+_LATER_CLAUSE = re.compile(r"[,;:]|\s(?:and|but|so)\s", re.IGNORECASE)
 _CODE_CHAR = re.compile(r"[._/\\`=]\w|\w[._/\\`=]")
 _CODE_CASE = re.compile(r"[A-Z]{2,}\w*|[a-z]+[A-Z]\w*|[A-Z]\w*[a-z][A-Z]\w*")
 
@@ -149,7 +151,12 @@ def is_chatter(text: str) -> str | None:
         return None
     rest = _tokens(text[m.end():])
     if m["intent"]:
-        return None if TELLING.match(text) else m.group(0)
+        # "let me …" is an intention; a later clause with its own statement is not ("Let me know if it helps,
+        # I live in Leeds now")
+        later = _LATER_CLAUSE.split(text[m.end():])[1:]
+        if TELLING.match(text) or any(_states(_tokens(part)) for part in later):
+            return None
+        return m.group(0)
     if _states(rest):
         return None
     gerund = (m["gerund"] or "").lower()
