@@ -284,6 +284,7 @@ def test_a_statement_that_opens_like_chatter_is_kept_and_chatter_is_still_ignore
     ]
     chatter = [
         "Running the tests again",
+        "Running it again",
         "checking the logs",
         "Trying to connect to the database",
         "Retrying with sudo",

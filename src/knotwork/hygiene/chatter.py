@@ -68,7 +68,8 @@ _NOT_PAST = frozenset("need speed feed seed embed shed bleed breed proceed succe
 _DETERMINERS = frozenset(
     "the a an this that these those my our your his her its their some any all each every no".split()
 )
-_PRONOUNS = frozenset("i we you they he she it".split())
+_PRONOUNS = frozenset("i we they he she".split())  # subjects wherever they stand
+_OBJECT_TOO = frozenset({"it", "you"})  # subjects only after a comma ("…, you see …"), else objects ("Trying it")
 _CLAUSE = frozenset("if whether what why how where when which that who whose".split())
 _PREPOSITIONS = frozenset("with for on in of to at by from via into onto against through over under".split())
 _MONTHS = frozenset(
@@ -104,7 +105,7 @@ def _states(words: list[str]) -> bool:
     clause's first verb is its own), a time that dates a state, or a pronoun with its verb."""
     needed = 1
     found = 0
-    before = ""
+    before = earlier = ""
     for i, raw in enumerate(words):
         w = raw.lower().replace("’", "'")
         if w in _CLAUSE and before not in _DETERMINERS and needed == 1:
@@ -114,20 +115,21 @@ def _states(words: list[str]) -> bool:
         if w in _CADENCE or w in _MONTHS or re.fullmatch(r"(?:19|20)\d\d", w):
             return True
         verb = False
-        if before in ("to",) or before in _DETERMINERS:
+        if before == "to" or before in _DETERMINERS:
             verb = False
         elif w in _AUX or w in _VERBS:
             verb = True
         elif (w.endswith("ed") and len(w) > 4 and w not in _NOT_PAST and before
               and before not in _PREPOSITIONS and i > 0 and not before.endswith("ing") and before.isalpha()):
             verb = True  # "… the migration failed" (not "Retrying failed jobs", "with cached deps")
-        elif before in _PRONOUNS and w.isalpha() and w not in _PREPOSITIONS:
+        elif ((before in _PRONOUNS or (before in _OBJECT_TOO and earlier in (",", ";")))
+              and w.isalpha() and w not in _PREPOSITIONS and w not in _UNDER_WAY):
             verb = True  # "…, you see …"
         if verb:
             found += 1
             if found >= needed:
                 return True
-        before = w
+        earlier, before = before, w
     return False
 
 
