@@ -92,7 +92,9 @@ _WORK = frozenset(
 
 
 _LATER_CLAUSE = re.compile(r"[,;:]|\s(?:and|but|so)\s", re.IGNORECASE)
-_CODE_CHAR = re.compile(r"[._/\\`=]\w|\w[._/\\`=]")
+# a path, a file name, a flag or an identifier: letters joined by "/", "\\", "`", "=", "_" or a dot between letters
+# ("src/cli.py", "app.tsx", "--no-cache=1", "process_tasks"); not a version or a number ("Python 3.8", "v2.1")
+_CODE_CHAR = re.compile(r"[A-Za-z][._][A-Za-z]|[/\\`=]\w|\w[/\\`=]")
 _CODE_CASE = re.compile(r"[A-Z]{2,}\w*|[a-z]+[A-Z]\w*|[A-Z]\w*[a-z][A-Z]\w*")
 
 
@@ -133,17 +135,14 @@ def _states(words: list[str]) -> bool:
     return False
 
 
-def _work_under_way(words: list[str], text: str) -> bool:
-    """A marker of an action in progress or an object of the work."""
-    if text.rstrip().endswith((":", "...", "…")):
+def _work_under_way(words: list[str], rest: str) -> bool:
+    """A marker of an action in progress or an object of the work, in the words after the opening."""
+    if rest.rstrip().endswith((":", "...", "…")):
         return True
-    for raw in words:
-        w = raw.lower()
-        if w in _UNDER_WAY or w in _WORK or w.rstrip("s") in _WORK:
-            return True
-        if _CODE_CHAR.search(raw) or _CODE_CASE.fullmatch(raw):
-            return True  # code-like: a path, a file, an identifier, an acronym
-    return False
+    if any(w.lower() in _UNDER_WAY or w.lower() in _WORK or w.lower().rstrip("s") in _WORK for w in words):
+        return True
+    # code-like: a path, a file, an identifier, an acronym
+    return any(_CODE_CHAR.search(raw) or _CODE_CASE.fullmatch(raw.strip(".,;:!?()'\"")) for raw in rest.split())
 
 
 def is_chatter(text: str) -> str | None:
@@ -163,6 +162,6 @@ def is_chatter(text: str) -> str | None:
         return None
     gerund = (m["gerund"] or "").lower()
     if gerund and gerund.replace("-", "") not in ALWAYS_DEBUG and gerund not in ALWAYS_DEBUG \
-            and not _work_under_way(rest, text):
+            and not _work_under_way(rest, text[m.end():]):
         return None
     return m.group(0)
