@@ -39,7 +39,7 @@ OPENING = re.compile(
     re.IGNORECASE,
 )
 # Gerunds that name debugging whatever their object; the others need a sign of work under way.
-ALWAYS_DEBUG = frozenset({"rerunning", "re-running", "retrying"})
+ALWAYS_DEBUG = frozenset({"rerunning", "retrying"})
 # "let me" + one of these opens a statement ("Let me tell you, my sister lives in Lyon").
 TELLING = re.compile(
     r"^(?:now,? )?let me (?:tell|share|clarify|explain|mention|remind|introduce|describe|give you|be (?:clear|honest)|"
@@ -161,7 +161,6 @@ def is_chatter(text: str) -> str | None:
     if _states(rest):
         return None
     gerund = (m["gerund"] or "").lower()
-    if gerund and gerund.replace("-", "") not in ALWAYS_DEBUG and gerund not in ALWAYS_DEBUG \
-            and not _work_under_way(rest, text[m.end():]):
+    if gerund and gerund.replace("-", "") not in ALWAYS_DEBUG and not _work_under_way(rest, text[m.end():]):
         return None
     return m.group(0)
