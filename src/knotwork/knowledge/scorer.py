@@ -11,7 +11,9 @@ fact's ``confidence``; a setting drops what falls below a floor before it is sto
 
 The weights are ``data/fact_scorer.json``, fitted by ``bench/train_fact_scorer.py`` on the dev
 halves of the labelled sets (the script rebuilds the file byte for byte). Reading them needs only
-the standard library and NumPy. Caller facts and LLM facts never pass through here.
+the standard library and NumPy. Caller facts and LLM facts never pass through here. On text unlike
+the training memories (chat, issue threads, READMEs) the probability is lowered, never raised, by
+:mod:`~knotwork.knowledge.outside`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic, bucket
-from knotwork.knowledge import gate
+from knotwork.knowledge import gate, outside
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -282,6 +284,17 @@ def score(out: Extraction, text: str, doc: Any = None) -> Extraction:
             seen[sentence] = gate.probability(sentence, span)
         return seen[sentence]
 
-    out.facts = [replace(f, confidence=round(model.probability(features(f, text, doc, n, gate_of)), 3))
+    cap = outside.load()
+    far: dict[str, float] = {}
+
+    def lowered(f: FactDraft, p: float) -> float:  # text unlike the training memories: less sure, never surer
+        if cap is None:
+            return p
+        sentence, sent = _sentence(doc, text, f)
+        if sentence not in far:
+            far[sentence] = cap.probability(outside.features(text, sentence, sent, doc))
+        return cap.lower(p, far[sentence])
+
+    out.facts = [replace(f, confidence=round(lowered(f, model.probability(features(f, text, doc, n, gate_of))), 3))
                  for f in out.facts]
     return out
