@@ -176,6 +176,11 @@ def main() -> int:
     thresholds = (0.6, 0.7, 0.75, 0.8, 0.85)
     print("folds as fitted (the older sets by sentence, the corpus by source):\n")
     by_set(oof, y, tags, thresholds)
+    from sklearn.metrics import roc_auc_score
+
+    print(f"\noutside-text model (knowledge/outside.py): {len(odata['weights'])} features, out-of-fold AUC by source "
+          f"{roc_auc_score(fact_outside.outside_labels(tags), r):.3f}; map {odata['unfamiliar_map']}, ramp "
+          f"{odata['ramp']}, kept at or above {odata['keep']}")
     print("\nthe same, lowered on outside text (knowledge/outside.py; outside probability and map out of fold):\n")
     by_set(fact_outside.out_of_fold(oof, r, folds), y, tags, thresholds)
     if args.by_source:
