@@ -20,7 +20,11 @@ source too) maps it to the probability that the fact is right. Isotonic regressi
 same folds (the dev data of the time) its map was coarser (a step at 0.874 held most plain facts) and
 its error larger (ECE 0.036 against 0.013). The file holds the weights, the bias and the two Platt numbers, rounded, with
 sorted keys: the same data and code rebuild it byte for byte.
-``--check`` rebuilds and compares with the shipped file instead of writing it (exit 1 if they differ).
+The same run fits the outside-text model and its map (bench/fact_outside.py, ``knowledge/data/fact_outside.json``:
+how unlike the training memories a candidate's text is, and how far its confidence is lowered there), so a refit
+of the scorer refits it too; ``--by-source`` also prints the figures with each kind of set left out of the
+scorer's fit and on ``extraction_memory2.txt``'s dev half (never trained on), before and after the lowering.
+``--check`` rebuilds and compares with the shipped files instead of writing them (exit 1 if one differs).
 
 It also prints, from out-of-fold probabilities (model and calibration both fitted without the fold): precision and expected calibration error, and the
 precision of the facts at or above each candidate threshold (how KNOTWORK_KG_MIN_STORE and
@@ -195,8 +199,8 @@ def main() -> int:
               f"{_log_loss(grouped, y):.3f}\n")
         by_set(np.concatenate([grouped, m_p]), every_y, every_tags, thresholds)
         print("\nthe same, lowered on outside text:\n")
-        by_set(np.concatenate([fact_outside.out_of_fold(grouped, r, folds), fact_outside.lowered(m_p, m_r, slope, intercept)]),
-               every_y, every_tags, thresholds)
+        by_set(np.concatenate([fact_outside.out_of_fold(grouped, r, folds),
+                               fact_outside.lowered(m_p, m_r, slope, intercept)]), every_y, every_tags, thresholds)
         print("\neach kind of set scored by a scorer fitted without it (heldout | agents | labels | the corpus):\n")
         by_set(np.concatenate([unfamiliar, m_p]), every_y, every_tags, thresholds)
         print("\nthe same, lowered on outside text:\n")
