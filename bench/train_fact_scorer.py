@@ -103,7 +103,7 @@ def examples(corpus: Path = CORPUS, sets: list | None = None) -> tuple[list[list
                     labels.append(int(key in item.facts))
                     groups.append(g)
                     tags.append((name, mode, src))
-                    sentence, sent = scorer._sentence(d, item.text, f)
+                    sentence, sent = scorer.sentence_of(d, item.text, f)
                     register.append(outside.features(item.text, sentence, sent, d))
         read.append(read_line(path, dev_only, items, f"sentences, {len(labels) - n0} candidates, {sum(labels[n0:])} right"))
     return feats, labels, groups, read, tags, register

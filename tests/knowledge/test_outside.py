@@ -34,7 +34,7 @@ def _read(text: str) -> list[tuple[tuple[str, str, str], float, float, float]]:
     given = {(f.subject, f.predicate, f.object): f.confidence for f in extract_many([text])[0].facts}
     out = []
     for f in ex.facts:
-        sentence, sent = scorer._sentence(doc, text, f)
+        sentence, sent = scorer.sentence_of(doc, text, f)
         alone = model.probability(scorer.features(f, text, doc, len(ex.facts)))
         r = cap.probability(outside.features(text, sentence, sent, doc))
         out.append(((f.subject, f.predicate, f.object), alone, r, given[(f.subject, f.predicate, f.object)]))

@@ -38,11 +38,14 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic, bucket
+from knotwork.knowledge.models import Extraction
+from knotwork.knowledge.scorer import sentence_of
 
 WEIGHTS = Path(__file__).parent / "data" / "fact_outside.json"
 
@@ -142,3 +145,21 @@ class Outside(CalibratedLogistic):
 def load(path: str | None = None) -> Outside | None:
     """The shipped model (None when the file is absent: the scorer's probability then stands)."""
     return Outside.read(Path(path) if path else WEIGHTS)
+
+
+def lower_confidence(out: Extraction, text: str, doc: Any = None) -> Extraction:
+    """Each scored fact's confidence, lowered where its sentence's text is unlike the training memories
+    (:meth:`Outside.lower`; one outside probability per sentence). It runs after the mention model, which reads
+    the scorer's own probability of the facts a name ends (what it was fitted on)."""
+    cap = load()
+    if cap is None or not out.facts:
+        return out
+    far: dict[str, float] = {}
+
+    def lowered(p: float, sentence: str, sent: Any) -> float:
+        if sentence not in far:
+            far[sentence] = cap.probability(features(text, sentence, sent, doc))
+        return round(cap.lower(p, far[sentence]), 3)
+
+    out.facts = [replace(f, confidence=lowered(f.confidence, *sentence_of(doc, text, f))) for f in out.facts]
+    return out

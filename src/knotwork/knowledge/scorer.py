@@ -12,8 +12,8 @@ fact's ``confidence``; a setting drops what falls below a floor before it is sto
 The weights are ``data/fact_scorer.json``, fitted by ``bench/train_fact_scorer.py`` on the dev
 halves of the labelled sets (the script rebuilds the file byte for byte). Reading them needs only
 the standard library and NumPy. Caller facts and LLM facts never pass through here. On text unlike
-the training memories (chat, issue threads, READMEs) the probability is lowered, never raised, by
-:mod:`~knotwork.knowledge.outside`.
+the training memories (chat, issue threads, READMEs) the extraction then lowers the probability,
+never raises it (:mod:`~knotwork.knowledge.outside`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic, bucket
-from knotwork.knowledge import gate, outside
+from knotwork.knowledge import gate
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.lexicon import TECH
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -70,7 +70,7 @@ def _find(text: str, name: str) -> int:
     return at
 
 
-def _sentence(doc: Any, text: str, f: FactDraft) -> tuple[str, Any]:
+def sentence_of(doc: Any, text: str, f: FactDraft) -> tuple[str, Any]:
     """The sentence the fact most likely came from (its object named there; else its subject), and
     its spaCy span (None without a parse)."""
     if doc is None:
@@ -141,7 +141,7 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     pred = f.predicate
     pfam = "relative" if pred.endswith("_of") else "favorite" if pred.startswith("favorite_") else \
         "attribute" if pred.startswith("has_") else pred
-    sentence, sent = _sentence(doc, text, f)
+    sentence, sent = sentence_of(doc, text, f)
     out = [f"mode:{'parse' if doc is not None else 'rules'}", f"source:{source}", f"family:{family}",
            f"rule:{rule}", f"pred:{pfam}", f"pred*source:{pfam}*{source}"]
     skind = V.kind(f.subject, f.subject_type) or "none"
@@ -284,17 +284,6 @@ def score(out: Extraction, text: str, doc: Any = None) -> Extraction:
             seen[sentence] = gate.probability(sentence, span)
         return seen[sentence]
 
-    cap = outside.load()
-    far: dict[str, float] = {}
-
-    def lowered(f: FactDraft, p: float) -> float:  # text unlike the training memories: less sure, never surer
-        if cap is None:
-            return p
-        sentence, sent = _sentence(doc, text, f)
-        if sentence not in far:
-            far[sentence] = cap.probability(outside.features(text, sentence, sent, doc))
-        return cap.lower(p, far[sentence])
-
-    out.facts = [replace(f, confidence=round(lowered(f, model.probability(features(f, text, doc, n, gate_of))), 3))
+    out.facts = [replace(f, confidence=round(model.probability(features(f, text, doc, n, gate_of)), 3))
                  for f in out.facts]
     return out
