@@ -4,7 +4,7 @@ The fact scorer (:mod:`~knotwork.knowledge.scorer`) is calibrated on its trainin
 memory-style sentences ("We use Postgres for the orders service.", "My sister Amira lives in Rabat."). On
 text of another register (chat, issue threads, READMEs, agent instruction files) the same features meet
 different sentences and the confidence is too high: scored by a scorer that never saw such text (the
-corpus left out of its fit), 0.59 of the outside candidates it puts at 0.9 or more are right. More
+corpus left out of its fit), 0.64 of the outside candidates it puts at 0.9 or more are right (dev). More
 readings do not fix that; knowing when the text is unlike the training text does.
 
 Two small parts, both fitted by ``bench/train_fact_scorer.py`` (``bench/fact_outside.py``) on the dev
@@ -17,7 +17,8 @@ halves, folds grouped by source:
   sets). Its probability ``r`` says how unlike the training memories the text is; it never sees whether
   a fact is right.
 - **a map for unfamiliar text**: a Platt map from the scorer's logit to how often such a candidate is
-  right when the scorer never saw text of that kind (the corpus scored by a scorer fitted without it).
+  right on a source the scorer never saw (the corpus' candidates scored with their source, and again with
+  their whole kind, left out of the scorer's fit).
 
 A candidate's confidence becomes ``min(p, (1 - w)·p + w·g(p))`` with ``w`` rising from 0 to 1 as ``r``
 goes from ``ramp[0]`` to ``ramp[1]``: text that reads like a memory (``r`` under ``ramp[0]``) keeps the
@@ -31,7 +32,7 @@ not change; what changes is how sure an outside fact claims to be above the defa
 who filters at 0.8 or 0.9 relies on. Lowered all the way, outside facts were right more often at the
 default on dev, but the corpus' dev value-change sequences fell from 36 to 25 of 48 current (both values
 of a change went under the default) and its recall from 0.34 to 0.25 (bench/RESULTS.md, issue 36
-"outside text"). Reading it needs NumPy and the parse the scorer already has.
+round 6). Reading it needs NumPy and the parse the scorer already has.
 """
 
 from __future__ import annotations
