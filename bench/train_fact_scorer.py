@@ -20,7 +20,11 @@ source too) maps it to the probability that the fact is right. Isotonic regressi
 same folds (the dev data of the time) its map was coarser (a step at 0.874 held most plain facts) and
 its error larger (ECE 0.036 against 0.013). The file holds the weights, the bias and the two Platt numbers, rounded, with
 sorted keys: the same data and code rebuild it byte for byte.
-``--check`` rebuilds and compares with the shipped file instead of writing it (exit 1 if they differ).
+The same run fits the outside-text model and its map (bench/fact_outside.py, ``knowledge/data/fact_outside.json``:
+how unlike the training memories a candidate's text is, and how far its confidence is lowered there), so a refit
+of the scorer refits it too; ``--by-source`` also prints the figures with each kind of set left out of the
+scorer's fit and on ``extraction_memory2.txt``'s dev half (never trained on), before and after the lowering.
+``--check`` rebuilds and compares with the shipped files instead of writing them (exit 1 if one differs).
 
 It also prints, from out-of-fold probabilities (model and calibration both fitted without the fold): precision and expected calibration error, and the
 precision of the facts at or above each candidate threshold (how KNOTWORK_KG_MIN_STORE and
@@ -38,7 +42,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import calibrated_fit  # noqa: E402
-from extraction import CORPUS, DATA, read_line, reliability, source_groups, training_sets  # noqa: E402
+import fact_outside  # noqa: E402
+from extraction import CORPUS, DATA, MEMORY2, load, read_line, reliability, source_groups, training_sets  # noqa: E402
 
 # L2 strength: chosen on the dev data among 0.1, 0.25, 0.5, 1, 2, 4. On the dev data of round one 1 had the lowest
 # out-of-fold log loss (0.340); with the register readings (knowledge/registers.py) 0.1 has (0.335 against 0.343),
@@ -57,15 +62,18 @@ CORPUS_WEIGHT = 1.0
 DIGITS = 5
 
 
-def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[int], list[str], list[tuple[str, str, int]]]:
+def examples(corpus: Path = CORPUS, sets: list | None = None) -> tuple[list[list[str]], list[int], list[int], list[str],
+                                                                     list[tuple[str, str, int]], list[list[str]]]:
     """Features, label (1 right) and sentence group of every candidate fact of the training sentences, a line
-    per set saying what was read, and each candidate's (set, mode, source): the set ``heldout``, ``agents``,
+    per set saying what was read, each candidate's (set, mode, source): the set ``heldout``, ``agents``,
     ``labels`` or ``corpus/<kind>``, the mode ``parse`` or ``rules``, the source group of
-    :func:`extraction.source_groups`. The sentence gate's feature is its out-of-fold probability
-    (bench/train_sentence_gate.py), so no candidate sees a gate fitted on its own sentence."""
+    :func:`extraction.source_groups`; and the register of its text (:func:`knotwork.knowledge.outside.features`).
+    The sentence gate's feature is its out-of-fold probability (bench/train_sentence_gate.py), so no candidate
+    sees a gate fitted on its own sentence. ``sets``: other sets than the training sets (:func:`memory2_set`),
+    as (training_sets' tuple, sources) pairs."""
     from train_sentence_gate import oof_table
 
-    from knotwork.knowledge import gate, scorer
+    from knotwork.knowledge import gate, outside, scorer
     from knotwork.knowledge.extract import candidates, rules_candidates
     from knotwork.knowledge.resolve import normalize
 
@@ -74,8 +82,10 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
     groups: list[int] = []
     read: list[str] = []
     tags: list[tuple[str, str, int]] = []
+    register: list[list[str]] = []
     table = oof_table(corpus) if gate.load() is not None else {}
-    for (path, statuses, dev_only, items, item_groups), item_sources in zip(training_sets(corpus), source_groups(corpus)):
+    for (path, statuses, dev_only, items, item_groups), item_sources in (
+            sets if sets is not None else zip(training_sets(corpus), source_groups(corpus))):
         n0 = len(labels)
         name = path.stem.removeprefix("extraction_") if path.parent == DATA else f"corpus/{path.stem}"
         for item, (parsed, doc), g, src in zip(items, candidates([i.text for i in items]), item_groups, item_sources):
@@ -93,8 +103,20 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
                     labels.append(int(key in item.facts))
                     groups.append(g)
                     tags.append((name, mode, src))
+                    sentence, sent = scorer.sentence_of(d, item.text, f)
+                    register.append(outside.features(item.text, sentence, sent, d))
         read.append(read_line(path, dev_only, items, f"sentences, {len(labels) - n0} candidates, {sum(labels[n0:])} right"))
-    return feats, labels, groups, read, tags
+    return feats, labels, groups, read, tags, register
+
+
+def memory2_set() -> list:
+    """The dev half of ``extraction_memory2.txt`` in :func:`examples`' ``sets`` form: memory-style text of another
+    hand, never in the scorer's training, scored here to see how its confidence holds there (each of its two
+    sections one source)."""
+    items = [i for i in load(MEMORY2, True) if i.section.split()[0] == "dev"]
+    sections = sorted({i.section for i in items})
+    return [((MEMORY2, True, True, items, [10**6 + n for n in range(len(items))]),
+             [10**6 + sections.index(i.section) for i in items])]
 
 
 def fit(feats: list[list[str]], labels: list[int], groups: list[int]) -> tuple[dict, np.ndarray]:
@@ -119,7 +141,7 @@ def by_set(oof: np.ndarray, y: np.ndarray, tags: list[tuple[str, str, int]], thr
     proposes (what a store with the English pipeline keeps): log loss, ECE, precision at confidence >= 0.9 and
     the precision (and count) of the candidates at or above each threshold (a store floor, a reading default)."""
     names = sorted({t[0] for t in tags})
-    rows = [("every set", lambda n: True), ("older sets", lambda n: not n.startswith("corpus/")),
+    rows = [("every set", lambda n: True), ("older sets", lambda n: n in ("heldout", "agents", "labels")),
             ("corpus, every kind", lambda n: n.startswith("corpus/"))] + [(n, (lambda m: lambda n: n == m)(n)) for n in names]
     print("| set (parse candidates) | candidates | right | log loss | ECE | P at >=0.9 (n) | "
           + " | ".join(f"P at >={t:.2f} (n)" for t in thresholds) + " |")
@@ -138,13 +160,16 @@ def by_set(oof: np.ndarray, y: np.ndarray, tags: list[tuple[str, str, int]], thr
 def main() -> int:
     corpus = {"type": Path, "default": CORPUS, "help": "the new corpus' folder (its dev halves)"}
     by_source = {"action": "store_true", "help": "also print out-of-fold figures per set with folds grouped by "
-                 "source (a corpus source, or a section of an older set): how the scorer does on unseen sources"}
+                 "source (a corpus source, or a section of an older set): how the scorer does on unseen sources; "
+                 "with each kind of set left out of the fit; and on memory2's dev half (never trained on)"}
     args = calibrated_fit.arguments(__doc__, corpus=corpus, **{"by-source": by_source}).parse_args()
-    from knotwork.knowledge import scorer
+    from knotwork.knowledge import outside, scorer
 
-    feats, labels, groups, read, tags = examples(args.corpus)
+    feats, labels, groups, read, tags, register = examples(args.corpus)
     data, oof = fit(feats, labels, groups)
     text = render(data, read)
+    unfamiliar = fact_outside.unfamiliar_scores(feats, labels, groups, tags, fit)
+    odata, r, folds = fact_outside.fit(register, labels, tags, oof, unfamiliar)
     target = args.out or scorer.WEIGHTS
     for line in read:
         print(line)
@@ -155,10 +180,32 @@ def main() -> int:
     thresholds = (0.6, 0.7, 0.75, 0.8, 0.85)
     print("folds as fitted (the older sets by sentence, the corpus by source):\n")
     by_set(oof, y, tags, thresholds)
+    from sklearn.metrics import roc_auc_score
+
+    print(f"\noutside-text model (knowledge/outside.py): {len(odata['weights'])} features, out-of-fold AUC by source "
+          f"{roc_auc_score(fact_outside.outside_labels(tags), r):.3f}; map {odata['unfamiliar_map']}, ramp "
+          f"{odata['ramp']}, kept at or above {odata['keep']}")
+    print("\nthe same, lowered on outside text (knowledge/outside.py; outside probability and map out of fold):\n")
+    by_set(fact_outside.out_of_fold(oof, r, folds), y, tags, thresholds)
     if args.by_source:
         _, grouped = fit(feats, labels, [t[2] for t in tags])
-        print(f"\nfolds grouped by source: out-of-fold log loss {_log_loss(grouped, y):.3f}\n")
-        by_set(grouped, y, tags, thresholds)
+        m_feats, m_labels, _, _, m_tags, m_register = examples(args.corpus, memory2_set())
+        shipped, cap = scorer.Scorer(data), outside.Outside(odata)
+        m_p = np.asarray([shipped.probability(f) for f in m_feats])
+        m_r = np.asarray([cap.probability(f) for f in m_register])
+        slope, intercept = odata["unfamiliar_map"]
+        every_y, every_tags = np.concatenate([y, m_labels]), tags + m_tags
+        print(f"\nfolds grouped by source (memory2: the shipped fit, never trained on it): out-of-fold log loss "
+              f"{_log_loss(grouped, y):.3f}\n")
+        by_set(np.concatenate([grouped, m_p]), every_y, every_tags, thresholds)
+        print("\nthe same, lowered on outside text:\n")
+        by_set(np.concatenate([fact_outside.out_of_fold(grouped, r, folds),
+                               fact_outside.lowered(m_p, m_r, slope, intercept)]), every_y, every_tags, thresholds)
+        print("\neach kind of set scored by a scorer fitted without it (heldout | agents | labels | the corpus):\n")
+        by_set(np.concatenate([unfamiliar, m_p]), every_y, every_tags, thresholds)
+        print("\nthe same, lowered on outside text:\n")
+        by_set(np.concatenate([fact_outside.out_of_fold(unfamiliar, r, folds),
+                               fact_outside.lowered(m_p, m_r, slope, intercept)]), every_y, every_tags, thresholds)
     print("\n| confidence | facts | mean confidence | precision |\n|---|---|---|---|")
     for b, n, mean, prec in rows:
         print(f"| {b} | {n} | {mean:.3f} | {prec:.3f} |")
@@ -166,7 +213,9 @@ def main() -> int:
     for t in (0.0, 0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
         m = oof >= t
         print(f"| {t:.2f} | {int(m.sum())} | {m.mean():.3f} | {y[m].mean() if m.any() else float('nan'):.3f} |")
-    return calibrated_fit.write_or_check(target, text, args.check)
+    out_target = target.with_name(target.stem + "_outside.json") if args.out else outside.WEIGHTS
+    return max(calibrated_fit.write_or_check(target, text, args.check),
+               calibrated_fit.write_or_check(out_target, render(odata, read), args.check))
 
 
 if __name__ == "__main__":

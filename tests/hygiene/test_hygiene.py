@@ -269,6 +269,38 @@ def test_ignored_adds_store_nothing_and_say_why(hmem: Knotwork, text: str, reaso
     assert hmem.stats().health["ignored_adds"] == 1
 
 
+def test_a_statement_that_opens_like_chatter_is_kept_and_chatter_is_still_ignored(hmem: Knotwork) -> None:
+    # A gerund that is the subject of a statement, a state dated "since", a "trying"/"running" with no work
+    # under way: each a memory worth keeping (all were ignored as chatter on their opening word alone).
+    statements = [
+        "Running nox requires Python 3.8",
+        "Running tests in CI takes 4 minutes",
+        "Running in production since March 2026",
+        "Checking the logs via the console showed the app could not read its .env file",
+        "Retrying with the same idempotency key cannot create duplicate payments",
+        "Trying to lose five kilos before the wedding",
+        "Let me tell you, my sister lives in Lyon",
+        "Let me know if it helps, I live in Leeds now",
+    ]
+    chatter = [
+        "Running the tests again",
+        "Running it again",
+        "checking the logs",
+        "Trying to connect to the database",
+        "Retrying with sudo",
+        "Checking if there is an error in the worker",
+        "Checking for updates...",
+        "Now let me check the app.tsx file:",
+        "let me rebuild the project to verify it still builds correctly",
+    ]
+    kept = [hmem.add(text, workspace="s") for text in statements]
+    assert [m.decision for m in kept] == ["ADD"] * len(statements)
+    assert sorted(hmem.get(m.id).content for m in kept) == sorted(statements)
+    ignored = [hmem.add(text, workspace="c") for text in chatter]
+    assert [(m.decision, "debugging chatter" in (m.reason or "")) for m in ignored] == [("IGNORE", True)] * len(chatter)
+    assert _count(hmem) == len(statements)
+
+
 def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None:
     kept = hmem.add("Is it safe to use tea tree oil on my scalp as a treatment for dandruff?", workspace="w")
     assert kept.decision == "ADD"
@@ -281,6 +313,24 @@ def test_a_question_that_tells_of_the_one_asking_is_kept(hmem: Knotwork) -> None
     assert hmem.add("how do I rotate the keys, and where are they kept?", workspace="v").decision == "IGNORE"
     assert hmem.add("Can I use the Hero8 for photos, or is it for video?", workspace="v").decision == "IGNORE"
     assert hmem.add("I also need some help, do you know a shop?", workspace="v").decision == "IGNORE"
+
+
+def test_a_hedge_outside_the_main_clause_keeps_the_statement(hmem: Knotwork) -> None:
+    # the hedge sets a part apart or sits in a later clause: the statement stands (all were ignored as speculation)
+    statements = [
+        "structlog 16.0.0 added a serializer parameter to JSONRenderer for other (possibly faster) JSON encoders",
+        "I'm thinking of going to Europe, probably Paris or Rome, but I'm not sure yet.",
+        "I'm looking forward to seeing how those conversations might develop in the future.",
+        "Did I tell you Rosa got the job at the BBC?",
+        "Yeah, I helped a friend install Linux the other day Have you?",
+    ]
+    assert [hmem.add(text, workspace="s").decision for text in statements] == ["ADD"] * len(statements)
+    # a hedge of the main clause, after a lead-in or a leading condition, is still speculation
+    guesses = ["Hmm, maybe I should switch to a standing desk.", "If the disk fills up, we might lose the queue",
+               "If destroy hook is really that important maybe V8 should track it natively."]
+    assert [(m.decision, m.reason) for m in (hmem.add(t, workspace="g") for t in guesses)] == [
+        ("IGNORE", "speculation ('maybe')"), ("IGNORE", "speculation ('might')"), ("IGNORE", "speculation ('maybe')")]
+    assert _count(hmem) == len(statements)
 
 
 def test_decisions_and_explicit_categories_are_kept_despite_hedges(hmem: Knotwork) -> None:

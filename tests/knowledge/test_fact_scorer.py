@@ -12,7 +12,7 @@ import pytest
 
 import knotwork
 from knotwork import Knotwork, Settings
-from knotwork.knowledge import scorer
+from knotwork.knowledge import outside, scorer
 from knotwork.knowledge.extract import candidates, extract_many
 from knotwork.knowledge.models import Extraction, FactDraft
 from knotwork.knowledge.nlp import pipeline
@@ -67,13 +67,17 @@ def test_a_malformed_weights_file_is_refused(tmp_path) -> None:
 @needs_parser
 def test_the_training_script_rebuilds_the_shipped_weights_byte_for_byte() -> None:
     train = bench_module("train_fact_scorer.py", "train_fact_scorer_bench")
-    feats, labels, groups, read, tags = train.examples()
-    assert len(tags) == len(labels) and {t[1] for t in tags} <= {"parse", "rules"}
+    feats, labels, groups, read, tags, register = train.examples()
+    assert len(tags) == len(labels) == len(register) and {t[1] for t in tags} <= {"parse", "rules"}
     shipped = scorer.WEIGHTS.read_text(encoding="utf-8")
     if sorted(read) != sorted(json.loads(shipped)["trained_on"]):
         pytest.skip("the labelled dev halves changed since the weights were fitted: run bench/train_fact_scorer.py")
-    data, _ = train.fit(feats, labels, groups)
+    data, oof = train.fit(feats, labels, groups)
     assert train.render(data, read) == shipped
+    # the outside-text model and its map are refitted with it (knowledge/outside.py)
+    unfamiliar = train.fact_outside.unfamiliar_scores(feats, labels, groups, tags, train.fit)
+    odata, _, _ = train.fact_outside.fit(register, labels, tags, oof, unfamiliar)
+    assert train.render(odata, read) == outside.WEIGHTS.read_text(encoding="utf-8")
 
 
 # -- the store floor and the reading default --------------------------------------------------------------

@@ -120,8 +120,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
             proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    # Package scope, not session: Playwright's sync API keeps an event loop running in this thread while
+    # the browser is open, so a test outside tests/web that a worker runs after these (``asyncio.run`` of an
+    # MCP client) would fail with "cannot be called from a running event loop".
     reason = skip_reason()
     if reason:
         pytest.skip(reason)

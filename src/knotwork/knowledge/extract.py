@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from knotwork.knowledge import mentions, scorer
+from knotwork.knowledge import mentions, outside, scorer
 from knotwork.knowledge.sentences import sentences
 from knotwork.knowledge.carry import resolve_relatives
 from knotwork.knowledge.ends import hosted
@@ -554,7 +554,7 @@ def rules_candidates(text: str) -> Extraction:
 def extract_rules(text: str) -> Extraction:
     """Entities and facts by the regular-expression rules alone (the fallback; deterministic, no I/O), each
     fact's confidence the scorer's probability."""
-    return scorer.score(rules_candidates(text), text)
+    return outside.lower_confidence(scorer.score(rules_candidates(text), text), text)
 
 
 def _spans(sentence: str) -> list[Span]:
@@ -594,9 +594,11 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
 
 def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None) -> list[Extraction]:
     """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
-    fact scorer gives it (:mod:`knotwork.knowledge.scorer`), each entity one the mention model says is a
+    fact scorer gives it (:mod:`knotwork.knowledge.scorer`), lowered where the text is unlike the scorer's
+    training memories (:mod:`knotwork.knowledge.outside`), each entity one the mention model says is a
     named thing (:mod:`knotwork.knowledge.mentions`)."""
-    return [mentions.judge(scorer.score(ex, text, doc), text, doc) for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
+    return [outside.lower_confidence(mentions.judge(scorer.score(ex, text, doc), text, doc), text, doc)
+            for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:

@@ -11,7 +11,9 @@ fact's ``confidence``; a setting drops what falls below a floor before it is sto
 
 The weights are ``data/fact_scorer.json``, fitted by ``bench/train_fact_scorer.py`` on the dev
 halves of the labelled sets (the script rebuilds the file byte for byte). Reading them needs only
-the standard library and NumPy. Caller facts and LLM facts never pass through here.
+the standard library and NumPy. Caller facts and LLM facts never pass through here. On text unlike
+the training memories (chat, issue threads, READMEs) the extraction then lowers the probability,
+never raises it (:mod:`~knotwork.knowledge.outside`).
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def _find(text: str, name: str) -> int:
     return at
 
 
-def _sentence(doc: Any, text: str, f: FactDraft) -> tuple[str, Any]:
+def sentence_of(doc: Any, text: str, f: FactDraft) -> tuple[str, Any]:
     """The sentence the fact most likely came from (its object named there; else its subject), and
     its spaCy span (None without a parse)."""
     if doc is None:
@@ -139,7 +141,7 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
     pred = f.predicate
     pfam = "relative" if pred.endswith("_of") else "favorite" if pred.startswith("favorite_") else \
         "attribute" if pred.startswith("has_") else pred
-    sentence, sent = _sentence(doc, text, f)
+    sentence, sent = sentence_of(doc, text, f)
     out = [f"mode:{'parse' if doc is not None else 'rules'}", f"source:{source}", f"family:{family}",
            f"rule:{rule}", f"pred:{pfam}", f"pred*source:{pfam}*{source}"]
     skind = V.kind(f.subject, f.subject_type) or "none"
