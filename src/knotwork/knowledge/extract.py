@@ -570,10 +570,19 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
     return out
 
 
-def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None) -> list[Extraction]:
+def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None,
+                 proposer_floor: float | None = None) -> list[Extraction]:
     """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
-    fact scorer gives it (:mod:`knotwork.knowledge.scorer`)."""
-    return [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
+    fact scorer gives it (:mod:`knotwork.knowledge.scorer`). ``proposer_floor`` (the store floor; None: off):
+    also the learned proposer's facts for pairs of names the rules' facts at that floor leave unrelated
+    (:mod:`knotwork.knowledge.proposer`, setting ``kg_proposer``)."""
+    found = candidates(texts, contexts)
+    out = [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, found)]
+    if proposer_floor is not None:
+        from knotwork.knowledge import proposer
+
+        out = [proposer.propose(ex, doc, proposer_floor) for ex, (_, doc) in zip(out, found)]
+    return out
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:
