@@ -113,16 +113,19 @@ def fit(feats, labels, groups, covered) -> tuple[dict, list[str], np.ndarray]:
     pair, those the rules relate too (far more examples of each predicate's shapes than the pairs left to the
     proposer); its Platt map is fitted only on the pairs the rules leave unrelated, the only ones it reads at run
     time."""
-    classes = classes_of(labels, covered)
     left = ~np.asarray(covered, dtype=bool)
-    out, oof = {}, []
-    for c in classes:
+    out, oof, classes = {}, [], []
+    for c in classes_of(labels, covered):
         y = [int(x == c) for x in labels]
         data, crossed = calibrated_fit.fit(feats, y, groups, C, min_count=MIN_COUNT, folds=FOLDS, digits=DIGITS,
                                            calibrate_on=left, penalty=PENALTY)
         data.pop("version")
+        if data["calibration"]["platt"][0] <= 0:  # its scores do not rank the pairs it would read: no class
+            print(f"{c}: left out (Platt slope {data['calibration']['platt'][0]} on the pairs the rules leave)")
+            continue
         out[c] = data
         oof.append(crossed)
+        classes.append(c)
     return out, classes, np.vstack(oof).T if oof else np.zeros((len(labels), 0))
 
 
