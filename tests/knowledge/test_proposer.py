@@ -63,7 +63,7 @@ def test_the_shipped_weights_load_as_one_matrix() -> None:
     (lambda d: d.update(version=2), "version must be 1"),
     (lambda d: d.update(classes={}), "classes must be a non-empty object"),
     (lambda d: d.update(threshold=0), "threshold must be in (0, 1]"),
-    (lambda d: d["classes"].update({"uses/sometimes": next(iter(d["classes"].values()))}), "uses/sometimes"),
+    (lambda d: d["classes"].update({"Uses Now": next(iter(d["classes"].values()))}), "must be a predicate"),
     (lambda d: next(iter(d["classes"].values()))["calibration"].update(platt=[-1.0, 0.0]), "slope > 0"),
     (lambda d: next(iter(d["classes"].values())).update(weights=[1, 2]), "weights must be an object"),
 ])
@@ -96,6 +96,24 @@ def test_it_reads_pairs_the_rules_miss_surer_than_sentences_that_state_nothing()
         sure.append(found[(s, p, o)].confidence)
     nothing = [f.confidence for text in STATES_NOTHING for f in _readings(text, model)]
     assert min(sure) > max(nothing, default=0.0), (sure, nothing)
+
+
+@needs_parser
+@pytest.mark.parametrize(("text", "subject", "obj", "ended"), [
+    ("The billing service uses SendGrid.", "billing service", "SendGrid", False),
+    ("The billing service no longer uses SendGrid.", "billing service", "SendGrid", True),
+    ("We used to deploy with Capistrano.", "Team", "Capistrano", True),
+    ("The scheduler no longer depends on cron; it uses Temporal.", "scheduler", "Temporal", False),
+    ("The scheduler no longer depends on cron; it uses Temporal.", "scheduler", "cron", True),
+])
+def test_a_fact_is_over_when_the_verb_nearest_its_object_says_so(text: str, subject: str, obj: str,
+                                                                  ended: bool) -> None:
+    ((_, doc),) = candidates([text])
+    from knotwork.knowledge.extract import _spans
+
+    found = {m.name: m for sent in doc.sents for m in proposer.mentions(sent, _spans(sent.text))}
+    assert {subject, obj} <= set(found), sorted(found)
+    assert proposer.over(found[subject], found[obj]) is ended
 
 
 @needs_parser
@@ -153,7 +171,7 @@ def test_the_trainer_rebuilds_a_file_byte_for_byte_and_check_tells_a_changed_one
             data, classes, oof = train.fit(feats, labels, grp, covered)
         finally:
             train.MIN_POSITIVES = old
-        assert classes == ["uses/current"]
+        assert classes == ["uses"]
         threshold, _ = train.choose(oof, classes, owner, names, covered, its)
         return train.render(data, threshold, read)
 

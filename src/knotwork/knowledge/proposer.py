@@ -11,9 +11,10 @@ the governing word's lemma with its particles and the preposition before the obj
 ends, their order and distance, copula / possessive / apposition shapes, and the sentence gate's cue
 features (:func:`knotwork.knowledge.gate.features`: question, condition, instruction, hedge, plan, ...).
 
-One logistic model per (predicate, status) class, each Platt-calibrated on out-of-fold scores, says how
-likely the sentence states that fact; a pair gets the class with the highest probability, when it reaches
-the file's ``threshold``. That probability is the fact's ``confidence`` (the fact scorer, fitted on the
+One logistic model per predicate, each Platt-calibrated on out-of-fold scores, says how likely the
+sentence states that fact; a pair gets the predicate with the highest probability, when it reaches the
+file's ``threshold``; the fact is stated as over (stored retired) when the rules' cues say so on the path
+between the two names (:func:`over`: negation, "no longer", "used to", a past state verb). That probability is the fact's ``confidence`` (the fact scorer, fitted on the
 rules' candidates, does not re-score it), and the store floor applies as to every fact. A proposed fact is
 added only for a pair of names the rules left unrelated: where a rule reads a pair, its reading stands.
 
@@ -127,6 +128,25 @@ def _path(a: Any, b: Any) -> tuple[list[Any], Any, list[Any]] | None:
     return None
 
 
+def over(s: Mention, o: Mention) -> bool:
+    """Whether the sentence states the pair's fact as over: the verb nearest the object on the path between
+    them negated or ended ("no longer uses", "doesn't support", "anymore"), a simple past of a state verb ("the docs were built with
+    Sphinx"), or "used to" (the rules' cues, :mod:`knotwork.knowledge.cues`)."""
+    from knotwork.knowledge.cues import negated, state_past
+
+    found = _path(s.tok, o.tok)
+    if found is None:
+        return False
+    ups, top, downs = found
+    verb = next((t for t in [*downs[1:], top] if t.pos_ in ("VERB", "AUX")), None)  # the verb nearest the object
+    if verb is None:
+        return False
+    if negated(verb) or state_past(verb):
+        return True
+    head = verb.head if verb.dep_ == "xcomp" else verb  # "we used to deploy with Capistrano"
+    return head.lemma_ == "use" and head.tag_ == "VBD" and any(c.dep_ == "xcomp" for c in head.children)
+
+
 def _lemma(tok: Any) -> str:
     return tok.lemma_.lower() if tok.pos_ in ("VERB", "AUX", "ADP", "ADJ", "NOUN") else tok.pos_
 
@@ -197,7 +217,7 @@ def pair_features(s: Mention, o: Mention, shared: list[str], rules: str | None) 
 
 
 class Proposer:
-    """The fitted classes: one weight column, bias and Platt map per (predicate, status) class."""
+    """The fitted classes: one weight column, bias and Platt map per predicate."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         name = WEIGHTS.name
@@ -210,22 +230,21 @@ class Proposer:
         if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
             raise ValueError(f"{name}: threshold must be in (0, 1]")
         self.threshold = float(threshold)
-        self.labels: list[tuple[str, bool]] = []
+        self.labels: list[str] = []
         vocab: dict[str, int] = {}
         cols: list[dict[str, float]] = []
         bias, slope, intercept = [], [], []
         for label in sorted(classes):
             spec = classes[label]
-            predicate, _, status = label.partition("/")
-            if not predicate or status not in ("current", "retired"):
-                raise ValueError(f"{name}: class {label!r} must be <predicate>/current or <predicate>/retired")
+            if not re.fullmatch(r"[a-z][a-z_]*", label):
+                raise ValueError(f"{name}: class {label!r} must be a predicate (lower case, _ between words)")
             platt = spec.get("calibration", {}).get("platt") if isinstance(spec, dict) else None
             if not (isinstance(platt, list) and len(platt) == 2 and platt[0] > 0):
                 raise ValueError(f"{name}: class {label!r}: calibration.platt must be [slope > 0, intercept]")
             weights = spec.get("weights")
             if not isinstance(weights, dict):
                 raise ValueError(f"{name}: class {label!r}: weights must be an object")
-            self.labels.append((predicate, status == "retired"))
+            self.labels.append(label)
             bias.append(float(spec["bias"]))
             slope.append(float(platt[0]))
             intercept.append(float(platt[1]))
@@ -306,7 +325,8 @@ def readings(out: Extraction, doc: Any, floor: float, model: Proposer) -> list[F
     for s, o, feats in pairs(doc, out, floor):
         p = model.probabilities(feats)
         j = int(np.argmax(p))
-        predicate, past = model.labels[j]
+        predicate = model.labels[j]
+        past = over(s, o)
         if V.fit(predicate, s.name, _type(s), o.name, _type(o), None) <= 0:
             continue
         key = (s.name.casefold(), o.name.casefold())
