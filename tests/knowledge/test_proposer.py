@@ -57,6 +57,11 @@ def test_the_shipped_weights_load_as_one_matrix() -> None:
     assert 0 < model.threshold <= 1 and (model.slope > 0).all()
     p = model.probabilities(["feature-no-class-weighs"])  # an unknown feature adds nothing: the bias alone
     assert p.shape == (len(model.labels),) and ((0 < p) & (p < 1)).all()
+    known = sorted(model.vocab)[:3]
+    batch = model.many([known, ["feature-no-class-weighs"], [], known[:1] * 2])  # one gather for many pairs
+    assert batch.shape == (4, len(model.labels))
+    assert (batch[0] == model.probabilities(known)).all() and (batch[1] == p).all() and (batch[2] == p).all()
+    assert (batch[3] == model.probabilities(known[:1])).all() and (batch[0] != p).any()
 
 
 @pytest.mark.parametrize(("change", "message"), [

@@ -274,8 +274,19 @@ class Proposer:
 
     def probabilities(self, feats: list[str]) -> np.ndarray:
         """The calibrated probability of each class for one pair."""
-        rows = [self.vocab.get(f, len(self.vocab)) for f in set(feats)]
-        z = self.slope * (self.bias + self.matrix[rows].sum(axis=0)) + self.intercept
+        return self.many([feats])[0]
+
+    def many(self, feats: list[list[str]]) -> np.ndarray:
+        """The calibrated probability of each class for each pair (pairs × classes), in one gather and sum."""
+        if not feats:
+            return np.zeros((0, len(self.labels)))
+        unknown = len(self.vocab)
+        rows: list[int] = []
+        starts: list[int] = []
+        for fs in feats:
+            starts.append(len(rows))
+            rows += [self.vocab.get(f, unknown) for f in set(fs)] or [unknown]
+        z = self.slope * (self.bias + np.add.reduceat(self.matrix[rows], starts, axis=0)) + self.intercept
         return 1.0 / (1.0 + np.exp(-z))
 
 
@@ -322,8 +333,8 @@ def readings(out: Extraction, doc: Any, floor: float, model: Proposer) -> list[F
     which is the draft's confidence), one per pair, most sure first; readings whose ends do not fit their
     predicate's kinds ("Team lives_in Valkey") are left out."""
     best: dict[tuple[str, str], FactDraft] = {}
-    for s, o, feats in pairs(doc, out, floor):
-        p = model.probabilities(feats)
+    found = pairs(doc, out, floor)
+    for (s, o, _), p in zip(found, model.many([f for _, _, f in found])):
         j = int(np.argmax(p))
         predicate = model.labels[j]
         past = over(s, o)
