@@ -198,3 +198,26 @@ SMALL = [
     ("The scheduler uses Temporal for retries.", [("scheduler", "uses", "Temporal")]),
     *((t, []) for t in STATES_NOTHING),
 ]
+
+
+@needs_parser
+def test_the_setting_reads_memories_in_through_the_proposer_on_both_backends(target: str, tmp_path: Path) -> None:
+    """On, a read-in keeps every fact it keeps off; whatever it adds is at least as sure as the proposer's threshold
+    and the store floor (the shipped threshold adds nothing)."""
+    import knotwork
+    from knotwork import Settings
+
+    texts = [t for t, _ in READS] + ["We moved the billing service from MySQL to Postgres last year."]
+    found = {}
+    for on in (False, True):
+        where = target if on else str(tmp_path / "off.db")
+        with knotwork.open(where, settings=Settings(embedder="none", kg_proposer=on)) as mem:
+            for text in texts:
+                mem.add(text, workspace="w", consolidate=False)
+            mem.wait_for_extraction()
+            found[on] = {(f.subject, f.predicate, f.object, f.confidence)
+                         for name in ("worker", "User", "billing service")
+                         for f in mem.entity_facts(name, workspace="w", min_confidence=0)}
+    assert found[False] and found[False] <= found[True]
+    floor = max(proposer.load().threshold, Settings().kg_min_store)
+    assert all(f[3] >= floor for f in found[True] - found[False])
