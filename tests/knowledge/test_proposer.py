@@ -192,7 +192,8 @@ def test_the_trainer_rebuilds_a_file_byte_for_byte_and_check_tells_a_changed_one
 
 #: a small labelled set for the trainer's test: one source per item
 SMALL = [
-    ("The worker uses Celery with RabbitMQ as the broker.", [("worker", "uses", "Celery"), ("worker", "uses", "RabbitMQ")]),
+    ("The worker uses Celery with RabbitMQ as the broker.",
+     [("worker", "uses", "Celery"), ("worker", "uses", "RabbitMQ")]),
     ("The checkout service uses Stripe for payments.", [("checkout service", "uses", "Stripe")]),
     ("The e2e suite uses Playwright.", [("e2e suite", "uses", "Playwright")]),
     ("The scheduler uses Temporal for retries.", [("scheduler", "uses", "Temporal")]),

@@ -11,17 +11,20 @@ the governing word's lemma with its particles and the preposition before the obj
 ends, their order and distance, copula / possessive / apposition shapes, and the sentence gate's cue
 features (:func:`knotwork.knowledge.gate.features`: question, condition, instruction, hedge, plan, ...).
 
-One logistic model per predicate, each Platt-calibrated on out-of-fold scores, says how likely the
-sentence states that fact; a pair gets the predicate with the highest probability, when it reaches the
-file's ``threshold``; the fact is stated as over (stored retired) when the rules' cues say so on the path
-between the two names (:func:`over`: negation, "no longer", "used to", a past state verb). That probability is the fact's ``confidence`` (the fact scorer, fitted on the
-rules' candidates, does not re-score it), and the store floor applies as to every fact. A proposed fact is
-added only for a pair of names the rules left unrelated: where a rule reads a pair, its reading stands.
+One logistic model per predicate, each Platt-calibrated on out-of-fold scores of the pairs it reads, says
+how likely the sentence states that fact; a pair gets the predicate with the highest probability, when it
+reaches the file's ``threshold``. That probability is the fact's ``confidence`` (the fact scorer, fitted on
+the rules' candidates, does not re-score it), and the store floor applies as to every fact. The fact is over
+(stored retired) when the rules' cues say so on the verb nearest its object (:func:`over`: negation, "no
+longer", "used to", a past state verb). A proposed fact is added only for a pair of names the rules left
+unrelated: where a rule reads a pair, its reading stands.
 
 The weights are ``data/fact_proposer.json``, fitted by ``bench/train_fact_proposer.py`` on the dev halves
 of the labelled sets (``--check`` rebuilds the file byte for byte). Reading them needs only NumPy: the
-per-class weights become one matrix, so a pair costs one row gather and a sum. Off unless the setting
-``KNOTWORK_KG_PROPOSER`` turns it on (see bench/RESULTS.md for why).
+per-class weights become one matrix, so the pairs of a memory cost one row gather and a sum. Off unless the
+setting ``KNOTWORK_KG_PROPOSER`` turns it on, and the shipped threshold (1.0) proposes nothing: out of fold on
+the dev halves no threshold added right facts without lowering some set's precision (bench/RESULTS.md, issue
+36 round 4). It is here for a refit on more labelled text.
 """
 
 from __future__ import annotations
@@ -130,8 +133,8 @@ def _path(a: Any, b: Any) -> tuple[list[Any], Any, list[Any]] | None:
 
 def over(s: Mention, o: Mention) -> bool:
     """Whether the sentence states the pair's fact as over: the verb nearest the object on the path between
-    them negated or ended ("no longer uses", "doesn't support", "anymore"), a simple past of a state verb ("the docs were built with
-    Sphinx"), or "used to" (the rules' cues, :mod:`knotwork.knowledge.cues`)."""
+    them negated or ended ("no longer uses", "doesn't support", "anymore"), a simple past of a state verb
+    ("the docs were built with Sphinx"), or "used to" (the rules' cues, :mod:`knotwork.knowledge.cues`)."""
     from knotwork.knowledge.cues import negated, state_past
 
     found = _path(s.tok, o.tok)
@@ -322,7 +325,8 @@ def pairs(doc: Any, out: Extraction, floor: float, every: bool = False
                 covered = (s.name.casefold(), o.name.casefold()) in kept
                 if covered and not every:
                     continue
-                feats = pair_features(s, o, shared, None if covered else under.get((s.name.casefold(), o.name.casefold())))
+                ruled = None if covered else under.get((s.name.casefold(), o.name.casefold()))
+                feats = pair_features(s, o, shared, ruled)
                 if feats is not None:
                     found.append((s, o, feats + ["covered"] if covered else feats))
     return found
@@ -338,10 +342,10 @@ def readings(out: Extraction, doc: Any, floor: float, model: Proposer) -> list[F
         j = int(np.argmax(p))
         predicate = model.labels[j]
         past = over(s, o)
-        if V.fit(predicate, s.name, _type(s), o.name, _type(o), None) <= 0:
+        if V.fit(predicate, s.name, type_of(s), o.name, type_of(o), None) <= 0:
             continue
         key = (s.name.casefold(), o.name.casefold())
-        fact = FactDraft(s.name, predicate, o.name, subject_type=_type(s), object_type=_type(o), past=past,
+        fact = FactDraft(s.name, predicate, o.name, subject_type=type_of(s), object_type=type_of(o), past=past,
                          confidence=round(float(p[j]), 3), rule=f"{RULE}:{predicate}")
         if key not in best or fact.confidence > best[key].confidence:
             best[key] = fact
@@ -364,7 +368,8 @@ def propose(out: Extraction, doc: Any, floor: float, model: Proposer | None = No
     return out
 
 
-def _type(m: Mention) -> str | None:
+def type_of(m: Mention) -> str | None:
+    """The entity type a fact's end gets from its mention (None: the extraction could not tell)."""
     if m.kind == "user":
         return "person"
     if m.kind == "team":
