@@ -459,6 +459,17 @@ def training_sets(corpus: Path = CORPUS) -> Iterator[tuple[Path, bool, bool, lis
         yield path, statuses, dev_only, items, groups
 
 
+def source_groups(corpus: Path = CORPUS) -> Iterator[list[int]]:
+    """Per training set (in :func:`training_sets`' order), each item's source: its corpus source, or in the older
+    sets, which name none, its file's section ("dev coding", "personal": one writer, one register). Folds grouped
+    so say how a scorer does on text of a source it never saw, as the independent checks are; grouping the older
+    sets by sentence, as the shipped fits do, flatters their calibration."""
+    ids: dict[tuple[str, str], int] = {}
+    for path, _, _, items, _ in training_sets(corpus):
+        source_of = sources_of(path)
+        yield [ids.setdefault((path.name, source_of.get(i.text) or "section " + i.section), len(ids)) for i in items]
+
+
 def read_line(path: Path, dev_only: bool, items: list, what: str) -> str:
     """What a trainer read of one set, as its weights file records it (the same name whichever folder --corpus
     named)."""

@@ -5,7 +5,9 @@ Pairs: two labelled sets, each with a dev and a test half (labels written before
 ``memory``, bench/data/supersession_memory_pairs.jsonl (the same question in memory wording: roles, cities,
 employers, version floors, tools, defaults; bench/data/supersession_memory_pairs.md), and ``fresh``,
 bench/data/supersession_fresh_pairs.jsonl (one held-out half, ``test2``: memory wording from sources neither other
-set uses; bench/data/supersession_fresh_pairs.md; scored only with ``--set fresh``). Each pair goes through
+set uses; bench/data/supersession_fresh_pairs.md; ``--set fresh``; seen since round 5 and read for tuning), and
+``fresh2``, bench/data/supersession_fresh2_pairs.jsonl (a second held-out half, all ``test``: sources none of the
+other three uses; bench/data/supersession_fresh2_pairs.md; scored only with ``--set fresh2``). Each pair goes through
 the add-time rules (knotwork/hygiene/consolidate.py, ``decide``) as it would on ``add``: the new text against the
 old one, with the configured embedder's cosine (default: the bundled MiniLM). A pair counts as superseded when
 the decision is SUPERSEDE.
@@ -14,7 +16,7 @@ Reported per half: supersession precision (of the pairs the rules retire, the sh
 and recall (of the SUPERSEDE pairs, the share retired), the confusion of all decisions, and the pairs that
 lose a true memory (an ADD pair decided SUPERSEDE or NOOP). Rules are tuned on dev; test is reported as is.
 
-Run: python bench/supersession.py [--set old|memory|fresh] [--half dev|test|test2] [--show dev|test|test2]
+Run: python bench/supersession.py [--set old|memory|fresh|fresh2] [--half dev|test|test2] [--show dev|test|test2]
 [--kind KIND] [--sweep] (old and memory unless ``--set``; ``--sweep`` reads the dev half of the chosen sets)
 """
 
@@ -37,8 +39,9 @@ from consolidation import LABELS, cosines  # noqa: E402  (the same embedding of 
 PAIRS = Path(__file__).resolve().parent / "data/supersession_pairs.jsonl"
 MEMORY_PAIRS = Path(__file__).resolve().parent / "data/supersession_memory_pairs.jsonl"
 FRESH_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh_pairs.jsonl"
-SETS = {"old": PAIRS, "memory": MEMORY_PAIRS, "fresh": FRESH_PAIRS}
-DEFAULT_SETS = ("old", "memory")  # the fresh set (one half, test2) is scored only when asked by name
+FRESH2_PAIRS = Path(__file__).resolve().parent / "data/supersession_fresh2_pairs.jsonl"
+SETS = {"old": PAIRS, "memory": MEMORY_PAIRS, "fresh": FRESH_PAIRS, "fresh2": FRESH2_PAIRS}
+DEFAULT_SETS = ("old", "memory")  # the fresh sets (one half each) are scored only when asked by name
 
 
 def decisions(pairs: list[dict], cos: np.ndarray) -> list[c.Decision]:
@@ -86,7 +89,7 @@ def main() -> None:
     parser.add_argument("--kind", help="only pairs of this kind (old: revision, same-document, adapted; "
                         "memory: adapted, restated)")
     parser.add_argument("--set", choices=tuple(SETS), help="score only this set (default: old and memory; "
-                        "fresh, a test half alone, only when named)")
+                        "fresh and fresh2, one half each, only when named)")
     parser.add_argument("--half", choices=("dev", "test", "test2"),
                         help="score only this half (tune on dev alone; test2 is the fresh set's)")
     args = parser.parse_args()

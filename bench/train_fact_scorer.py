@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import calibrated_fit  # noqa: E402
-from extraction import CORPUS, read_line, reliability, training_sets  # noqa: E402
+from extraction import CORPUS, DATA, read_line, reliability, source_groups, training_sets  # noqa: E402
 
 # L2 strength: chosen on the dev data among 0.1, 0.25, 0.5, 1, 2, 4. On the dev data of round one 1 had the lowest
 # out-of-fold log loss (0.340); with the register readings (knowledge/registers.py) 0.1 has (0.335 against 0.343),
@@ -57,9 +57,11 @@ CORPUS_WEIGHT = 1.0
 DIGITS = 5
 
 
-def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[int], list[str]]:
-    """Features, label (1 right) and sentence group of every candidate fact of the training sentences,
-    and a line per set saying what was read. The sentence gate's feature is its out-of-fold probability
+def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[int], list[str], list[tuple[str, str, int]]]:
+    """Features, label (1 right) and sentence group of every candidate fact of the training sentences, a line
+    per set saying what was read, and each candidate's (set, mode, source): the set ``heldout``, ``agents``,
+    ``labels`` or ``corpus/<kind>``, the mode ``parse`` or ``rules``, the source group of
+    :func:`extraction.source_groups`. The sentence gate's feature is its out-of-fold probability
     (bench/train_sentence_gate.py), so no candidate sees a gate fitted on its own sentence."""
     from train_sentence_gate import oof_table
 
@@ -71,16 +73,18 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
     labels: list[int] = []
     groups: list[int] = []
     read: list[str] = []
+    tags: list[tuple[str, str, int]] = []
     table = oof_table(corpus) if gate.load() is not None else {}
-    for path, statuses, dev_only, items, item_groups in training_sets(corpus):
+    for (path, statuses, dev_only, items, item_groups), item_sources in zip(training_sets(corpus), source_groups(corpus)):
         n0 = len(labels)
-        for item, (parsed, doc), g in zip(items, candidates([i.text for i in items]), item_groups):
+        name = path.stem.removeprefix("extraction_") if path.parent == DATA else f"corpus/{path.stem}"
+        for item, (parsed, doc), g, src in zip(items, candidates([i.text for i in items]), item_groups, item_sources):
 
             def gate_of(sentence: str, span, text: str = item.text) -> float | None:
                 key = ("parse" if span is not None else "rules", text, sentence)
                 return table[key] if key in table else gate.probability(sentence, span)
 
-            for ex, d in ((parsed, doc), (rules_candidates(item.text), None)):
+            for mode, ex, d in (("parse", parsed, doc), ("rules", rules_candidates(item.text), None)):
                 for f in ex.facts:
                     key = (normalize(f.subject), f.predicate, normalize(f.object))
                     if statuses:
@@ -88,8 +92,9 @@ def examples(corpus: Path = CORPUS) -> tuple[list[list[str]], list[int], list[in
                     feats.append(scorer.features(f, item.text, d, len(ex.facts), gate_of))
                     labels.append(int(key in item.facts))
                     groups.append(g)
+                    tags.append((name, mode, src))
         read.append(read_line(path, dev_only, items, f"sentences, {len(labels) - n0} candidates, {sum(labels[n0:])} right"))
-    return feats, labels, groups, read
+    return feats, labels, groups, read, tags
 
 
 def fit(feats: list[list[str]], labels: list[int], groups: list[int]) -> tuple[dict, np.ndarray]:
@@ -104,12 +109,40 @@ def render(data: dict, read: list[str]) -> str:
     return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
+def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def by_set(oof: np.ndarray, y: np.ndarray, tags: list[tuple[str, str, int]], thresholds: tuple[float, ...]) -> None:
+    """Out-of-fold figures per training set and for the corpus' kinds together, over the candidates the parse
+    proposes (what a store with the English pipeline keeps): log loss, ECE, precision at confidence >= 0.9 and
+    the precision (and count) of the candidates at or above each threshold (a store floor, a reading default)."""
+    names = sorted({t[0] for t in tags})
+    rows = [("every set", lambda n: True), ("older sets", lambda n: not n.startswith("corpus/")),
+            ("corpus, every kind", lambda n: n.startswith("corpus/"))] + [(n, (lambda m: lambda n: n == m)(n)) for n in names]
+    print("| set (parse candidates) | candidates | right | log loss | ECE | P at >=0.9 (n) | "
+          + " | ".join(f"P at >={t:.2f} (n)" for t in thresholds) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(thresholds))
+    for title, keep in rows:
+        m = np.asarray([keep(t[0]) and t[1] == "parse" for t in tags])
+        if not m.any():
+            continue
+        p, t = oof[m], y[m]
+        _, e = reliability(p, t)
+        cells = [f"{t[p >= th].mean():.3f} ({int((p >= th).sum())})" if (p >= th).any() else "- (0)"
+                 for th in (0.9, *thresholds)]
+        print(f"| {title} | {int(m.sum())} | {t.mean():.3f} | {_log_loss(p, t):.3f} | {e:.3f} | " + " | ".join(cells) + " |")
+
+
 def main() -> int:
     corpus = {"type": Path, "default": CORPUS, "help": "the new corpus' folder (its dev halves)"}
-    args = calibrated_fit.arguments(__doc__, corpus=corpus).parse_args()
+    by_source = {"action": "store_true", "help": "also print out-of-fold figures per set with folds grouped by "
+                 "source (a corpus source, or a section of an older set): how the scorer does on unseen sources"}
+    args = calibrated_fit.arguments(__doc__, corpus=corpus, **{"by-source": by_source}).parse_args()
     from knotwork.knowledge import scorer
 
-    feats, labels, groups, read = examples(args.corpus)
+    feats, labels, groups, read, tags = examples(args.corpus)
     data, oof = fit(feats, labels, groups)
     text = render(data, read)
     target = args.out or scorer.WEIGHTS
@@ -118,17 +151,15 @@ def main() -> int:
     y = np.asarray(labels)
     rows, ece = reliability(oof, y)
     print(f"\n{len(y)} candidates, {int(y.sum())} right ({y.mean():.3f}); {len(data['weights'])} features; "
-          f"out-of-fold ECE {ece:.3f}\n")
-    print("| training set | candidates | right | out-of-fold ECE |\n|---|---|---|---|")
-    at = 0
-    for line in read:
-        n = int(line.split(": ", 1)[1].split(" sentences, ")[1].split(" candidates")[0])
-        if n:
-            _, e = reliability(oof[at:at + n], y[at:at + n])
-            print(f"| {line.split(':')[0]} | {n} | {y[at:at + n].mean():.3f} | {e:.3f} |")
-        at += n
-    print()
-    print("| confidence | facts | mean confidence | precision |\n|---|---|---|---|")
+          f"out-of-fold ECE {ece:.3f}, log loss {_log_loss(oof, y):.3f}\n")
+    thresholds = (0.6, 0.7, 0.75, 0.8, 0.85)
+    print("folds as fitted (the older sets by sentence, the corpus by source):\n")
+    by_set(oof, y, tags, thresholds)
+    if args.by_source:
+        _, grouped = fit(feats, labels, [t[2] for t in tags])
+        print(f"\nfolds grouped by source: out-of-fold log loss {_log_loss(grouped, y):.3f}\n")
+        by_set(grouped, y, tags, thresholds)
+    print("\n| confidence | facts | mean confidence | precision |\n|---|---|---|---|")
     for b, n, mean, prec in rows:
         print(f"| {b} | {n} | {mean:.3f} | {prec:.3f} |")
     print("\n| threshold | kept | share kept | precision of kept |\n|---|---|---|---|")
@@ -136,6 +167,7 @@ def main() -> int:
         m = oof >= t
         print(f"| {t:.2f} | {int(m.sum())} | {m.mean():.3f} | {y[m].mean() if m.any() else float('nan'):.3f} |")
     return calibrated_fit.write_or_check(target, text, args.check)
+
 
 if __name__ == "__main__":
     sys.exit(main())

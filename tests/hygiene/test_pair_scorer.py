@@ -87,3 +87,18 @@ def test_the_check_reads_a_change_marked_with_now_as_the_rule_does() -> None:
     # two spans still differ: no candidate
     assert ps.swap("Dana Reyes is an active member of the Docs team.",
                    "Omar Haddad is now an emeritus member of the Docs team.") is None
+
+
+
+def test_a_standing_given_is_the_frame_rules_to_decide() -> None:
+    # "is a chair of" -> "is now an emeritus lead of": the shipped check scores it under 0.5 (a word swapped for
+    # a word, as "chair" -> "tech lead" is), so the standing reading decides alone, as a role's new holder does
+    old, new = "Dana Reyes is a chair of the Docs team.", "Dana Reyes is now an emeritus lead of the Docs team."
+    found = ps.swap(old, new)
+    assert found is not None
+    model = ps.load()
+    assert model.probability(ps.features(old, new, 0.92, found, "frame")) < model.threshold("frame")
+    assert c.supersedes(old, new, 0.92) == "chair -> emeritus lead"
+    # a role beside a role, no standing: the check still decides, and retires nothing
+    assert c.supersedes("Dana Reyes is a chair of the Docs team.", "Dana Reyes is a tech lead of the Docs team.",
+                        0.92) is None

@@ -38,6 +38,16 @@ CHANGES = [
                  "Dana Reyes is now an emeritus member of the Docs team.", "active -> emeritus", id="standing"),
     pytest.param("The web app bundles its assets with webpack.", "The web app bundles its assets with esbuild.",
                  "webpack -> esbuild", id="tool"),
+    # a slot read whole: a change inside a list of holders, a schedule's day and time at once, an employer in
+    # another wording
+    pytest.param("The chairs of the Docs working group are Ann Lee and Bo Kim.",
+                 "The chairs of the Docs working group are Cy Diaz and Dee Ray.",
+                 "ann lee and bo kim -> cy diaz and dee ray", id="holder-list"),
+    pytest.param("The Docs working group's regular meeting is on Wednesdays at 10:00 PT.",
+                 "The Docs working group's regular meeting is on Tuesdays at 15:00 PT.",
+                 "wednesday 10:00 pt -> tuesday 15:00 pt", id="meeting"),
+    pytest.param("Priya Nair's employer is Globex.", "Priya Nair is now independent, with no employer.",
+                 "globex -> independent", id="employer-wording"),
 ]
 
 # Two statements that can both hold: neither retires the other, in either order.
@@ -53,6 +63,10 @@ BOTH_HOLD = [
                  id="two-roles"),  # no word of standing: one person holds both
     pytest.param("Priya Nair works at Globex.", "Omar Haddad works at Initech.", id="two-employers"),
     pytest.param("Crush formats code with gofumpt.", "Crush orders imports with goimports.", id="two-tools"),
+    pytest.param("The chairs of the Docs working group are Ann Lee and Bo Kim.",
+                 "The chairs of the Infra working group are Ann Lee and Cy Diaz.", id="two-groups-chairs"),
+    pytest.param("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT.",
+                 id="two-meetings"),
 ]
 
 

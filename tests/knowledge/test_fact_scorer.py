@@ -67,7 +67,8 @@ def test_a_malformed_weights_file_is_refused(tmp_path) -> None:
 @needs_parser
 def test_the_training_script_rebuilds_the_shipped_weights_byte_for_byte() -> None:
     train = bench_module("train_fact_scorer.py", "train_fact_scorer_bench")
-    feats, labels, groups, read = train.examples()
+    feats, labels, groups, read, tags = train.examples()
+    assert len(tags) == len(labels) and {t[1] for t in tags} <= {"parse", "rules"}
     shipped = scorer.WEIGHTS.read_text(encoding="utf-8")
     if sorted(read) != sorted(json.loads(shipped)["trained_on"]):
         pytest.skip("the labelled dev halves changed since the weights were fitted: run bench/train_fact_scorer.py")
@@ -201,3 +202,30 @@ def test_been_at_without_a_start_or_length_is_a_visit_and_a_real_question_states
     assert (f.subject, f.predicate, f.object) == ("User", "lives_in", "Oregon")
     assert extract_many(["Do you live in Oregon?"])[0].facts == []
     assert extract_many(["I work at Google, right?"])[0].facts == []
+
+
+# -- a change's new value is as sure as the value it retires -----------------------------------------------
+
+
+def test_a_new_value_that_retires_an_older_one_is_at_least_as_sure(target: str) -> None:
+    with knotwork.open(target, settings=Settings(embedder="none", kg_extract="none")) as mem:
+        first = mem.add("Ana's home", workspace="w", valid_at="2024-01-01")
+        mem.knowledge.ingest_memory(mem.get(first.id), Extraction(facts=[
+            FactDraft("Ana", "lives_in", "Lyon", confidence=0.95), FactDraft("Ana", "uses", "Vim", confidence=0.9)]),
+            "parser")
+        later = mem.add("Ana's new home", workspace="w", valid_at="2025-01-01")
+        mem.knowledge.ingest_memory(mem.get(later.id), Extraction(facts=[
+            FactDraft("Ana", "lives_in", "Geneva", confidence=0.65),  # single-valued: retires Lyon
+            FactDraft("Ana", "uses", "Zed", confidence=0.65)]), "parser")  # uses holds several: retires nothing
+        now = {(f.predicate, f.object): f.confidence for f in mem.entity_facts("Ana", workspace="w", min_confidence=0)}
+        assert now[("lives_in", "Geneva")] == pytest.approx(0.95) and ("lives_in", "Lyon") not in now
+        assert now[("uses", "Zed")] == pytest.approx(0.65)  # nothing retired, nothing lifted
+        assert {f.object for f in mem.entity_facts("Ana", workspace="w")} >= {"Geneva", "Vim"}  # shown by default
+        # a caller's fact is on its own scale: it neither lifts nor is lifted
+        mem.add("Bo's home", workspace="w", valid_at="2024-01-01",
+                facts=[{"subject": "Bo", "predicate": "lives_in", "object": "Oslo", "confidence": 1.0}])
+        third = mem.add("Bo's new home", workspace="w", valid_at="2025-01-01")
+        mem.knowledge.ingest_memory(mem.get(third.id), Extraction(facts=[
+            FactDraft("Bo", "lives_in", "Bergen", confidence=0.65)]), "parser")
+        bo = {(f.predicate, f.object): f.confidence for f in mem.entity_facts("Bo", workspace="w", min_confidence=0)}
+        assert bo == {("lives_in", "Bergen"): pytest.approx(0.65)}

@@ -353,12 +353,13 @@ class KnowledgeService:
         names = self.store.kg_get_entities([subject_id, object_id])
         subject, obj = names[subject_id].name, names[object_id].name
         ended = p.invalid_at is not None and p.invalid_at <= at
+        by_id = {s.id: s for s in stored}
+        sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire])
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
                     fact_text(subject, f.predicate, obj), valid_at, p.invalid_at, at, at if ended else None,
-                    p.superseded_by, origin, (memory.id,), f.confidence)
+                    p.superseded_by, origin, (memory.id,), sure)
         self.store.kg_insert_fact(fact)
         touched = {subject_id, object_id}
-        by_id = {s.id: s for s in stored}
         for r in p.retire:
             self.store.kg_retire_fact(r.fact_id, r.invalid_at, at, r.superseded_by)
             touched.add(by_id[r.fact_id].object_id)

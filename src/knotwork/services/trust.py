@@ -4,6 +4,7 @@
   probability, :mod:`knotwork.knowledge.scorer`).
 - :func:`shown`: what a read shows without ``min_confidence``: every fact but the offline extraction's
   under ``kg_min_confidence``; with it, the facts at least that sure (0: every stored fact).
+- :func:`retiring`: the confidence a scored fact keeps when it retires an older value of its subject.
 - :func:`contexts`: the people earlier memories of each scope named (:mod:`knotwork.knowledge.carry`),
   so that "she" or "my sister" in a new memory is the person an earlier one named.
 """
@@ -54,6 +55,21 @@ def shown(facts: Sequence[Fact], min_confidence: Any, settings: Settings) -> lis
         return [f for f in facts if f.confidence >= floor]
     default = settings.kg_min_confidence
     return [f for f in facts if f.extractor not in SCORED or f.confidence >= default]
+
+
+def retiring(confidence: float, origin: str, retired: Sequence[Fact]) -> float:
+    """The confidence a new fact is stored with when storing it retires ``retired`` (older values of the same
+    subject and predicate: a change "from A to B", or a new value of a single-valued predicate).
+
+    Trigger: an extracted fact that retires an older extracted value scored higher. Why: the retirement
+    happens whatever the new fact's confidence; left lower, the new value could fall under the reading
+    default while the old one is retired, and a reader would see no current value at all (or, before the
+    retirement, the old one as current). The older value's confidence says the subject held such a value;
+    the new memory says it changed. Outcome: the new fact is at least as sure as the value it retires
+    (caller and LLM facts, on their own scales, neither lift nor are lifted)."""
+    if origin not in SCORED:
+        return confidence
+    return max([confidence] + [g.confidence for g in retired if g.extractor in SCORED])
 
 
 def extract(store: Any, drafts: Sequence[Memory], settings: Settings | None = None) -> list[Extraction]:
