@@ -60,9 +60,10 @@ regular-expression rules (the fallback when spaCy is not installed).
 ``--by-rule`` counts, per held-out set, the facts each rule stored
 (``FactDraft.rule``: ``parse:<reading>:<phrase>`` or ``rules:<pattern>``)
 and how many of them the labels hold: the precision of each rule, of each
-rule family and of each predicate. Tune on the dev halves only. ``--proposer`` adds the learned
-proposer's facts (:mod:`knotwork.knowledge.proposer`, as the setting ``KNOTWORK_KG_PROPOSER`` does), at its
-shipped threshold or at THRESHOLD.
+rule family and of each predicate. Tune on the dev halves only. The learned proposer's facts
+(:mod:`knotwork.knowledge.proposer`) are read as the setting ``KNOTWORK_KG_PROPOSER`` says (on by default;
+``KNOTWORK_KG_PROPOSER=0`` gives the figures without it, the dated sequences included); ``--proposer`` reads
+them whatever the setting, at its shipped threshold or at THRESHOLD.
 """
 
 from __future__ import annotations
@@ -148,8 +149,8 @@ def predict(texts: list[str], statuses: bool, floor: float | None = None
     return [(e, f, r) for e, f, r, _ in predict_scored(texts, statuses, floor)]
 
 
-#: --proposer: read the learned proposer's facts too
-PROPOSER = False
+#: --proposer: read the learned proposer's facts too (None: as the setting KNOTWORK_KG_PROPOSER says)
+PROPOSER: bool | None = None
 
 
 def store_floor() -> float:
@@ -167,7 +168,10 @@ def predict_scored(texts: list[str], statuses: bool, floor: float | None = None
 
     floor = store_floor() if floor is None else floor
     out = []
-    for ex in extract_many(texts, proposer_floor=floor if PROPOSER else None):
+    from knotwork.config import Settings
+
+    on = Settings().kg_proposer if PROPOSER is None else PROPOSER
+    for ex in extract_many(texts, proposer_floor=floor if on else None):
         facts: set[tuple] = set()
         rules: dict[tuple, str] = {}
         confs: dict[tuple, float] = {}

@@ -141,9 +141,9 @@ def examples(sets=None):
             carried = heads(doc, {x for pair in gold for x in pair} - {"user", "team"}) if ALIGN else {}
             for s, o, fs in proposer.pairs(doc, ex, floor, every=True):
                 found = gold.get((normalize(s.name), normalize(o.name)), [])
-                if not found and ALIGN:  # the labels' ends by the mentions' heads (extent: heads())
-                    for ks in {normalize(s.name)} | carried.get(s.tok.i, set()):
-                        for ko in {normalize(o.name)} | carried.get(o.tok.i, set()):
+                if not found and ALIGN:  # the labels' ends by either name or the mentions' heads (heads())
+                    for ks in {normalize(x) for x in (s.name, s.cut) if x} | carried.get(s.tok.i, set()):
+                        for ko in {normalize(x) for x in (o.name, o.cut) if x} | carried.get(o.tok.i, set()):
                             found = found or gold.get((ks, ko), [])
                 covered.append(fs[-1] == "covered")
                 feats.append(fs[:-1] if covered[-1] else fs)
@@ -151,7 +151,7 @@ def examples(sets=None):
                 groups.append(g)
                 owner.append(number)
                 names.append((normalize(s.name), normalize(o.name), s.name, o.name, proposer.type_of(s),
-                              proposer.type_of(o), proposer.over(s, o), normalize(o.said) if o.said else None))
+                              proposer.type_of(o), proposer.over(s, o), normalize(o.cut) if o.cut else None))
         read.append(read_line(path, dev_only, items, f"sentences, {len(labels) - n0} pairs, "
                                                      f"{sum(1 for x in labels[n0:] if x)} labelled"))
     return feats, labels, groups, owner, names, covered, items_out, read
@@ -207,9 +207,11 @@ def proposed(oof: np.ndarray, classes: list[str], owner: list[int], names: list,
         if p < threshold:
             continue
         pred = classes[j]
-        ns, no, s, o, st, ot, past = names[r][:7]
-        if items is not None and any(k[1] == pred and k[2] in (no, names[r][7]) for k in items[owner[r]][2]):
+        ns, no, s, o, st, ot, past, cut = names[r]
+        if items is not None and any(k[1] == pred and k[2] in (no, cut) for k in items[owner[r]][2]):
             continue  # as proposer.readings: the rules' stored facts give the object this relation already
+        if pred == "is_a" and cut:  # as proposer.object_name: a kind by the guide's extent
+            no = cut
         status = "retired" if past else "current"
         if V.fit(pred, s, st, o, ot, None) <= 0:
             continue

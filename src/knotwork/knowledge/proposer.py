@@ -65,7 +65,7 @@ class Mention:
     name: str
     kind: str       # the span's type, user, team, noun, status, version
     tok: Any        # its head token
-    said: str = ""  # the parse's own phrase when the name is cut to the guide's extent (:func:`guide_name`)
+    cut: str = ""   # a common noun's name cut to the guide's extent (:func:`guide_name`) when it differs
 
 
 def mentions(sent: Any, spans: list[Any]) -> list[Mention]:
@@ -78,11 +78,11 @@ def mentions(sent: Any, spans: list[Any]) -> list[Mention]:
     seen: set[str] = set()
     taken: set[int] = set()
 
-    def add(name: str, kind: str, tok: Any, said: str = "") -> None:
+    def add(name: str, kind: str, tok: Any, cut: str = "") -> None:
         key = name.casefold()
         if name and key not in seen:
             seen.add(key)
-            out.append(Mention(name, kind, tok, "" if said == name else said))
+            out.append(Mention(name, kind, tok, "" if cut == name else cut))
 
     for span in spans:
         toks = [t for t in sent if t.idx - base < span.end and t.idx - base + len(t) > span.start]
@@ -109,9 +109,8 @@ def mentions(sent: Any, spans: list[Any]) -> list[Mention]:
             except (IndexError, ValueError):  # a parse the name reader does not expect: no mention
                 named = None
             if named and named[0] not in (USER, TEAM):
-                cut = named[1] is None and tok.pos_ == "NOUN"
-                add(guide_name(tok) if cut else named[0], "noun" if named[1] is None else named[1], tok,
-                    named[0] if cut else "")
+                add(named[0], "noun" if named[1] is None else named[1], tok,
+                    guide_name(tok) if named[1] is None and tok.pos_ == "NOUN" else "")
     out.sort(key=lambda m: m.tok.i)
     return out[:MAX_MENTIONS]
 
@@ -121,8 +120,9 @@ def guide_name(tok: Any) -> str:
     4): the head noun with the common nouns compounded right before it, without articles, possessors,
     adjectives, numbers or a proper name in front ("a comprehensive Python toolchain" is "toolchain", "a
     Rule-based analysis framework" is "analysis framework", "home automation application" keeps its nouns).
-    The parse's own phrase (:class:`knotwork.knowledge.parse._Names`) keeps the modifiers, which the labels
-    leave out in every dev half: with it a third of the facts the rules miss had an end no mention met."""
+    The parse's own phrase (:class:`knotwork.knowledge.parse._Names`) keeps the modifiers, which the labels keep
+    on a named part ("the ingest job", "the e2e suite") and leave out of a kind: a fact's subject is the
+    parse's phrase, an ``is_a`` object this name (:func:`object_name`)."""
     start = tok.i
     while start > tok.sent.start:
         prev = tok.doc[start - 1]
@@ -132,6 +132,12 @@ def guide_name(tok: Any) -> str:
         else:
             break
     return tok.doc[start : tok.i + 1].text
+
+
+def object_name(o: Mention, predicate: str) -> str:
+    """The name a fact's object takes: a kind (``is_a``) by the guide's extent ("Biome is a Rust-based monorepo":
+    ``monorepo``), any other object as the parse names it."""
+    return o.cut or o.name if predicate == "is_a" else o.name
 
 
 def _up(tok: Any) -> list[Any]:
@@ -155,7 +161,8 @@ def _path(a: Any, b: Any) -> tuple[list[Any], Any, list[Any]] | None:
 def over(s: Mention, o: Mention) -> bool:
     """Whether the sentence states the pair's fact as over: the verb nearest the object on the path between
     them negated or ended ("no longer uses", "doesn't support", "anymore"), a simple past of a state verb
-    ("the docs were built with Sphinx"), or "used to" (the rules' cues, :mod:`knotwork.knowledge.cues`)."""
+    ("the docs were built with Sphinx"), a past leaving ("left Acme", "moved out of Hackney", "migrated from
+    Heroku"), or "used to" (the rules' cues, :mod:`knotwork.knowledge.cues`)."""
     from knotwork.knowledge.cues import negated, state_past
 
     found = _path(s.tok, o.tok)
@@ -167,8 +174,20 @@ def over(s: Mention, o: Mention) -> bool:
         return False
     if negated(verb) or state_past(verb):
         return True
+    if verb.tag_ in ("VBD", "VBN") and (verb.lemma_ in ("leave", "quit") or (  # "left Acme", "moved out of Hackney"
+            verb.lemma_ in ("move", "relocate", "migrate", "switch") and _away(verb, downs))):
+        return True
     head = verb.head if verb.dep_ == "xcomp" else verb  # "we used to deploy with Capistrano"
     return head.lemma_ == "use" and head.tag_ == "VBD" and any(c.dep_ == "xcomp" for c in head.children)
+
+
+def _away(verb: Any, downs: list[Any]) -> bool:
+    """A move away from the object: "from" or "of" on the path to it, or "out of" / "away from" on the verb
+    (the parse hangs "in Hackney" of "moved out of my flat in Hackney" on the verb)."""
+    if any(t.dep_ == "prep" and t.lower_ in ("from", "of") for t in downs):
+        return True
+    return any(c.lower_ in ("out", "away") and any(g.lower_ in ("of", "from") for g in c.children)
+               for c in verb.children)
 
 
 def _lemma(tok: Any) -> str:
@@ -332,7 +351,7 @@ def pairs(doc: Any, out: Extraction, floor: float, every: bool = False
     kept |= {(o, s) for s, o in kept}
     under = {(f.subject.casefold(), f.object.casefold()): f.predicate for f in out.facts if f.confidence < floor}
     def keys(m: Mention) -> list[str]:
-        return [m.name.casefold()] + ([m.said.casefold()] if m.said else [])
+        return [m.name.casefold()] + ([m.cut.casefold()] if m.cut else [])
 
     found = []
     for sent in doc.sents:
@@ -368,13 +387,14 @@ def readings(out: Extraction, doc: Any, floor: float, model: Proposer) -> list[F
     for (s, o, _), p in zip(found, model.many([f for _, _, f in found])):
         j = int(np.argmax(p))
         predicate = model.labels[j]
-        if (predicate, normalize(o.name)) in filled or (o.said and (predicate, normalize(o.said)) in filled):
+        if (predicate, normalize(o.name)) in filled or (o.cut and (predicate, normalize(o.cut)) in filled):
             continue  # the rules' stored facts give the object this relation already ("e2e suite uses X")
         past = over(s, o)
+        obj = object_name(o, predicate)
         if V.fit(predicate, s.name, type_of(s), o.name, type_of(o), None) <= 0:
             continue
         key = (s.name.casefold(), o.name.casefold())
-        fact = FactDraft(s.name, predicate, o.name, subject_type=type_of(s), object_type=type_of(o), past=past,
+        fact = FactDraft(s.name, predicate, obj, subject_type=type_of(s), object_type=type_of(o), past=past,
                          confidence=round(float(p[j]), 3), rule=f"{RULE}:{predicate}")
         if key not in best or fact.confidence > best[key].confidence:
             best[key] = fact
