@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from knotwork.errors import NotFound
 from knotwork.knowledge import proposer, scorer
 from knotwork.knowledge.extract import candidates, extract_many
 from knotwork.knowledge.nlp import pipeline
@@ -202,9 +203,45 @@ SMALL = [
 
 
 @needs_parser
+@pytest.mark.parametrize(("text", "question", "subject", "predicate", "obj", "ended"), [
+    ("The ingest job uses Airflow with Redis as the broker.",
+     "Should the ingest job use Airflow with Redis as the broker?", "ingest job", "uses", "Redis", False),
+    ("I moved out of my flat in Hackney.", "Should I move out of my flat in Hackney?", "User", "lives_in", "Hackney",
+     True),
+])
+def test_a_fact_only_the_proposer_reads_is_stored_and_its_question_stores_nothing(
+        target: str, text: str, question: str, subject: str, predicate: str, obj: str, ended: bool) -> None:
+    """With the default settings a memory's fact that no rule reads is stored from the proposer (over when the
+    sentence says it ended); the same words asked as a question store no fact at all."""
+    import knotwork
+    from knotwork import Settings
+
+    with knotwork.open(target, settings=Settings(embedder="none")) as mem:
+        assert mem.settings.kg_proposer  # on by default
+        stated = mem.add(text, workspace="said", consolidate=False)
+        asking = mem.add(question, workspace="asked", consolidate=False)
+        mem.wait_for_extraction()
+        said = [f for f in mem.entity_facts(subject, workspace="said", include_invalid=True, min_confidence=0)
+                if stated.id in f.sources]
+        try:  # "User" is one entity for every workspace: the question's facts are those it is a source of
+            asked = [f for f in mem.entity_facts(subject, workspace="asked", include_invalid=True, min_confidence=0)
+                     if asking.id in f.sources]
+        except NotFound:  # no fact made the subject an entity there
+            asked = []
+    found = [f for f in said if (f.predicate, f.object) == (predicate, obj)]
+    assert len(found) == 1 and found[0].extractor != "caller", [(f.predicate, f.object) for f in said]
+    assert (found[0].invalid_at is not None) is ended
+    assert found[0].confidence >= max(proposer.load().threshold, Settings().kg_min_store)
+    assert not any(f.object == obj for f in asked), [(f.predicate, f.object) for f in asked]
+    ((ex, doc),) = candidates([text])  # and no rule reads it: the proposer alone does
+    assert not any((f.predicate, f.object) == (predicate, obj) and f.confidence >= FLOOR
+                   for f in scorer.score(ex, text, doc).facts)
+
+
+@needs_parser
 def test_the_setting_reads_memories_in_through_the_proposer_on_both_backends(target: str, tmp_path: Path) -> None:
     """On, a read-in keeps every fact it keeps off; whatever it adds is at least as sure as the proposer's threshold
-    and the store floor (the shipped threshold adds nothing)."""
+    and the store floor."""
     import knotwork
     from knotwork import Settings
 
