@@ -4,11 +4,14 @@
 
 Every ordered pair of mentions of a dev-half sentence (:func:`knotwork.knowledge.proposer.pairs`) is one
 example; its label is the predicate of the labelled fact between the two names, matched as
-``bench/extraction.py`` scores (normalised names), or none. The fact's status is not learned: at run time the
+``bench/extraction.py`` scores (normalised names: the parse's phrase or the guide's cut of it,
+:func:`knotwork.knowledge.proposer.guide_name`), or by the labelled end's head token (:func:`heads`: "toolchain"
+and "a comprehensive Python toolchain" meet), or none. The fact's status is not learned: at run time the
 rules' cues on the path between the two names say whether it is over (:func:`knotwork.knowledge.proposer.over`),
 and the scoring here checks it (a fact matches only with its labelled status). Training data: the
-``## dev ...`` sections of ``extraction_heldout.txt``, ``extraction_agents.txt`` and every
-``extraction_corpus/<kind>.txt``; the test halves are never read. The older ``extraction_labels.txt`` is
+``## dev ...`` sections of ``extraction_heldout.txt``, ``extraction_agents.txt``, every
+``extraction_corpus/<kind>.txt``, ``extraction_memory2.txt`` (which the fact scorer leaves out) and
+``extraction_proposer_dev.txt`` (84 sentences labelled for the proposer alone); the test halves are never read. The older ``extraction_labels.txt`` is
 left out: with it (107 more labelled pairs, nearly all of them pairs the rules already read) the dev tables
 below were no better (tried in round 4).
 
@@ -26,7 +29,7 @@ It then reads the dev halves out of fold: each pair's class is the one with the 
 probability, a fact when that reaches the threshold (and, at run time, the store floor too), added to the
 rules' stored facts as the run time does; it prints fact precision and recall per set and per kind of source
 with and without the proposer, at each threshold. The shipped ``threshold`` is the lowest at which no set's
-dev precision (held-out, agents, the corpus' kinds pooled) falls below its precision without the proposer
+dev precision (held-out, agents, memory2, the proposer's own sentences, the corpus' kinds pooled) falls below its precision without the proposer
 while some set's recall rises (precision first); if there is none it is 1.0, which no probability reaches:
 then the setting ``KNOTWORK_KG_PROPOSER`` adds nothing until a refit on more labelled text finds one.
 

@@ -21,10 +21,11 @@ unrelated: where a rule reads a pair, its reading stands.
 
 The weights are ``data/fact_proposer.json``, fitted by ``bench/train_fact_proposer.py`` on the dev halves
 of the labelled sets (``--check`` rebuilds the file byte for byte). Reading them needs only NumPy: the
-per-class weights become one matrix, so the pairs of a memory cost one row gather and a sum. Off unless the
-setting ``KNOTWORK_KG_PROPOSER`` turns it on, and the shipped threshold (1.0) proposes nothing: out of fold on
-the dev halves no threshold added right facts without lowering some set's precision (bench/RESULTS.md, issue
-36 round 4). It is here for a refit on more labelled text.
+per-class weights become one matrix, so the pairs of a memory cost one row gather and a sum. It reads the
+parse the extraction already made (no second parse). On unless the setting ``KNOTWORK_KG_PROPOSER`` turns it
+off, at the shipped threshold 0.6 (the store floor): out of fold on the dev halves, folds grouped by source, it
+adds right facts and no wrong one there, and every lower threshold costs some set's precision (bench/RESULTS.md,
+issue 36 round 5).
 """
 
 from __future__ import annotations
