@@ -111,6 +111,10 @@ def test_it_reads_pairs_the_rules_miss_surer_than_sentences_that_state_nothing()
     ("We used to deploy with Capistrano.", "Team", "Capistrano", True),
     ("The scheduler no longer depends on cron; it uses Temporal.", "scheduler", "Temporal", False),
     ("The scheduler no longer depends on cron; it uses Temporal.", "scheduler", "cron", True),
+    ("I moved out of my flat in Hackney.", "User", "Hackney", True),
+    ("I moved to Toronto in 2018 and to Vancouver last year.", "User", "Vancouver", False),
+    ("We migrated from Heroku to Fly.io in June.", "Team", "Heroku", True),
+    ("We migrated from Heroku to Fly.io in June.", "Team", "Fly.io", False),
 ])
 def test_a_fact_is_over_when_the_verb_nearest_its_object_says_so(text: str, subject: str, obj: str,
                                                                   ended: bool) -> None:
@@ -120,6 +124,47 @@ def test_a_fact_is_over_when_the_verb_nearest_its_object_says_so(text: str, subj
     found = {m.name: m for sent in doc.sents for m in proposer.mentions(sent, _spans(sent.text))}
     assert {subject, obj} <= set(found), sorted(found)
     assert proposer.over(found[subject], found[obj]) is ended
+
+
+@needs_parser
+@pytest.mark.parametrize(("text", "said", "cut"), [
+    ("uv is a comprehensive Python toolchain.", "comprehensive Python toolchain", "toolchain"),
+    ("Biome is a Rust-based monorepo.", "Rust-based monorepo", "monorepo"),
+    ("It is a home automation application.", "home automation application", ""),
+])
+def test_a_kind_is_named_by_the_guides_extent_and_a_subject_by_the_parse(text: str, said: str, cut: str) -> None:
+    """The labels name a kind by its head noun and the common nouns compounded before it; the parse's phrase keeps
+    the modifiers, and stays a subject's name ("the e2e suite")."""
+    from knotwork.knowledge.extract import _spans
+
+    ((_, doc),) = candidates([text])
+    found = {m.name: m for sent in doc.sents for m in proposer.mentions(sent, _spans(sent.text))}
+    assert said in found, sorted(found)
+    assert found[said].cut == cut
+    assert proposer.object_name(found[said], "is_a") == (cut or said)
+    assert proposer.object_name(found[said], "uses") == said
+
+
+@needs_parser
+def test_it_proposes_nothing_for_an_object_the_rules_give_that_predicate_already() -> None:
+    """"The e2e suite uses Playwright": the rules store it; "suite uses Playwright" (the cut name) is not read too."""
+    text = "The e2e suite uses Playwright."
+    ((ex, doc),) = candidates([text])
+    ex = scorer.score(ex, text, doc)
+    assert ("e2e suite", "uses", "Playwright") in {(f.subject, f.predicate, f.object) for f in ex.facts
+                                                   if f.confidence >= FLOOR}
+    assert not [f for f in proposer.readings(ex, doc, FLOOR, proposer.load()) if f.object == "Playwright"]
+
+
+@needs_parser
+def test_the_trainer_meets_a_labelled_end_by_its_head_token() -> None:
+    """A label cut another way than the mention ("toolchain" against "a comprehensive Python toolchain") still
+    names the pair, so the pair is not taught as stating nothing."""
+    train = bench_module("train_fact_proposer.py", "train_fact_proposer")
+    ((_, doc),) = candidates(["uv is a comprehensive Python toolchain for packages."])
+    carried = train.heads(doc, {"toolchain", "pythontoolchain", "uv", "absent"})
+    by_text = {doc[i].text: ends for i, ends in carried.items()}
+    assert by_text == {"toolchain": {"toolchain", "pythontoolchain"}, "uv": {"uv"}}
 
 
 @needs_parser
