@@ -11,9 +11,9 @@ rules' cues on the path between the two names say whether it is over (:func:`kno
 and the scoring here checks it (a fact matches only with its labelled status). Training data: the
 ``## dev ...`` sections of ``extraction_heldout.txt``, ``extraction_agents.txt``, every
 ``extraction_corpus/<kind>.txt``, ``extraction_memory2.txt`` (which the fact scorer leaves out) and
-``extraction_proposer_dev.txt`` (84 sentences labelled for the proposer alone); the test halves are never read. The older ``extraction_labels.txt`` is
-left out: with it (107 more labelled pairs, nearly all of them pairs the rules already read) the dev tables
-below were no better (tried in round 4).
+``extraction_proposer_dev.txt`` (84 sentences labelled for the proposer alone); the test halves are never
+read. The older ``extraction_labels.txt`` is left out: with it (107 more labelled pairs, nearly all of them
+pairs the rules already read) the dev tables below were no better (tried in round 4).
 
 A class is a predicate of the vocabulary with at least ``MIN_POSITIVES`` labelled pairs that the rules'
 stored facts (the rules' candidates scored by the shipped fact scorer, at the store floor
@@ -29,8 +29,8 @@ It then reads the dev halves out of fold: each pair's class is the one with the 
 probability, a fact when that reaches the threshold (and, at run time, the store floor too), added to the
 rules' stored facts as the run time does; it prints fact precision and recall per set and per kind of source
 with and without the proposer, at each threshold. The shipped ``threshold`` is the lowest at which no set's
-dev precision (held-out, agents, memory2, the proposer's own sentences, the corpus' kinds pooled) falls below its precision without the proposer
-while some set's recall rises (precision first); if there is none it is 1.0, which no probability reaches:
+dev precision (held-out, agents, memory2, the proposer's own sentences, the corpus' kinds pooled) falls below
+its precision without the proposer while some set's recall rises (precision first); if there is none it is 1.0, which no probability reaches:
 then the setting ``KNOTWORK_KG_PROPOSER`` adds nothing until a refit on more labelled text finds one.
 
 ``--check`` rebuilds and compares with the shipped file instead of writing it (exit 1 if they differ).
