@@ -25,10 +25,12 @@ def _matrix(feats: list[list[str]], vocab: dict[str, int]):
     return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(feats), len(vocab)))
 
 
-def _fit(x, y, c: float, w):
+def _fit(x, y, c: float, w, penalty: str = "l2"):
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=0).fit(x, y, sample_weight=w)
+    sparse = {"l1_ratio": 1.0} if penalty == "l1" else {}  # scikit-learn 1.8 names the L1 penalty so
+    return LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=0, **sparse).fit(
+        x, y, sample_weight=w)
 
 
 def _platt(logit: np.ndarray, y: np.ndarray, w):
@@ -38,11 +40,14 @@ def _platt(logit: np.ndarray, y: np.ndarray, w):
 
 
 def fit(feats: list[list[str]], labels: list[int], groups: list[int], c: float, *, weights: np.ndarray | None = None,
-        min_count: int = 2, folds: int = 5, digits: int = 5) -> tuple[dict, np.ndarray]:
+        min_count: int = 2, folds: int = 5, digits: int = 5, calibrate_on: np.ndarray | None = None,
+        penalty: str = "l2") -> tuple[dict, np.ndarray]:
     """The model's data (for the JSON file) and out-of-fold probabilities: each fold's raw score from a model
     fitted without it, calibrated by a Platt map fitted without it (an honest estimate). ``weights``: one per
     example (None: all alike); a feature seen in fewer than ``min_count`` examples is left out (its weight would
-    be noise)."""
+    be noise). ``calibrate_on`` (a boolean mask; None: every example): the examples whose out-of-fold scores fit
+    the Platt map, where the model is used on only some of the examples it learns from. ``penalty``: "l2", or
+    "l1" for a sparse model (most weights exactly zero, so a small file)."""
     from sklearn.model_selection import GroupKFold
 
     counts: dict[str, int] = {}
@@ -55,15 +60,18 @@ def fit(feats: list[list[str]], labels: list[int], groups: list[int], c: float, 
     split = list(GroupKFold(n_splits=folds).split(x, y, g))
     raw = np.zeros(len(y))
     for train, test in split:
-        raw[test] = _fit(x[train], y[train], c, w(train)).predict_proba(x[test])[:, 1]
+        raw[test] = _fit(x[train], y[train], c, w(train), penalty).predict_proba(x[test])[:, 1]
     raw = np.round(raw, digits)
     logit = np.log(np.clip(raw, 1e-6, 1 - 1e-6) / np.clip(1 - raw, 1e-6, 1)).reshape(-1, 1)
+    mask = np.ones(len(y), dtype=bool) if calibrate_on is None else np.asarray(calibrate_on, dtype=bool)
     crossed = np.zeros(len(y))
     for train, test in split:
+        if len(set(y[train[mask[train]]])) == 2:  # else the fold's masked part has one label: the whole fold
+            train = train[mask[train]]
         crossed[test] = _platt(logit[train], y[train], w(train)).predict_proba(logit[test])[:, 1]
     everything = np.arange(len(y))
-    platt = _platt(logit, y, w(everything))
-    model = _fit(x, y, c, w(everything))
+    platt = _platt(logit[mask], y[mask], w(everything[mask]))
+    model = _fit(x, y, c, w(everything), penalty)
     names = sorted(vocab, key=vocab.get)
     kept = {n: round(float(v), digits) for n, v in zip(names, model.coef_[0]) if round(float(v), digits) != 0.0}
     data = {"version": 1, "bias": round(float(model.intercept_[0]), digits), "weights": kept,

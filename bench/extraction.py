@@ -2,6 +2,7 @@
 
     python bench/extraction.py [--half dev|test|both] [--set heldout|agents|memory2|memory3|corpus|all] [--rules]
                                [--show-errors] [--labels FILE] [--cost] [--by-rule [--min-stored N]] [--store-floor X]
+                               [--proposer [THRESHOLD]]
 
 The sets (bench/data/):
 
@@ -67,7 +68,10 @@ regular-expression rules (the fallback when spaCy is not installed).
 ``--by-rule`` counts, per held-out set, the facts each rule stored
 (``FactDraft.rule``: ``parse:<reading>:<phrase>`` or ``rules:<pattern>``)
 and how many of them the labels hold: the precision of each rule, of each
-rule family and of each predicate. Tune on the dev halves only.
+rule family and of each predicate. Tune on the dev halves only. The learned proposer's facts
+(:mod:`knotwork.knowledge.proposer`) are read as the setting ``KNOTWORK_KG_PROPOSER`` says (on by default;
+``KNOTWORK_KG_PROPOSER=0`` gives the figures without it, the dated sequences included); ``--proposer`` reads
+them whatever the setting, at its shipped threshold or at THRESHOLD.
 """
 
 from __future__ import annotations
@@ -156,6 +160,10 @@ def predict(texts: list[str], statuses: bool, floor: float | None = None
     return [(e, f, r) for e, f, r, _ in predict_scored(texts, statuses, floor)]
 
 
+#: --proposer: read the learned proposer's facts too (None: as the setting KNOTWORK_KG_PROPOSER says)
+PROPOSER: bool | None = None
+
+
 def store_floor() -> float:
     from knotwork.config import Settings
 
@@ -171,7 +179,10 @@ def predict_scored(texts: list[str], statuses: bool, floor: float | None = None
 
     floor = store_floor() if floor is None else floor
     out = []
-    for ex in extract_many(texts):
+    from knotwork.config import Settings
+
+    on = Settings().kg_proposer if PROPOSER is None else PROPOSER
+    for ex in extract_many(texts, proposer_floor=floor if on else None):
         facts: set[tuple] = set()
         rules: dict[tuple, str] = {}
         confs: dict[tuple, float] = {}
@@ -533,8 +544,18 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus folder (--set corpus or all)")
     parser.add_argument("--store-floor", type=float, default=None,
                         help="leave out facts under this confidence (default: KNOTWORK_KG_MIN_STORE)")
+    parser.add_argument("--proposer", nargs="?", type=float, const=-1.0, default=None, metavar="THRESHOLD",
+                        help="also the learned proposer's facts (at its shipped threshold, or at THRESHOLD)")
     args = parser.parse_args()
     from knotwork.knowledge.nlp import disable, pipeline
+
+    if args.proposer is not None:
+        from knotwork.knowledge import proposer
+
+        global PROPOSER
+        PROPOSER = True
+        if args.proposer >= 0 and proposer.load() is not None:
+            proposer.load().threshold = args.proposer
 
     if args.rules:
         disable()

@@ -103,6 +103,12 @@ class Settings(BaseSettings):
         default=0.6, ge=0, le=1,
         description="Offline extraction: a candidate fact the scorer gives a lower confidence is not stored (0: all).",
     )
+    kg_proposer: bool = Field(
+        default=True,
+        description="Offline extraction: also read the learned proposer's facts (knowledge/proposer.py) for pairs of "
+        "names the rules leave unrelated, at its shipped threshold and the store floor. Out of fold on the dev halves "
+        "it adds right facts and no wrong one (bench/RESULTS.md, issue 36 round 5).",
+    )
     kg_min_confidence: float = Field(
         default=0.7, ge=0, le=1,
         description="Facts shown by default (search_facts, entity facts, the web UI's graph, ambient recall): those "

@@ -592,13 +592,23 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
     return out
 
 
-def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None) -> list[Extraction]:
+def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None,
+                 proposer_floor: float | None = None) -> list[Extraction]:
     """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
-    fact scorer gives it (:mod:`knotwork.knowledge.scorer`), lowered where the text is unlike the scorer's
-    training memories (:mod:`knotwork.knowledge.outside`), each entity one the mention model says is a
-    named thing (:mod:`knotwork.knowledge.mentions`)."""
-    return [outside.lower_confidence(mentions.judge(scorer.score(ex, text, doc), text, doc), text, doc)
-            for text, (ex, doc) in zip(texts, candidates(texts, contexts))]
+    fact scorer gives it (:mod:`knotwork.knowledge.scorer`), each entity one the mention model says is a
+    named thing (:mod:`knotwork.knowledge.mentions`), each confidence then lowered where the text is unlike the
+    scorer's training memories (:mod:`knotwork.knowledge.outside`). ``proposer_floor`` (the store floor; None:
+    off): also the learned proposer's facts for pairs of names the rules' facts at that floor leave unrelated
+    (:mod:`knotwork.knowledge.proposer`, setting ``kg_proposer``), read before the mention model so that its
+    facts' ends are judged like the rules'."""
+    found = candidates(texts, contexts)
+    out = [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, found)]
+    if proposer_floor is not None:
+        from knotwork.knowledge import proposer
+
+        out = [proposer.propose(ex, doc, proposer_floor) for ex, (_, doc) in zip(out, found)]
+    return [outside.lower_confidence(mentions.judge(ex, text, doc), text, doc)
+            for ex, text, (_, doc) in zip(out, texts, found)]
 
 
 def _merge(parsed: Extraction, ruled: Extraction, dropped: frozenset[str] | set[str] = frozenset()) -> Extraction:

@@ -166,7 +166,7 @@ class KnowledgeService:
     def prepare(self, drafts: Sequence[Memory], inputs: Sequence[GraphInput]) -> list[GraphInput]:
         """Run the offline rules and embed names the store does not know yet (outside any transaction)."""
         if self.settings.kg_extract == "rules":
-            for gi, extracted in zip(inputs, trust.extract(self.store, drafts)):
+            for gi, extracted in zip(inputs, trust.extract(self.store, drafts, self.settings)):
                 # Trigger: a candidate fact under the store floor. Why: it is not stored, so its ends ("Team",
                 # "the checkout service") would be entities no fact and no named thing holds. Outcome: only the
                 # stored facts' ends and the mentions the mention model kept become entities.

@@ -133,12 +133,14 @@ def _held(fact: Fact, shown: float) -> float:
     return fact.confidence if fact.extractor in SCORED else shown
 
 
-def extract(store: Any, drafts: Sequence[Memory]) -> list[Extraction]:
+def extract(store: Any, drafts: Sequence[Memory], settings: Settings | None = None) -> list[Extraction]:
     """The offline extraction of each draft (in the drafts' order), each scope's drafts read in the order they
-    were added from the context the scope's earlier memories left."""
+    were added from the context the scope's earlier memories left; with the learned proposer's facts when
+    ``settings.kg_proposer`` is on."""
     order = sorted(range(len(drafts)), key=lambda i: drafts[i].id)
     carried = contexts(store, drafts)
-    found = extract_many([drafts[i].content for i in order], [carried[i] for i in order])
+    floor = settings.kg_min_store if settings is not None and settings.kg_proposer else None
+    found = extract_many([drafts[i].content for i in order], [carried[i] for i in order], floor)
     out: list[Extraction] = [Extraction()] * len(drafts)
     for i, extracted in zip(order, found):
         out[i] = extracted
