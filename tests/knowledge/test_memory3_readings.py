@@ -125,3 +125,22 @@ def test_a_manifest_dependency_line_is_a_version_in_use() -> None:
 @pytest.mark.parametrize("text", ['"version": "1.0.0"', '"node": ">=18"', '"name": "travel-stipend"'])
 def test_a_manifests_own_fields_and_ranges_are_no_version_in_use(text: str) -> None:
     assert not [f for f in proposed(text) if f[1] == "uses_version"]
+
+
+@needs_parser
+@pytest.mark.parametrize("text", [
+    "Painting is a fun way for Melanie to express her feelings.",
+    "J.K. Rowling is a significant inspiration for Tim's writing, and he takes notes on her style.",
+])
+def test_what_a_thing_is_to_someone_is_not_its_kind(text: str) -> None:
+    assert not [f for f in proposed(text) if f[1] == "is_a"]
+
+
+@needs_parser
+def test_a_kind_is_still_a_kind() -> None:
+    assert [f for f in proposed_now("Ruff is a Python linter.") if f[1:] == ("is_a", "Python linter")]
+
+
+@needs_parser
+def test_a_majority_is_no_holder() -> None:
+    assert not [f for f in proposed("We have migrated majority of projects to Jenkins.") if f[0] == "majority"]
