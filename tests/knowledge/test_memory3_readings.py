@@ -144,3 +144,24 @@ def test_a_kind_is_still_a_kind() -> None:
 @needs_parser
 def test_a_majority_is_no_holder() -> None:
     assert not [f for f in proposed("We have migrated majority of projects to Jenkins.") if f[0] == "majority"]
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("I enjoy reading mysteries.", ("User", "likes", "mysteries")),
+    ("Jolene loves listening to Nils Frahm and Olafur Arnalds during her practice as their music is calming.",
+     ("Jolene", "likes", "Olafur Arnalds")),
+    ("Besides nature, I also love listening to music, especially jazz.", ("User", "likes", "jazz")),
+])
+def test_what_a_liked_pastime_is_about_is_liked(text: str, fact: tuple) -> None:
+    assert fact in proposed_now(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text, wrong", [
+    ("I don't enjoy watching horror films.", ("User", "likes", "horror films")),  # negated
+    ("I love reading books about travel.", ("User", "likes", "books")),  # the phrase is longer than the noun
+    ("Besides nature, I also love listening to music, especially jazz.", ("User", "likes", "music")),
+])
+def test_a_pastimes_object_is_not_liked_when_the_sentence_says_otherwise(text: str, wrong: tuple) -> None:
+    assert wrong not in proposed_now(text)

@@ -2,7 +2,9 @@
 ("Melanie has a dog named Luna and a cat named Oliver", "Nate has a new addition to the family, an adopted pet
 named Max"), a named person's favourites ("Tim's favorite book is Harry Potter", "... and his favorite player
 is LeBron"), and a liking said with "fan" of a kind ("I'm a big video game fan", "As a Manchester City fan, I
-...").
+..."), or with a pastime of it ("Jolene loves listening to Nils Frahm", "I enjoy reading mysteries": the thing
+read, watched or listened to, as every labelled set writes it; "playing" is left to the clause readings, the
+sets label it plays or likes).
 
 Likings: "I'm a Liverpool fan" is read by :mod:`knotwork.knowledge.registers` (a named team or artist); a kind
 before "fan" is what the person likes as well ("I'm not a big fan of horror movies" is labelled dislikes in the
@@ -128,7 +130,46 @@ def _fans(sent: Any, names: Any, out: Extraction) -> None:
                                        object_type=thing[1], rule="parse:fan"))
 
 
+#: Verbs of liking, and the pastimes whose object is the thing liked ("loves listening to Nils Frahm").
+_LIKE = frozenset("love enjoy like adore".split())
+_PASTIMES = frozenset("read watch listen".split())
+
+
+def _liking(tok: Any) -> bool:
+    """A verb of liking, also as the parse leaves it unlemmatised when it misreads it as an auxiliary ("loves")."""
+    return tok.lemma_ in _LIKE or tok.lower_ in ("loves", "enjoys", "likes", "adores")
+
+
+def _likes_doing(sent: Any, names: Any, out: Extraction) -> None:
+    for tok in sent:
+        if tok.lemma_ not in _PASTIMES or tok.tag_ != "VBG":
+            continue
+        if tok.dep_ == "xcomp" and tok.head.lemma_ in _LIKE:
+            verb = tok.head
+        elif any(_liking(c) for c in tok.children if c.dep_ == "aux"):
+            verb = tok  # "Jolene loves listening to ...": the parse makes "loves" an auxiliary, and its subject's head
+        else:
+            continue
+        if C.negated(verb) or C.is_hedged(verb):
+            continue
+        who = _holder(verb, names) or next((_holder(c, names) for c in tok.children if c.dep_ == "aux" and _liking(c)),
+                                           None)
+        objects = [c for c in tok.children if c.dep_ == "dobj"]
+        objects += [q for p in tok.children if p.dep_ == "prep" and p.lower_ == "to" for q in p.children
+                    if q.dep_ == "pobj"]
+        objects += [c for o in objects for c in o.children if c.dep_ == "conj"]
+        for o in objects:
+            o = next((a for a in o.children if a.dep_ == "appos"), o)  # "music, especially jazz": jazz
+            if any(c.dep_ in ("prep", "relcl", "acl") for c in o.children):
+                continue  # "books about travel": the phrase is longer than the noun
+            n = names.name(o)
+            if who and n:
+                out.facts.append(FactDraft(who[0], "likes", n[0], subject_type=who[1], object_type=n[1],
+                                           rule="parse:likes-doing"))
+
+
 def read(sent: Any, names: Any, out: Extraction) -> None:
+    _likes_doing(sent, names, out)
     _favorites(sent, names, out)
     _fans(sent, names, out)
     for tok in sent:
