@@ -375,8 +375,7 @@ class KnowledgeService:
         ended_here = [s for s in stored if not f.past and retired_out and s.id in retired_out]
         sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire] + ended_here, shown)
         later = by_id.get(p.superseded_by) if p.superseded_by else None
-        raised = trust.succeeding(sure, origin, later, shown)
-        sure = trust.arriving_before(sure, origin, later, shown)
+        sure, raised = trust.late_arrival(sure, origin, later, shown)
         if raised is not None:  # the older value came late: the stored value it gave way to is as sure
             self.store.kg_raise_confidence(p.superseded_by, raised)
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
