@@ -557,6 +557,8 @@ class Knotwork(Parts, GraphApi):
                 # are queued like an add's and the background worker reads them in after the import commits.
                 self.enrichment.enqueue([parsed[i][0] for i in fresh], [GraphInput() for _ in fresh])
             self._similar.refresh(embedded)
+        if carried and fresh:  # an export from a store written before short names joined their entities
+            spellings.join(self.store, lambda: self.knowledge)
         stage("committed", None)
         if fresh and not carried and not inline:
             self.enrichment.notify()

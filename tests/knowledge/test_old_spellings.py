@@ -8,6 +8,7 @@ API. Both backends."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -36,8 +37,9 @@ def _fact(mem: Knotwork, ws: str | None, s: tuple[str, str], p: str, o: tuple[st
     return fid
 
 
-def _old_store(target: str) -> dict[str, str]:
-    """The rows the code before wrote for five memories, and the memory ids."""
+def _old_store(target: str, mark: str = "") -> dict[str, str]:
+    """The rows the code before wrote for five memories, and the memory ids; ``mark``: the join the store
+    records ("": none, as a store from before)."""
     with knotwork.open(target, settings=QUIET) as mem:
         m1 = mem.add("Harbor's primary database is PostgreSQL.", workspace="w", valid_at=JAN).id
         m2 = mem.add("Harbor's primary database is Postgres.", workspace="w", valid_at=JUN).id
@@ -59,7 +61,7 @@ def _old_store(target: str) -> dict[str, str]:
             for mid, ents in ((m1, [harbor, full]), (m2, [harbor, short]), (m3, [orders, short]),
                               (m4, [ts, typescript]), (m5, [cache, other])):
                 mem.store.kg_add_mentions(mid, ents)
-        mem.store.set_counter(spellings.JOINED, "")  # a store from before: no record of a join
+        mem.store.set_counter(spellings.JOINED, mark)
         assert len(spellings.pairs(mem.store)) == 1
     return {"m1": m1, "m2": m2, "m3": m3, "first": first, "full": full, "short": short, "other": other, "ts": ts}
 
@@ -101,3 +103,18 @@ def test_joining_twice_changes_nothing(target: str) -> None:
 def test_a_new_store_is_recorded_as_joined(target: str) -> None:
     with knotwork.open(target, settings=QUIET) as mem:
         assert not spellings.due(mem.store.counters())
+
+
+def test_an_import_of_an_old_export_joins_them_too(target: str, tmp_path: Path) -> None:
+    # the old store's rows, left as they are at open (its mark says joined), exported with their two entities
+    old = _old_store(target, mark=spellings.DIGEST)
+    with knotwork.open(target, settings=QUIET) as mem:
+        assert mem.entity("Postgres", workspace="w").id == old["short"]
+        records = list(mem.export())
+    with knotwork.open(str(tmp_path / "fresh.db"), settings=QUIET) as fresh:
+        fresh.import_records(records)
+        pg = fresh.entity("Postgres", workspace="w")
+        assert pg.id == old["full"] == fresh.entity("PostgreSQL", workspace="w").id and "Postgres" in pg.aliases
+        (db,) = [f for f in fresh.entity_facts("Harbor", workspace="w", include_invalid=True, min_confidence=0)
+                 if f.predicate == "has_primary_database"]
+        assert (db.invalid_at, set(db.sources)) == (None, {old["m1"], old["m2"]})
