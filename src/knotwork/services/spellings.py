@@ -7,9 +7,10 @@ restated with the other spelling may have retired the first ("… primary databa
 Postgres").
 
 :func:`join` mends such a store once, when it is opened (as the first snapshot prune is run for an upgraded
-store), and after an import that carried a graph: in each workspace, the entity of a short name is merged into the entity of its full name
-(``KnowledgeService.join``: facts and mentions move, the short name stays as an alias, facts that now say one
-thing fold into one with every source, and a value retired by its own other spelling runs on). Only entities
+store), and after an import that carried a graph: in each workspace, the entity of a short name is merged into
+the entity of its full name (``KnowledgeService.join``: facts and mentions move, the short name stays as an
+alias, facts that now say one thing fold into one with every source, and a value retired by its own other
+spelling runs on). Only entities
 of compatible types are joined, as the resolver joins them. The store records the list it was joined under
 (:data:`JOINED`): a store already joined is not read again, and a longer list is applied once more. Running
 it twice changes nothing (the short name resolves to the full name's entity after the first).
