@@ -35,8 +35,9 @@ rules as before.
 The one normaliser serves every rule: :func:`restated` before any rule reads a pair, :func:`real_change` on
 every change a rule proposes (the frame and value rules, the slot readers, the project-text readers: a part
 "A -> B" whose two sides read alike is dropped), and :func:`cadence_swap` for the one change the words alone
-miss ("weekly" -> "bi-weekly" or "twice weekly" reads as a word added). :func:`named_the` lets the frame rules read a name with
-"the" inside ("Read the Docs") as one value. Pure functions over texts; nothing here imports the rules.
+miss ("weekly" -> "bi-weekly" or "twice weekly" reads as a word added). :func:`named_the` lets the frame rules
+read a name with "the" inside ("Read the Docs") as one value. Pure functions over texts; nothing here imports
+the rules.
 """
 
 from __future__ import annotations
