@@ -20,7 +20,7 @@ from knotwork.domain.models import ALL_WORKSPACES, FIRST_PRUNE, Graph, Hit, Memo
 from knotwork.domain.temporal import now, optional_time
 from knotwork.errors import Conflict, InvalidInput, NotFound
 from knotwork.search.recipes import Recipe, get_recipe
-from knotwork.services import backlog, exiting, lookup, shortids, versions
+from knotwork.services import backlog, exiting, lookup, shortids, spellings, versions
 from knotwork.services.links import MetaRelation
 from knotwork.services.parts import Parts, built
 from knotwork.service_graph import GraphApi
@@ -60,8 +60,11 @@ class Knotwork(Parts, GraphApi):
         self.write_times = StageTimes()
         self.foreground = Foreground()  # searches and adds in flight: a worker thread of this process waits for them
         exiting.opened(self)
-        if FIRST_PRUNE not in store.counters():
+        counters = store.counters()
+        if FIRST_PRUNE not in counters:
             self.hygiene.upgrade()
+        if spellings.due(counters):  # a store written before short names joined their entities
+            spellings.join(store, lambda: self.knowledge)
 
     # -- lifecycle --------------------------------------------------------
     def close(self, wait: bool = True) -> None:
@@ -554,6 +557,8 @@ class Knotwork(Parts, GraphApi):
                 # are queued like an add's and the background worker reads them in after the import commits.
                 self.enrichment.enqueue([parsed[i][0] for i in fresh], [GraphInput() for _ in fresh])
             self._similar.refresh(embedded)
+        if carried and fresh:  # an export from a store written before short names joined their entities
+            spellings.join(self.store, lambda: self.knowledge)
         stage("committed", None)
         if fresh and not carried and not inline:
             self.enrichment.notify()

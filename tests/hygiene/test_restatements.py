@@ -27,6 +27,9 @@ RESTATED = [
     pytest.param("Releases are cut biweekly.", "Releases are cut every other week.", id="every-other-week"),
     pytest.param("Releases are cut fortnightly.", "Releases are cut every 2 weeks.", id="fortnightly"),
     pytest.param("Releases are cut bi-weekly.", "Releases are cut biweekly.", id="hyphen"),
+    pytest.param("Backups run twice a week.", "Backups run twice weekly.", id="twice-a-week"),
+    pytest.param("Backups run two times per day.", "Backups run 2x daily.", id="two-times-per-day"),
+    pytest.param("Backups run once weekly.", "Backups run weekly.", id="once-weekly"),
     pytest.param("Planning happens every two weeks on Monday.", "Planning happens every other Monday.",
                  id="every-other-monday"),
     pytest.param("Planning happens every other Monday.", "Planning happens biweekly on Mondays.",
@@ -76,6 +79,9 @@ CHANGED = [
                  id="monthly-to-biweekly"),
     pytest.param("Releases are cut weekly.", "Releases are cut bi-weekly.", "weekly -> biweekly",
                  id="weekly-to-bi-weekly"),  # no word gone: read as an update before
+    pytest.param("Releases are cut weekly.", "Releases are cut twice weekly.", "weekly -> twice weekly",
+                 id="weekly-to-twice-weekly"),  # no word gone: read as an update before
+    pytest.param("Backups run twice a day.", "Backups run daily.", None, id="twice-a-day-to-daily"),
     pytest.param("The primary database is PostgreSQL.", "The primary database is MySQL.", "postgresql -> mysql",
                  id="database"),
 ]
@@ -150,6 +156,8 @@ def test_a_real_change_of_the_same_value_still_retires(older: str, newer: str, c
     ("a", "b"),
     [
         ("Releases are cut weekly.", "Releases are cut bi-weekly."),  # once a week is not every other week
+        ("Releases are cut weekly.", "Releases are cut twice weekly."),
+        ("Releases are cut twice weekly.", "Releases are cut three times a week."),
         ("Planning happens every Monday.", "Planning happens every other Monday."),
         ("The deploy window opens at 3:00.", "The deploy window opens at 15:00."),  # 3:00 may be at night
         ("The deploy window opens at 15:00 UTC.", "The deploy window opens at 15:00 CET."),  # zones: the slot reader's
@@ -176,6 +184,18 @@ def test_a_name_with_the_inside_is_one_value() -> None:
     # "the" outside a name of capitals is no value
     assert frame_change("Docs are hosted on GitHub Pages.", "Docs are hosted on the wiki.") is None
     assert frame_change("The release is signed by Ann Lee.", "The release is signed by the Release Team.") is None
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Releases are cut weekly.", "Releases are cut twice weekly."),
+    ("Releases are cut twice weekly.", "Releases are cut weekly."),
+    ("Releases are cut bi-weekly.", "Releases are cut weekly."),
+])
+def test_a_cadence_with_a_word_more_or_less_is_a_change_even_close(older: str, newer: str) -> None:
+    # at the NOOP cosine the words of one text are all in the other: a count or "bi" added or left is the change
+    for cosine in (0.8, 0.96):
+        assert decide(newer, [("old", older, cosine)]).kind == "SUPERSEDE"
+        assert decide(older, [("old", newer, cosine)], later={"old"}).kind == "SUPERSEDE"
 
 
 @pytest.mark.parametrize(("older", "newer"), [

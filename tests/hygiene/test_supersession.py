@@ -387,6 +387,28 @@ def test_a_chain_of_retired_values_ranks_newest_first(smem: Knotwork) -> None:
     assert ids.index(third.id) < ids.index(second.id) < ids.index(first.id)
 
 
+def test_a_late_value_between_two_retires_the_older_one_too(smem: Knotwork) -> None:
+    # 100 (January), 500 (September) stored; 300 (June) arrives last: it is retired by 500 and retires 100 itself
+    limit = "The public API rate limit is {} requests per minute per key."
+    first = smem.add(limit.format(100), workspace="w", valid_at=OLD_AT)
+    last = smem.add(limit.format(500), workspace="w", valid_at="2025-09-01T09:00:00Z")
+    late = smem.add(limit.format(300), workspace="w", valid_at=NEW_AT)
+    assert (late.decision, late.touched) == ("ADD", last.id)
+    assert late.reason.endswith(f"; retires {first.id} (value changed: 100 -> 300)")
+    assert smem.get(first.id).invalid_at == NEW_TIME  # it held until the late value began, no longer
+    assert smem.get(first.id).metadata[SUPERSEDED_BY]["id"] == late.id
+    assert smem.get(late.id).invalid_at == datetime(2025, 9, 1, 9, tzinfo=UTC)
+    assert sorted(superseders(smem, first.id)) == sorted([last.id, late.id])
+    july = datetime(2025, 7, 1, tzinfo=UTC)
+    held = [m.id for m in (smem.get(x.id) for x in (first, late, last))
+            if m.valid_at <= july and (m.invalid_at is None or m.invalid_at > july)]
+    assert held == [late.id]  # one value at a time
+    # a value older than both retires neither of them: it held before the oldest began
+    earliest = smem.add(limit.format(50), workspace="w", valid_at="2024-10-01T09:00:00Z")
+    assert first.id not in earliest.reason and smem.get(first.id).invalid_at == NEW_TIME
+    assert superseders(smem, earliest.id) and earliest.id not in superseders(smem, first.id)
+
+
 @pytest.mark.parametrize("order", ["in order", "late", "one batch, late"])
 def test_a_later_text_of_several_clauses_retires_an_older_value_in_any_order(smem: Knotwork, order: str) -> None:
     # the later text's clauses are read one by one and the earlier text whole, whichever arrives first

@@ -212,7 +212,8 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
             continue
         filler_only = not came or (not replaced and set(came) <= FILLERS)
         if (cosine >= NOOP_COSINE and filler_only and kept >= NOOP_OVERLAP and not NEGATIONS & set(gone)
-                and not holder_left(old_text, new_text)):  # "championed by A and B" -> "by A": B left
+                and not holder_left(old_text, new_text)  # "championed by A and B" -> "by A": B left
+                and not wording.cadence_swap(old_text, new_text)):  # "twice weekly" -> "weekly": a word left, a change
             return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
         if cosine >= UPDATE_COSINE and not gone and came and not set(came) <= FILLERS and not NEGATIONS & set(came):
             # the old words inside the new text may be a later clause's new value around them ("Alice Chen is the

@@ -12,8 +12,9 @@ two texts say the same thing once each is read one way (:func:`canonical`):
   point, slash or underscore inside a word is part of it ("ajv-provider.ts" / "ajvProvider.ts" name two files),
   but for "bi-weekly" and "read-the-docs";
 - how often: "daily" / "every day" / "each day" / "once a day" / "every 24 hours"; "weekly" / "every week" /
-  "once a week"; "monthly" / "every month" / "once a month"; "hourly" / "every hour"; "biweekly" / "bi-weekly" /
-  "fortnightly" / "every two weeks" / "every other week" / "every second week";
+  "once a week" / "once weekly"; "monthly" / "every month" / "once a month"; "hourly" / "every hour"; "biweekly" /
+  "bi-weekly" / "fortnightly" / "every two weeks" / "every other week" / "every second week"; "twice weekly" /
+  "twice a week" / "two times per week" / "2x a week" (and so for other counts and cadences);
 - which day: "every Friday" / "each Friday" / "on Fridays" / "Fridays" / "weekly on Friday" / "every week on
   Friday" / "on Friday each week"; "every other Monday" / "biweekly on Monday" / "every two weeks on Monday".
   A bare "on Friday" (one Friday, maybe) is left as it is;
@@ -28,13 +29,15 @@ two texts say the same thing once each is read one way (:func:`canonical`):
   TS, Golang / Go, Read the Docs / ReadTheDocs.
 
 Each wording maps to one form only where both mean the one value; a real change (Friday -> Thursday, 15:00 ->
-16:00, weekly -> bi-weekly, 60 seconds -> 2 minutes) reads as two forms and goes to the rules as before.
+16:00, weekly -> bi-weekly, weekly -> twice weekly, 60 seconds -> 2 minutes) reads as two forms and goes to the
+rules as before.
 
 The one normaliser serves every rule: :func:`restated` before any rule reads a pair, :func:`real_change` on
 every change a rule proposes (the frame and value rules, the slot readers, the project-text readers: a part
 "A -> B" whose two sides read alike is dropped), and :func:`cadence_swap` for the one change the words alone
-miss ("weekly" -> "bi-weekly" reads as a word added). :func:`named_the` lets the frame rules read a name with
-"the" inside ("Read the Docs") as one value. Pure functions over texts; nothing here imports the rules.
+miss ("weekly" -> "bi-weekly" or "twice weekly" reads as a word added). :func:`named_the` lets the frame rules
+read a name with "the" inside ("Read the Docs") as one value. Pure functions over texts; nothing here imports
+the rules.
 """
 
 from __future__ import annotations
@@ -79,6 +82,15 @@ def _amount(m: re.Match[str]) -> str:
     return f"{seconds:g}s"
 
 
+_CADENCE_OF = {"hour": "hourly", "day": "daily", "week": "weekly", "month": "monthly"}
+
+
+def _times(m: re.Match[str]) -> str:
+    n = {"once": 1, "twice": 2, "thrice": 3}.get(m["w"] or "") or _NUMBER_WORDS.get(m["n"]) or int(m["n"])
+    cadence = _CADENCE_OF.get(m["c"], m["c"])
+    return cadence if n == 1 else f"{n}x-{cadence}"
+
+
 _NUMBER = r"(?P<n>\d+(?:\.\d+)?|" + "|".join(w for w in _NUMBER_WORDS if w not in ("a", "an")) + ")"
 
 # names and numbers
@@ -99,6 +111,10 @@ _step(r"\b(?:every|each|once(?:\s+(?:a|an|per|every))?)\s+month\b|\bmonthly\b", 
 _step(r"\b(?:(?:once\s+)?every\s+(?:two|2|other|second)\s+weeks?|bi[-\s]?weekly|fortnightly|once\s+a\s+fortnight)\b",
       "biweekly")
 _step(r"\b(?:every|each|once(?:\s+(?:a|an|per|every))?)\s+week\b|\bweekly\b", "weekly")
+# how many times in one: "twice weekly" / "twice a week" / "two times per week" / "2x a week" (one value, not the
+# cadence with a word added); "once weekly" is weekly
+_step(r"\b(?:(?P<w>once|twice|thrice)|(?P<n>\d+|two|three|four|five|six|seven|eight|nine|ten)\s*(?:x|times))"
+      r"[\s-]+(?:(?:a|an|per|every|each)\s+)?(?P<c>hour|hourly|day|daily|week|weekly|month|monthly)\b", _times)
 # which day
 _step(rf"\bbiweekly\s+(?:on\s+)?(?:the\s+)?({_DAY})s?\b|\bevery\s+other\s+({_DAY})\b",
       lambda m: f"every other {m[1] or m[2]}")
@@ -163,21 +179,28 @@ def named_the(raw: list[str]) -> frozenset[str]:
     return frozenset()
 
 
-_CADENCES = frozenset({"hourly", "daily", "weekly", "biweekly", "monthly"})
+_CADENCE = re.compile(r"(?:\d+x-)?(?:hourly|daily|weekly|biweekly|monthly)")
 
 
 def cadence_swap(old_text: str, new_text: str) -> str | None:
     """``"weekly -> biweekly"`` when the two texts, read one way, are one frame with one cadence word swapped for
-    another at least two words in ("Releases are cut weekly" -> "... bi-weekly": the words alone read "bi" as a
-    word added, an update), else None. A cadence added beside one ("daily and weekly") is no swap."""
+    another at least two words in ("Releases are cut weekly" -> "... bi-weekly", "... twice weekly": the words
+    alone read "bi" or "twice" as a word added, an update), else None. A cadence added beside one ("daily and
+    weekly") is no swap."""
     old, new = canonical(old_text), canonical(new_text)
     ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(ops) != 1 or ops[0][0] != "replace" or ops[0][1] < 2:
         return None
     _, i1, i2, j1, j2 = ops[0]
-    if i2 - i1 != 1 or j2 - j1 != 1 or not {old[i1], new[j1]} <= _CADENCES:
+    if i2 - i1 != 1 or j2 - j1 != 1 or not (_CADENCE.fullmatch(old[i1]) and _CADENCE.fullmatch(new[j1])):
         return None
-    return f"{old[i1]} -> {new[j1]}"
+    return f"{_said(old[i1])} -> {_said(new[j1])}"
+
+
+def _said(cadence: str) -> str:
+    """A cadence read one way, as the answer says it ("2x-weekly": "twice weekly")."""
+    n, _, each = cadence.rpartition("x-")
+    return cadence if not n else f"twice {each}" if n == "2" else f"{n} times {each}"
 
 
 # "also", "in addition", "additionally", or "too" / "as well" closing a clause: the text says its value is one

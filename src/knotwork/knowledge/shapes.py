@@ -5,10 +5,6 @@ stated often and missed or misread:
 
 - "Our cat Biscuit is 14", "my dog Pepper hates the vet": the writer (or Team, for "our") owns the pet
   named, as "we adopted a cat called Miso" does; "my late dog Rex" is a pet that was;
-- "The nightly export job is a Python script", "the CLI is a small Go binary": the thing is written in the
-  language that modifies a word for a software part (not ``is_a`` "Python script", which names no kind a
-  reader asks for); "a LightGBM model" is a named technology in use, not a language, and is left to
-  the clause readings;
 - "The checkout redesign shipped on Tuesday", "the 2.0 release launched": a finished status said with an
   active verb and no object (a status the passive "is shipped" already gives);
 - "Javier - my old flatmate - now works in Madrid", "Ines, my friend from uni, has moved to Lisbon": the
@@ -37,7 +33,8 @@ stated often and missed or misread:
 
 Each reading checks the clause as the others do: no negation, hedge, plan or question. The facts are
 candidates like any other; the fact scorer decides what is stored, by the rule each carries
-(``parse:pet``, ``parse:written-as``, ``parse:active-status``).
+(``parse:pet``, ``parse:active-status``). "The nightly export job is a Python script", found here too, is read
+with the other descriptions of what a thing is written in (:mod:`knotwork.knowledge.described`, one noun list).
 """
 
 from __future__ import annotations
@@ -47,6 +44,7 @@ from dataclasses import replace
 from typing import Any
 
 from knotwork.knowledge import cues as C
+from knotwork.knowledge import described as _described
 from knotwork.knowledge import ends as _ends
 from knotwork.knowledge import vocabulary as V
 from knotwork.knowledge.models import Extraction, FactDraft
@@ -58,15 +56,6 @@ TEAM = "Team"
 PETS = frozenset("dog cat puppy kitten rabbit hamster parrot budgie tortoise horse pony ferret gecko".split())
 #: Words before a pet that say it is no longer alive or kept.
 _GONE = frozenset("late old former".split())
-LANGUAGES = frozenset(
-    "python javascript typescript java kotlin scala ruby php perl haskell elixir erlang clojure rust go golang "
-    "c++ c# swift lua dart julia ocaml zig nim crystal bash".split()
-)
-#: Heads of "a <language> <head>" that name a piece of software.
-PARTS = frozenset(
-    "script binary service app application library lib module tool cli daemon worker job program "
-    "server client backend frontend microservice lambda function codebase project monolith sdk".split()
-)
 #: Verbs whose simple past with no object says a piece of work reached that status.
 ACTIVE_STATUSES = {"ship": "shipped", "launch": "launched", "merge": "merged"}
 
@@ -89,7 +78,6 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _picked_over(sent, names, out)
     _upgraded_to(sent, names, out)
     _pets(sent, names, out)
-    _written_as(sent, names, out)
     _active_status(sent, names, out)
 
 
@@ -100,7 +88,7 @@ def _clause_ok(verb: Any) -> bool:
 def _language(name: tuple[str, str | None]) -> tuple[str, str | None]:
     """A language's name without its version ("Java 17", "Python 3.12": Java, Python)."""
     words = name[0].split()
-    if len(words) == 2 and words[0].lower() in LANGUAGES and re.fullmatch(r"v?\d+(?:\.\d+)*", words[1]):
+    if len(words) == 2 and words[0].lower() in _described.LANGUAGES and re.fullmatch(r"v?\d+(?:\.\d+)*", words[1]):
         return words[0], name[1]
     return _ends.unversioned(name)
 
@@ -131,33 +119,6 @@ def _pets(sent: Any, names: Any, out: Extraction) -> None:
         gone = any(c.lower_ in _GONE for c in list(tok.children) + list(pet.children) if c.dep_ == "amod")
         out.facts.append(FactDraft(owner, "owns", name, subject_type="person" if owner == USER else "team",
                                    object_type=n[1], past=gone, rule="parse:pet"))
-
-
-def _written_as(sent: Any, names: Any, out: Extraction) -> None:
-    for verb in sent:
-        if verb.lemma_ != "be" or verb.dep_ not in ("ROOT", "conj", "ccomp") or not _clause_ok(verb):
-            continue
-        subjects = [s for s in verb.children if s.dep_ == "nsubj"]
-        for attr in (a for a in verb.children if a.dep_ == "attr" and a.pos_ == "NOUN"):
-            if attr.lemma_.lower() not in PARTS or not any(d.lower_ in ("a", "an") for d in attr.children):
-                continue
-            if any(c.dep_ in ("conj", "cc") for c in attr.children) or any(
-                    w.lemma_ in ("write", "implement", "build") for w in attr.subtree):
-                continue  # "a Python package and project manager written in Rust": the language is said elsewhere
-            langs = [m for m in attr.children if m.dep_ in ("compound", "amod", "nmod") and m.i < attr.i
-                     and m.lower_ in LANGUAGES and m.text[:1].isupper()]
-            if len(langs) != 1:
-                continue
-            lang = _language(names.name(langs[0]) or (langs[0].text, "technology"))
-            for s in subjects:
-                n = names.name(s)
-                if not n or n[0] in (USER, TEAM) or s.pos_ == "PRON":
-                    continue
-                # the is_a reading of the same words names no kind a reader asks for: this one replaces it
-                out.facts[:] = [f for f in out.facts if not (f.subject == n[0] and f.predicate == "is_a"
-                                                             and lang[0].lower() in f.object.lower())]
-                out.facts.append(FactDraft(n[0], "written_in", lang[0], subject_type=n[1], object_type=lang[1],
-                                           rule="parse:written-as"))
 
 
 def _active_status(sent: Any, names: Any, out: Extraction) -> None:
@@ -339,7 +300,7 @@ def _in_language(sent: Any, names: Any, out: Extraction) -> None:
         if verb.lemma_ != "be" or not _clause_ok(verb):
             continue
         for p in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"):
-            langs = [q for q in p.children if q.dep_ == "pobj" and q.lower_ in LANGUAGES and q.text[:1].isupper()]
+            langs = [q for q in p.children if q.dep_ == "pobj" and _described.language(q)]
             if len(langs) != 1:
                 continue
             lang = _language(names.name(langs[0]) or (langs[0].text, "technology"))

@@ -174,7 +174,7 @@ class Hygiene:
             with times.stage("decide"):
                 decided = self._decide(drafts, graphs, weighed, vectors)
         for i in weighed:
-            steps[i] = self._step(drafts, i, decided[i]) if i in decided else Step("STORE")
+            steps[i] = self._step(drafts, i, decided[i], vectors.get(i)) if i in decided else Step("STORE")
         for i in fresh:
             if steps[i] is None:
                 steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
@@ -187,9 +187,10 @@ class Hygiene:
             planned, tuple((name, n) for name, n in counts if n),
         )
 
-    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision) -> Step:
+    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision, vectors: list[bytes] | None) -> Step:
         """One consolidation decision other than ADD as a step. A SUPERSEDE names its link: the new memory
-        retires the stored one, or (an older value arriving late) the stored one retires the new one.
+        retires the stored one, or (an older value arriving late) the stored one retires the new one, and the
+        new one may retire an older value still (:meth:`_between`).
 
         Trigger for the second: the value this add states held before the stored one (its ``valid_at`` is
         earlier). Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes
@@ -204,9 +205,36 @@ class Hygiene:
             then = lookup.current(self.store, target).valid_at
         if drafts[i].valid_at < then:
             link = Link(target, f"#{i}", {"consolidation": decision.reason, "arrived_late": True})
-        else:
-            link = Link(f"#{i}", target, {"consolidation": decision.reason})
-        return Step("SUPERSEDE", target, decision.reason, link)
+            also = () if target.startswith("#") else self._between(drafts[i], i, target, vectors)
+            return Step("SUPERSEDE", target, decision.reason, link, also=also)
+        return Step("SUPERSEDE", target, decision.reason, Link(f"#{i}", target, {"consolidation": decision.reason}))
+
+    def _between(self, draft: Memory, i: int, later: str, vectors: list[bytes] | None) -> tuple[Link, ...]:
+        """The older values a late draft retires too: those the stored ``later`` memory retired that held when
+        the draft's value began, where consolidation reads the draft as their change.
+
+        Trigger: an older value arriving late ("200", dated May) after the stored later one ("300", September)
+        had retired an older one still ("100", January). Why: values are ordered by valid_at; left alone, "100"
+        stays current up to September beside "200", and a reader ``as_of`` June is given two values. Outcome:
+        the draft supersedes "100" as well (retired from the draft's valid_at, its note naming the draft), when
+        the rules, asked of the two as a newer and an older text, read a change; else nothing."""
+        found = []
+        for rel in self.store.links_touching([later], "outgoing", ["supersedes"]):
+            old = self.store.get_memory(rel.to_id)
+            if old is None or old.invalid_at is None or not old.valid_at < draft.valid_at < old.invalid_at \
+                    or (old.workspace, old.agent_id) != (draft.workspace, draft.agent_id):
+                continue
+            if vectors and self.writes.embedder is not None:
+                import numpy as np
+
+                a, b = (np.frombuffer(v, dtype="<f4") for v in (vectors[0], self.writes.vectors([old.content])[0][0]))
+                score = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0))
+            else:
+                score = rules_c.overlap(draft.content, old.content)
+            decision = rules_c.decide(draft.content, [(old.id, old.content, score)])
+            if decision.kind == "SUPERSEDE":
+                found.append(Link(f"#{i}", old.id, {"consolidation": decision.reason}))
+        return tuple(found)
 
     def _decide(
         self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]]

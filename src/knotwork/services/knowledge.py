@@ -375,8 +375,7 @@ class KnowledgeService:
         ended_here = [s for s in stored if not f.past and retired_out and s.id in retired_out]
         sure = trust.retiring(f.confidence, origin, [by_id[r.fact_id] for r in p.retire] + ended_here, shown)
         later = by_id.get(p.superseded_by) if p.superseded_by else None
-        raised = trust.succeeding(sure, origin, later, shown)
-        sure = trust.arriving_before(sure, origin, later, shown)
+        sure, raised = trust.late_arrival(sure, origin, later, shown)
         if raised is not None:  # the older value came late: the stored value it gave way to is as sure
             self.store.kg_raise_confidence(p.superseded_by, raised)
         fact = Fact(new_id, memory.workspace, subject_id, subject, f.predicate, object_id, obj,
@@ -504,25 +503,38 @@ class KnowledgeService:
         if (rows[ida].workspace or "") != (rows[idb].workspace or ""):
             raise InvalidInput("b", "entities of different workspaces cannot be merged")
         keep = best_canonical([ida, idb], self.store.kg_degree([ida, idb]))
-        drop = idb if keep == ida else ida
-        at = now()
+        self.join(keep, idb if keep == ida else ida, rows[keep].workspace)
+        return self.store.kg_get_entities([keep])[keep]
+
+    def join(self, keep: str, drop: str, workspace: str | None) -> None:
+        """``drop`` becomes an alias of ``keep``: its facts and mentions move, facts that now say one thing fold."""
         with self.store.transaction():
             self.store.kg_merge_entities(keep, drop)
             self._fold_repeats(keep)
-            self.summarize({keep}, at)
-            self.store.kg_mark_dirty([keep, drop], rows[keep].workspace)
-        return self.store.kg_get_entities([keep])[keep]
+            self.summarize({keep}, now())
+            self.store.kg_mark_dirty([keep, drop], workspace)
 
     def _fold_repeats(self, entity_id: str) -> None:
-        """After a merge two facts may say the same thing: keep the older, give it the other's sources."""
+        """After a merge two facts may say the same thing: keep the older, give it the other's sources. A value
+        retired by its own repeat ("PostgreSQL" by "Postgres" while they were two entities) was never a change:
+        the older fact runs on to the repeat's end."""
         facts = sorted(self.store.kg_facts_touching([entity_id]), key=lambda f: f.id)
         kept: dict[tuple[str, str, str], Fact] = {}
         for f in facts:
             key = (f.subject_id, f.predicate, f.object_id)
             first = kept.get(key)
-            if first is None or first.invalid_at != f.invalid_at:
+            restated = first is not None and first.superseded_by == f.id and first.invalid_at == f.valid_at
+            if first is None or (first.invalid_at != f.invalid_at and not restated):
                 kept.setdefault(key, f)
                 continue
+            if restated:
+                self.store.kg_retire_fact(first.id, f.invalid_at, f.expired_at, f.superseded_by)
+                for g in self.store.kg_facts_touching([f.subject_id]):
+                    if g.superseded_by == f.id and g.id != first.id:  # what the repeat retired, the older one did
+                        self.store.kg_retire_fact(g.id, g.invalid_at, g.expired_at, first.id)
+                kept[key] = replace(first, invalid_at=f.invalid_at, expired_at=f.expired_at,
+                                    superseded_by=f.superseded_by)
+            self.store.kg_raise_confidence(first.id, f.confidence)
             for mid in f.sources:
                 self.store.kg_add_fact_source(first.id, mid)
             self.store.kg_delete_fact(f.id)

@@ -4,9 +4,10 @@
   probability, :mod:`knotwork.knowledge.scorer`).
 - :func:`shown`: what a read shows without ``min_confidence``: every fact but the offline extraction's
   under ``kg_min_confidence``; with it, the facts at least that sure (0: every stored fact).
-- :func:`retiring`, :func:`succeeding`: a change's new value is at least as sure as the value it retires, in
-  either arrival order; :func:`preceding`: and the values it retires, down the chain, as sure as it;
-  :func:`arriving_before`: an older value arriving late as sure as the stored value it gave way to.
+- :func:`retiring`: a change's new value is at least as sure as the value it retires; :func:`preceding`: and
+  the values it retires, down the chain, as sure as it; :func:`late_arrival`: the same rule in the other
+  arrival order, an older value arriving late and the stored value it gave way to brought to the surer of
+  the two (:func:`succeeding` and :func:`arriving_before` are its two halves).
 - :func:`contexts`: the people earlier memories of each scope named (:mod:`knotwork.knowledge.carry`),
   so that "she" or "my sister" in a new memory is the person an earlier one named.
 """
@@ -78,20 +79,6 @@ def retiring(confidence: float, origin: str, retired: Sequence[Fact], shown: flo
     return max([confidence] + [_held(g, shown) for g in retired])
 
 
-def succeeding(arriving: float, origin: str, later: Fact | None, shown: float) -> float | None:
-    """The confidence a stored fact is raised to when an older value arrives late and retired in its favour
-    (:func:`retiring` in the other arrival order), or None.
-
-    Trigger: the older memory came after the newer one, and the stored successor is an extracted fact less
-    sure than the arriving value. Why: as in :func:`retiring`, a successor left under the reading default
-    would leave the reader with the stale value ``as_of`` later and nothing current. Outcome: the successor
-    is raised to the arriving value's confidence (the reading default for a caller's or an LLM's)."""
-    if later is None or later.extractor not in SCORED:
-        return None
-    floor = arriving if origin in SCORED else shown
-    return floor if later.confidence < floor else None
-
-
 def preceding(sure: float, origin: str, retired: Sequence[Fact], stored: Sequence[Fact],
               shown: float) -> tuple[float, list[str]]:
     """The confidence to raise to (``sure``, that of a new value that retires ``retired``; the reading default
@@ -120,13 +107,35 @@ def preceding(sure: float, origin: str, retired: Sequence[Fact], stored: Sequenc
     return level, [g.id for g in stored if g.id in seen and g.extractor in SCORED and g.confidence < level]
 
 
+def late_arrival(sure: float, origin: str, later: Fact | None, shown: float) -> tuple[float, float | None]:
+    """When an extracted value arrives late, already retired in favour of the stored ``later``: the confidence it
+    is stored with, and the confidence ``later`` is raised to (None: left as it is). :func:`retiring` and
+    :func:`preceding` in the other arrival order.
+
+    Trigger: the older memory came after the newer one. Why: a change's two values are read in one frame (this
+    subject, this predicate); left under the reading default, the successor would leave the reader with the
+    stale value ``as_of`` later and nothing current, and the late value would give no value ``as_of`` a date
+    before the change. Outcome: both are brought to the surer of the two: the arriving value to at least
+    ``later``'s confidence (the reading default ``shown`` when ``later`` is a caller's or an LLM's fact), and an
+    extracted ``later`` less sure than the arriving value to its confidence (to ``shown`` when the arriving value
+    is a caller's or an LLM's). A caller's or an LLM's fact keeps its own word, on either side."""
+    if later is None:
+        return sure, None
+    arriving = max(sure, _held(later, shown)) if origin in SCORED else sure
+    level = sure if origin in SCORED else shown
+    return arriving, level if later.extractor in SCORED and later.confidence < level else None
+
+
+def succeeding(arriving: float, origin: str, later: Fact | None, shown: float) -> float | None:
+    """The confidence the stored ``later`` is raised to when an older value arrives late (:func:`late_arrival`'s
+    second half), or None."""
+    return late_arrival(arriving, origin, later, shown)[1]
+
+
 def arriving_before(sure: float, origin: str, later: Fact | None, shown: float) -> float:
-    """The confidence an extracted value that arrives late, already retired in favour of the stored ``later``,
-    is stored with: :func:`preceding` in the other arrival order (at least ``later``'s, the reading default
-    for a caller's or an LLM's). A caller's or an LLM's own fact keeps its confidence."""
-    if origin not in SCORED or later is None:
-        return sure
-    return max(sure, _held(later, shown))
+    """The confidence an extracted value arriving late, retired in favour of ``later``, is stored with
+    (:func:`late_arrival`'s first half)."""
+    return late_arrival(sure, origin, later, shown)[0]
 
 
 def _held(fact: Fact, shown: float) -> float:

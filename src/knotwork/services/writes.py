@@ -284,11 +284,15 @@ class WritePath:
         new, old = placed[i], lookup.current(store, target)
         store.bump_counter("superseded_on_add")
         links.link(store, ref(step.link.source), ref(step.link.target), "supersedes", dict(step.link.metadata))
+        for also in step.also:  # a late value between two: it retires the older one too
+            links.link(store, ref(also.source), ref(also.target), "supersedes", dict(also.metadata))
         self._graph_follows(new.id)
         if step.link.arrived_late:
             told = _later_value(step.reason)
+            retires = "".join(f"; retires {ref(a.target)} ({a.metadata.get('consolidation')})" for a in step.also)
             return lookup.current(store, new.id).decided(
-                "ADD", old.id, f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}"
+                "ADD", old.id,
+                f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}{retires}"
             )
         return new.decided("SUPERSEDE", old.id, step.reason)
 
