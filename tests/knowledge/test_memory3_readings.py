@@ -165,3 +165,22 @@ def test_what_a_liked_pastime_is_about_is_liked(text: str, fact: tuple) -> None:
 ])
 def test_a_pastimes_object_is_not_liked_when_the_sentence_says_otherwise(text: str, wrong: tuple) -> None:
     assert wrong not in proposed_now(text)
+
+
+@needs_parser
+@pytest.mark.parametrize("text, fact", [
+    ("wicked.haufe.io uses go.cd as its CI tool.", ("wicked.haufe.io", "uses", "go.cd")),
+    ("Christian Couder is the new maintainer of Sharness.", ("Sharness", "has_maintainer", "Christian Couder")),
+])
+def test_a_dotted_name_is_a_subject_and_a_new_holder_holds_the_role(text: str, fact: tuple) -> None:
+    assert fact in proposed_now(text)
+
+
+@needs_parser
+def test_a_real_auxiliary_stays_an_auxiliary() -> None:
+    from knotwork.knowledge.nlp import pipeline
+    from knotwork.knowledge.repair import mend
+
+    doc = pipeline()("The service has moved to Render.")
+    mend(doc)
+    assert [t.dep_ for t in doc if t.lower_ == "has"] == ["aux"]
