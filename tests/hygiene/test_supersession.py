@@ -48,6 +48,9 @@ CHANGES = [
                  "wednesday 10:00 pt -> tuesday 15:00 pt", id="meeting"),
     pytest.param("Priya Nair's employer is Globex.", "Priya Nair is now independent, with no employer.",
                  "globex -> independent", id="employer-wording"),
+    # one numbered thing, another stage of its life, in another sentence shape (knotwork.hygiene.lifecycle)
+    pytest.param("The status of Node.js 21 is Current.", "Node.js 21 has reached end-of-life.",
+                 "current -> end-of-life", id="stage"),
 ]
 
 # Two statements that can both hold: neither retires the other, in either order.
@@ -67,6 +70,9 @@ BOTH_HOLD = [
                  "The chairs of the Infra working group are Ann Lee and Cy Diaz.", id="two-groups-chairs"),
     pytest.param("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT.",
                  id="two-meetings"),
+    pytest.param("PEP 9001 is accepted.", "PEP 9002 is final.", id="two-proposals"),  # two things, a stage each
+    pytest.param("Node.js 22 is in the Active LTS phase.", "Node.js 22 reaches end-of-life on 2027-04-30.",
+                 id="stage-and-schedule"),  # a date says when it will, not that it is
 ]
 
 

@@ -71,6 +71,8 @@ read in any sentence shape (:mod:`~knotwork.hygiene.keys`: "Kubernetes 1.15's ne
 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4.") with two values of one
 type. What the project-text readers and the key reader decide themselves (whole statements, not one span)
 does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
+After it, one numbered thing given another stage of its life in any shape (:mod:`~knotwork.hygiene.lifecycle`:
+"Node.js v17: Current" -> "The release status of Node 17 is Maintenance"), with the same floor.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ from functools import lru_cache
 
 from knotwork.hygiene import changes_read, pair_scorer, wording
 from knotwork.hygiene.keys import key_change
+from knotwork.hygiene.lifecycle import stage_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS, MIN_LEAD, NEGATIONS, PERSON as _PERSON,
@@ -230,7 +233,8 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
                                      or _core_change(old_text, new_text, cosine, target in later)
                                      or _without_repeated_word(old_text, new_text, cosine, old, new)
                                      or _project_text(old_text, new_text, cosine, target in later)
-                                     or _keyed(old_text, new_text, cosine, target in later))
+                                     or _keyed(old_text, new_text, cosine, target in later)
+                                     or (stage_change(old_text, new_text) if cosine >= SLOT_COSINE else None))
         if change and not beside:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
