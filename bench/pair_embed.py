@@ -224,7 +224,7 @@ def choose(prob: np.ndarray, y: np.ndarray, rules: np.ndarray, groups: np.ndarra
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--groups", default="cos,subject", help="feature groups: cos, subject, shape, head")
+    parser.add_argument("--groups", default="cos,subject,shape,align", help="feature groups: cos, subject, align, shape, head")
     parser.add_argument("--c", type=float, default=0.05)
     parser.add_argument("--show", choices=NAMES, help="print that set's pairs the model adds at its threshold")
     parser.add_argument("--errors", type=int, default=0, help="print each set's N highest-scored wrong pairs")
