@@ -48,3 +48,7 @@ def test_consolidation_asks_the_reader_last_and_above_the_candidate_floor() -> N
     old, new = "The status of Node.js 21 is Current.", "Node.js 21 has reached end-of-life."
     assert decide(new, [("m1", old, 0.85)]).reason == "value changed: current -> end-of-life"
     assert decide(new, [("m1", old, 0.5)]).kind == "ADD"  # under the slot readers' floor: not compared
+
+
+def test_a_month_before_a_year_is_no_second_subject() -> None:
+    assert stage_change("PEP 9001 status: Draft", "PEP 9001 became Final in October 2024.") == "draft -> final"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from knotwork.hygiene.spans import AFTER_VALUE, NEGATIONS, RAW_WORD, words
+from knotwork.hygiene.spans import AFTER_VALUE, NEGATIONS, RAW_WORD, TIME_WORDS, words
 
 #: The stages of a proposal (PEP, KEP, RFC) and of a release line (Node.js, Python branches), each one at a time.
 STAGES: dict[str, str] = {w: w for w in (
@@ -48,8 +48,9 @@ _STAGE_AT = re.compile(r"(?<![\w-])(?P<word>[A-Za-z][A-Za-z-]*)(?![\w-])(?=(?:[ 
 
 def subjects(text: str) -> set[tuple[str, str]]:
     """Each name written with a capital and the number after it, as (name, number): "Node.js v17" and "Node 17"
-    alike, "3.0" read as "3"."""
-    return {(m[1].lower(), re.sub(r"\.0$", "", m[2])) for m in _ID.finditer(text) if m[1][0].isupper()}
+    alike, "3.0" read as "3"; a month or a day before a number is a date, not a name."""
+    return {(m[1].lower(), re.sub(r"\.0$", "", m[2])) for m in _ID.finditer(text)
+            if m[1][0].isupper() and m[1].lower() not in TIME_WORDS}  # "October 2024" is a date, no subject
 
 
 def stages(text: str) -> set[str]:
