@@ -28,7 +28,9 @@ UPDATE stands).
 Reported per held-out set: rules alone, model alone, rules OR model (P / R of SUPERSEDE, true memories lost: an
 ADD or NOOP pair decided SUPERSEDE), and the model's ROC AUC on all pairs and on the pairs the rules leave.
 
-Run: python bench/pair_embed.py [--groups cos,subject,shape,head] [--c C] [--show SET]
+``--trees`` fits gradient-boosted trees (interactions) instead, under the same protocol.
+
+Run: python bench/pair_embed.py [--groups cos,subject,align,shape,head] [--c C] [--trees] [--errors N] [--show SET]
 (embeddings are cached in /tmp by a hash of the texts)
 """
 
@@ -57,6 +59,7 @@ NAMES = ["old", "memory", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "cons
 THRESHOLDS = pm.THRESHOLDS + [0.97, 0.98, 0.99]
 TARGET = pm.TARGET
 BALANCE: str | None = None  # --balanced: class weights "balanced"
+TREES = False  # --trees: gradient-boosted trees instead of the logistic model
 VALUE_KINDS = {"number": "number", "amount": "number", "version": "number", "date": "date", "time": "time",
                "weekday": "day", "status": "status", "name": "name"}
 
@@ -194,6 +197,11 @@ def features(pairs: list[dict], groups: set[str]) -> tuple[np.ndarray, np.ndarra
 
 
 def fit_predict(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, cc: float) -> np.ndarray:
+    if TREES:  # --trees: interactions a linear model cannot form (cc unused)
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, random_state=0)
+        return model.fit(x[train], y[train]).predict_proba(x[test])[:, 1]
     from sklearn.linear_model import LogisticRegression
 
     mu, sd = x[train].mean(0), x[train].std(0) + 1e-6
@@ -228,10 +236,12 @@ def main() -> int:
     parser.add_argument("--c", type=float, default=0.05)
     parser.add_argument("--show", choices=NAMES, help="print that set's pairs the model adds at its threshold")
     parser.add_argument("--errors", type=int, default=0, help="print each set's N highest-scored wrong pairs")
+    parser.add_argument("--trees", action="store_true", help="gradient-boosted trees instead of the logistic model")
     parser.add_argument("--balanced", action="store_true", help="weigh the two classes alike")
     args = parser.parse_args()
-    global BALANCE
+    global BALANCE, TREES
     BALANCE = "balanced" if args.balanced else None
+    TREES = args.trees
     groups = set(args.groups.split(","))
     print(f"load average: {os.getloadavg()}; groups {sorted(groups)}; C {args.c}")
     pairs = load()
