@@ -71,6 +71,8 @@ read in any sentence shape (:mod:`~knotwork.hygiene.keys`: "Kubernetes 1.15's ne
 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4.") with two values of one
 type. What the project-text readers and the key reader decide themselves (whole statements, not one span)
 does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
+After it, one numbered thing given another stage of its life in any shape (:mod:`~knotwork.hygiene.lifecycle`:
+"Node.js v17: Current" -> "The release status of Node 17 is Maintenance"), with the same floor.
 """
 
 from __future__ import annotations
@@ -83,11 +85,13 @@ from functools import lru_cache
 
 from knotwork.hygiene import changes_read, pair_scorer, wording
 from knotwork.hygiene.keys import key_change
+from knotwork.hygiene.lifecycle import stage_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS, MIN_LEAD, NEGATIONS, PERSON as _PERSON,
-                                    RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, WHICH_ONE,
-                                    WORD as _WORD, frame_tokens, names_kept, respelled, short_swap, words)
+                                    RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, NUMBERED,
+                                    WORD as _WORD, frame_tokens, heading_crossed, names_kept, respelled, short_swap,
+                                    which_year, words)
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -160,6 +164,9 @@ def value_change(old: list[str], new: list[str]) -> str | None:
     if (_NO_VALUE & (set(gone) | set(came)) or respelled(gone, came) or _passive_pair(gone, came)
             or _being_swap(gone, came)):
         return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed", "is" -> "stays": no value
+    if _value_like(gone) and (old[i1 - 1] in NUMBERED  # "is delegate for PEP 792" -> "PEP 763": which one
+                              or which_year(old[i1 - 1], gone, came, old[i2] if i2 < len(old) else None)):
+        return None
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
     if (_value_like(gone) and _value_like(came) and lead & STATE_WORDS) or lead & SINGLE_VALUED:
         return f"{' '.join(gone)} -> {' '.join(came)}"
@@ -227,7 +234,8 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
                                      or _core_change(old_text, new_text, cosine, target in later)
                                      or _without_repeated_word(old_text, new_text, cosine, old, new)
                                      or _project_text(old_text, new_text, cosine, target in later)
-                                     or _keyed(old_text, new_text, cosine, target in later))
+                                     or _keyed(old_text, new_text, cosine, target in later)
+                                     or (stage_change(old_text, new_text) if cosine >= SLOT_COSINE else None))
         if change and not beside:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -638,6 +646,9 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0, whole_floor:
                                               (old_first, old_first_words, new_first, new_first_words, CLAUSE_COSINE)):
         if len(old) <= MIN_LEAD or old == new or cosine < min(floor, COPULA_COSINE):
             continue
+        if (found := short_swap(old, new)) and (heading_crossed(old_text, found[0], found[1])
+                                                or heading_crossed(new_text, found[2], found[3])):
+            continue  # "3.15.0 alpha 4: Tuesday" -> "alpha 5: Wednesday": another heading, not another value
         change = _swapped_value(old_raw, old, new_raw, new)
         if change and (cosine >= floor or change.startswith(_COPULA)):
             return change.removeprefix(_COPULA)
@@ -672,8 +683,8 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
     before = old[i1 - 1]
-    if numeric and before in WHICH_ONE:
-        return None  # "note number 6", "marker mk6", "PR 123": which one, not how much
+    if numeric and (before in NUMBERED or which_year(before, gone, came, after)):
+        return None  # "note number 6", "marker mk6", "PR 123", "PEP 788", "the 2025 term": which one, not how much
     if after is not None and after not in AFTER_VALUE and after not in KIND_NOUNS:
         quantity = numeric and not old_raw[i1 - 1][0].isupper()  # "over 7,000,000 downloads", not "Celery 5.4 supports"
         dated = set(gone + came) <= TIME_WORDS and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"
