@@ -271,12 +271,12 @@ class Hygiene:
         def near(pos: int) -> list[tuple[int, float]]:
             if sims is not None:
                 row = sims[pos, :pos]
-                earlier = np.nonzero(row >= rules_c.CANDIDATE_COSINE)[0].tolist()
+                earlier = np.nonzero(row >= rules_c.READER_COSINE)[0].tolist()
                 scored = [(q, float(row[q])) for q in earlier]
             else:
                 mine = sets[pos]
                 scored = [(q, len(mine & sets[q]) / (len(mine | sets[q]) or 1)) for q in range(pos)]
-            return [(weighed[q], s) for q, s in scored if s >= rules_c.CANDIDATE_COSINE and group[q] == group[pos]]
+            return [(weighed[q], s) for q, s in scored if s >= rules_c.READER_COSINE and group[q] == group[pos]]
 
         return near
 
@@ -292,7 +292,7 @@ class Hygiene:
 
             query = np.frombuffer(vectors[0], dtype="<f4")
             hits = self.writes.index.search(query, CANDIDATES, draft.workspace)
-            scored = [(h.memory_id, h.similarity) for h in hits if h.similarity >= rules_c.CANDIDATE_COSINE]
+            scored = [(h.memory_id, h.similarity) for h in hits if h.similarity >= rules_c.READER_COSINE]
         else:
             found = self.store.fts_candidates(query_terms(draft.content), flt, CANDIDATES, at)
             texts = self.store.content_starts([mid for mid, _ in found], 100_000)
