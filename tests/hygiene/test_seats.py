@@ -208,3 +208,42 @@ def test_an_employer_below_the_cosine_floor_retires_the_older_memory_in_the_stor
                     valid_at="2024-06-02T00:00:00Z")
     assert (other.decision, seat.decision) == ("ADD", "ADD")
     assert smem.get(new.id).invalid_at is None
+
+
+# (older, newer): a schedule in its spelled-out forms, a cadence with a part of the day, one of several versions
+# moved, a maximum in two shapes
+MORE = [
+    pytest.param("The docs working group meets every two weeks on Tuesday, 9:30-10:30am PST.",
+                 "Docs WG calls: Tuesdays, every two weeks, alternating between 10:30-11:00 Pacific and 15:30-16:00 "
+                 "Central European.", id="a-schedule-spelled-out"),
+    pytest.param("The Heron community meeting runs bi-weekly on Thursday, 8am to 9am Pacific.",
+                 "The Heron community meeting is bi-weekly on Tuesday at 8am Pacific.", id="a-meeting-that-runs"),
+    pytest.param("Model retraining for the ranking model runs weekly on Sunday night.",
+                 "Model retraining for the ranking model runs daily at 03:00.", id="a-cadence-with-a-part-of-the-day"),
+    pytest.param("Merchant payouts go out every Tuesday and Friday.", "Merchant payouts go out daily on business days.",
+                 id="business-days"),
+    pytest.param("The backend runs Django 4.2 on Python 3.11.",
+                 "The backend runs Python 3.12 since the spring upgrade; Django stays on 4.2.",
+                 id="one-of-two-versions-moved"),
+    pytest.param("The maximum party size is 4 players.", "Parties can now have up to 6 players.", id="a-maximum"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MORE)
+def test_more_wordings_of_one_value_changed_retire_the_older_memory(old: str, new: str) -> None:
+    assert decide(new, [("old", old, 0.8)]).kind == "SUPERSEDE"
+    assert decide(old, [("new", new, 0.8)], later={"new"}).kind == "SUPERSEDE"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    pytest.param("The docs working group meets every two weeks on Tuesday at 9:30 PT.",
+                 "Docs WG calls: Tuesdays, every two weeks, at 9:30 PT.", id="one-schedule-two-wordings"),
+    pytest.param("Merchant payouts go out every Tuesday.", "Merchant payouts go out on Tuesday mornings.",
+                 id="a-part-of-the-day-made-exact"),
+    pytest.param("The backend runs Django 4.2 on Python 3.11.",
+                 "The backend docs mention Python 3.12 and Django 4.2 as examples.", id="versions-said-of-another-thing"),
+    pytest.param("The maximum party size is 4 players.", "Guilds can now have up to 60 players.", id="another-maximum"),
+])
+def test_more_wordings_that_change_nothing_retire_nothing(old: str, new: str) -> None:
+    assert decide(new, [("old", old, 0.8)]).kind != "SUPERSEDE"
+    assert decide(old, [("new", new, 0.8)], later={"new"}).kind != "SUPERSEDE"

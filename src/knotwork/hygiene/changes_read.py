@@ -516,7 +516,10 @@ _PERIODS = frozenset("day days daily week weeks weekly biweekly bi-weekly fortni
                      "quarter quarters quarterly year years yearly annually annual weekday weekdays monday tuesday "
                      "wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays".split())
 _CADENCE = _PERIODS | frozenset("every other each twice once first second third fourth last two three four five six "
-                                "eight ten twelve a on the of at in".split())
+                                "eight ten twelve a on the of at in".split()) | frozenset(
+    "night nights morning mornings afternoon afternoons evening evenings midnight noon business working".split())
+# A part of the day said or left out ("every Tuesday" / "on Tuesday mornings") makes a cadence more exact, not another.
+_DAY_PARTS = frozenset("night nights morning mornings afternoon afternoons evening evenings midnight noon".split())
 # Words around a cadence that say it changed or holds, not what is done: "From now on stable releases are ...",
 # "The user sync happens ..." / "The user sync moved to ...".
 _CADENCE_NEUTRAL = frozenset("now from henceforth onwards starting moved happens happen held occurs scheduled".split())
@@ -569,6 +572,8 @@ def cadence_change(earlier: str, later: str) -> str | None:
     if any(set(x[0]) < set(y[0]) and re.search(r"\b(?:and|or|plus)\b", t, re.IGNORECASE)
            for x, y, t in ((a, b, later), (b, a, earlier))):
         return None  # "daily" / "daily and weekly": one cadence more beside it, both hold
+    if [t for t in a[0] if t not in _DAY_PARTS] == [t for t in b[0] if t not in _DAY_PARTS]:
+        return None  # "every Tuesday" / "on Tuesday mornings": the same days, a part of the day more exact
     return f"{' '.join(a[0])} -> {' '.join(b[0])}"
 
 

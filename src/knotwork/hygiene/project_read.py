@@ -174,11 +174,70 @@ def updated_to(earlier: str, later: str) -> str | None:
     return None
 
 
+# -- one of several versions moved --------------------------------------------------------------------------------
+_NAMED_VERSION = re.compile(r"(?<![\w.])(?P<name>[A-Z][\w+-]*)\s+v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\w)")
+_LOWER = re.compile(r"\b[a-z][a-z-]{2,}\b")
+
+
+def one_version_moved(earlier: str, later: str) -> str | None:
+    """"<name> <old> -> <new>" when the earlier text pins several named things to versions ("The backend runs
+    Django 4.2 on Python 3.11") and the later one gives each of them a version again, one of them another
+    ("The backend runs Python 3.12 since the spring upgrade; Django stays on 4.2"), about the same thing (every
+    lower-case word of the earlier text is in the later one)."""
+    if (one := _one(earlier)) is None or re.search(r"\b(?:not|no|never|or)\b", one, re.I):
+        return None
+    pinned = {m["name"]: m["v"] for m in _NAMED_VERSION.finditer(one)}
+    if len(pinned) < 2 or len(pinned) != len(_NAMED_VERSION.findall(one)):
+        return None
+    said = set(_LOWER.findall(one)) - {"the", "and", "our", "since", "now"}  # "backend", "runs"
+    moved = []
+    for name, version in pinned.items():
+        found = {m["v"] for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s+(?:(?:stays|remains|is|stay|remain)\s+"
+                                            r"(?:on\s+|at\s+)?)?v?(?P<v>\d+(?:\.\d+)+)(?!\w|\.\w)", later)}
+        if len(found) != 1:
+            return None
+        if (now := found.pop()) != version:
+            # the clause that moves it says what the earlier one said of it ("The backend runs Python 3.12 ...")
+            if not any(re.search(rf"(?<![\w.]){re.escape(name)}\s+v?{re.escape(now)}", c)
+                       and said <= set(_LOWER.findall(c)) for c in clauses(later)):
+                return None
+            moved.append(f"{name} {version} -> {name} {now}")
+    return moved[0] if len(moved) == 1 else None
+
+
+# -- a maximum in two shapes --------------------------------------------------------------------------------------
+_MAXIMUMS = (
+    re.compile(r"^(?:the\s+)?(?:maximum|max|largest)\s+(?P<x>[a-z]+)\s+(?:size|count|number)\s+is\s+(?:now\s+)?"
+               r"(?P<n>\d+)\s+(?P<u>[a-z]+)$", re.I),
+    re.compile(r"^(?:an?\s+|each\s+)?(?P<x>[a-z]+)\s+(?:can|may)\s+(?:now\s+)?(?:have|hold|take|include)\s+"
+               r"(?:up\s+to|at\s+most)\s+(?P<n>\d+)\s+(?P<u>[a-z]+)$", re.I),
+)
+
+
+def _maximum(clause: str) -> tuple[str, str, str] | None:
+    for shape in _MAXIMUMS:
+        if m := shape.match(clause):
+            return m["x"].lower()[:4], m["n"], m["u"].lower().rstrip("s")
+    return None
+
+
+def maximum(earlier: str, later: str) -> str | None:
+    """"<old> -> <new>" when both texts give one thing's maximum ("The maximum party size is 4 players." ->
+    "Parties can now have up to 6 players.") in one unit."""
+    if (one := _one(earlier)) is None or (was := _maximum(one)) is None:
+        return None
+    for clause in clauses(later):
+        if (now := _maximum(clause)) and (now[0], now[2]) == (was[0], was[2]):
+            return None if now[1] == was[1] else f"{was[1]} -> {now[1]}"
+    return None
+
+
 def change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
     """The change told from ``old_text`` to ``new_text`` when a reader above reads one, else None; the later text
     is ``new_text`` unless ``old_is_later``."""
     earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
-    for reader in (status_change, moved_file, removed, not_shipped, team_swap, updated_to):
+    for reader in (status_change, moved_file, removed, not_shipped, team_swap, updated_to, one_version_moved,
+                   maximum):
         if found := reader(earlier, later):
             if old_is_later:
                 before, after = found.split(" -> ", 1)
