@@ -247,3 +247,25 @@ def test_more_wordings_of_one_value_changed_retire_the_older_memory(old: str, ne
 def test_more_wordings_that_change_nothing_retire_nothing(old: str, new: str) -> None:
     assert decide(new, [("old", old, 0.8)]).kind != "SUPERSEDE"
     assert decide(old, [("new", new, 0.8)], later={"new"}).kind != "SUPERSEDE"
+
+
+@pytest.mark.parametrize("first", ["older", "later"])
+def test_a_late_value_between_two_stored_ones_retires_the_older_and_is_retired_by_the_later(
+        smem: Knotwork, first: str) -> None:
+    """Read the Docs (February), Netlify (June), and an older note arriving last: GitHub Pages (March). The note
+    retires the first value and arrives retired by the last: two links in one add."""
+    texts = {"older": ("Docs are hosted on Read the Docs.", "2024-02-02T00:00:00Z"),
+             "later": ("Docs are hosted on Netlify with deploy previews for every pull request.", "2024-06-03T00:00:00Z")}
+    stored = {}
+    for name in (first, "later" if first == "older" else "older"):
+        text, at = texts[name]
+        stored[name] = smem.add(text, workspace="juniper", valid_at=at)
+    assert smem.get(stored["older"].id).invalid_at is None  # the two stored values are not read as one change
+    note = smem.add("Docs are hosted on GitHub Pages.", workspace="juniper", valid_at="2024-03-11T00:00:00Z")
+    older, middle, later = (smem.get(m.id) for m in (stored["older"], note, stored["later"]))
+    assert older.invalid_at is not None and middle.invalid_at is not None and later.invalid_at is None
+    assert [r.memory.id for r in smem.related(older.id, types=["supersedes"], direction="incoming")] == [note.id]
+    assert [r.memory.id for r in smem.related(note.id, types=["supersedes"], direction="incoming")] == [later.id]
+    # a note of the same value's date with nothing stored after it retires only the older one
+    plain = smem.add("Docs are hosted on GitHub Pages.", workspace="other", valid_at="2024-03-11T00:00:00Z")
+    assert plain.decision == "ADD" and smem.get(plain.id).invalid_at is None

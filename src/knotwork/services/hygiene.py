@@ -170,11 +170,12 @@ class Hygiene:
             with times.stage("embed"):
                 vectors = dict(zip(weighed, writes.vectors([drafts[i].content for i in weighed])))
         decided: dict[int, rules_c.Decision] = {}
+        others: dict[int, rules_c.Decision] = {}
         if consolidate:
             with times.stage("decide"):
-                decided = self._decide(drafts, graphs, weighed, vectors)
+                decided = self._decide(drafts, graphs, weighed, vectors, others)
         for i in weighed:
-            steps[i] = self._step(drafts, i, decided[i]) if i in decided else Step("STORE")
+            steps[i] = self._step(drafts, i, decided[i], others.get(i)) if i in decided else Step("STORE")
         for i in fresh:
             if steps[i] is None:
                 steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
@@ -187,7 +188,8 @@ class Hygiene:
             planned, tuple((name, n) for name, n in counts if n),
         )
 
-    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision) -> Step:
+    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision,
+              other: rules_c.Decision | None = None) -> Step:
         """One consolidation decision other than ADD as a step. A SUPERSEDE names its link: the new memory
         retires the stored one, or (an older value arriving late) the stored one retires the new one.
 
@@ -198,21 +200,33 @@ class Hygiene:
         target = decision.target or ""
         if decision.kind != "SUPERSEDE":
             return Step(decision.kind, target, decision.reason)
-        if target.startswith("#"):  # an earlier item of the batch, stored with its draft's valid_at
-            then = drafts[int(target[1:])].valid_at
-        else:
-            then = lookup.current(self.store, target).valid_at
+        then = self._valid_at(drafts, target)  # an earlier item of the batch: its draft's valid_at
+        link = self._link(drafts, i, decision, then)
+        also = self._link(drafts, i, other, self._valid_at(drafts, other.target or "")) if other is not None else None
+        return Step("SUPERSEDE", target, decision.reason, link, also if also and also.arrived_late != link.arrived_late else None)
+
+    def _valid_at(self, drafts: list[Memory], target: str) -> datetime:
+        """When the stored memory (or the earlier batch item ``#<index>``) ``target`` holds from."""
+        if target.startswith("#"):
+            return drafts[int(target[1:])].valid_at
+        return lookup.current(self.store, target).valid_at
+
+    @staticmethod
+    def _link(drafts: list[Memory], i: int, decision: rules_c.Decision, then: datetime) -> Link:
+        """The supersedes link of a SUPERSEDE: the draft retires ``decision.target``, or (its value held before the
+        target's, ``then``) the target retires the draft."""
+        target = decision.target or ""
         if drafts[i].valid_at < then:
-            link = Link(target, f"#{i}", {"consolidation": decision.reason, "arrived_late": True})
-        else:
-            link = Link(f"#{i}", target, {"consolidation": decision.reason})
-        return Step("SUPERSEDE", target, decision.reason, link)
+            return Link(target, f"#{i}", {"consolidation": decision.reason, "arrived_late": True})
+        return Link(f"#{i}", target, {"consolidation": decision.reason})
 
     def _decide(
-        self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]]
+        self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]],
+        others: dict[int, rules_c.Decision] | None = None,
     ) -> dict[int, rules_c.Decision]:
         """Consolidation decisions other than ADD for the ``weighed`` items, each against the store and against
-        the earlier items of the batch that will be stored (a batch target is named ``#<index>``)."""
+        the earlier items of the batch that will be stored (a batch target is named ``#<index>``); a SUPERSEDE's
+        other end, where the draft's value came between two stored ones, goes to ``others`` (:meth:`_between`)."""
         plan: dict[int, rules_c.Decision] = {}
         near = self._near_in_batch(drafts, weighed, vectors)
         for pos, i in enumerate(weighed):
@@ -231,7 +245,32 @@ class Hygiene:
                 continue  # the caller's entities and facts need a memory of their own to rest on: ADD
             if decision.kind != "ADD":
                 plan[i] = decision
+            if decision.kind == "SUPERSEDE" and others is not None and (other := self._between(drafts, i, decision, found)):
+                others[i] = other
         return plan
+
+    def _between(self, drafts: list[Memory], i: int, decision: rules_c.Decision,
+                 found: list[tuple[str, str, float]]) -> rules_c.Decision | None:
+        """The other end of a SUPERSEDE whose draft states a value between two stored ones.
+
+        Trigger: an older note arriving late ("Docs are hosted on GitHub Pages", March) that supersedes a stored
+        older value (Read the Docs, January) while a stored later one (Netlify, June) would retire it, or the
+        other way round. Why: values are ordered by valid_at; one link retires one memory, and the draft would
+        stay current beside the later value. Outcome: the decision against the candidates on the other side of
+        the draft's valid_at, when it is a SUPERSEDE too: both links are written.
+        """
+        at = drafts[i].valid_at
+        then = self._valid_at(drafts, decision.target or "")
+        rest = [c for c in found[:CANDIDATES] if c[0] != decision.target]
+        if not rest:
+            return None
+        dates = {mid: self._valid_at(drafts, mid) for mid, _, _ in rest}
+        side = [c for c in rest if (dates[c[0]] > at) != (then > at) and dates[c[0]] != at]
+        if not side:
+            return None
+        later = {mid for mid, _, _ in side if dates[mid] > at}
+        other = rules_c.decide(drafts[i].content, side, later)
+        return other if other.kind == "SUPERSEDE" else None
 
     def _stated_later(self, drafts: list[Memory], i: int, found: list[tuple[str, str, float]]) -> set[str]:
         """The candidates of several clauses (a ";"), or with a closing phrase of when or why, or a change said

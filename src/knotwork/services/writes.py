@@ -284,6 +284,8 @@ class WritePath:
         new, old = placed[i], lookup.current(store, target)
         store.bump_counter("superseded_on_add")
         links.link(store, ref(step.link.source), ref(step.link.target), "supersedes", dict(step.link.metadata))
+        if step.also is not None:
+            links.link(store, ref(step.also.source), ref(step.also.target), "supersedes", dict(step.also.metadata))
         self._graph_follows(new.id)
         if step.link.arrived_late:
             told = _later_value(step.reason)
