@@ -155,6 +155,14 @@ PROJECT = [
     pytest.param("The documentation is built with Jupyter Book 1 and published to GitHub Pages.",
                  "Updated the docs to Jupyter Book 2; they are still published to GitHub Pages.",
                  id="a-tool-version-said-of-what-it-serves"),
+    pytest.param("Front-end assets are compiled with Laravel Mix.",
+                 "Asset bundling: Vite (Laravel Mix removed in the January cleanup).", id="a-tool-removed-said-aside"),
+    pytest.param("The dashboard's dev server listens on port 3000 by default.",
+                 "Default PORT of the dashboard: 8080, and the PORT environment variable still overrides it.",
+                 id="a-port"),
+    pytest.param("The premium subscription costs $4.99 per month.",
+                 "Premium: $5.99/month starting January; existing subscribers keep their old price until renewal.",
+                 id="a-price"),
 ]
 
 
@@ -176,6 +184,12 @@ def test_a_project_page_change_retires_the_older_memory(old: str, new: str) -> N
     pytest.param("The docs team maintains the website.", "The infra team maintains the servers.", id="two-duties"),
     pytest.param("The guide links to docs/people.md and docs/teams.md.", "This page has been moved to docs/people.md.",
                  id="a-text-of-two-files"),
+    pytest.param("We use Redis for caching and Postgres for orders.", "Redis removed.", id="a-text-of-two-tools"),
+    pytest.param("We cache sessions with Redis.", "Redis was not removed.", id="not-removed"),
+    pytest.param("The server listens on port 80.", "The dev server listens on port 3000.", id="two-servers"),
+    pytest.param("The API server listens on port 8000.", "The dashboard listens on port 3000.", id="another-server"),
+    pytest.param("The basic plan costs $2.99 per month.", "Premium: $5.99/month.", id="two-plans"),
+    pytest.param("The premium plan costs $4.99 per month.", "The premium plan costs $49 per year.", id="two-periods"),
 ])
 def test_project_pages_that_can_both_hold_retire_nothing(old: str, new: str) -> None:
     assert project_read.change(old, new) is None

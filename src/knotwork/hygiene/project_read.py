@@ -109,6 +109,14 @@ def removed(earlier: str, later: str) -> str | None:
         what = re.escape(m["what"].strip()).replace(r"\ ", r"\s+")
         if len(re.findall(rf"(?<![\w#])(?:the\s+)?{what}(?![\w#])", one, re.I)) == 1:
             return f"{m['what']} -> removed"
+    # a tool removed, said aside ("Asset bundling: Vite (Laravel Mix removed in the January cleanup)"): the earlier
+    # text's one name, the value of what it is done with ("Front-end assets are compiled with Laravel Mix")
+    names = re.findall(r"(?<!^)(?<![\w.-])[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*", one)
+    lead = re.match(r"^.+?\s+(?:with|using|via|by|on)\s+(?P<name>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})$", one)
+    if len(names) == 1 and lead and lead["name"] == names[0]:
+        gone = re.search(rf"(?<![\w.-]){re.escape(names[0])}\s+(?:was\s+|has\s+been\s+)?(?:removed|dropped)\b", later)
+        if gone and not re.search(r"\b(?:not|no|never)\b", later[max(0, gone.start() - 20):gone.end()], re.I):
+            return f"{names[0]} -> removed"
     return None
 
 
@@ -232,12 +240,80 @@ def maximum(earlier: str, later: str) -> str | None:
     return None
 
 
+# -- a port ------------------------------------------------------------------------------------------------------
+_PORTS = (
+    re.compile(r"^(?:the\s+)?(?P<s>[\w' -]{2,50}?)\s+(?:now\s+)?listens\s+on\s+port\s+(?P<n>\d{2,5})"
+               r"(?:\s+by\s+default)?$", re.I),
+    re.compile(r"^(?:the\s+)?(?:default\s+)?port\s+(?:of|for)\s+(?:the\s+)?(?P<s>[\w' -]{2,40}?)\s*(?::|\s+is)\s+"
+               r"(?:now\s+)?(?P<n>\d{2,5})(?:,\s+and\s+.*)?$", re.I),
+    re.compile(r"^(?:the\s+)?(?P<s>[\w' -]{2,40}?)(?:'s)?\s+(?:default\s+)?port\s*(?::|\s+is)\s+(?:now\s+)?(?P<n>\d{2,5})$",
+               re.I),
+)
+_SERVER_WORDS = frozenset({"dev", "server", "default"})  # "the dashboard" / "the dashboard's dev server": one port
+
+
+def _port(clause: str) -> tuple[frozenset[str], frozenset[str], str] | None:
+    """(the words of what listens, those written with a capital, the port) for one clause."""
+    for shape in _PORTS:
+        if m := shape.match(clause):
+            raw = re.findall(r"[A-Za-z][\w-]*", m["s"].replace("'s", ""))
+            every = frozenset(w.lower() for w in raw) - {"the", "a", "its"}
+            return every, frozenset(w.lower() for w in raw[1:] if w[0].isupper()), m["n"]
+    return None
+
+
+def port(earlier: str, later: str) -> str | None:
+    """"<old> -> <new>" port of one server ("The dashboard's dev server listens on port 3000 by default" ->
+    "Default PORT of the dashboard: 8080, ..."): the same words, or one side's more words names or the words of a
+    server ("dev server"), the other side keeping a word of its own ("dashboard")."""
+    if (one := _one(earlier)) is None or (a := _port(one)) is None:
+        return None
+    for clause in clauses(later):
+        if (b := _port(clause)) is None:
+            continue
+        small, large = sorted((a, b), key=lambda r: len(r[0]))
+        more = large[0] - small[0]
+        same = small[0] == large[0] or (small[0] < large[0] and more <= large[1] | _SERVER_WORDS
+                                        and bool(small[0] - _SERVER_WORDS))
+        if same:
+            return None if a[2] == b[2] else f"{a[2]} -> {b[2]}"
+    return None
+
+
+# -- a price ------------------------------------------------------------------------------------------------------
+_MONEY = r"(?P<m>[$\u20ac\u00a3]\d+(?:[.,]\d{2})?)"
+_PRICES = (
+    re.compile(rf"^(?:the\s+)?(?P<x>[a-z][\w-]*)(?:\s+(?:subscription|plan|tier|membership))?\s+(?:now\s+)?costs\s+"
+               rf"{_MONEY}\s*(?:per|a|/)\s*(?P<per>month|year|week)$", re.I),
+    re.compile(rf"^(?P<x>[A-Za-z][\w-]*)(?:\s+(?:subscription|plan|tier|membership))?:\s+{_MONEY}\s*(?:per|a|/)\s*"
+               r"(?P<per>month|year|week)(?:\s+(?:starting|from|since|as\s+of)\s+\w+(?:\s+\d{4})?)?$", re.I),
+)
+
+
+def _price(clause: str) -> tuple[str, str, str] | None:
+    for shape in _PRICES:
+        if m := shape.match(clause):
+            return m["x"].lower(), m["m"], m["per"].lower()
+    return None
+
+
+def price(earlier: str, later: str) -> str | None:
+    """"<old> -> <new>" price of one plan per one period ("The premium subscription costs $4.99 per month." ->
+    "Premium: $5.99/month starting January; ...")."""
+    if (one := _one(earlier)) is None or (a := _price(one)) is None:
+        return None
+    for clause in clauses(later):
+        if (b := _price(clause)) and (a[0], a[2]) == (b[0], b[2]):
+            return None if a[1] == b[1] else f"{a[1]} -> {b[1]}"
+    return None
+
+
 def change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
     """The change told from ``old_text`` to ``new_text`` when a reader above reads one, else None; the later text
     is ``new_text`` unless ``old_is_later``."""
     earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
     for reader in (status_change, moved_file, removed, not_shipped, team_swap, updated_to, one_version_moved,
-                   maximum):
+                   maximum, port, price):
         if found := reader(earlier, later):
             if old_is_later:
                 before, after = found.split(" -> ", 1)
