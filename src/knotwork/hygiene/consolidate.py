@@ -71,6 +71,12 @@ read in any sentence shape (:mod:`~knotwork.hygiene.keys`: "Kubernetes 1.15's ne
 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4.") with two values of one
 type. What the project-text readers and the key reader decide themselves (whole statements, not one span)
 does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
+
+The readers keyed on a name (:func:`_named`: a seat's holder, a person's standing, term, employer or address,
+:mod:`~knotwork.hygiene.seats`; one thing's version floor) run after the key reader and also on the candidates
+below every rule's floor, down to ``READER_COSINE``: a name weighs little on the cosine. Project pages that
+change a value without repeating the older sentence (:mod:`~knotwork.hygiene.project_read`) end
+:func:`_project_text`.
 """
 
 from __future__ import annotations
