@@ -240,6 +240,10 @@ MORE = [
                  "The backend runs Python 3.12 since the spring upgrade; Django stays on 4.2.",
                  id="one-of-two-versions-moved"),
     pytest.param("The maximum party size is 4 players.", "Parties can now have up to 6 players.", id="a-maximum"),
+    pytest.param("CI runs the test suite on Node.js 18, 20 and 22.", "CI verifies Node.js 22 and 24.",
+                 id="the-versions-a-check-runs-on"),
+    pytest.param("The front end is written in Vue 2 with Buefy components.",
+                 "The front end is Vue 3 with Headless UI components.", id="written-in-as-is"),
 ]
 
 
@@ -257,6 +261,10 @@ def test_more_wordings_of_one_value_changed_retire_the_older_memory(old: str, ne
     pytest.param("The backend runs Django 4.2 on Python 3.11.",
                  "The backend docs mention Python 3.12 and Django 4.2 as examples.", id="versions-said-of-another-thing"),
     pytest.param("The maximum party size is 4 players.", "Guilds can now have up to 60 players.", id="another-maximum"),
+    pytest.param("CI runs the test suite on Node.js 18, 20 and 22.", "CI verifies Python 3.12 and 3.13.",
+                 id="the-versions-of-another-thing"),
+    pytest.param("CI runs the test suite on Node.js 18, 20 and 22.", "CI tests Node.js 18, 20 and 22.",
+                 id="the-same-versions"),
 ])
 def test_more_wordings_that_change_nothing_retire_nothing(old: str, new: str) -> None:
     assert decide(new, [("old", old, 0.8)]).kind != "SUPERSEDE"

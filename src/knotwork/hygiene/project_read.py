@@ -308,12 +308,36 @@ def price(earlier: str, later: str) -> str | None:
     return None
 
 
+# -- the versions a check runs on ---------------------------------------------------------------------------------
+_TESTED_ON = re.compile(r"^(?P<s>[A-Z][\w-]*)\s+(?:now\s+)?(?:runs\s+(?:the\s+)?(?:test\s+suite|tests)\s+(?:on|against)|"
+                        r"tests\s+(?:on|against)|verifies|checks|tests)\s+(?P<name>[A-Z][\w.+-]*)\s+"
+                        r"(?P<vs>v?\d+(?:\.\d+)*(?:(?:,\s*|,?\s+and\s+)v?\d+(?:\.\d+)*)*)$")
+
+
+def _tested(clause: str) -> tuple[str, str, frozenset[str]] | None:
+    if m := _TESTED_ON.match(clause):
+        return m["s"].lower(), m["name"].lower(), frozenset(v.lstrip("v") for v in re.findall(r"v?\d+(?:\.\d+)*", m["vs"]))
+    return None
+
+
+def tested_on(earlier: str, later: str) -> str | None:
+    """"<old versions> -> <new versions>" when both texts give the versions of one named thing a check runs on
+    ("CI runs the test suite on Node.js 18, 20 and 22." -> "CI verifies Node.js 22 and 24."): one list for
+    another."""
+    if (one := _one(earlier)) is None or (a := _tested(one)) is None:
+        return None
+    for clause in clauses(later):
+        if (b := _tested(clause)) and a[:2] == b[:2]:
+            return None if a[2] == b[2] else f"{', '.join(sorted(a[2]))} -> {', '.join(sorted(b[2]))}"
+    return None
+
+
 def change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
     """The change told from ``old_text`` to ``new_text`` when a reader above reads one, else None; the later text
     is ``new_text`` unless ``old_is_later``."""
     earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
     for reader in (status_change, moved_file, removed, not_shipped, team_swap, updated_to, one_version_moved,
-                   maximum, port, price):
+                   maximum, port, price, tested_on):
         if found := reader(earlier, later):
             if old_is_later:
                 before, after = found.split(" -> ", 1)
