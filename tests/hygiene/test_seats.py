@@ -284,6 +284,9 @@ def test_a_late_value_between_two_stored_ones_retires_the_older_and_is_retired_b
         stored[name] = smem.add(text, workspace="juniper", valid_at=at)
     assert smem.get(stored["older"].id).invalid_at is None  # the two stored values are not read as one change
     note = smem.add("Docs are hosted on GitHub Pages.", workspace="juniper", valid_at="2024-03-11T00:00:00Z")
+    # the answer says both: which memory it retires and which retires it
+    told = f"{note.touched} {note.reason}"
+    assert stored["older"].id in told and stored["later"].id in told and "states a later value" in note.reason
     older, middle, later = (smem.get(m.id) for m in (stored["older"], note, stored["later"]))
     assert older.invalid_at is not None and middle.invalid_at is not None and later.invalid_at is None
     assert [r.memory.id for r in smem.related(older.id, types=["supersedes"], direction="incoming")] == [note.id]
