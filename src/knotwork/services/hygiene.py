@@ -264,7 +264,10 @@ class Hygiene:
         rest = [c for c in found[:CANDIDATES] if c[0] != decision.target]
         if not rest:
             return None
-        dates = {mid: self._valid_at(drafts, mid) for mid, _, _ in rest}
+        stored = self.store.get_memories([mid for mid, _, _ in rest if not mid.startswith("#")])  # one read
+        dates = {mid: drafts[int(mid[1:])].valid_at if mid.startswith("#") else stored[mid].valid_at
+                 for mid, _, _ in rest if mid.startswith("#") or mid in stored}
+        rest = [c for c in rest if c[0] in dates]
         side = [c for c in rest if (dates[c[0]] > at) != (then > at) and dates[c[0]] != at]
         if not side:
             return None
