@@ -203,7 +203,9 @@ class Hygiene:
         then = self._valid_at(drafts, target)  # an earlier item of the batch: its draft's valid_at
         link = self._link(drafts, i, decision, then)
         also = self._link(drafts, i, other, self._valid_at(drafts, other.target or "")) if other is not None else None
-        return Step("SUPERSEDE", target, decision.reason, link, also if also and also.arrived_late != link.arrived_late else None)
+        if also is not None and also.arrived_late == link.arrived_late:
+            also = None  # both on one side of the draft: one link says it
+        return Step("SUPERSEDE", target, decision.reason, link, also)
 
     def _valid_at(self, drafts: list[Memory], target: str) -> datetime:
         """When the stored memory (or the earlier batch item ``#<index>``) ``target`` holds from."""
@@ -245,8 +247,9 @@ class Hygiene:
                 continue  # the caller's entities and facts need a memory of their own to rest on: ADD
             if decision.kind != "ADD":
                 plan[i] = decision
-            if decision.kind == "SUPERSEDE" and others is not None and (other := self._between(drafts, i, decision, found)):
-                others[i] = other
+            if decision.kind == "SUPERSEDE" and others is not None:
+                if other := self._between(drafts, i, decision, found):
+                    others[i] = other
         return plan
 
     def _between(self, drafts: list[Memory], i: int, decision: rules_c.Decision,
