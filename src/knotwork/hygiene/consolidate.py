@@ -73,6 +73,12 @@ type. What the project-text readers and the key reader decide themselves (whole 
 does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
 After it, one numbered thing given another stage of its life in any shape (:mod:`~knotwork.hygiene.lifecycle`:
 "Node.js v17: Current" -> "The release status of Node 17 is Maintenance"), with the same floor.
+
+The readers keyed on a name (:func:`_named`: a seat's holder, a person's standing, term, employer or address,
+:mod:`~knotwork.hygiene.seats`; one thing's version floor) run after the key reader and also on the candidates
+below every rule's floor, down to ``READER_COSINE``: a name weighs little on the cosine. Project pages that
+change a value without repeating the older sentence (:mod:`~knotwork.hygiene.project_read`) end
+:func:`_project_text`.
 """
 
 from __future__ import annotations
@@ -83,7 +89,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
-from knotwork.hygiene import changes_read, pair_scorer, wording
+from knotwork.hygiene import changes_read, pair_scorer, project_read, seats, wording
 from knotwork.hygiene.keys import key_change
 from knotwork.hygiene.lifecycle import stage_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
@@ -114,6 +120,9 @@ _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 _BEING = _COPULAS | frozenset({"stays", "stay", "stayed", "remain", "remained", "keeps", "keep", "kept", "still"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
+# Below every rule's floor, a candidate is read by the readers keyed on a person's or a seat's name alone
+# (:mod:`~knotwork.hygiene.seats`): "Tomasz Lewicki's employer: Stacklok." / "... works at VMware." are at 0.54.
+READER_COSINE = 0.2
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
@@ -198,6 +207,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
         old = words(old_text)
         if not old:
             continue
+        if cosine < CANDIDATE_COSINE:  # below every rule's floor: only the readers keyed on a name (_named)
+            if (change := _named(old_text, new_text, target in later)) and not wording.beside(old_text, new_text):
+                return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
+            continue
         if wording.restated(old_text, new_text):  # one value in other words ("every Friday" / "on Fridays"): no change
             if cosine >= NOOP_COSINE:
                 return Decision("NOOP", target, "says nothing the stored memory does not", cosine)
@@ -235,6 +248,7 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
                                      or _without_repeated_word(old_text, new_text, cosine, old, new)
                                      or _project_text(old_text, new_text, cosine, target in later)
                                      or _keyed(old_text, new_text, cosine, target in later)
+                                     or _named(old_text, new_text, target in later)
                                      or (stage_change(old_text, new_text) if cosine >= SLOT_COSINE else None))
         if change and not beside:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
@@ -358,7 +372,9 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
     in one frame, each step a change :func:`supersedes` reads; a version's tag read with it ("Node.js 18 LTS");
     "B instead of A"; a negation lifted for a value; "Stop <doing> X"; another floor of one thing's versions;
-    another cadence of one thing; "A handed X over to B"; "A left <org>"; another tool after "with". The later
+    another cadence of one thing; "A handed X over to B"; "A left <org>"; another tool after "with"; a proposal's
+    status, a file moved, an option removed, a build no longer shipped, a team's duty, a tool's version said of
+    what it serves (:mod:`~knotwork.hygiene.project_read`). The later
     text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
@@ -377,7 +393,8 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
             or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
             or changes_read.cadence_change(_statement(earlier), _statement(later, later=True))
             or changes_read.handed_over(earlier, later)
-            or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later))
+            or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later)
+            or project_read.change(old_text, new_text, old_is_later))
 
 
 def _two_values(old_text: str, new_text: str, cosine: float, floor: float = FRAME_COSINE) -> str | None:
@@ -402,7 +419,7 @@ def read_by_date(text: str) -> bool:
     candidates only (``decide``'s ``later``)."""
     body = text.strip().rstrip(".")
     return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body)
-                               or _UPGRADED.match(body) or changes_read.reads_by_date(text))
+                               or _UPGRADED.match(body) or changes_read.reads_by_date(text) or seats.reads_by_date(text))
 
 
 @lru_cache(maxsize=512)  # the new memory's statements are asked for once per candidate: read them once
@@ -526,6 +543,15 @@ def _keyed(old_text: str, new_text: str, cosine: float, old_is_later: bool = Fal
     """One key, two values, whatever the sentence shapes (:func:`knotwork.hygiene.keys.key_change`), after every
     other rule: the slot floor, like the other readers of a whole text."""
     return key_change(old_text, new_text, old_is_later) if cosine >= SLOT_COSINE else None
+
+
+def _named(old_text: str, new_text: str, old_is_later: bool) -> str | None:
+    """The readers keyed on a name, asked of every candidate down to ``READER_COSINE``: a seat's holder, a
+    person's standing, term, employer or address (:mod:`~knotwork.hygiene.seats`), one thing's version floor
+    (:func:`changes_read.floor_change`: "NumPy floor raised to 1.25" / "The oldest NumPy Bramble supports is
+    1.23", cosine 0.45)."""
+    earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
+    return seats.change(old_text, new_text, old_is_later) or changes_read.floor_change(earlier, later)
 
 
 def _scored(old_text: str, new_text: str, cosine: float, rule: str | None, change: str | None) -> str | None:
