@@ -77,6 +77,7 @@ BOTH_HOLD = [
     pytest.param("Chidi Patel sits on the Governing Committee while Dibya Menon is on leave.",
                  "Dibya Menon is with Adobe now.", id="a-stand-in"),
     pytest.param("Tomasz Lewicki is at Google.", "Tomasz Lewicki is at KubeCon.", id="two-loose-places"),
+    pytest.param("Alice Chen works at Google.", "Alice Chen is with Sarah Lee.", id="company-after-a-job"),
     pytest.param("Kenji Sato's work email is kenji@amazon.com.", "Kenji Sato's personal email is kenji@fly.io.",
                  id="two-addresses"),
     pytest.param("Andrea Ferri's term on the Alder Governing Committee runs until Feb 2026.",
@@ -98,6 +99,13 @@ def test_a_seat_standing_term_employer_or_address_changed_in_any_wording(old: st
 def test_seats_that_can_both_hold_retire_nothing(first: str, second: str) -> None:
     assert seats.change(first, second) is None and seats.change(second, first) is None
     assert decide(second, [("old", first, 0.5)]).kind == "ADD"
+
+
+def test_a_loose_later_place_is_a_visit_not_a_new_employer_without_now() -> None:
+    # "is at C" after a job is where the person is, not whom they work for; with "now" it is a move
+    assert seats.change("Alice Chen works at Google.", "Alice Chen is at KubeCon.") is None
+    assert decide("Alice Chen is at KubeCon.", [("old", "Alice Chen works at Google.", 0.5)]).kind == "ADD"
+    assert seats.change("Alice Chen works at Google.", "Alice Chen is now at Stripe.") == "Google -> Stripe"
 
 
 def test_a_move_to_emeritus_takes_the_persons_other_clauses_with_it_and_nothing_else() -> None:

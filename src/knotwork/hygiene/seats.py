@@ -252,6 +252,7 @@ def term_end(earlier: str, later: str) -> str | None:
 # -- employers --------------------------------------------------------------------------------------------------
 _COMPANY = r"(?P<c>[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*){0,2})"
 _EMPLOYER_HEADING = re.compile(rf"^(?P<p>{_NAME})'s\s+employer:\s+{_COMPANY}$")
+_NOW = re.compile(r"\bnow\b", re.I)
 _LOOSE_EMPLOYER = re.compile(rf"^(?P<p>{_NAME})\s+is\s+(?:now\s+)?(?:at|with)\s+{_COMPANY}(?:\s+now)?$")
 
 
@@ -265,18 +266,21 @@ def _employer(clause: str) -> tuple[str, str, bool] | None:
         return _person(m["p"]), m["c"], True
     if found := slots.employer(clause):
         return _person(found[0]), found[1], True
-    if m := _LOOSE_EMPLOYER.match(clause):
-        return _person(m["p"]), m["c"], False
+    if (m := _LOOSE_EMPLOYER.match(clause)) and (_NOW.search(clause) or not re.search(r"\bis\s+with\b", clause)):
+        return _person(m["p"]), m["c"], False  # "is with" names company kept as often as a company: only with "now"
     return None
 
 
 def employer(earlier: str, later: str) -> str | None:
-    """"old -> new" employer of one person, one side at least in a strict shape."""
+    """"old -> new" employer of one person, one side at least in a strict shape; a loose later side only with
+    "now"."""
     first = clauses(earlier)
     if len(first) != 1 or (was := _employer(first[0])) is None:
         return None
     for clause in clauses(later):
-        if (now := _employer(clause)) and now[0] == was[0] and (was[2] or now[2]):
+        # a loose later clause tells a new employer only with "now": "P is at KubeCon" after "P works at
+        # Google" is a visit, not a new job
+        if (now := _employer(clause)) and now[0] == was[0] and (now[2] or (was[2] and _NOW.search(clause))):
             same = re.sub(r"[^a-z0-9]", "", was[1].lower()), re.sub(r"[^a-z0-9]", "", now[1].lower())
             if same[0] == same[1] or same[0].startswith(same[1]) or same[1].startswith(same[0]):
                 return None

@@ -175,7 +175,7 @@ class Hygiene:
             with times.stage("decide"):
                 decided = self._decide(drafts, graphs, weighed, vectors, others)
         for i in weighed:
-            steps[i] = self._step(drafts, i, decided[i], others.get(i)) if i in decided else Step("STORE")
+            steps[i] = self._step(drafts, i, decided[i], others.get(i), vectors.get(i)) if i in decided else Step("STORE")
         for i in fresh:
             if steps[i] is None:
                 steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
@@ -189,10 +189,12 @@ class Hygiene:
         )
 
     def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision,
-              other: rules_c.Decision | None = None) -> Step:
+              other: rules_c.Decision | None = None, vectors: list[bytes] | None = None) -> Step:
         """One consolidation decision other than ADD as a step. A SUPERSEDE names its link: the new memory
-        retires the stored one, or (an older value arriving late) the stored one retires the new one, and the
-        new one may retire an older value still (:meth:`_between`).
+        retires the stored one, or (an older value arriving late) the stored one retires the new one. A value
+        between two others writes more links (``also``): the decision on the other side of the draft's
+        valid_at among the current candidates (``other``, :meth:`_between`), and, for a late value, the older
+        values the stored later one had retired (:meth:`_retired_between`).
 
         Trigger for the second: the value this add states held before the stored one (its ``valid_at`` is
         earlier). Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes
@@ -203,10 +205,42 @@ class Hygiene:
             return Step(decision.kind, target, decision.reason)
         then = self._valid_at(drafts, target)  # an earlier item of the batch: its draft's valid_at
         link = self._link(drafts, i, decision, then)
-        also = self._link(drafts, i, other, self._valid_at(drafts, other.target or "")) if other is not None else None
-        if also is not None and also.arrived_late == link.arrived_late:
-            also = None  # both on one side of the draft: one link says it
-        return Step("SUPERSEDE", target, decision.reason, link, also)
+        also: list[Link] = []
+        if other is not None:
+            side = self._link(drafts, i, other, self._valid_at(drafts, other.target or ""))
+            if side.arrived_late != link.arrived_late:  # both on one side of the draft: one link says it
+                also.append(side)
+        if link.arrived_late and not target.startswith("#"):
+            named = {a.target for a in also}
+            also += [a for a in self._retired_between(drafts[i], i, target, vectors) if a.target not in named]
+        return Step("SUPERSEDE", target, decision.reason, link, tuple(also))
+
+    def _retired_between(self, draft: Memory, i: int, later: str, vectors: list[bytes] | None) -> tuple[Link, ...]:
+        """The older values a late draft retires too: those the stored ``later`` memory retired that held when
+        the draft's value began, where consolidation reads the draft as their change.
+
+        Trigger: an older value arriving late ("200", dated May) after the stored later one ("300", September)
+        had retired an older one still ("100", January). Why: values are ordered by valid_at; left alone, "100"
+        stays current up to September beside "200", and a reader ``as_of`` June is given two values. Outcome:
+        the draft supersedes "100" as well (retired from the draft's valid_at, its note naming the draft), when
+        the rules, asked of the two as a newer and an older text, read a change; else nothing."""
+        found = []
+        for rel in self.store.links_touching([later], "outgoing", ["supersedes"]):
+            old = self.store.get_memory(rel.to_id)
+            if old is None or old.invalid_at is None or not old.valid_at < draft.valid_at < old.invalid_at \
+                    or (old.workspace, old.agent_id) != (draft.workspace, draft.agent_id):
+                continue
+            if vectors and self.writes.embedder is not None:
+                import numpy as np
+
+                a, b = (np.frombuffer(v, dtype="<f4") for v in (vectors[0], self.writes.vectors([old.content])[0][0]))
+                score = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0))
+            else:
+                score = rules_c.overlap(draft.content, old.content)
+            decision = rules_c.decide(draft.content, [(old.id, old.content, score)])
+            if decision.kind == "SUPERSEDE":
+                found.append(Link(f"#{i}", old.id, {"consolidation": decision.reason}))
+        return tuple(found)
 
     def _valid_at(self, drafts: list[Memory], target: str) -> datetime:
         """When the stored memory (or the earlier batch item ``#<index>``) ``target`` holds from."""

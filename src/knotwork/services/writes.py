@@ -285,13 +285,15 @@ class WritePath:
         store.bump_counter("superseded_on_add")
         links.link(store, ref(step.link.source), ref(step.link.target), "supersedes", dict(step.link.metadata))
         also = ""
-        if step.also is not None:  # the draft's value came between two stored ones: the other end's link, told too
-            links.link(store, ref(step.also.source), ref(step.also.target), "supersedes", dict(step.also.metadata))
-            other = lookup.current(store, ref(step.also.target if step.link.arrived_late else step.also.source))
-            why = str(step.also.metadata.get("consolidation") or "")
-            also = (f"; retires {other.id} ({why.removeprefix('value changed: ')})" if step.link.arrived_late else
-                    f"; stored retired: {other.id} states a later value ({_later_value(why)}) from "
-                    f"{to_text(other.valid_at)[:16]}")
+        for more in step.also:  # the draft's value came between two others: each further link, told too
+            links.link(store, ref(more.source), ref(more.target), "supersedes", dict(more.metadata))
+            why = str(more.metadata.get("consolidation") or "")
+            if ref(more.source) == new.id:  # the draft retires an older value too
+                also += f"; retires {ref(more.target)} ({why})"
+            else:  # a later value retires the draft
+                other = lookup.current(store, ref(more.source))
+                also += (f"; stored retired: {other.id} states a later value ({_later_value(why)}) from "
+                         f"{to_text(other.valid_at)[:16]}")
         self._graph_follows(new.id)
         if step.link.arrived_late:
             told = _later_value(step.reason)
