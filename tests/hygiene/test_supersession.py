@@ -48,6 +48,9 @@ CHANGES = [
                  "wednesday 10:00 pt -> tuesday 15:00 pt", id="meeting"),
     pytest.param("Priya Nair's employer is Globex.", "Priya Nair is now independent, with no employer.",
                  "globex -> independent", id="employer-wording"),
+    # one numbered thing, another stage of its life, in another sentence shape (knotwork.hygiene.lifecycle)
+    pytest.param("The status of Node.js 21 is Current.", "Node.js 21 has reached end-of-life.",
+                 "current -> end-of-life", id="stage"),
 ]
 
 # Two statements that can both hold: neither retires the other, in either order.
@@ -67,6 +70,9 @@ BOTH_HOLD = [
                  "The chairs of the Infra working group are Ann Lee and Cy Diaz.", id="two-groups-chairs"),
     pytest.param("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT.",
                  id="two-meetings"),
+    pytest.param("PEP 9001 is accepted.", "PEP 9002 is final.", id="two-proposals"),  # two things, a stage each
+    pytest.param("Node.js 22 is in the Active LTS phase.", "Node.js 22 reaches end-of-life on 2027-04-30.",
+                 id="stage-and-schedule"),  # a date says when it will, not that it is
 ]
 
 
@@ -682,3 +688,30 @@ def test_two_values_in_a_later_first_clause_retire_the_older_frame() -> None:
     assert decide("Live-ops events start every Thursday at 17:00 UTC, one day earlier than before.",
                   [("old", "Live-ops events start every Friday at 18:00 UTC, hosted by the community team.", 0.9)]
                   ).kind != "SUPERSEDE"
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text"),
+    [
+        ("Victor Stinner sponsors PEP 788.", "Victor Stinner sponsors PEP 791 (math.integer)."),  # which proposal
+        ("Donald Stufft is delegate for PEP 792.", "Donald Stufft is delegate for PEP 763."),
+        ("Barry Warsaw is on the 2025 term Steering Council.", "Barry Warsaw is on the 2026 term Steering Council."),
+        ("3.15.0 alpha 4: Tuesday, 2026-01-13", "3.15.0 alpha 5: Wednesday, 2026-01-14"),  # another heading
+    ],
+)
+def test_a_number_that_says_which_one_retires_nothing(old_text: str, new_text: str) -> None:
+    assert decide(new_text, [("m1", old_text, 0.95)]).kind == "ADD"
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text", "change"),
+    [
+        ("PEP 788's sponsor is Victor Stinner.", "PEP 788's sponsor is Petr Viktorin.", "victor stinner -> petr viktorin"),
+        ("3.15.0 alpha 4: Tuesday, 2026-01-13", "3.15.0 alpha 4: Wednesday, 2026-01-14", "tuesday -> wednesday"),
+        ("Barry Warsaw is on the Steering Council until 2025.", "Barry Warsaw is on the Steering Council until 2026.",
+         "2025 -> 2026"),
+    ],
+)
+def test_the_value_beside_a_number_that_says_which_one_still_changes(old_text: str, new_text: str, change: str) -> None:
+    decision = decide(new_text, [("m1", old_text, 0.95)])
+    assert (decision.kind, decision.reason) == ("SUPERSEDE", f"value changed: {change}")

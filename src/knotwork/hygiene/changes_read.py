@@ -414,9 +414,26 @@ _FLOORS = (
     # "the minimum is Python 3.9", "at least Python 3.9"
     re.compile(rf"\b(?:minimum\s+(?:is|:)|at\s+least)\s+(?:now\s+)?(?P<name>[A-Za-z][\w.+-]*)\s+{_V}(?![\w.])",
                re.IGNORECASE),
+    # a heading or "the oldest": "Oldest supported Python for Bramble: 3.11", "The oldest NumPy Bramble supports is
+    # 1.23" (the subject before "supports" is the owner)
+    re.compile(rf"\b(?:oldest|lowest|minimum|minimal)\s+(?:supported\s+)?(?P<name>[A-Za-z][\w.+-]*)(?:\s+version)?"
+               rf"(?P<mid>(?:\s+(?:for|of)\s+[A-Z][\w.-]*|\s+[A-Z][\w.-]*\s+supports))\s*(?:is|:)\s+(?:now\s+)?{_V}"
+               r"(?![\w.])", re.IGNORECASE),
+    # a floor raised: "NumPy floor raised to 1.25", "The NumPy floor is 1.24"
+    re.compile(rf"(?<![\w.-])(?P<name>[A-Za-z][\w.+-]*)\s+(?:version\s+)?floor\s+(?:(?:was\s+|has\s+been\s+|is\s+)?"
+               rf"(?:raised|bumped|lowered|moved|set)\s+to|is|:)\s+(?:now\s+)?{_V}(?![\w.])", re.IGNORECASE),
+    # the version first: "NumPy 2.0 is the minimum from the 2025 Q4 release on"
+    re.compile(rf"^(?P<name>[A-Za-z][\w.+-]*)\s+{_V}\s+is\s+(?:now\s+)?the\s+(?:new\s+)?(?:minimum|floor|oldest)"
+               r"(?:\s+supported)?(?:\s+version)?\b", re.IGNORECASE),
+    # one version needed, with no "or newer" ("Bramble now needs Python 3.12"): the lowest it runs on
+    re.compile(rf"\b(?:requires|needs)\s+(?P<name>[A-Z][\w.+-]*)\s+{_V}$"),
 )
 _FLOOR_WORDS = frozenset("requires require required needs need supports support supported minimum minimal lowest "
-                         "version versions newer later above higher up least or and now the is".split())
+                         "oldest floor raised bumped set version versions newer later above higher up least or and now "
+                         "the is to".split())
+# When a floor came, not what it is: "this quarter", "from the 2025 Q4 release on", "in 2025 Q4"
+_FLOOR_WHEN = re.compile(r"\s+(?:(?:this|last|next)\s+(?:quarter|month|year|week|release)|from\s+the\s+[^,;]{1,30}?"
+                         r"\s+release(?:\s+on(?:wards)?)?|(?:in|from)\s+\d{4}(?:\s+q[1-4])?)(?=\s*$|\s*,)", re.IGNORECASE)
 
 
 _OWNED = frozenset({"of", "for"})  # "the minimum Python version for Werkzeug": Werkzeug's floor
@@ -426,13 +443,16 @@ _OWNED = frozenset({"of", "for"})  # "the minimum Python version for Werkzeug": 
 def _floor(clause: str) -> tuple[str, str, str] | None:
     """(name, version, the rest of the clause) of a clause that states the lowest version of one named thing it
     supports, else None."""
-    clause = clause.strip().rstrip(".")
+    clause = _FLOOR_WHEN.sub("", _TAG.sub("", clause.strip().rstrip("."), count=1))  # "Breaking: ...", "this quarter"
     found = [m for pattern in _FLOORS for m in pattern.finditer(clause)]
     if len({(m["name"].lower(), m["v"]) for m in found}) != 1:
         return None
     m = found[0]
     mid = (m["mid"] or "") if "mid" in m.re.groupindex else ""
-    rest = f"{clause[: m.start()]} {mid} {clause[m.end():]}"
+    after = clause[m.end():]
+    if re.match(r"\s*,\s+the\s", after):  # an aside about the version: "22.12, the first release where ..."
+        after = ""
+    rest = f"{clause[: m.start()]} {mid} {after}"
     return m["name"].lower(), m["v"], " ".join(t for t in rest.split() if t.lower() not in _FLOOR_WORDS)
 
 
@@ -496,7 +516,10 @@ _PERIODS = frozenset("day days daily week weeks weekly biweekly bi-weekly fortni
                      "quarter quarters quarterly year years yearly annually annual weekday weekdays monday tuesday "
                      "wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays".split())
 _CADENCE = _PERIODS | frozenset("every other each twice once first second third fourth last two three four five six "
-                                "eight ten twelve a on the of at in".split())
+                                "eight ten twelve a on the of at in".split()) | frozenset(
+    "night nights morning mornings afternoon afternoons evening evenings midnight noon business working".split())
+# A part of the day said or left out ("every Tuesday" / "on Tuesday mornings") makes a cadence more exact, not another.
+_DAY_PARTS = frozenset("night nights morning mornings afternoon afternoons evening evenings midnight noon".split())
 # Words around a cadence that say it changed or holds, not what is done: "From now on stable releases are ...",
 # "The user sync happens ..." / "The user sync moved to ...".
 _CADENCE_NEUTRAL = frozenset("now from henceforth onwards starting moved happens happen held occurs scheduled".split())
@@ -549,6 +572,8 @@ def cadence_change(earlier: str, later: str) -> str | None:
     if any(set(x[0]) < set(y[0]) and re.search(r"\b(?:and|or|plus)\b", t, re.IGNORECASE)
            for x, y, t in ((a, b, later), (b, a, earlier))):
         return None  # "daily" / "daily and weekly": one cadence more beside it, both hold
+    if [t for t in a[0] if t not in _DAY_PARTS] == [t for t in b[0] if t not in _DAY_PARTS]:
+        return None  # "every Tuesday" / "on Tuesday mornings": the same days, a part of the day more exact
     return f"{' '.join(a[0])} -> {' '.join(b[0])}"
 
 

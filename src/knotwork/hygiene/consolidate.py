@@ -71,6 +71,14 @@ read in any sentence shape (:mod:`~knotwork.hygiene.keys`: "Kubernetes 1.15's ne
 1.15.3." -> "The upcoming patch release for the Kubernetes 1.15 branch is 1.15.4.") with two values of one
 type. What the project-text readers and the key reader decide themselves (whole statements, not one span)
 does not pass the pair scorer; the steps they hand to :func:`supersedes` (two values, a tag set aside) do.
+After it, one numbered thing given another stage of its life in any shape (:mod:`~knotwork.hygiene.lifecycle`:
+"Node.js v17: Current" -> "The release status of Node 17 is Maintenance"), with the same floor.
+
+The readers keyed on a name (:func:`_named`: a seat's holder, a person's standing, term, employer or address,
+:mod:`~knotwork.hygiene.seats`; one thing's version floor) run after the key reader and also on the candidates
+below every rule's floor, down to ``READER_COSINE``: a name weighs little on the cosine. Project pages that
+change a value without repeating the older sentence (:mod:`~knotwork.hygiene.project_read`) end
+:func:`_project_text`.
 """
 
 from __future__ import annotations
@@ -81,13 +89,15 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
-from knotwork.hygiene import changes_read, pair_scorer, wording
+from knotwork.hygiene import changes_read, pair_scorer, project_read, seats, wording
 from knotwork.hygiene.keys import key_change
+from knotwork.hygiene.lifecycle import stage_change
 from knotwork.hygiene.slots import holder_left, same_schedule, schedule_change, slot_change
 from knotwork.knowledge.attributes import ROLES
 from knotwork.hygiene.spans import (AFTER_VALUE, CLAUSE_END, KIND_NOUNS, MIN_LEAD, NEGATIONS, PERSON as _PERSON,
-                                    RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, WHICH_ONE,
-                                    WORD as _WORD, frame_tokens, names_kept, respelled, short_swap, words)
+                                    RAW_WORD as _RAW_WORD, STATUS_WORDS, SWAP_MAX as _SWAP_MAX, TIME_WORDS, NUMBERED,
+                                    WORD as _WORD, frame_tokens, heading_crossed, names_kept, respelled, short_swap,
+                                    which_year, words)
 
 # Thresholds on the embedder's cosine (all-MiniLM-L6-v2), chosen on the dev half of
 # bench/data/consolidation_pairs.jsonl for precision first (bench/consolidation.py).
@@ -110,6 +120,9 @@ _COPULAS = frozenset({"is", "are", "was", "were", "equals", "now", "remains"})
 _BEING = _COPULAS | frozenset({"stays", "stay", "stayed", "remain", "remained", "keeps", "keep", "kept", "still"})
 NOOP_OVERLAP = 0.5  # share of the old memory's words the new one repeats
 CANDIDATE_COSINE = min(NOOP_COSINE, UPDATE_COSINE, SUPERSEDE_COSINE, COPULA_COSINE)
+# Below every rule's floor, a candidate is read by the readers keyed on a person's or a seat's name alone
+# (:mod:`~knotwork.hygiene.seats`): "Tomasz Lewicki's employer: Stacklok." / "... works at VMware." are at 0.54.
+READER_COSINE = 0.2
 LEAD_WINDOW = 3  # how many of them may hold the word of state ("costs $30", "is now 3.12")
 
 SINGLE_VALUED = frozenset({"is", "are", "prefers", "prefer", "favorite", "favourite", "lives", "live", "located",
@@ -160,6 +173,9 @@ def value_change(old: list[str], new: list[str]) -> str | None:
     if (_NO_VALUE & (set(gone) | set(came)) or respelled(gone, came) or _passive_pair(gone, came)
             or _being_swap(gone, came)):
         return None  # "him" -> "them", "PEP8" -> "PEP 8", "is published" / "is executed", "is" -> "stays": no value
+    if _value_like(gone) and (old[i1 - 1] in NUMBERED  # "is delegate for PEP 792" -> "PEP 763": which one
+                              or which_year(old[i1 - 1], gone, came, old[i2] if i2 < len(old) else None)):
+        return None
     lead = set(old[max(0, i1 - LEAD_WINDOW) : i1])  # the words just before the value say what it is
     if (_value_like(gone) and _value_like(came) and lead & STATE_WORDS) or lead & SINGLE_VALUED:
         return f"{' '.join(gone)} -> {' '.join(came)}"
@@ -190,6 +206,10 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
     for target, old_text, cosine in candidates:
         old = words(old_text)
         if not old:
+            continue
+        if cosine < CANDIDATE_COSINE:  # below every rule's floor: only the readers keyed on a name (_named)
+            if (change := _named(old_text, new_text, target in later)) and not wording.beside(old_text, new_text):
+                return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
             continue
         if wording.restated(old_text, new_text):  # one value in other words ("every Friday" / "on Fridays"): no change
             if cosine >= NOOP_COSINE:
@@ -227,7 +247,9 @@ def decide(new_text: str, candidates: list[tuple[str, str, float]], later: Colle
                                      or _core_change(old_text, new_text, cosine, target in later)
                                      or _without_repeated_word(old_text, new_text, cosine, old, new)
                                      or _project_text(old_text, new_text, cosine, target in later)
-                                     or _keyed(old_text, new_text, cosine, target in later))
+                                     or _keyed(old_text, new_text, cosine, target in later)
+                                     or _named(old_text, new_text, target in later)
+                                     or (stage_change(old_text, new_text) if cosine >= SLOT_COSINE else None))
         if change and not beside:
             return Decision("SUPERSEDE", target, f"value changed: {change}", cosine)
     return Decision("ADD")
@@ -350,7 +372,9 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
     """A change written as project text writes it (:mod:`~knotwork.hygiene.changes_read`): two values swapped
     in one frame, each step a change :func:`supersedes` reads; a version's tag read with it ("Node.js 18 LTS");
     "B instead of A"; a negation lifted for a value; "Stop <doing> X"; another floor of one thing's versions;
-    another cadence of one thing; "A handed X over to B"; "A left <org>"; another tool after "with". The later
+    another cadence of one thing; "A handed X over to B"; "A left <org>"; another tool after "with"; a proposal's
+    status, a file moved, an option removed, a build no longer shipped, a team's duty, a tool's version said of
+    what it serves (:mod:`~knotwork.hygiene.project_read`). The later
     text (the new one unless ``old_is_later``) is the one read as the change."""
     if cosine < SLOT_COSINE:
         return None
@@ -369,7 +393,8 @@ def _project_text(old_text: str, new_text: str, cosine: float, old_is_later: boo
             or changes_read.stopped(earlier, later) or changes_read.floor_change(earlier, later)
             or changes_read.cadence_change(_statement(earlier), _statement(later, later=True))
             or changes_read.handed_over(earlier, later)
-            or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later))
+            or changes_read.left_org(earlier, later) or changes_read.tool_after_with(earlier, later)
+            or project_read.change(old_text, new_text, old_is_later))
 
 
 def _two_values(old_text: str, new_text: str, cosine: float, floor: float = FRAME_COSINE) -> str | None:
@@ -394,7 +419,7 @@ def read_by_date(text: str) -> bool:
     candidates only (``decide``'s ``later``)."""
     body = text.strip().rstrip(".")
     return ";" in body or bool(_TRAIL.search(body) or _FROM_TO.match(body) or _REPLACED.match(body)
-                               or _UPGRADED.match(body) or changes_read.reads_by_date(text))
+                               or _UPGRADED.match(body) or changes_read.reads_by_date(text) or seats.reads_by_date(text))
 
 
 @lru_cache(maxsize=512)  # the new memory's statements are asked for once per candidate: read them once
@@ -520,6 +545,15 @@ def _keyed(old_text: str, new_text: str, cosine: float, old_is_later: bool = Fal
     return key_change(old_text, new_text, old_is_later) if cosine >= SLOT_COSINE else None
 
 
+def _named(old_text: str, new_text: str, old_is_later: bool) -> str | None:
+    """The readers keyed on a name, asked of every candidate down to ``READER_COSINE``: a seat's holder, a
+    person's standing, term, employer or address (:mod:`~knotwork.hygiene.seats`), one thing's version floor
+    (:func:`changes_read.floor_change`: "NumPy floor raised to 1.25" / "The oldest NumPy Bramble supports is
+    1.23", cosine 0.45)."""
+    earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
+    return seats.change(old_text, new_text, old_is_later) or changes_read.floor_change(earlier, later)
+
+
 def _scored(old_text: str, new_text: str, cosine: float, rule: str | None, change: str | None) -> str | None:
     """The rules' proposal as the pair scorer keeps or drops it (:func:`supersedes`)."""
     model = pair_scorer.load()
@@ -638,6 +672,9 @@ def frame_change(old_text: str, new_text: str, cosine: float = 1.0, whole_floor:
                                               (old_first, old_first_words, new_first, new_first_words, CLAUSE_COSINE)):
         if len(old) <= MIN_LEAD or old == new or cosine < min(floor, COPULA_COSINE):
             continue
+        if (found := short_swap(old, new)) and (heading_crossed(old_text, found[0], found[1])
+                                                or heading_crossed(new_text, found[2], found[3])):
+            continue  # "3.15.0 alpha 4: Tuesday" -> "alpha 5: Wednesday": another heading, not another value
         change = _swapped_value(old_raw, old, new_raw, new)
         if change and (cosine >= floor or change.startswith(_COPULA)):
             return change.removeprefix(_COPULA)
@@ -672,8 +709,8 @@ def _swapped_value(old_raw: list[str], old: list[str], new_raw: list[str], new: 
         return None
     numeric = all(any(ch.isdigit() for ch in t) for t in gone + came)
     before = old[i1 - 1]
-    if numeric and before in WHICH_ONE:
-        return None  # "note number 6", "marker mk6", "PR 123": which one, not how much
+    if numeric and (before in NUMBERED or which_year(before, gone, came, after)):
+        return None  # "note number 6", "marker mk6", "PR 123", "PEP 788", "the 2025 term": which one, not how much
     if after is not None and after not in AFTER_VALUE and after not in KIND_NOUNS:
         quantity = numeric and not old_raw[i1 - 1][0].isupper()  # "over 7,000,000 downloads", not "Celery 5.4 supports"
         dated = set(gone + came) <= TIME_WORDS and any(ch.isdigit() for ch in after)  # "mid 2020" -> "September 2020"

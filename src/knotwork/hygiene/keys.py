@@ -219,6 +219,8 @@ def _statement(clause: str) -> Statement | None:
             extra = {"in"}  # "in", "at", "under" a place: one key
         if shape == "verb":
             extra = {m["verb"].split()[-1], m["prep"]}  # "hosted on" and "hosted with" are two keys
+            if extra == {"written", "in"}:
+                extra = set()  # "The front end is written in Vue 2" states what "The front end is Vue 3" does
         # "Tom Eriksen is Tamarack's tech lead", "PostgreSQL 16 is the primary database of Harbor": the value
         # first, the key after the copula, with "the" or a possessive (one value: not "a", "one of")
         if shape == "copula" and (held := _held(np, value + scope)):

@@ -98,14 +98,20 @@ _DAYS = {d[:3]: d for d in "monday tuesday wednesday thursday friday saturday su
 _DAYS.update({"tue": "tuesday", "tues": "tuesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday"})
 _ZONES = {"pt": "pt", "pdt": "pt", "pst": "pt", "et": "et", "edt": "et", "est": "et", "ct": "ct", "cdt": "ct",
           "cst": "ct", "utc": "utc", "gmt": "utc", "cet": "cet", "cest": "cet", "bst": "bst", "jst": "jst",
-          "ist": "ist", "aest": "aest"}
+          "ist": "ist", "aest": "aest", "pacific": "pt", "eastern": "et"}
+# Spelled-out forms read as the short ones before the tokens are read ("Docs WG calls", "every two weeks",
+# "15:30-16:00 Central European").
+_SPELLED = ((re.compile(r"\bcentral europe(?:an)?(?: time)?\b"), "cet"), (re.compile(r"\bwg\b"), "working group"),
+            (re.compile(r"\bevery (?:two|2) weeks\b"), "every other week"),
+            (re.compile(r"(\d)-(\d{1,2}(?::\d{2})?(?:am|pm)?)\b"), r"\1 to \2"))
 _FREQUENCY = frozenset("every other second third fourth first last week weeks weekly biweekly bi-weekly day days "
                        "weekday weekdays weekend weekends morning afternoon evening "
                        "fortnightly monthly daily alternating between and on at a each month twice".split())
 _MEETING_WORDS = frozenset("meets meet meeting meetings standup stand-up sync syncs call calls".split())
 # Words between a group's name and its schedule that say only that it meets ("'s regular meeting is", "holds its
 # meeting").
-_MEETING_FRAME = frozenset("s regular is are holds hold its their meets meet meeting meetings".split())
+_MEETING_FRAME = frozenset("s regular is are holds hold its their meets meet meeting meetings runs run call calls"
+                           .split())
 # Hours from UTC a zone may be, summer and winter; a zone not named here is not compared.
 _OFFSETS = {"pt": (-8, -7), "et": (-5, -4), "ct": (-6, -5), "utc": (0,), "cet": (1, 2), "bst": (0, 1),
             "jst": (9,), "aest": (10, 11)}
@@ -187,12 +193,16 @@ def schedule(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     if text is None:
         return None
     low = text.lower().replace("china standard time", "utc+8")
+    for spelled, short in _SPELLED:
+        low = spelled.sub(short, low)
     tokens = _SCHEDULE_TOKEN.findall(low)
     if _NEGATIONS & set(tokens) or not _MEETING_WORDS & set(tokens) or _PERSONAL & set(tokens):
         return None  # "I meet my trainer on Mondays" / "... on Thursdays": one's own habits may both hold
     frame: list[str] = []
     when: list[str] = []
     for i, t in enumerate(tokens):
+        if t == "to" and 0 < i < len(tokens) - 1 and _clock(tokens, i - 1) and _clock(tokens, i + 1):
+            continue  # "8am to 9am", "9:30-10:30am": a span of time, read as its two ends
         if t in _FREQUENCY or t.rstrip("s") in _DAYS.values() or t in _DAYS or t in _ZONES or _clock(tokens, i) \
                 or t.startswith(("utc+", "utc-")):
             when.append(t)
@@ -219,7 +229,8 @@ def _clock(tokens: list[str], i: int) -> bool:
         return True
     before = tokens[i - 1] if i else ""
     after = tokens[i + 1] if i + 1 < len(tokens) else ""
-    return before in {"at", "from", "to", "between", "and", "until"} or after in _ZONES or after in {"am", "pm"}
+    return (before in {"at", "from", "to", "between", "and", "until"} or after in _ZONES or after in {"am", "pm"}
+            or (after == "to" and i + 2 < len(tokens) and _TIME.match(tokens[i + 2]) is not None))  # "8 to 9am"
 
 
 def _meeting_subject(frame: list[str]) -> tuple[str, ...]:
@@ -275,6 +286,8 @@ def _read_schedule(when: list[str]) -> tuple[str, ...]:
     text = " ".join(out)
     text = re.sub(r"\bevery other week(?: every other)?(?= (?:monday|tuesday|wednesday|thursday|friday))",
                   "every other", text)
+    text = re.sub(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday) every other week\b", r"every other \1",
+                  text)  # "Tuesdays, every two weeks"
     text = re.sub(r"\b(?:every week|every)(?= (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                   r"alternating)\b)", "", text)
     words = text.split()

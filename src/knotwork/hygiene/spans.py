@@ -38,6 +38,31 @@ WHICH_ONE = frozenset(
     "figure table case test example option rule task job build commit part episode lesson round phase stage "
     "session volume slide".split()
 )
+# ... and the prefixes of numbered proposals and records ("PEP 788", "RFC 9110", "KEP-1287", "ADR 23"): one person
+# sponsors, one body accepts, many of them; the number says which one. Kept apart from WHICH_ONE, which the pair
+# scorer's shipped weights were fitted on.
+NUMBERED = WHICH_ONE | frozenset("pep rfc kep tep adr cve bpo psr jep nep rfd".split())
+
+
+def which_year(before: str, gone: list[str], came: list[str], after: str | None) -> bool:
+    """Does a year swapped for a year say which thing, not when ("is on the 2025 term Steering Council" /
+    "the 2026 term ..."; "won the 2024 election")? One year a side, after "the", before a word that is no
+    function word (:data:`AFTER_VALUE`): the year modifies the noun after it."""
+    years = all(len(t) == 1 and re.fullmatch(r"(?:19|20)\d\d", t[0]) for t in (gone, came))
+    return years and before == "the" and after is not None and after not in AFTER_VALUE
+
+
+def heading_crossed(text: str, start: int, end: int) -> bool:
+    """Does the token span ``[start, end)`` of ``text`` (its :data:`RAW_WORD` tokens, read as one frame by
+    :func:`frame_tokens`) run across a heading's colon ("3.15.0 alpha 4: Tuesday, 2026-01-13" / "... alpha 5:
+    Wednesday, ...")? The words before the colon name what the line is about and the words after it its value;
+    a span on both sides changes the subject too, and two headings about two things both hold. A colon inside
+    a time ("09:00") is no heading."""
+    at = re.search(r":(?!\d)", text)
+    if at is None:
+        return False
+    head = len(frame_tokens(RAW_WORD.findall(text[: at.start()].replace("\u2019", "'"))))
+    return start < head < end
 # Words that may follow a value without making it a modifier of the next word ("Python 3.8+ with ...",
 # "MySQL 5.7 on RDS"); any other word after the changed span means it names which thing the clause is about
 # ("the Couchbase server", "Celery 5.4.x supports ...") and two such clauses can both hold.

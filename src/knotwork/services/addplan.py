@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 #: ``NOOP``       write nothing; the answer is the stored memory ``target``
 #: ``UPDATE``     ``target`` takes the draft's text (a new version; tags, artifacts and evidence merged)
 #: ``SUPERSEDE``  insert the draft, then write ``link`` (one of the two retires the other), then the links of
-#:               ``also`` (an older value arriving late between two stored ones retires the older of them too)
+#:               ``also`` when the draft's value came between two others (it retires the older, the later
+#:               retires it)
 #: ``SNAPSHOT``   keep the latest snapshot of ``key`` and the draft's day: insert the draft and purge that
 #:               day's earlier ones, or, when a later one is kept, write nothing (answer NOOP)
 STEPS = ("STORE", "IGNORE", "REPEAT", "NOOP", "UPDATE", "SUPERSEDE", "SNAPSHOT")
@@ -59,8 +60,8 @@ class Step:
     target: str | None = None  # the memory the step touches or answers with (an id or ``#<index>``)
     reason: str | None = None  # why, as the answer tells it
     link: Link | None = None  # SUPERSEDE
+    also: tuple[Link, ...] = ()  # SUPERSEDE of a value between two others: more supersedes links (see Hygiene._step)
     key: str | None = None  # SNAPSHOT: the snapshot's key
-    also: tuple[Link, ...] = ()  # SUPERSEDE: more supersedes links the draft writes (see :data:`STEPS`)
 
     def __post_init__(self) -> None:
         if self.kind not in STEPS:

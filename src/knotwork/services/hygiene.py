@@ -170,11 +170,12 @@ class Hygiene:
             with times.stage("embed"):
                 vectors = dict(zip(weighed, writes.vectors([drafts[i].content for i in weighed])))
         decided: dict[int, rules_c.Decision] = {}
+        others: dict[int, rules_c.Decision] = {}
         if consolidate:
             with times.stage("decide"):
-                decided = self._decide(drafts, graphs, weighed, vectors)
+                decided = self._decide(drafts, graphs, weighed, vectors, others)
         for i in weighed:
-            steps[i] = self._step(drafts, i, decided[i], vectors.get(i)) if i in decided else Step("STORE")
+            steps[i] = self._step(drafts, i, decided[i], others.get(i), vectors.get(i)) if i in decided else Step("STORE")
         for i in fresh:
             if steps[i] is None:
                 steps[i] = Step("SNAPSHOT", key=_snapshot_key(drafts[i]))
@@ -187,10 +188,13 @@ class Hygiene:
             planned, tuple((name, n) for name, n in counts if n),
         )
 
-    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision, vectors: list[bytes] | None) -> Step:
+    def _step(self, drafts: list[Memory], i: int, decision: rules_c.Decision,
+              other: rules_c.Decision | None = None, vectors: list[bytes] | None = None) -> Step:
         """One consolidation decision other than ADD as a step. A SUPERSEDE names its link: the new memory
-        retires the stored one, or (an older value arriving late) the stored one retires the new one, and the
-        new one may retire an older value still (:meth:`_between`).
+        retires the stored one, or (an older value arriving late) the stored one retires the new one. A value
+        between two others writes more links (``also``): the decision on the other side of the draft's
+        valid_at among the current candidates (``other``, :meth:`_between`), and, for a late value, the older
+        values the stored later one had retired (:meth:`_retired_between`).
 
         Trigger for the second: the value this add states held before the stored one (its ``valid_at`` is
         earlier). Why: values are ordered by valid_at, not by arrival. Outcome: the stored memory supersedes
@@ -199,17 +203,19 @@ class Hygiene:
         target = decision.target or ""
         if decision.kind != "SUPERSEDE":
             return Step(decision.kind, target, decision.reason)
-        if target.startswith("#"):  # an earlier item of the batch, stored with its draft's valid_at
-            then = drafts[int(target[1:])].valid_at
-        else:
-            then = lookup.current(self.store, target).valid_at
-        if drafts[i].valid_at < then:
-            link = Link(target, f"#{i}", {"consolidation": decision.reason, "arrived_late": True})
-            also = () if target.startswith("#") else self._between(drafts[i], i, target, vectors)
-            return Step("SUPERSEDE", target, decision.reason, link, also=also)
-        return Step("SUPERSEDE", target, decision.reason, Link(f"#{i}", target, {"consolidation": decision.reason}))
+        then = self._valid_at(drafts, target)  # an earlier item of the batch: its draft's valid_at
+        link = self._link(drafts, i, decision, then)
+        also: list[Link] = []
+        if other is not None:
+            side = self._link(drafts, i, other, self._valid_at(drafts, other.target or ""))
+            if side.arrived_late != link.arrived_late:  # both on one side of the draft: one link says it
+                also.append(side)
+        if link.arrived_late and not target.startswith("#"):
+            named = {a.target for a in also}
+            also += [a for a in self._retired_between(drafts[i], i, target, vectors) if a.target not in named]
+        return Step("SUPERSEDE", target, decision.reason, link, tuple(also))
 
-    def _between(self, draft: Memory, i: int, later: str, vectors: list[bytes] | None) -> tuple[Link, ...]:
+    def _retired_between(self, draft: Memory, i: int, later: str, vectors: list[bytes] | None) -> tuple[Link, ...]:
         """The older values a late draft retires too: those the stored ``later`` memory retired that held when
         the draft's value began, where consolidation reads the draft as their change.
 
@@ -236,11 +242,28 @@ class Hygiene:
                 found.append(Link(f"#{i}", old.id, {"consolidation": decision.reason}))
         return tuple(found)
 
+    def _valid_at(self, drafts: list[Memory], target: str) -> datetime:
+        """When the stored memory (or the earlier batch item ``#<index>``) ``target`` holds from."""
+        if target.startswith("#"):
+            return drafts[int(target[1:])].valid_at
+        return lookup.current(self.store, target).valid_at
+
+    @staticmethod
+    def _link(drafts: list[Memory], i: int, decision: rules_c.Decision, then: datetime) -> Link:
+        """The supersedes link of a SUPERSEDE: the draft retires ``decision.target``, or (its value held before the
+        target's, ``then``) the target retires the draft."""
+        target = decision.target or ""
+        if drafts[i].valid_at < then:
+            return Link(target, f"#{i}", {"consolidation": decision.reason, "arrived_late": True})
+        return Link(f"#{i}", target, {"consolidation": decision.reason})
+
     def _decide(
-        self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]]
+        self, drafts: list[Memory], graphs: list[GraphInput], weighed: list[int], vectors: dict[int, list[bytes]],
+        others: dict[int, rules_c.Decision] | None = None,
     ) -> dict[int, rules_c.Decision]:
         """Consolidation decisions other than ADD for the ``weighed`` items, each against the store and against
-        the earlier items of the batch that will be stored (a batch target is named ``#<index>``)."""
+        the earlier items of the batch that will be stored (a batch target is named ``#<index>``); a SUPERSEDE's
+        other end, where the draft's value came between two stored ones, goes to ``others`` (:meth:`_between`)."""
         plan: dict[int, rules_c.Decision] = {}
         near = self._near_in_batch(drafts, weighed, vectors)
         for pos, i in enumerate(weighed):
@@ -259,7 +282,36 @@ class Hygiene:
                 continue  # the caller's entities and facts need a memory of their own to rest on: ADD
             if decision.kind != "ADD":
                 plan[i] = decision
+            if decision.kind == "SUPERSEDE" and others is not None:
+                if other := self._between(drafts, i, decision, found):
+                    others[i] = other
         return plan
+
+    def _between(self, drafts: list[Memory], i: int, decision: rules_c.Decision,
+                 found: list[tuple[str, str, float]]) -> rules_c.Decision | None:
+        """The other end of a SUPERSEDE whose draft states a value between two stored ones.
+
+        Trigger: an older note arriving late ("Docs are hosted on GitHub Pages", March) that supersedes a stored
+        older value (Read the Docs, January) while a stored later one (Netlify, June) would retire it, or the
+        other way round. Why: values are ordered by valid_at; one link retires one memory, and the draft would
+        stay current beside the later value. Outcome: the decision against the candidates on the other side of
+        the draft's valid_at, when it is a SUPERSEDE too: both links are written.
+        """
+        at = drafts[i].valid_at
+        then = self._valid_at(drafts, decision.target or "")
+        rest = [c for c in found[:CANDIDATES] if c[0] != decision.target]
+        if not rest:
+            return None
+        stored = self.store.get_memories([mid for mid, _, _ in rest if not mid.startswith("#")])  # one read
+        dates = {mid: drafts[int(mid[1:])].valid_at if mid.startswith("#") else stored[mid].valid_at
+                 for mid, _, _ in rest if mid.startswith("#") or mid in stored}
+        rest = [c for c in rest if c[0] in dates]
+        side = [c for c in rest if (dates[c[0]] > at) != (then > at) and dates[c[0]] != at]
+        if not side:
+            return None
+        later = {mid for mid, _, _ in side if dates[mid] > at}
+        other = rules_c.decide(drafts[i].content, side, later)
+        return other if other.kind == "SUPERSEDE" else None
 
     def _stated_later(self, drafts: list[Memory], i: int, found: list[tuple[str, str, float]]) -> set[str]:
         """The candidates of several clauses (a ";"), or with a closing phrase of when or why, or a change said
@@ -299,12 +351,12 @@ class Hygiene:
         def near(pos: int) -> list[tuple[int, float]]:
             if sims is not None:
                 row = sims[pos, :pos]
-                earlier = np.nonzero(row >= rules_c.CANDIDATE_COSINE)[0].tolist()
+                earlier = np.nonzero(row >= rules_c.READER_COSINE)[0].tolist()
                 scored = [(q, float(row[q])) for q in earlier]
             else:
                 mine = sets[pos]
                 scored = [(q, len(mine & sets[q]) / (len(mine | sets[q]) or 1)) for q in range(pos)]
-            return [(weighed[q], s) for q, s in scored if s >= rules_c.CANDIDATE_COSINE and group[q] == group[pos]]
+            return [(weighed[q], s) for q, s in scored if s >= rules_c.READER_COSINE and group[q] == group[pos]]
 
         return near
 
@@ -320,7 +372,7 @@ class Hygiene:
 
             query = np.frombuffer(vectors[0], dtype="<f4")
             hits = self.writes.index.search(query, CANDIDATES, draft.workspace)
-            scored = [(h.memory_id, h.similarity) for h in hits if h.similarity >= rules_c.CANDIDATE_COSINE]
+            scored = [(h.memory_id, h.similarity) for h in hits if h.similarity >= rules_c.READER_COSINE]
         else:
             found = self.store.fts_candidates(query_terms(draft.content), flt, CANDIDATES, at)
             texts = self.store.content_starts([mid for mid, _ in found], 100_000)

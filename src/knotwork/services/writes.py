@@ -284,16 +284,25 @@ class WritePath:
         new, old = placed[i], lookup.current(store, target)
         store.bump_counter("superseded_on_add")
         links.link(store, ref(step.link.source), ref(step.link.target), "supersedes", dict(step.link.metadata))
-        for also in step.also:  # a late value between two: it retires the older one too
-            links.link(store, ref(also.source), ref(also.target), "supersedes", dict(also.metadata))
+        also = ""
+        for more in step.also:  # the draft's value came between two others: each further link, told too
+            links.link(store, ref(more.source), ref(more.target), "supersedes", dict(more.metadata))
+            why = str(more.metadata.get("consolidation") or "")
+            if ref(more.source) == new.id:  # the draft retires an older value too
+                also += f"; retires {ref(more.target)} ({why})"
+            else:  # a later value retires the draft
+                other = lookup.current(store, ref(more.source))
+                also += (f"; stored retired: {other.id} states a later value ({_later_value(why)}) from "
+                         f"{to_text(other.valid_at)[:16]}")
         self._graph_follows(new.id)
         if step.link.arrived_late:
             told = _later_value(step.reason)
-            retires = "".join(f"; retires {ref(a.target)} ({a.metadata.get('consolidation')})" for a in step.also)
             return lookup.current(store, new.id).decided(
                 "ADD", old.id,
-                f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}{retires}"
+                f"stored retired: {old.id} states a later value ({told}) from {to_text(old.valid_at)[:16]}{also}"
             )
+        if also:  # the draft itself arrived retired by the later one
+            return lookup.current(store, new.id).decided("SUPERSEDE", old.id, f"{step.reason}{also}")
         return new.decided("SUPERSEDE", old.id, step.reason)
 
     def _snapshot(self, draft: Memory, graph: GraphInput, key: str) -> Memory:
