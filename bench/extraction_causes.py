@@ -31,7 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from extraction import AGENTS, CORPUS, HELDOUT, MEMORY2, MEMORY3, corpus_sets, load, predict_scored, store_floor  # noqa: E402
+from extraction import (  # noqa: E402
+    AGENTS, CORPUS, HELDOUT, MEMORY2, MEMORY3, corpus_sets, load, predict_scored, store_floor,
+)
 
 CAUSES = ("status", "floor", "floor-status", "predicate", "extent", "no-subject", "no-object", "sibling", "none")
 _FIRST = re.compile(r"\b(?:I|me|my|mine|myself|I['’]m|I['’]ve|I['’]d|I['’]ll)\b")

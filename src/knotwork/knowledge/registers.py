@@ -23,7 +23,8 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
 stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
-``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:manifest``, ``parse:on-release``, ``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
+``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:manifest``, ``parse:on-release``,
+``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
 """
 
 from __future__ import annotations
@@ -438,7 +439,8 @@ def _removed_ends_deprecated(out: Extraction, before: int) -> None:
 
 #: A dependency line of a package manifest ("express": "^5.1.0"): the package at that version (the range's
 #: floor: "^5.1.0" allows later minors, but 5.1.0 is the one the notes name).
-_MANIFEST = re.compile(r'^\s*"(?P<name>@?[A-Za-z][\w.-]*(?:/[\w.-]+)?)"\s*:\s*"[\^~]?v?(?P<v>\d+(?:\.\d+){1,3})"\s*,?\s*$')
+_MANIFEST = re.compile(r'^\s*"(?P<name>@?[A-Za-z][\w.-]*(?:/[\w.-]+)?)"\s*:\s*'
+                       r'"[\^~]?v?(?P<v>\d+(?:\.\d+){1,3})"\s*,?\s*$')
 
 #: A manifest's own fields, whose value is the project's, not a dependency's ("version": "1.0.0").
 _MANIFEST_FIELDS = frozenset("version name description main license type private module types".split())
@@ -449,7 +451,8 @@ def read_line(sent: Any, out: Extraction) -> None:
     manifest's dependency line, the version in use."""
     dep = _MANIFEST.match(sent.text)
     dep = dep if dep and dep.group("name").lower() not in _MANIFEST_FIELDS else None
-    f = _draft((dep.group("name"), "technology"), "uses_version", (dep.group("v"), "version"), "manifest") if dep else None
+    f = _draft((dep.group("name"), "technology"), "uses_version", (dep.group("v"), "version"), "manifest") \
+        if dep else None
     if f:
         out.facts.append(f)
     m = _BUMP.match(sent.text)

@@ -6,8 +6,8 @@ talks to Adyen" or "The auth service no longer talks to LDAP" it reads "talks" a
 readings of :mod:`knotwork.knowledge.parse` then find no clause with a subject, and the fact is missed
 (``bench/extraction_causes.py``: no candidate); and in a change "from A to B" it may read "to" as the mark of an
 infinitive; and a lower-case dotted name that starts a sentence ("wicked.haufe.io uses go.cd as its CI tool") is
-read as an auxiliary of the verb after it. All four are mended here, on the parse itself, so every reading and the fact scorer's features see
-one parse:
+read as an auxiliary of the verb after it. All four are mended here, on the parse itself, so every reading and the
+fact scorer's features see one parse:
 
 - a present or past verb with no subject, whose child just before it is a noun read as its ``compound``: that noun
   is its subject;
