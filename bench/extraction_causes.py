@@ -2,7 +2,7 @@
 
     python bench/extraction_causes.py [--store-floor X] [--list N] [--cause CAUSE] [--predicate P]
 
-Reads the ``dev`` sections of the held-out set, the agents set and every corpus kind (tune on dev; the
+Reads the ``dev`` sections of the held-out set, the agents set, memory2, memory3 and every corpus kind (tune on dev; the
 test halves are for reporting). A labelled fact the stored facts miss gets the first cause that fits:
 
 - ``status``: the same (subject, predicate, object) is stored with the other status (current / over);
@@ -31,7 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from extraction import AGENTS, CORPUS, HELDOUT, corpus_sets, load, predict_scored, store_floor  # noqa: E402
+from extraction import (  # noqa: E402
+    AGENTS, CORPUS, HELDOUT, MEMORY2, MEMORY3, corpus_sets, load, predict_scored, store_floor,
+)
 
 CAUSES = ("status", "floor", "floor-status", "predicate", "extent", "no-subject", "no-object", "sibling", "none")
 _FIRST = re.compile(r"\b(?:I|me|my|mine|myself|I['’]m|I['’]ve|I['’]d|I['’]ll)\b")
@@ -74,7 +76,8 @@ def cause(fact: tuple, text: str, stored: set[tuple], all_facts: dict[tuple, flo
 
 
 def dev_sets() -> list[tuple[str, Path]]:
-    return [("heldout", HELDOUT), ("agents", AGENTS)] + [(f"corpus/{p.stem}", p) for p, _ in corpus_sets(CORPUS)]
+    return [("heldout", HELDOUT), ("agents", AGENTS), ("memory2", MEMORY2), ("memory3", MEMORY3)] \
+        + [(f"corpus/{p.stem}", p) for p, _ in corpus_sets(CORPUS)]
 
 
 def main() -> int:

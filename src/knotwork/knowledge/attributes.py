@@ -68,6 +68,10 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 _HYPHENATED = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
 
 
+#: Words that say a value is the latest, not which attribute it is ("the new maintainer", "the current lead").
+_NEW = frozenset("new current present".split())
+
+
 def _attribute(noun: Any) -> str | None:
     """``has_<modifiers>_<head>`` for the subject noun ("primary database", "rate limit"), or None."""
     if noun.pos_ != "NOUN" or noun.lower_ in _VAGUE or noun.lemma_.lower() in _VAGUE or (
@@ -77,7 +81,8 @@ def _attribute(noun: Any) -> str | None:
     mods = [t for t in noun.subtree if t.i < noun.i and t.i not in poss and t.dep_ != "det"]
     if any(t.dep_ not in ("compound", "amod") or t.pos_ not in ("NOUN", "ADJ", "PROPN") for t in mods) or len(mods) > 3:
         return None  # "the API rate limit", "primary database"; not "the very first thing we …"
-    words = [c.lower_ for c in sorted(mods, key=lambda t: t.i)] + [noun.lemma_.lower()]
+    # "Christian Couder is the new maintainer of Sharness": the new holder of the one role, not a role of its own
+    words = [c.lower_ for c in sorted(mods, key=lambda t: t.i) if c.lower_ not in _NEW] + [noun.lemma_.lower()]
     slug = _SLUG.sub("_", " ".join(words)).strip("_")
     return f"has_{slug}" if slug and not slug[0].isdigit() else None
 

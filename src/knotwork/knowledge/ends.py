@@ -29,10 +29,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from knotwork.knowledge.vocabulary import GROUP_WORDS
+
 #: Nouns of time and quantity: never the end of a fact ("for three years", "every week").
 TIME_NOUNS = frozenset(
     "second minute hour day night week weekend fortnight month quarter year decade century morning afternoon "
-    "evening sprint release time times while".split()
+    "evening sprint release time times while majority minority".split()
 )
 #: Determiners that make a common noun a kind rather than a particular thing.
 _INDEFINITE = frozenset("a an another any some every each no several many few".split())
@@ -43,6 +45,9 @@ _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 KIND_OBJECTS = frozenset(
     "likes dislikes prefers allergic_to is_a works_as learning speaks plays reading training_for".split()
 )
+#: Heads that say what a thing is to someone, not what kind of thing it is: "Painting is a fun way for Melanie to
+#: ...", "J.K. Rowling is a significant inspiration for Tim's writing" (the guide's is_a: X is an instance of the head).
+_RELATIONAL = frozenset("way inspiration source reason example part result matter thing lot bit".split())
 
 
 def never_named(tok: Any) -> bool:
@@ -76,6 +81,10 @@ def allowed(predicate: str, subject: str, obj: str, kinds: set[str]) -> bool:
     """Whether a fact may join these ends, ``kinds`` being the names the sentence read as kinds."""
     if subject in kinds:
         return False
+    if predicate == "is_a" and obj.split() and obj.split()[-1].lower() in _RELATIONAL:
+        return False
+    if predicate == "member_of" and obj.split()[-1].lower() in GROUP_WORDS and len(obj.split()) >= 2:
+        return True  # "joined a chess club": the club of the chess players, one group though its article is "a"
     return obj not in kinds or predicate in KIND_OBJECTS
 
 

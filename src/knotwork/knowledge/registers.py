@@ -14,6 +14,7 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 - "Bump temporalio to 1.17.0", "Upgrade embedded setuptools to `61.0.0` from `60.10.0` and pip to `22.3`" (a
   changelog line, read before the check for orders; one fact per name), "Master is on V8
   6.5", "V8 6.6 landed on master": a version in use;
+- a dependency line of a package manifest, '"express": "^5.1.0"': a version in use;
 - "I've been using the latest version of yarn": uses yarn (not "version");
 - changelog wording about code: "the deprecated `X`" (status deprecated; over when the sentence removes
   it: "removed", or a changelog's "Remove deprecated `X`"), "`X` is now `Y`" (renamed_to), "`X` no
@@ -22,7 +23,8 @@ The clause readings of :mod:`knotwork.knowledge.parse` find "X uses Y"; the corp
 
 Each is a candidate like any other: the fact scorer (:mod:`knotwork.knowledge.scorer`) decides what is
 stored, by the rule name each carries (``parse:glossary``, ``parse:support-for``, ``parse:env-version``,
-``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:on-release``, ``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
+``parse:student-at``, ``parse:likes-whose``, ``parse:bump``, ``parse:manifest``, ``parse:on-release``,
+``parse:name-from-org``). Cheap: a regular expression and a walk over the sentence's tokens.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from typing import Any
 
 from knotwork.knowledge import described as _described
 from knotwork.knowledge import ends as _ends
+from knotwork.knowledge import observed as _observed
 from knotwork.knowledge import shapes as _shapes
-from knotwork.knowledge.lexicon import TECH
+from knotwork.knowledge.lexicon import COMMON, TECH
 from knotwork.knowledge.models import Extraction, FactDraft
 from knotwork.knowledge.people import given_names
 
@@ -139,6 +142,38 @@ def _kind_phrase(toks: list[Any]) -> tuple[Any, str] | None:
     return None
 
 
+#: A package name as a glossary line writes it, lower case ("tokio", "csv-parse", "music-metadata").
+_PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*")
+#: Words that may head a kind in a glossary line besides ``KINDS``, mass nouns a count-noun test would miss.
+_RUN_KINDS = KINDS | frozenset("middleware environment store checker".split())
+#: Words that praise rather than classify: left out of the kind ("Fast JavaScript bundler": JavaScript bundler).
+_PRAISE = frozenset("fast modern simple lightweight small powerful popular minimal robust new blazing tiny".split())
+#: Where a glossary line's leading noun run ends ("Async runtime for handling ...").
+_RUN_END = frozenset("for with used to that which of in on from and or by via , . ; ( : -".split())
+
+
+def _kind_run(toks: list[Any]) -> tuple[Any, str] | None:
+    """The kind a glossary line's description starts with when the parse misreads it ("tokio: Async runtime for
+    ...", "Async" read as a subject; "clippy: Linting tool for ...", "Linting" as a verb): the leading run of words
+    up to a preposition or a clause, whose last word is a kind of software part; praise before it is left out.
+    None when the description starts with a determiner, a pronoun or a finite verb ("The entire application is
+    written in Rust"), or the run is longer than a noun phrase."""
+    run: list[Any] = []
+    for tok in toks:
+        if tok.lower_ in _RUN_END:
+            break
+        run.append(tok)
+    if not run or len(run) > 4 or run[0].pos_ in ("DET", "PRON", "AUX", "ADP") or any(
+            t.tag_ in ("VBZ", "VBD", "VBP", "MD") for t in run) or any(t.tag_ == "POS" for t in run):
+        return None
+    head = run[-1]
+    if head.lower_ not in _RUN_KINDS:
+        return None
+    while len(run) > 1 and run[0].lower_ in _PRAISE:
+        run = run[1:]
+    return head, " ".join(t.text for t in run)
+
+
 def _glossary(sent: Any, names: Any, out: Extraction) -> None:
     text = sent.text
     m = _GLOSSARY.match(text)
@@ -161,10 +196,16 @@ def _glossary(sent: Any, names: Any, out: Extraction) -> None:
         one = [t for t in sent if xs <= t.idx - base < xe]
         if x is None and len(one) == 1 and one[0].pos_ == "PROPN":  # "ty (a Python type checker)"
             x = (one[0].text, None)
+        lead = m is not None and xs == m.start("x")
+        if x is None and lead and _PACKAGE.fullmatch(text[xs:xe].strip("`")) and text[xs:xe].strip("`") not in COMMON:
+            x = (text[xs:xe].strip("`"), None)  # "clippy: Linting tool for ...": a package name heads the line
         if x is None:
             continue
         toks = [t for t in sent if rs <= t.idx - base < re_]
         kind = _kind_phrase(toks)
+        # a line that opens with its kind: the leading words, as written ("Linting tool", not the parse's "tool")
+        ran = _kind_run(toks) if lead and toks and (kind is None or kind[0].lemma_.lower() != "support") else None
+        kind = ran or kind
         if kind is None:
             continue
         head, phrase = kind
@@ -181,7 +222,7 @@ def _glossary(sent: Any, names: Any, out: Extraction) -> None:
                             out.facts.append(f)
                         break
             continue
-        if head.lemma_.lower() in KINDS and head.tag_ != "NNS":
+        if ran is not None or head.lemma_.lower() in KINDS and head.tag_ != "NNS":
             f = _draft(x, "is_a", (phrase, None), "glossary")
             if f:
                 out.facts.append(f)
@@ -396,8 +437,24 @@ def _removed_ends_deprecated(out: Extraction, before: int) -> None:
             out.facts[i] = replace(f, past=True)
 
 
+#: A dependency line of a package manifest ("express": "^5.1.0"): the package at that version (the range's
+#: floor: "^5.1.0" allows later minors, but 5.1.0 is the one the notes name).
+_MANIFEST = re.compile(r'^\s*"(?P<name>@?[A-Za-z][\w.-]*(?:/[\w.-]+)?)"\s*:\s*'
+                       r'"[\^~]?v?(?P<v>\d+(?:\.\d+){1,3})"\s*,?\s*$')
+
+#: A manifest's own fields, whose value is the project's, not a dependency's ("version": "1.0.0").
+_MANIFEST_FIELDS = frozenset("version name description main license type private module types".split())
+
+
 def read_line(sent: Any, out: Extraction) -> None:
-    """Before the check for orders: a changelog line in the imperative records a change that was made."""
+    """Before the check for orders: a changelog line in the imperative records a change that was made; a
+    manifest's dependency line, the version in use."""
+    dep = _MANIFEST.match(sent.text)
+    dep = dep if dep and dep.group("name").lower() not in _MANIFEST_FIELDS else None
+    f = _draft((dep.group("name"), "technology"), "uses_version", (dep.group("v"), "version"), "manifest") \
+        if dep else None
+    if f:
+        out.facts.append(f)
     m = _BUMP.match(sent.text)
     found = [m] if m else []
     while found:  # "… to `22.2` from `22.1.2` and setuptools to `63.2.0` from `62.6.0`"
@@ -425,6 +482,7 @@ def read(sent: Any, names: Any, out: Extraction, before: int = 0) -> None:
     _version_of(sent, names, out)
     _code_words(sent, names, out)
     _name_from_org(sent, names, out)
+    _observed.read(sent, names, out)  # "Melanie has a dog named Luna", "Tim's favorite book is Harry Potter"
     _described.read(sent, names, out)  # "Biome is a Rust-based monorepo", "X, a small Rust binary,"
     _shapes.read(sent, names, out, before)  # "our cat Biscuit", "X is a Python script", "the redesign shipped"
     _removed_ends_deprecated(out, before)

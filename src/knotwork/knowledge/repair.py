@@ -1,12 +1,13 @@
-"""Three misreadings of the small English pipeline, mended before the clause readings run.
+"""Four misreadings of the small English pipeline, mended before the clause readings run.
 
 The parse of a short statement about a part of a system often loses its subject: in "The GraphQL gateway runs on
 Cloud Run" the tagger reads "gateway" as a compound of the verb "runs" (no ``nsubj``), and in "The checkout service
 talks to Adyen" or "The auth service no longer talks to LDAP" it reads "talks" as a plural noun. The clause
 readings of :mod:`knotwork.knowledge.parse` then find no clause with a subject, and the fact is missed
 (``bench/extraction_causes.py``: no candidate); and in a change "from A to B" it may read "to" as the mark of an
-infinitive. All three are mended here, on the parse itself, so every reading and the fact scorer's features see
-one parse:
+infinitive; and a lower-case dotted name that starts a sentence ("wicked.haufe.io uses go.cd as its CI tool") is
+read as an auxiliary of the verb after it. All four are mended here, on the parse itself, so every reading and the
+fact scorer's features see one parse:
 
 - a present or past verb with no subject, whose child just before it is a noun read as its ``compound``: that noun
   is its subject;
@@ -15,13 +16,16 @@ one parse:
   or with the noun just before it read as its compound and a determiner before that: a present-tense verb;
 - in a change "from A to B" ("We switched the mobile app from Expo to bare React Native", "The mobile backend was
   moved from Heroku to Render"), a "to" the parser read as the mark of an infinitive ("to render", "to bare"),
-  with a capitalised name after it: the preposition of the new value, its object that name.
+  with a capitalised name after it: the preposition of the new value, its object that name;
+- a lower-case dotted name ("wicked.haufe.io", "django.contrib") read as an auxiliary of the subjectless verb
+  after it: its subject (no auxiliary of English has a dot in it).
 
 Nothing else changes; a sentence the parse read well has none of these shapes.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from knotwork.knowledge import vocabulary as V
@@ -68,9 +72,26 @@ def _from_to(to: Any) -> None:
     new.head, new.dep_ = to, "pobj"
 
 
+_DOTTED = re.compile(r"[a-z][\w-]*(?:\.[\w-]+)+")
+
+
+def _dotted_subject(tok: Any) -> None:
+    """"wicked.haufe.io uses go.cd" read as an auxiliary "wicked.haufe.io" of "uses": mend it into the subject."""
+    verb = tok.head
+    if tok.dep_ not in ("aux", "auxpass") or not _DOTTED.fullmatch(tok.text) or verb.i <= tok.i or verb.pos_ != "VERB":
+        return
+    if any(c.dep_ in _SUBJECTS for c in verb.children):
+        return
+    tok.pos_, tok.tag_, tok.dep_ = "PROPN", "NNP", "nsubj"
+    if verb.tag_ == "VBN":  # "wicked.haufe.io moved from go.cd": with its auxiliary gone, the verb is a past tense
+        verb.tag_ = "VBD"
+
+
 def mend(doc: Any) -> None:
     """Mend the misreadings (in place)."""
     for tok in doc:
+        if tok.pos_ == "AUX" and "." in tok.text:
+            _dotted_subject(tok)
         if tok.lower_ == "to":
             _from_to(tok)
         if tok.pos_ == "NOUN" and tok.tag_ == "NNS" and tok.dep_ in ("ROOT", "ccomp", "conj") and _prep_phrase(tok):

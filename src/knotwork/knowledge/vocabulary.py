@@ -155,7 +155,7 @@ ENDED_WORDS = frozenset({"anymore", "longer", "formerly", "previously", "once"})
 #: Verbs whose simple past says the state is over ("I worked at Google", "lived in Rome").
 STATE_VERBS = frozenset("live work study own use teach play reside stay belong run depend".split())
 #: Objects after "join"/"go to" that are groups or schools, not employers.
-GROUP_WORDS = frozenset("club choir team band group society league union orchestra circle class".split())
+GROUP_WORDS = frozenset("club choir team band group society league union orchestra circle class forum".split())
 SCHOOL_WORDS = frozenset(
     "school primary academy nursery college university lycée lycee kindergarten gymnasium institute".split()
 )
