@@ -192,6 +192,8 @@ def _glossary(sent: Any, names: Any, out: Extraction) -> None:
             if f:
                 out.facts.append(f)
     for xs, xe, rs, re_ in found:
+        if re.search(r"[\[\](){},<>]", text[xs:xe]):
+            continue  # "`Agent[AgentDepsT, OutputDataT]`: Main orchestrator class": a code expression names no one thing
         x = _span_named(names, xs, xe)
         one = [t for t in sent if xs <= t.idx - base < xe]
         if x is None and len(one) == 1 and one[0].pos_ == "PROPN":  # "ty (a Python type checker)"
