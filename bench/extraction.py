@@ -69,8 +69,8 @@ regular-expression rules (the fallback when spaCy is not installed).
 (``FactDraft.rule``: ``parse:<reading>:<phrase>`` or ``rules:<pattern>``)
 and how many of them the labels hold: the precision of each rule, of each
 rule family and of each predicate. Tune on the dev halves only. The learned proposer's facts
-(:mod:`knotwork.knowledge.proposer`) are read as the setting ``KNOTWORK_KG_PROPOSER`` says (on by default;
-``KNOTWORK_KG_PROPOSER=0`` gives the figures without it, the dated sequences included); ``--proposer`` reads
+(:mod:`knotwork.knowledge.proposer`) are read as the setting ``KNOTWORK_KG_PROPOSER`` says (off by default;
+``KNOTWORK_KG_PROPOSER=1`` gives the figures with it, the dated sequences included); ``--proposer`` reads
 them whatever the setting, at its shipped threshold or at THRESHOLD.
 """
 

@@ -104,10 +104,11 @@ class Settings(BaseSettings):
         description="Offline extraction: a candidate fact the scorer gives a lower confidence is not stored (0: all).",
     )
     kg_proposer: bool = Field(
-        default=True,
+        default=False,
         description="Offline extraction: also read the learned proposer's facts (knowledge/proposer.py) for pairs of "
         "names the rules leave unrelated, at its shipped threshold and the store floor. Out of fold on the dev halves "
-        "it adds right facts and no wrong one (bench/RESULTS.md, issue 36 round 5).",
+        "it adds three right facts and no wrong one, and it makes reading a memory in 1.4x as costly: off by default "
+        "(bench/RESULTS.md, issue 36 round 6).",
     )
     kg_min_confidence: float = Field(
         default=0.7, ge=0, le=1,
