@@ -159,6 +159,9 @@ def unit(angle: float) -> np.ndarray:
     ("Flask 2.0.0: Drop support for Python 3.5.", "Flask 2.3.0: Drop support for Python 3.7.", False),
     ("Alice Chen is a maintainer of Harbor.", "Marcus Lee is a maintainer of Harbor.", False),
     ("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT.", False),
+    # a name after a shared name: two groups of one project, one may be in both
+    ("Charles Kerr is a member of the Electron API working group.",
+     "Charles Kerr is a member of the Electron Releases working group.", False),
     # a subject and its value both other: two releases
     ("The first release of Python 3.9 is dated 2020-10-05.", "The first release of Python 3.7 is dated 2018-06-27.", False),
     # no value on one side, or nothing besides the values to line up, or frames that do not line up
