@@ -12,8 +12,10 @@ import pytest
 
 import knotwork
 from knotwork import Knotwork, Settings
-from knotwork.search.later import TEXT_CHARS, later_value, value_change
-from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES
+import numpy as np
+
+from knotwork.search.later import LATER_FRAME, TEXT_CHARS, another_value, later_value, value_change
+from knotwork.search.recipes import DEFAULT_RECIPE, RECIPES, step
 from knotwork.search.rerankers import Candidate
 
 JAN, MAR, JUN = (datetime(2025, m, 10, 9, tzinfo=UTC) for m in (1, 3, 6))
@@ -27,6 +29,13 @@ HOG = "Analytics events are forwarded to PostHog, self-hosted in our own cluster
 # the default without this step: what the order would be
 WITHOUT = replace(RECIPES[DEFAULT_RECIPE],
                   rerankers=tuple(s for s in RECIPES[DEFAULT_RECIPE].rerankers if s.name != "later_value"))
+
+# the default's step with the rules' reading only (no vectors): what the order was before the vector reading
+RULES_ONLY = replace(RECIPES[DEFAULT_RECIPE], rerankers=tuple(
+    step("later_value") if s.name == "later_value" else s for s in RECIPES[DEFAULT_RECIPE].rerankers))
+# a pair no consolidation rule reads as one value changed (both stay current), in two frames that line up
+SIZE = "The firmware image size limit is 512 KB."
+SIZE2 = "After the flash layout change the image size limit is 768 KB."
 
 
 def cands(*pairs: tuple[str, float]) -> list[Candidate]:
@@ -135,3 +144,76 @@ def test_search_keeps_two_compatible_memories_in_their_order(smem: Knotwork) -> 
     assert plain.index(pg.id) < plain.index(redis.id)
     later = [h.memory.id for h in smem.search("what do we use for orders?", workspace="w")]
     assert later == plain
+
+
+def unit(angle: float) -> np.ndarray:
+    """A unit vector at ``angle`` radians from (1, 0): two of them have the cosine of the angle between them."""
+    return np.array([np.cos(angle), np.sin(angle)], dtype=np.float32)
+
+
+@pytest.mark.parametrize(("older", "newer", "read"), [
+    (SIZE, SIZE2, True),
+    ("The serving p99 latency budget is 120 ms.", "The serving p99 latency budget is 80 ms for the ranking model.", True),
+    ("Cobalt runs on Zephyr RTOS 3.4.", "Cobalt runs on Zephyr RTOS 3.6 from the 2.4.0 firmware release on.", True),
+    # two releases' records, two people, two groups: the opening names two things
+    ("Flask 2.0.0: Drop support for Python 3.5.", "Flask 2.3.0: Drop support for Python 3.7.", False),
+    ("Alice Chen is a maintainer of Harbor.", "Marcus Lee is a maintainer of Harbor.", False),
+    ("The Ruby SIG meets on Tuesday at 10:00 PT.", "The Rust SIG meets on Tuesday at 09:00 PT.", False),
+    # a name after a shared name: two groups of one project, one may be in both
+    ("Charles Kerr is a member of the Electron API working group.",
+     "Charles Kerr is a member of the Electron Releases working group.", False),
+    # a subject and its value both other: two releases
+    ("The first release of Python 3.9 is dated 2020-10-05.", "The first release of Python 3.7 is dated 2018-06-27.", False),
+    # no value on one side, or nothing besides the values to line up, or frames that do not line up
+    ("Fay: Okay.", "Fay: Right!", False),
+    ("Council votes stay open for five days.", "Members have seven days to vote once a proposal has been seconded.", False),
+    ("The test suite runs with nose.", "Switched to the pytest test runner.", False),
+    ("The docs team meets every Monday.", "The docs team meets every Monday at noon.", False),
+])
+def test_another_value_in_one_frame(older: str, newer: str, read: bool) -> None:
+    assert another_value(older, newer, LATER_FRAME) is read
+
+
+def test_alike_vectors_move_a_later_value_the_rules_do_not_read() -> None:
+    texts, dates = {"old": SIZE, "new": SIZE2}, {"old": JAN, "new": JUN}
+    assert value_change(SIZE, SIZE2) is None  # no consolidation rule reads this pair
+    pair = cands(("old", 0.9), ("new", 0.5))
+    near = {"old": unit(0.0), "new": unit(0.6)}  # cosine 0.83
+    assert ids(later_value(pair, texts, dates, vectors=near, cosine=0.7)) == ["new", "old"]
+    # off, or the vectors less alike than asked
+    assert ids(later_value(pair, texts, dates, vectors=near)) == ["old", "new"]
+    assert ids(later_value(pair, texts, dates, vectors={"old": unit(0.0), "new": unit(1.0)}, cosine=0.7)) == ["old", "new"]
+    # one telling: two turns of one thread, or two memories written minutes apart
+    one = {"old": ("w", "", "t1"), "new": ("w", "", "t1")}
+    assert ids(later_value(pair, texts, dates, one, vectors=near, cosine=0.7)) == ["old", "new"]
+    two = {"old": ("w", "", "t1"), "new": ("w", "", "t2")}
+    assert ids(later_value(pair, texts, dates, two, vectors=near, cosine=0.7)) == ["new", "old"]
+    soon = {"old": JAN, "new": JAN.replace(minute=10)}
+    assert ids(later_value(pair, texts, soon, vectors=near, cosine=0.7)) == ["old", "new"]
+
+
+def test_the_default_reads_vectors() -> None:
+    assert dict(next(s for s in RECIPES[DEFAULT_RECIPE].rerankers if s.name == "later_value").kwargs()).get("cosine")
+
+
+def test_search_puts_the_later_of_two_alike_values_first(smem: Knotwork) -> None:
+    old = smem.add(SIZE, workspace="w", valid_at=JAN)
+    smem.add(K8S, workspace="w", valid_at=MAR)
+    new = smem.add(SIZE2, workspace="w", valid_at=JUN)
+    assert (old.decision, new.decision) == ("ADD", "ADD")  # both current
+    question = "what is the firmware image size limit?"
+    plain = [h.memory.id for h in smem.search(question, workspace="w", recipe=RULES_ONLY)]
+    assert plain.index(old.id) < plain.index(new.id)  # the older matches the question's words better
+    found = [h.memory.id for h in smem.search(question, workspace="w")]
+    assert found.index(new.id) == found.index(old.id) - 1
+
+
+def test_search_keeps_two_release_records_in_their_order(smem: Knotwork) -> None:
+    # alike (cosine 0.97) and one frame with two values, but the openings name two releases: both records hold
+    first = smem.add("Flask 2.0.0: Drop support for Python 3.5.", workspace="w", valid_at=JAN)
+    later = smem.add("Flask 2.3.0: Drop support for Python 3.7.", workspace="w", valid_at=JUN)
+    assert (first.decision, later.decision) == ("ADD", "ADD")
+    question = "which Flask release dropped Python 3.5?"
+    plain = [h.memory.id for h in smem.search(question, workspace="w", recipe=WITHOUT)]
+    assert plain.index(first.id) < plain.index(later.id)
+    assert [h.memory.id for h in smem.search(question, workspace="w")] == plain

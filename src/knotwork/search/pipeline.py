@@ -191,6 +191,9 @@ class Pipeline:
                 "texts": self.store.content_starts(ids[: step.kwargs().get("depth", LATER_DEPTH)], TEXT_CHARS),
                 "dates": dates(),
                 "places": places(ids[: step.kwargs().get("depth", LATER_DEPTH)]),
+                # each memory's own vector (its first passage), only when the step reads vectors
+                "vectors": self.index.vectors_of(ids[: step.kwargs().get("depth", LATER_DEPTH)])
+                if self.index is not None and step.kwargs().get("cosine") is not None else {},
             },
             "restated": lambda: {"vectors": {}, "dates": {}} if looks_back(q.text, q.at) else {
                 "vectors": self._closest_passages(q, ids[:RESTATED_DEPTH]),

@@ -117,12 +117,15 @@ SPEAKER = step("speaker", boost=0.2)
 SPREAD = step("thread_spread", k=5, per_thread=1, max_share=0.3)
 
 #: Of two current memories that state one attribute with two values ("Analytics events are forwarded to
-#: Amplitude" / "... to PostHog, self-hosted"), the later one moves right above the earlier one among the first ten; only pairs the
-#: consolidation rules read as one value changed move, by a swap (search/later.py). In the default: on LongMemEval,
+#: Amplitude" / "... to PostHog, self-hosted"), the later one moves right above the earlier one among the first ten;
+#: only pairs the consolidation rules read as one value changed move, by a swap (search/later.py). In the default: on LongMemEval,
 #: codemem, convo and convo2 (both halves each) it moved no ranked list at all, and on the project check it put the
 #: current value first for 2 more of 31 dev changes (bench/RESULTS.md, "Issue 35, round 4: the later of two
 #: current values"). ``restated``, which moves any later memory similar to an earlier one, cost each of those sets.
-LATER_VALUE = step("later_value")
+#: ``cosine``: a pair no rule reads moves too when the two memories' own vectors are that alike and the texts are one
+#: frame with two values (no sentence shape; the same sets unmoved, 4 more of 128 project dev changes newer first:
+#: bench/RESULTS.md, "Issue 35, round 6: the later of two alike memories").
+LATER_VALUE = step("later_value", cosine=0.7)
 
 RECIPES: dict[str, Recipe] = {
     r.name: r
