@@ -25,6 +25,7 @@ supersession halves had been scored and read (issue 35, round 6); the sixth half
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from knotwork.hygiene.spans import AFTER_VALUE, NEGATIONS, RAW_WORD, TIME_WORDS, words
 
@@ -46,11 +47,12 @@ _ISO = re.compile(r"\b(?:19|20)\d\d-\d\d\b")
 _STAGE_AT = re.compile(r"(?<![\w-])(?P<word>[A-Za-z][A-Za-z-]*)(?![\w-])(?=(?:[ \t]+(?P<after>\w[\w.-]*))?)")
 
 
-def subjects(text: str) -> set[tuple[str, str]]:
+@lru_cache(maxsize=4096)
+def subjects(text: str) -> frozenset[tuple[str, str]]:
     """Each name written with a capital and the number after it, as (name, number): "Node.js v17" and "Node 17"
     alike, "3.0" read as "3"; a month or a day before a number is a date, not a name."""
-    return {(m[1].lower(), re.sub(r"\.0$", "", m[2])) for m in _ID.finditer(text)
-            if m[1][0].isupper() and m[1].lower() not in TIME_WORDS}  # "October 2024" is a date, no subject
+    return frozenset((m[1].lower(), re.sub(r"\.0$", "", m[2])) for m in _ID.finditer(text)
+                     if m[1][0].isupper() and m[1].lower() not in TIME_WORDS)  # "October 2024" is a date, no subject
 
 
 def stages(text: str) -> set[str]:

@@ -31,6 +31,7 @@ clause. Pure functions over texts, as every reader of consolidation.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from knotwork.hygiene.seats import clauses
 from knotwork.hygiene.spans import names_kept
@@ -39,6 +40,7 @@ _HEDGE = re.compile(r"\?|\b(?:may|might|maybe|perhaps|probably|could|would|shoul
                     r"planned|proposed|expected|will)\b", re.I)
 
 
+@lru_cache(maxsize=4096)
 def _one(earlier: str) -> str | None:
     """The earlier text as its one clause, or None when it says more or hedges."""
     found = clauses(earlier)

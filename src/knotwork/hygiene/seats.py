@@ -51,7 +51,7 @@ _HEDGE = re.compile(r"\?|\b(?:may|might|maybe|perhaps|probably|could|would|shoul
 _NOT = re.compile(r"\b(?:not|never|no|n't)\b", re.I)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def clauses(text: str) -> tuple[str, ...]:
     """The clauses of ``text`` (split at ";" and between sentences), end punctuation and a leading "now" off."""
     parts = (c.strip().rstrip(".").strip() for c in _CLAUSES.split(" ".join(text.replace("\u2019", "'").split())))
