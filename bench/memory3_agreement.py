@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus_agreement import _f1, _kappa  # one F1 and one kappa for both samples
+
 DATA = Path(__file__).parent / "data"
 SET = DATA / "extraction_memory3.txt"
 DOUBLE = DATA / "extraction_memory3_double"
@@ -114,20 +116,6 @@ def second() -> dict[str, Item]:
         elif key:
             out[key].text = line
     return out
-
-
-def _f1(a: list[set], b: list[set]) -> tuple[float, int, int]:
-    both = sum(len(x & y) for x, y in zip(a, b))
-    total = sum(len(x) for x in a) + sum(len(y) for y in b)
-    return (2 * both / total if total else 1.0), sum(len(x) for x in a), sum(len(y) for y in b)
-
-
-def _kappa(a: list[bool], b: list[bool]) -> float:
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b)) / n
-    pa, pb = sum(a) / n, sum(b) / n
-    expected = pa * pb + (1 - pa) * (1 - pb)
-    return (observed - expected) / (1 - expected) if expected < 1 else 1.0
 
 
 def score() -> None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from knotwork.hygiene.seats import clauses
+from knotwork.hygiene.seats import clauses, first_read
 from knotwork.hygiene.spans import names_kept
 
 _HEDGE = re.compile(r"\?|\b(?:may|might|maybe|perhaps|probably|could|would|should|if|unless|whether|plans?|"
@@ -337,12 +337,5 @@ def tested_on(earlier: str, later: str) -> str | None:
 def change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
     """The change told from ``old_text`` to ``new_text`` when a reader above reads one, else None; the later text
     is ``new_text`` unless ``old_is_later``."""
-    earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
-    for reader in (status_change, moved_file, removed, not_shipped, team_swap, updated_to, one_version_moved,
-                   maximum, port, price, tested_on):
-        if found := reader(earlier, later):
-            if old_is_later:
-                before, after = found.split(" -> ", 1)
-                return f"{after} -> {before}"
-            return found
-    return None
+    return first_read((status_change, moved_file, removed, not_shipped, team_swap, updated_to, one_version_moved,
+                       maximum, port, price, tested_on), old_text, new_text, old_is_later)

@@ -39,6 +39,7 @@ consolidation asks them of the nearest candidates below its cosine floor too
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from knotwork.hygiene import slots
@@ -319,17 +320,24 @@ def address_change(earlier: str, later: str) -> str | None:
     return None
 
 
-def change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
-    """The change told from ``old_text`` to ``new_text`` when one of the readers above reads one, else None.
-    The later text is ``new_text`` unless ``old_is_later``."""
+def first_read(readers: tuple[Callable[[str, str], str | None], ...], old_text: str, new_text: str,
+               old_is_later: bool = False) -> str | None:
+    """The change the first of ``readers`` (each of an earlier and a later text) reads, told from ``old_text`` to
+    ``new_text``, else None; the later text is ``new_text`` unless ``old_is_later``."""
     earlier, later = (new_text, old_text) if old_is_later else (old_text, new_text)
-    for reader in (seats, standing, term_end, employer, address_change):
+    for reader in readers:
         if found := reader(earlier, later):
             if old_is_later:
                 before, after = found.split(" -> ", 1)
                 return f"{after} -> {before}"
             return found
     return None
+
+
+def change(old_text: str, new_text: str, old_is_later: bool = False) -> str | None:
+    """The change told from ``old_text`` to ``new_text`` when one of the readers above reads one, else None.
+    The later text is ``new_text`` unless ``old_is_later``."""
+    return first_read((seats, standing, term_end, employer, address_change), old_text, new_text, old_is_later)
 
 
 def reads_by_date(text: str) -> bool:
