@@ -83,6 +83,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,7 +183,9 @@ def predict_scored(texts: list[str], statuses: bool, floor: float | None = None
     from knotwork.config import Settings
 
     on = Settings().kg_proposer if PROPOSER is None else PROPOSER
-    for ex in extract_many(texts, proposer_floor=floor if on else None):
+    from knotwork.knowledge import proposer
+
+    for ex in extract_many(texts, propose=partial(proposer.propose, floor=floor) if on else None):
         facts: set[tuple] = set()
         rules: dict[tuple, str] = {}
         confs: dict[tuple, float] = {}

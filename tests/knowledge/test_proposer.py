@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -189,7 +190,7 @@ def test_its_facts_join_the_extraction_only_at_its_threshold(tmp_path: Path) -> 
 def test_off_the_extraction_is_the_rules_alone_and_on_it_adds_only_learned_facts() -> None:
     texts = [t for t, _ in READS] + STATES_NOTHING
     off = extract_many(texts)
-    on = extract_many(texts, proposer_floor=FLOOR)
+    on = extract_many(texts, propose=partial(proposer.propose, floor=FLOOR))
     for a, b in zip(off, on):
         rules_off = sorted((f.subject, f.predicate, f.object, f.confidence) for f in a.facts)
         rules_on = sorted((f.subject, f.predicate, f.object, f.confidence) for f in b.facts

@@ -16,7 +16,7 @@ a fact needs a relational phrase between two such names (or "I"/"we").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -593,20 +593,18 @@ def candidates(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] |
 
 
 def extract_many(texts: Sequence[str], contexts: Sequence[dict[str, str] | None] | None = None,
-                 proposer_floor: float | None = None) -> list[Extraction]:
+                 propose: Callable[[Extraction, Any], Extraction] | None = None) -> list[Extraction]:
     """Entities and facts of each text (:func:`candidates`), each fact's confidence the probability the
     fact scorer gives it (:mod:`knotwork.knowledge.scorer`), each entity one the mention model says is a
     named thing (:mod:`knotwork.knowledge.mentions`), each confidence then lowered where the text is unlike the
-    scorer's training memories (:mod:`knotwork.knowledge.outside`). ``proposer_floor`` (the store floor; None:
-    off): also the learned proposer's facts for pairs of names the rules' facts at that floor leave unrelated
-    (:mod:`knotwork.knowledge.proposer`, setting ``kg_proposer``), read before the mention model so that its
-    facts' ends are judged like the rules'."""
+    scorer's training memories (:mod:`knotwork.knowledge.outside`). ``propose`` (None: off): also the learned
+    proposer's facts, ``propose(scored, doc)`` (:func:`knotwork.knowledge.proposer.propose` at the store floor,
+    setting ``kg_proposer``; passed in, since the proposer reads this module's spans), read before the mention
+    model so that its facts' ends are judged like the rules'."""
     found = candidates(texts, contexts)
     out = [scorer.score(ex, text, doc) for text, (ex, doc) in zip(texts, found)]
-    if proposer_floor is not None:
-        from knotwork.knowledge import proposer
-
-        out = [proposer.propose(ex, doc, proposer_floor) for ex, (_, doc) in zip(out, found)]
+    if propose is not None:
+        out = [propose(ex, doc) for ex, (_, doc) in zip(out, found)]
     return [outside.lower_confidence(mentions.judge(ex, text, doc), text, doc)
             for ex, text, (_, doc) in zip(out, texts, found)]
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from knotwork.domain.temporal import now
@@ -148,8 +149,12 @@ def extract(store: Any, drafts: Sequence[Memory], settings: Settings | None = No
     ``settings.kg_proposer`` is on."""
     order = sorted(range(len(drafts)), key=lambda i: drafts[i].id)
     carried = contexts(store, drafts)
-    floor = settings.kg_min_store if settings is not None and settings.kg_proposer else None
-    found = extract_many([drafts[i].content for i in order], [carried[i] for i in order], floor)
+    propose = None
+    if settings is not None and settings.kg_proposer:
+        from knotwork.knowledge import proposer
+
+        propose = partial(proposer.propose, floor=settings.kg_min_store)
+    found = extract_many([drafts[i].content for i in order], [carried[i] for i in order], propose)
     out: list[Extraction] = [Extraction()] * len(drafts)
     for i, extracted in zip(order, found):
         out[i] = extracted
