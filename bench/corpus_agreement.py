@@ -97,6 +97,18 @@ def _kappa(a: list[bool], b: list[bool]) -> float:
     return (observed - expected) / (1 - expected) if expected < 1 else 1.0
 
 
+def table(first: list, other: list, groups: list[str], order: tuple[str, ...], label: str) -> None:
+    """Entity F1, fact F1 and the states-a-fact kappa of two labellings of the same items, per group of
+    ``order`` and over all; ``groups`` names each item's group."""
+    print(f"{label:<10} {'entity F1':>9} {'fact F1':>8} {'facts 1st/2nd':>13} {'states-a-fact kappa':>19}")
+    for group in (*order, "all"):
+        pick = [i for i, g in enumerate(groups) if group in (g, "all")]
+        ents, _, _ = _f1([first[i].entities for i in pick], [other[i].entities for i in pick])
+        facts, n1, n2 = _f1([first[i].facts for i in pick], [other[i].facts for i in pick])
+        kappa = _kappa([bool(first[i].facts) for i in pick], [bool(other[i].facts) for i in pick])
+        print(f"{group:<10} {ents:>9.3f} {facts:>8.3f} {f'{n1}/{n2}':>13} {kappa:>19.3f}")
+
+
 def score() -> None:
     second = _second()
     first, other, kinds = [], [], []
@@ -108,13 +120,7 @@ def score() -> None:
         other.append(second[key])
         kinds.append(kind)
     print(f"{len(first)} items labelled twice ({PER_KIND} per kind, seed {SEED})")
-    print(f"{'kind':<10} {'entity F1':>9} {'fact F1':>8} {'facts 1st/2nd':>13} {'states-a-fact kappa':>19}")
-    for kind in (*KINDS, "all"):
-        pick = [i for i, k in enumerate(kinds) if kind in (k, "all")]
-        ents, _, _ = _f1([first[i].entities for i in pick], [other[i].entities for i in pick])
-        facts, n1, n2 = _f1([first[i].facts for i in pick], [other[i].facts for i in pick])
-        kappa = _kappa([bool(first[i].facts) for i in pick], [bool(other[i].facts) for i in pick])
-        print(f"{kind:<10} {ents:>9.3f} {facts:>8.3f} {f'{n1}/{n2}':>13} {kappa:>19.3f}")
+    table(first, other, kinds, tuple(KINDS), "kind")
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpus_agreement import _f1, _kappa  # one F1 and one kappa for both samples
+from corpus_agreement import table  # one agreement table for both double-labelled samples
 
 DATA = Path(__file__).parent / "data"
 SET = DATA / "extraction_memory3.txt"
@@ -131,13 +131,7 @@ def score() -> None:
         halves.append(by_text[item.text].half)
     dev = sum(h == "dev" for h in halves)
     print(f"{len(first)} items labelled twice ({dev} dev, {len(first) - dev} test)")
-    print(f"{'half':<6} {'entity F1':>9} {'fact F1':>8} {'facts 1st/2nd':>13} {'states-a-fact kappa':>19}")
-    for half in ("dev", "test", "all"):
-        pick = [i for i, h in enumerate(halves) if half in (h, "all")]
-        ents, _, _ = _f1([first[i].entities for i in pick], [two[i].entities for i in pick])
-        facts, n1, n2 = _f1([first[i].facts for i in pick], [two[i].facts for i in pick])
-        kappa = _kappa([bool(first[i].facts) for i in pick], [bool(two[i].facts) for i in pick])
-        print(f"{half:<6} {ents:>9.3f} {facts:>8.3f} {f'{n1}/{n2}':>13} {kappa:>19.3f}")
+    table(first, two, halves, ("dev", "test"), "half")
 
 
 def main() -> None:
