@@ -46,7 +46,7 @@ from typing import Any
 
 from knotwork.domain.calibrated import CalibratedLogistic, bucket
 from knotwork.knowledge.models import Extraction
-from knotwork.knowledge.scorer import sentence_of
+from knotwork.knowledge.scorer import depth, sentence_of
 
 WEIGHTS = Path(__file__).parent / "data" / "fact_outside.json"
 
@@ -60,14 +60,6 @@ _HEDGE = re.compile(r"\b(?:might|may|maybe|perhaps|probably|possibly|could|guess
                     r"likely|kind of|sort of)\b", re.I)
 _PATH = re.compile(r"\w/\w|\w\.\w{1,4}\b|::|\(\)|==|->|=>|\$\s")
 _CLOSED = (".", "!", "?", '"', ")")
-
-
-def _depth(tok: Any) -> int:
-    n = 0
-    while tok.head.i != tok.i and n < 30:
-        tok = tok.head
-        n += 1
-    return n
 
 
 def features(text: str, sentence: str, sent: Any = None, doc: Any = None) -> list[str]:
@@ -92,7 +84,7 @@ def features(text: str, sentence: str, sent: Any = None, doc: Any = None) -> lis
     if sent is not None and doc is not None:
         toks = list(sent)
         n = max(1, len(toks))
-        out.append(f"reg:depth{bucket(max((_depth(t) for t in toks), default=0), (3, 5, 7))}")
+        out.append(f"reg:depth{bucket(max((depth(t, 30) for t in toks), default=0), (3, 5, 7))}")
         out.append(f"reg:propn{bucket(int(10 * sum(t.pos_ == 'PROPN' for t in toks) / n), (0, 1, 2))}")
         words = _dictionary_words()
         lower = [t for t in toks if t.is_alpha and t.is_lower]

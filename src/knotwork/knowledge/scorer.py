@@ -104,9 +104,10 @@ def _token(sent: Any, name: str) -> Any | None:
     return heads[0] if heads else toks[0]
 
 
-def _depth(tok: Any) -> int:
+def depth(tok: Any, most: int = 12) -> int:
+    """How many heads up ``tok``'s root is, counted to ``most`` at the longest."""
     n = 0
-    while tok.head.i != tok.i and n < 12:
+    while tok.head.i != tok.i and n < most:
         tok = tok.head
         n += 1
     return n
@@ -239,7 +240,7 @@ def features(f: FactDraft, text: str, doc: Any = None, n_facts: int = 1, gate_of
         stok = _token(sent, f.subject) if how == "named" else None
         out += [f"oner:{_ner(doc, otok)}", f"sner:{_ner(doc, stok) if how == 'named' else how}"]
         if otok is not None:
-            out += [f"odep:{otok.dep_}", f"odepth:{bucket(_depth(otok), (1, 2, 3, 4))}",
+            out += [f"odep:{otok.dep_}", f"odepth:{bucket(depth(otok), (1, 2, 3, 4))}",
                     f"opath:{otok.dep_}<{otok.head.dep_}", f"opos:{otok.pos_}"]
             if otok.head.dep_ == "prep":
                 out.append(f"oprep:{otok.head.lower_}")
