@@ -1,4 +1,4 @@
-"""The values a change retires are as sure as it (services/trust.preceding and arriving_before): a retired value
+"""The values a change retires are as sure as it (services/trust.preceding and late_arrival): a retired value
 the fact scorer put under the reading default is raised to the confidence of the value that retired it, down the
 chain of older values, in either arrival order, so that ``as_of`` a date before the change gives the value then;
 a current value is never lifted this way, and a caller's fact keeps its word. A plan or a condition ("next week we
@@ -15,7 +15,7 @@ from knotwork import Settings
 from knotwork.knowledge.extract import candidates
 from knotwork.knowledge.models import Extraction, Fact, FactDraft
 from knotwork.knowledge.nlp import pipeline
-from knotwork.services.trust import arriving_before, preceding
+from knotwork.services.trust import late_arrival, preceding
 
 needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
 JAN = datetime(2023, 1, 15, tzinfo=timezone.utc)
@@ -34,10 +34,10 @@ def test_a_retired_value_and_the_chain_before_it_are_raised_to_the_new_value() -
     assert preceding(0.4, "caller", [b], [a, b], 0.7) == (0.7, ["a", "b"])  # a caller's new value: the reading default
     assert preceding(0.86, "rules", [], [a, b], 0.7) == (0.86, [])  # retires nothing: raises nothing
     # late arrival: the older value, retired in favour of a stored one, is stored as sure as that one
-    assert arriving_before(0.62, "rules", surer, 0.7) == 0.95
-    assert arriving_before(0.62, "rules", callers, 0.7) == 0.7
-    assert arriving_before(0.62, "rules", None, 0.7) == 0.62
-    assert arriving_before(0.4, "caller", surer, 0.7) == 0.4  # a caller's own word
+    assert late_arrival(0.62, "rules", surer, 0.7)[0] == 0.95
+    assert late_arrival(0.62, "rules", callers, 0.7)[0] == 0.7
+    assert late_arrival(0.62, "rules", None, 0.7)[0] == 0.62
+    assert late_arrival(0.4, "caller", surer, 0.7)[0] == 0.4  # a caller's own word
 
 
 def _read(mem, text: str, at: str, facts: list[FactDraft]) -> None:

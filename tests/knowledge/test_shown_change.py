@@ -1,4 +1,4 @@
-"""A change of a shown value is shown too (services/trust.retiring and succeeding): a value the fact scorer put
+"""A change of a shown value is shown too (services/trust.retiring and late_arrival): a value the fact scorer put
 under the reading default is raised when it retires a value the reader was shown (to that value's confidence, or
 to the reading default for a caller's fact), in either arrival order; with no shown value before it, or when it
 retires nothing, it stays as scored. Both backends."""
@@ -13,7 +13,7 @@ import knotwork
 from knotwork import Settings
 from knotwork.knowledge.models import Fact
 from knotwork.knowledge.nlp import pipeline
-from knotwork.services.trust import retiring, succeeding
+from knotwork.services.trust import late_arrival, retiring
 
 needs_parser = pytest.mark.skipif(pipeline() is None, reason="the English pipeline is not installed")
 JAN, JUN = datetime(2023, 1, 15, tzinfo=timezone.utc), datetime(2024, 9, 1, tzinfo=timezone.utc)
@@ -35,10 +35,10 @@ def test_only_a_successor_of_a_shown_value_is_raised() -> None:
     assert retiring(0.62, "rules", [callers], 0.7) == 0.7  # a caller's fact is shown whatever its scale
     assert retiring(0.5, "caller", [shown_old], 0.7) == 0.5  # a caller's own word is never lifted
     # late arrival: an older value retired in favour of a less sure stored one raises that one
-    assert succeeding(0.9, "rules", hidden_old, 0.7) == 0.9
-    assert succeeding(0.62, "rules", hidden_old, 0.7) is None
-    assert succeeding(0.3, "caller", hidden_old, 0.7) == 0.7
-    assert succeeding(0.9, "rules", callers, 0.7) is None and succeeding(0.9, "rules", None, 0.7) is None
+    assert late_arrival(0.9, "rules", hidden_old, 0.7)[1] == 0.9
+    assert late_arrival(0.62, "rules", hidden_old, 0.7)[1] is None
+    assert late_arrival(0.3, "caller", hidden_old, 0.7)[1] == 0.7
+    assert late_arrival(0.9, "rules", callers, 0.7)[1] is None and late_arrival(0.9, "rules", None, 0.7)[1] is None
 
 
 @needs_parser

@@ -7,7 +7,7 @@
 - :func:`retiring`: a change's new value is at least as sure as the value it retires; :func:`preceding`: and
   the values it retires, down the chain, as sure as it; :func:`late_arrival`: the same rule in the other
   arrival order, an older value arriving late and the stored value it gave way to brought to the surer of
-  the two (:func:`succeeding` and :func:`arriving_before` are its two halves).
+  the two.
 - :func:`contexts`: the people earlier memories of each scope named (:mod:`knotwork.knowledge.carry`),
   so that "she" or "my sister" in a new memory is the person an earlier one named.
 """
@@ -125,18 +125,6 @@ def late_arrival(sure: float, origin: str, later: Fact | None, shown: float) -> 
     arriving = max(sure, _held(later, shown)) if origin in SCORED else sure
     level = sure if origin in SCORED else shown
     return arriving, level if later.extractor in SCORED and later.confidence < level else None
-
-
-def succeeding(arriving: float, origin: str, later: Fact | None, shown: float) -> float | None:
-    """The confidence the stored ``later`` is raised to when an older value arrives late (:func:`late_arrival`'s
-    second half), or None."""
-    return late_arrival(arriving, origin, later, shown)[1]
-
-
-def arriving_before(sure: float, origin: str, later: Fact | None, shown: float) -> float:
-    """The confidence an extracted value arriving late, retired in favour of ``later``, is stored with
-    (:func:`late_arrival`'s first half)."""
-    return late_arrival(sure, origin, later, shown)[0]
 
 
 def _held(fact: Fact, shown: float) -> float:
